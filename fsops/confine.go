@@ -1,0 +1,105 @@
+package fsops
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Confine reports whether path lies inside one of roots, as the kernel would
+// resolve it now: symlinks in path's parent directories are resolved (so is
+// "..", after the link it follows, as the kernel does), and the result is made
+// absolute. The final component is not followed, because Stat, Rename, Chmod
+// and Remove do not follow it either: a symlink inside a root can be
+// inspected, renamed or removed whatever it points at. A path equal to a root
+// is inside it. Roots are resolved the same way (fully) before comparing.
+//
+// An escape returns a *PathError (op "confine") wrapping ErrEscapesRoot; no
+// roots at all confines everything out. When path's parent cannot be resolved
+// (it does not exist, or cannot be searched) the check falls back to the
+// lexical path: inside lets the operation itself report the failure, outside
+// is an escape, so the answer never reveals what exists outside the roots.
+//
+// Confine touches nothing and holds nothing open. It is a check, not a
+// capability: a parent directory replaced by a symlink between Confine and
+// the operation is followed by the operation. Callers that share the tree
+// with an adversary need descriptor-relative resolution (openat2 with
+// RESOLVE_BENEATH, or os.Root), which this check does not provide.
+//
+// ReadDir follows its final symlink, so confine a listing with ConfineFollow.
+func Confine(roots []string, path string) error {
+	return confine(roots, path, false)
+}
+
+// ConfineFollow is Confine for operations that follow the final component,
+// such as ReadDir: the whole path is resolved, so a symlink inside a root
+// that points outside is an escape.
+func ConfineFollow(roots []string, path string) error {
+	return confine(roots, path, true)
+}
+
+func confine(roots []string, path string, followFinal bool) error {
+	const op = "confine"
+	if err := checkPath(op, path, "", path); err != nil {
+		return err
+	}
+	resolved, err := resolve(path, followFinal)
+	if err != nil {
+		// Lexical fallback: the kernel cannot resolve it either, so the
+		// operation will fail on its own if the path is inside.
+		resolved, err = filepath.Abs(path)
+		if err != nil {
+			return &PathError{Op: op, Path: path, Err: err}
+		}
+	}
+	for _, root := range roots {
+		if root == "" {
+			continue
+		}
+		r, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			r = root
+		}
+		if r, err = filepath.Abs(r); err != nil {
+			continue
+		}
+		if within(r, resolved) {
+			return nil
+		}
+	}
+	return &PathError{Op: op, Path: path, Err: ErrEscapesRoot}
+}
+
+// resolve makes path absolute with symlinks resolved in every component but
+// the last (or in every component, with followFinal). A final ".", ".." or a
+// trailing separator makes the kernel resolve the whole path, so it is
+// resolved whole here too.
+func resolve(path string, followFinal bool) (string, error) {
+	parent, base := filepath.Split(path)
+	var out string
+	if followFinal || base == "" || base == "." || base == ".." {
+		r, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return "", err
+		}
+		out = r
+	} else {
+		if parent == "" {
+			parent = "."
+		}
+		r, err := filepath.EvalSymlinks(parent)
+		if err != nil {
+			return "", err
+		}
+		out = filepath.Join(r, base)
+	}
+	return filepath.Abs(out)
+}
+
+// within is a lexical test on two clean absolute paths.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
