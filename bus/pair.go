@@ -1,0 +1,149 @@
+package bus
+
+import (
+	"sync"
+)
+
+// queue is the shared state behind one pair of ends.
+type queue struct {
+	mu       sync.Mutex
+	items    []Envelope
+	signaled bool // a ready token was sent since the last drain
+	closed   bool
+	ready    chan struct{}
+}
+
+func (q *queue) push(env Envelope, force bool) error {
+	q.mu.Lock()
+	if q.closed && !force {
+		q.mu.Unlock()
+		return ErrClosed
+	}
+	q.items = append(q.items, env)
+	wake := !q.signaled
+	q.signaled = true
+	q.mu.Unlock()
+	if wake {
+		select {
+		case q.ready <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// Main is the main goroutine's end: it drains replies and may itself send
+// (for jobs settled from outside the worker pool). Use it from one goroutine.
+type Main struct {
+	q   *queue
+	reg *Registry
+}
+
+// Workers is the worker end. It is safe for concurrent use by any number of
+// goroutines.
+type Workers struct {
+	q   *queue
+	reg *Registry
+}
+
+// NewPair returns the two ends of a new bus whose topics are reg's.
+func NewPair(reg *Registry) (*Main, *Workers) {
+	q := &queue{ready: make(chan struct{}, 1)}
+	return &Main{q: q, reg: reg}, &Workers{q: q, reg: reg}
+}
+
+// Registry returns the schema registry of this bus.
+func (w *Workers) Registry() *Registry { return w.reg }
+
+// Send encodes v under topic and queues it for the main goroutine. It never
+// blocks; flow control for streams is the caller's [Credit].
+func (w *Workers) Send(topic string, v any) error {
+	env, err := w.reg.Encode(topic, v)
+	if err != nil {
+		return err
+	}
+	return w.q.push(env, false)
+}
+
+// SendEnvelope queues an already encoded envelope. The topic must be
+// registered; the payload is not checked here (the main end checks it when it
+// decodes, so a malformed payload costs the receiver an error, not a panic).
+func (w *Workers) SendEnvelope(env Envelope) error {
+	if _, err := w.reg.typeOf(env.Topic); err != nil {
+		return err
+	}
+	return w.q.push(env, false)
+}
+
+// Close makes later worker sends fail with ErrClosed. Envelopes already
+// queued stay readable from the main end. Idempotent.
+func (w *Workers) Close() {
+	w.q.mu.Lock()
+	w.q.closed = true
+	w.q.mu.Unlock()
+}
+
+// Registry returns the schema registry of this bus.
+func (m *Main) Registry() *Registry { return m.reg }
+
+// Send queues v from the main goroutine itself. It never blocks and works
+// even after Close, so an external completion is never lost.
+func (m *Main) Send(topic string, v any) error {
+	env, err := m.reg.Encode(topic, v)
+	if err != nil {
+		return err
+	}
+	return m.q.push(env, true)
+}
+
+// Ready returns a channel that receives a token when envelopes are waiting.
+// However many envelopes arrive between two drains, at most one token is
+// sent for them.
+func (m *Main) Ready() <-chan struct{} { return m.q.ready }
+
+// Drain returns every queued envelope in arrival order and resets the ready
+// signal. buf is recycled as the queue's next backing array: pass back the
+// slice the previous Drain returned (or nil) and stop using it, so a loop
+// that drains every frame allocates nothing in the steady state.
+func (m *Main) Drain(buf []Envelope) []Envelope {
+	// Clear a stale token first: a token sent after this point is for an
+	// envelope that this drain may not see, so it must survive.
+	select {
+	case <-m.q.ready:
+	default:
+	}
+	clear(buf)
+	m.q.mu.Lock()
+	out := m.q.items
+	m.q.items = buf[:0]
+	m.q.signaled = false
+	m.q.mu.Unlock()
+	return out
+}
+
+// TryRecv returns the oldest queued envelope without blocking.
+func (m *Main) TryRecv() (Envelope, bool) {
+	m.q.mu.Lock()
+	defer m.q.mu.Unlock()
+	if len(m.q.items) == 0 {
+		m.q.signaled = false
+		return Envelope{}, false
+	}
+	env := m.q.items[0]
+	m.q.items[0] = Envelope{}
+	m.q.items = m.q.items[1:]
+	if len(m.q.items) == 0 {
+		m.q.signaled = false
+	}
+	return env, true
+}
+
+// Len reports how many envelopes are queued.
+func (m *Main) Len() int {
+	m.q.mu.Lock()
+	defer m.q.mu.Unlock()
+	return len(m.q.items)
+}
+
+// Decode decodes env into v; see [Registry.Decode].
+func (m *Main) Decode(env Envelope, v any) error { return m.reg.Decode(env, v) }

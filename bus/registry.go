@@ -1,0 +1,187 @@
+package bus
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Envelope is one message on the bus: a registered topic and the MessagePack
+// encoding of a value of the topic's type. The payload is owned by the
+// envelope; nothing else aliases it.
+type Envelope struct {
+	Topic   string
+	Payload []byte
+}
+
+var (
+	// ErrDuplicateTopic is returned when a topic is registered twice.
+	ErrDuplicateTopic = errors.New("bus: topic already registered")
+	// ErrUnknownTopic is returned when sending or decoding a topic that was
+	// never registered.
+	ErrUnknownTopic = errors.New("bus: topic not registered")
+	// ErrTypeMismatch is returned when a value's type is not the type
+	// registered for its topic.
+	ErrTypeMismatch = errors.New("bus: value type does not match the topic's registered type")
+	// ErrMalformed is returned when a payload cannot be decoded into the
+	// topic's type. It wraps the decoder's own error.
+	ErrMalformed = errors.New("bus: malformed payload")
+	// ErrClosed is returned by sends after the bus was closed.
+	ErrClosed = errors.New("bus: closed")
+)
+
+// Registry maps topics to the Go types their payloads carry. It is safe for
+// concurrent use; registration normally happens once at start-up.
+type Registry struct {
+	mu     sync.RWMutex
+	topics map[string]reflect.Type
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{topics: make(map[string]reflect.Type)}
+}
+
+// Register binds topic to the type of sample (a value or a pointer to one;
+// the registered type is the pointed-to type).
+func (r *Registry) Register(topic string, sample any) error {
+	if topic == "" {
+		return fmt.Errorf("bus: register: empty topic")
+	}
+	t := reflect.TypeOf(sample)
+	if t == nil {
+		return fmt.Errorf("bus: register %q: nil sample has no type", topic)
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.topics[topic]; ok {
+		return fmt.Errorf("%w: %q (as %v)", ErrDuplicateTopic, topic, old)
+	}
+	r.topics[topic] = t
+	return nil
+}
+
+// Register binds topic to T.
+func Register[T any](r *Registry, topic string) error {
+	var zero T
+	return r.Register(topic, &zero)
+}
+
+func (r *Registry) typeOf(topic string) (reflect.Type, error) {
+	r.mu.RLock()
+	t, ok := r.topics[topic]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownTopic, topic)
+	}
+	return t, nil
+}
+
+// check verifies that v (a value or pointer) has topic's registered type.
+func (r *Registry) check(topic string, v any) error {
+	want, err := r.typeOf(topic)
+	if err != nil {
+		return err
+	}
+	got := reflect.TypeOf(v)
+	if got != nil && got.Kind() == reflect.Pointer && got.Elem() == want {
+		return nil
+	}
+	if got != want {
+		return fmt.Errorf("%w: topic %q carries %v, got %v", ErrTypeMismatch, topic, want, got)
+	}
+	return nil
+}
+
+// Encode checks v against topic's type and encodes it into a fresh envelope.
+func (r *Registry) Encode(topic string, v any) (Envelope, error) {
+	if err := r.check(topic, v); err != nil {
+		return Envelope{}, err
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	enc := msgpack.GetEncoder()
+	enc.Reset(buf)
+	err := enc.Encode(v)
+	msgpack.PutEncoder(enc)
+	if err != nil {
+		putBuf(buf)
+		return Envelope{}, fmt.Errorf("bus: encode %q: %w", topic, err)
+	}
+	payload := bytes.Clone(buf.Bytes())
+	putBuf(buf)
+	return Envelope{Topic: topic, Payload: payload}, nil
+}
+
+// Decode decodes env's payload into v, which must be a non-nil pointer to
+// the topic's registered type. A payload that is truncated, has trailing
+// bytes, or does not match the type yields an error wrapping ErrMalformed; a
+// decoder panic (from a custom decoder fed hostile bytes) is turned into the
+// same error rather than escaping.
+func (r *Registry) Decode(env Envelope, v any) (err error) {
+	want, err := r.typeOf(env.Topic)
+	if err != nil {
+		return err
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Type().Elem() != want {
+		return fmt.Errorf("%w: decode %q needs *%v, got %T", ErrTypeMismatch, env.Topic, want, v)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: topic %q: decoder panicked: %v", ErrMalformed, env.Topic, p)
+		}
+	}()
+	rd := readerPool.Get().(*bytes.Reader)
+	rd.Reset(env.Payload)
+	dec := msgpack.GetDecoder()
+	dec.Reset(rd)
+	derr := dec.Decode(v)
+	msgpack.PutDecoder(dec)
+	rest := rd.Len()
+	rd.Reset(nil)
+	readerPool.Put(rd)
+	if derr != nil {
+		return fmt.Errorf("%w: topic %q: %w", ErrMalformed, env.Topic, derr)
+	}
+	if rest != 0 {
+		return fmt.Errorf("%w: topic %q: %d trailing bytes", ErrMalformed, env.Topic, rest)
+	}
+	return nil
+}
+
+// DecodeNew decodes env into a freshly allocated value of the topic's type
+// and returns a pointer to it.
+func (r *Registry) DecodeNew(env Envelope) (any, error) {
+	t, err := r.typeOf(env.Topic)
+	if err != nil {
+		return nil, err
+	}
+	p := reflect.New(t).Interface()
+	if err := r.Decode(env, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// maxPooledBuf keeps one huge payload (a directory listing of 100,000
+// entries) from pinning its buffer in the pool for the life of the process.
+const maxPooledBuf = 64 << 10
+
+func putBuf(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledBuf {
+		bufPool.Put(b)
+	}
+}
+
+var (
+	bufPool    = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	readerPool = sync.Pool{New: func() any { return bytes.NewReader(nil) }}
+)
