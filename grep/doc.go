@@ -1,0 +1,34 @@
+// Package grep is a parallel, cancellable search of a directory tree for a literal or a
+// regular expression, reporting every matching line through a callback.
+//
+// # Topology
+//
+// Search runs Spec.Fanout goroutines that share one LIFO queue of tasks. A task is either a
+// directory (read it, filter its entries, queue its subdirectories and its files in small
+// batches) or a batch of files (read each into the goroutine's reused buffer, search the whole
+// buffer, split lines only around hits). Walking and searching therefore overlap and balance
+// across the goroutines; no goroutine outlives Search.
+//
+// # Concurrency contract
+//
+//   - emit may be called concurrently from several goroutines. Each call carries matches of one
+//     file only, in line order; a file with very many matching lines arrives in several
+//     consecutive calls from the same goroutine. The slice and its contents belong to the
+//     callee once emit is called.
+//   - If emit returns an error, the search stops and Search returns that error.
+//   - Cancelling ctx stops every goroutine at its next check (between files, per read chunk,
+//     per scanned window, per directory read call) and Search returns an error matching
+//     context.Canceled or context.DeadlineExceeded, after every goroutine has returned. A
+//     blocked emit is not interrupted: an emit that can block should watch ctx itself.
+//   - Reaching Spec.MaxResults stops the search early without an error.
+//
+// # Filtering
+//
+// Symlinks are never followed nor searched. Hidden entries (names starting with '.') are
+// skipped unless Spec.Hidden. Directories named in Spec.SkipDirs are skipped. Unless
+// Spec.NoIgnore, ignore files follow ripgrep's rules: `.ignore` everywhere, `.gitignore` and
+// `.git/info/exclude` only inside a git work tree, ignore files of the root's ancestors
+// included, nearer files winning and `.ignore` winning over `.gitignore`. A file larger than
+// Spec.MaxFileBytes or holding a NUL byte in its first 8 KiB (binary) is skipped, as is any line
+// that is not valid UTF-8.
+package grep

@@ -1,0 +1,31 @@
+package grep
+
+// entryKind is what a directory entry is, as far as the walk cares.
+type entryKind uint8
+
+const (
+	kindOther entryKind = iota // devices, sockets, fifos: never searched
+	kindFile
+	kindDir
+	kindSymlink // never followed nor searched
+)
+
+type dirEntry struct {
+	name string
+	kind entryKind
+}
+
+// readChunk bounds one read call so that a stop request is seen between chunks.
+const readChunk = 1 << 20
+
+// binaryProbe is how much of the head of a file is checked for a NUL byte.
+const binaryProbe = 8 << 10
+
+// fileStatus says why readFile returned no content.
+type fileStatus uint8
+
+const (
+	fileOK fileStatus = iota
+	fileSkipped
+	fileStopped
+)

@@ -1,0 +1,137 @@
+//go:build linux
+
+package grep
+
+import (
+	"bytes"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// readDir lists path with getdents64 into the caller's reused buffer, so an entry costs no
+// stat call: the kernel reports each entry's type.
+func readDir(path string, buf []byte, dst []dirEntry, stop *atomic.Bool) ([]dirEntry, error) {
+	fd, err := openRetry(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	if err != nil {
+		return dst, err
+	}
+	defer unix.Close(fd)
+	for !stop.Load() {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return dst, err
+		}
+		if n <= 0 {
+			break
+		}
+		for off := 0; off < n; {
+			// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
+			reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
+			typ := buf[off+18]
+			name := buf[off+19 : off+reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			off += reclen
+			if len(name) == 0 || (name[0] == '.' && (len(name) == 1 || (len(name) == 2 && name[1] == '.'))) {
+				continue
+			}
+			e := dirEntry{name: string(name)}
+			switch typ {
+			case unix.DT_REG:
+				e.kind = kindFile
+			case unix.DT_DIR:
+				e.kind = kindDir
+			case unix.DT_LNK:
+				e.kind = kindSymlink
+			case unix.DT_UNKNOWN:
+				e.kind = lstatKind(fd, e.name)
+			}
+			dst = append(dst, e)
+		}
+	}
+	return dst, nil
+}
+
+// lstatKind serves file systems whose getdents does not report types.
+func lstatKind(dirfd int, name string) entryKind {
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return kindOther
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return kindFile
+	case unix.S_IFDIR:
+		return kindDir
+	case unix.S_IFLNK:
+		return kindSymlink
+	}
+	return kindOther
+}
+
+func openRetry(path string, flags int) (int, error) {
+	for {
+		fd, err := unix.Open(path, flags, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// readFile reads a regular file whole into buf (grown as needed) with open, fstat and read:
+// no os.File, no poller registration, no fresh buffer. It returns fileSkipped for a file
+// larger than max, a binary file (NUL in its first binaryProbe bytes) or an unreadable one.
+func readFile(path string, buf []byte, max int64, stop *atomic.Bool) ([]byte, []byte, fileStatus) {
+	fd, err := openRetry(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW)
+	if err != nil {
+		return nil, buf, fileSkipped
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > max {
+		return nil, buf, fileSkipped
+	}
+	size := int(st.Size)
+	if size == 0 {
+		return buf[:0], buf, fileOK
+	}
+	if cap(buf) < size {
+		buf = make([]byte, size+size/8)
+	}
+	data := buf[:size]
+	n := 0
+	probed := false // the head is checked as soon as it is in, to skip the rest of a binary file
+	for n < size {
+		if stop.Load() {
+			return nil, buf, fileStopped
+		}
+		m, err := unix.Read(fd, data[n:min(size, n+readChunk)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, buf, fileSkipped
+		}
+		if m == 0 {
+			break // the file shrank since fstat
+		}
+		n += m
+		if !probed && n >= binaryProbe {
+			if bytes.IndexByte(data[:binaryProbe], 0) >= 0 {
+				return nil, buf, fileSkipped
+			}
+			probed = true
+		}
+	}
+	data = data[:n]
+	if !probed && bytes.IndexByte(data, 0) >= 0 {
+		return nil, buf, fileSkipped
+	}
+	return data, buf, fileOK
+}

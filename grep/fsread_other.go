@@ -1,0 +1,76 @@
+//go:build !linux
+
+package grep
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"sync/atomic"
+)
+
+func readDir(path string, _ []byte, dst []dirEntry, stop *atomic.Bool) ([]dirEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return dst, err
+	}
+	defer f.Close()
+	for !stop.Load() {
+		ents, err := f.ReadDir(256)
+		for _, de := range ents {
+			e := dirEntry{name: de.Name()}
+			switch t := de.Type(); {
+			case t.IsRegular():
+				e.kind = kindFile
+			case t.IsDir():
+				e.kind = kindDir
+			case t&os.ModeSymlink != 0:
+				e.kind = kindSymlink
+			}
+			dst = append(dst, e)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
+func readFile(path string, buf []byte, max int64, stop *atomic.Bool) ([]byte, []byte, fileStatus) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, buf, fileSkipped
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, buf, fileSkipped
+	}
+	size := int(fi.Size())
+	if cap(buf) < size {
+		buf = make([]byte, size+size/8)
+	}
+	data := buf[:size]
+	n := 0
+	for n < size {
+		if stop.Load() {
+			return nil, buf, fileStopped
+		}
+		m, err := f.Read(data[n:min(size, n+readChunk)])
+		n += m
+		if err == io.EOF || (err == nil && m == 0) {
+			break
+		}
+		if err != nil {
+			return nil, buf, fileSkipped
+		}
+	}
+	data = data[:n]
+	if bytes.IndexByte(data[:min(n, binaryProbe)], 0) >= 0 {
+		return nil, buf, fileSkipped
+	}
+	return data, buf, fileOK
+}

@@ -1,0 +1,267 @@
+package grep
+
+import (
+	"bytes"
+	"regexp"
+	"regexp/syntax"
+	"unicode"
+	"unicode/utf8"
+)
+
+// matcher finds matching lines in a buffer. It has two parts: a prefilter that finds
+// candidate positions in the whole buffer fast (a literal every match must contain), and a
+// line verifier that reports the exact spans in one line. With no prefilter every line is a
+// candidate.
+type matcher struct {
+	// prefilter; exactly one of lit / fold is set, or neither (every line is a candidate).
+	lit  []byte
+	fold *foldFinder
+	// verifier: re, or (when re is nil) the prefilter literal itself is the whole pattern.
+	re *regexp.Regexp
+}
+
+// compileMatcher builds the matcher for a non-empty pattern.
+func compileMatcher(pattern string, isRegex, ignoreCase bool) (*matcher, error) {
+	if !isRegex {
+		if !ignoreCase {
+			return &matcher{lit: []byte(pattern)}, nil
+		}
+		if foldSafeString(pattern) {
+			return &matcher{fold: newFoldFinder([]byte(pattern))}, nil
+		}
+		pattern = regexp.QuoteMeta(pattern)
+	}
+	if ignoreCase {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	m := &matcher{re: re}
+	// The parse cannot fail: regexp.Compile accepted the same text with the same flags.
+	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
+		if best, ok := bestLiteral(requiredLiterals(tree.Simplify(), nil)); ok {
+			if best.fold {
+				m.fold = newFoldFinder(best.text)
+			} else {
+				m.lit = best.text
+			}
+		}
+	}
+	return m, nil
+}
+
+// find returns the first candidate position in h, or -1. Only valid when hasPrefilter.
+func (m *matcher) find(h []byte) int {
+	if m.fold != nil {
+		return m.fold.index(h)
+	}
+	return bytes.Index(h, m.lit)
+}
+
+func (m *matcher) hasPrefilter() bool { return m.fold != nil || len(m.lit) > 0 }
+
+// spans appends to dst every match in line (non-overlapping, leftmost first). from is a hint:
+// no match of a literal pattern starts before it.
+func (m *matcher) spans(line []byte, from int, dst [][2]uint32) [][2]uint32 {
+	if m.re != nil {
+		for _, loc := range m.re.FindAllIndex(line, -1) {
+			dst = append(dst, [2]uint32{uint32(loc[0]), uint32(loc[1])})
+		}
+		return dst
+	}
+	n := len(m.lit)
+	if m.fold != nil {
+		n = len(m.fold.needle)
+	}
+	for from <= len(line)-n {
+		var i int
+		if m.fold != nil {
+			i = m.fold.index(line[from:])
+		} else {
+			i = bytes.Index(line[from:], m.lit)
+		}
+		if i < 0 {
+			break
+		}
+		from += i
+		dst = append(dst, [2]uint32{uint32(from), uint32(from + n)})
+		from += n
+	}
+	return dst
+}
+
+// literalPiece is a run of bytes every match must contain, compared exactly or with ASCII
+// case folding.
+type literalPiece struct {
+	text []byte
+	fold bool
+}
+
+// requiredLiterals appends literal runs that any match of re must contain.
+func requiredLiterals(re *syntax.Regexp, dst []literalPiece) []literalPiece {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase == 0 {
+			return append(dst, literalPiece{text: []byte(string(re.Rune))})
+		}
+		return appendFoldSegments(re.Rune, dst)
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(re.Sub[0], dst)
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiterals(re.Sub[0], dst)
+		}
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			dst = requiredLiterals(sub, dst)
+		}
+	}
+	return dst
+}
+
+// appendFoldSegments splits a case-folded literal into the runs that an ASCII case-insensitive
+// byte comparison matches exactly (see foldSafe).
+func appendFoldSegments(runes []rune, dst []literalPiece) []literalPiece {
+	var cur []byte
+	for _, r := range runes {
+		if foldSafe(r) {
+			cur = utf8.AppendRune(cur, r)
+			continue
+		}
+		if len(cur) > 0 {
+			dst = append(dst, literalPiece{text: cur, fold: true})
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		dst = append(dst, literalPiece{text: cur, fold: true})
+	}
+	return dst
+}
+
+// bestLiteral picks the longest piece, preferring exact comparison on a tie.
+func bestLiteral(pieces []literalPiece) (literalPiece, bool) {
+	var best literalPiece
+	for _, p := range pieces {
+		if len(p.text) > len(best.text) || (len(p.text) == len(best.text) && best.fold && !p.fold) {
+			best = p
+		}
+	}
+	return best, len(best.text) > 0
+}
+
+// foldSafe reports whether every rune r folds to under Unicode simple case folding is found
+// by an ASCII case-insensitive byte comparison: r has no other case, or all its cases are
+// ASCII. 'k' (KELVIN SIGN) and 's' (LONG S) are not: they fold to non-ASCII runes.
+func foldSafe(r rune) bool {
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f >= utf8.RuneSelf || r >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func foldSafeString(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !foldSafe(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// foldFinder finds a needle with ASCII case folding. It scans for the needle's rarest byte
+// (both of its cases when it is a letter) with the vectorised bytes.IndexByte, then verifies.
+type foldFinder struct {
+	needle []byte // ASCII letters lowered
+	rare   int    // index in needle of the byte to scan for
+	lo, up byte
+}
+
+func newFoldFinder(needle []byte) *foldFinder {
+	f := &foldFinder{needle: make([]byte, len(needle))}
+	for i, b := range needle {
+		f.needle[i] = lowerASCII(b)
+	}
+	for i, b := range f.needle {
+		if byteRank[b] < byteRank[f.needle[f.rare]] {
+			f.rare = i
+		}
+	}
+	f.lo = f.needle[f.rare]
+	f.up = f.lo
+	if 'a' <= f.lo && f.lo <= 'z' {
+		f.up = f.lo - ('a' - 'A')
+	}
+	return f
+}
+
+func lowerASCII(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + ('a' - 'A')
+	}
+	return b
+}
+
+func (f *foldFinder) equalAt(h []byte) bool {
+	for i, nb := range f.needle {
+		if lowerASCII(h[i]) != nb {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *foldFinder) index(h []byte) int {
+	n := len(f.needle)
+	if len(h) < n {
+		return -1
+	}
+	// Positions where the rare byte may sit for a match to fit in h.
+	zone := h[f.rare : len(h)-n+f.rare+1]
+	if f.lo == f.up {
+		for off := 0; off < len(zone); {
+			i := bytes.IndexByte(zone[off:], f.lo)
+			if i < 0 {
+				return -1
+			}
+			off += i
+			if f.equalAt(h[off:]) {
+				return off
+			}
+			off++
+		}
+		return -1
+	}
+	// Two scans merged in order: each byte of zone is visited at most once per case.
+	nextLo, nextUp := indexFrom(zone, 0, f.lo), indexFrom(zone, 0, f.up)
+	for nextLo >= 0 || nextUp >= 0 {
+		c := nextLo
+		if c < 0 || (nextUp >= 0 && nextUp < c) {
+			c = nextUp
+		}
+		if f.equalAt(h[c:]) {
+			return c
+		}
+		if c == nextLo {
+			nextLo = indexFrom(zone, c+1, f.lo)
+		} else {
+			nextUp = indexFrom(zone, c+1, f.up)
+		}
+	}
+	return -1
+}
+
+func indexFrom(h []byte, from int, b byte) int {
+	i := bytes.IndexByte(h[from:], b)
+	if i < 0 {
+		return -1
+	}
+	return from + i
+}

@@ -1,0 +1,128 @@
+package grep
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+)
+
+// DefaultSkipDirs holds the directory names skipped when Spec.SkipDirs is nil: build outputs
+// and dependency caches that are large and rarely what a search is after.
+var DefaultSkipDirs = []string{"node_modules", "target", "build", "dist", "__pycache__"}
+
+// Defaults for the zero values of Spec's limits.
+const (
+	DefaultMaxFileBytes = 16 << 20
+	DefaultMaxMatchText = 4096
+)
+
+// Spec describes one search. The zero value of every field but Root and Pattern is usable.
+type Spec struct {
+	Root         string
+	Pattern      string
+	Regex        bool     // RE2 syntax (regexp package); literal otherwise
+	IgnoreCase   bool     // zero value = case-sensitive; Unicode simple case folding in both modes
+	Hidden       bool     // search hidden files and directories (ripgrep's --hidden)
+	NoIgnore     bool     // do not honour .ignore / .gitignore / .git/info/exclude (ripgrep's --no-ignore)
+	SkipDirs     []string // nil = DefaultSkipDirs; a non-nil empty slice = skip none
+	MaxResults   int      // 0 (or negative) = unlimited
+	MaxFileBytes int64    // 0 (or negative) = DefaultMaxFileBytes
+	MaxMatchText int      // 0 (or negative) = DefaultMaxMatchText
+	Fanout       int      // 0 (or negative) = runtime.NumCPU()
+}
+
+// Match is one matching line.
+type Match struct {
+	File       string      // relative to Root, '/'-separated
+	Line       uint32      // 1-based
+	Text       string      // the line, trailing CR stripped, cut to MaxMatchText at a UTF-8 boundary
+	MatchStart uint32      // first span start (byte offset in Text)
+	MatchEnd   uint32      // first span end (exclusive)
+	Spans      [][2]uint32 // every occurrence in the line that ends within Text, in order
+}
+
+// Stats summarises a search, including a stopped one.
+type Stats struct {
+	FilesSearched int64 // files whose content was searched
+	FilesMatched  int64 // files with at least one emitted match
+	Matches       int64 // emitted matches (lines)
+	FilesSkipped  int64 // files skipped as binary, oversize or unreadable
+	BytesSearched int64 // bytes of the searched files
+}
+
+func (s *Stats) add(o Stats) {
+	s.FilesSearched += o.FilesSearched
+	s.FilesMatched += o.FilesMatched
+	s.Matches += o.Matches
+	s.FilesSkipped += o.FilesSkipped
+	s.BytesSearched += o.BytesSearched
+}
+
+// Sentinels for errors.Is: every error Validate returns wraps one of them.
+var (
+	ErrBadRoot    = errors.New("bad search root")
+	ErrBadPattern = errors.New("bad search pattern")
+)
+
+// Validate reports bad input without searching: a root that is empty, missing or not a
+// directory (ErrBadRoot), an invalid regular expression or a pattern holding a NUL byte
+// (ErrBadPattern). Search returns the same errors.
+func Validate(spec Spec) error {
+	_, err := prepare(spec)
+	return err
+}
+
+// plan is a validated Spec with its defaults applied.
+type plan struct {
+	spec     Spec
+	matcher  *matcher // nil for the empty pattern
+	skipDirs map[string]struct{}
+	fanout   int
+}
+
+func prepare(spec Spec) (*plan, error) {
+	if spec.Root == "" {
+		return nil, fmt.Errorf("grep: %w: root is empty", ErrBadRoot)
+	}
+	fi, err := os.Stat(spec.Root)
+	if err != nil {
+		return nil, fmt.Errorf("grep: %w %q: %w", ErrBadRoot, spec.Root, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("grep: %w %q: not a directory", ErrBadRoot, spec.Root)
+	}
+	if strings.IndexByte(spec.Pattern, 0) >= 0 {
+		return nil, fmt.Errorf("grep: %w %q: holds a NUL byte", ErrBadPattern, spec.Pattern)
+	}
+	p := &plan{spec: spec, fanout: spec.Fanout}
+	if spec.Pattern != "" {
+		m, err := compileMatcher(spec.Pattern, spec.Regex, spec.IgnoreCase)
+		if err != nil {
+			return nil, fmt.Errorf("grep: %w %q: %w", ErrBadPattern, spec.Pattern, err)
+		}
+		p.matcher = m
+	}
+	if p.fanout <= 0 {
+		p.fanout = runtime.NumCPU()
+	}
+	if p.spec.MaxFileBytes <= 0 {
+		p.spec.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if p.spec.MaxMatchText <= 0 {
+		p.spec.MaxMatchText = DefaultMaxMatchText
+	}
+	if p.spec.MaxResults < 0 {
+		p.spec.MaxResults = 0
+	}
+	skip := spec.SkipDirs
+	if skip == nil {
+		skip = DefaultSkipDirs
+	}
+	p.skipDirs = make(map[string]struct{}, len(skip))
+	for _, d := range skip {
+		p.skipDirs[d] = struct{}{}
+	}
+	return p, nil
+}
