@@ -1,0 +1,281 @@
+package syntax
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+//go:embed queries/*.scm
+var queryFiles embed.FS
+
+// ErrInvalidRange is returned (wrapped) by Highlights when startRow > endRow.
+var ErrInvalidRange = errors.New("syntax: invalid row range")
+
+// Span is one highlight capture: the node's full extent (it may reach outside
+// the requested rows) and the capture name, e.g. "keyword" or
+// "function.call".
+type Span struct {
+	StartRow, StartCol, EndRow, EndCol uint32
+	StartByte, EndByte                 uint32
+	Group                              string
+}
+
+// compiledQuery is a highlights query with its predicates prepared once, so
+// running it allocates no regexps. It is read-only after compilation and
+// shared by all goroutines; each run uses its own cursor.
+type compiledQuery struct {
+	q          *sitter.Query
+	captures   []string
+	predicates [][]predicate // by pattern index
+}
+
+type predicateKind int
+
+const (
+	predEq predicateKind = iota
+	predMatch
+	predAnyOf
+)
+
+type predicate struct {
+	kind    predicateKind
+	negate  bool
+	capture uint32
+	other   int64 // capture id for #eq? between two captures, else -1
+	text    []byte
+	values  [][]byte
+	re      *regexp.Regexp
+}
+
+// highlightsQuery compiles lang's highlights query on first use.
+func (l *Language) highlightsQuery() (*compiledQuery, error) {
+	l.highlightsOnce.Do(func() {
+		src, err := queryFiles.ReadFile("queries/" + l.name + ".scm")
+		if err != nil {
+			l.highlightsErr = fmt.Errorf("syntax: no highlights query for %s: %w", l.name, err)
+			return
+		}
+		l.highlights, l.highlightsErr = compileQuery(src, l.ts)
+		if l.highlightsErr != nil {
+			l.highlightsErr = fmt.Errorf("syntax: highlights query for %s: %w", l.name, l.highlightsErr)
+		}
+	})
+	return l.highlights, l.highlightsErr
+}
+
+func compileQuery(src []byte, lang *sitter.Language) (*compiledQuery, error) {
+	q, err := sitter.NewQuery(src, lang)
+	if err != nil {
+		return nil, err
+	}
+	cq := &compiledQuery{q: q}
+	for i := uint32(0); i < q.CaptureCount(); i++ {
+		cq.captures = append(cq.captures, q.CaptureNameForId(i))
+	}
+	cq.predicates = make([][]predicate, q.PatternCount())
+	for i := range cq.predicates {
+		for _, steps := range q.PredicatesForPattern(uint32(i)) {
+			p, ok, err := compilePredicate(q, steps)
+			if err != nil {
+				return nil, fmt.Errorf("pattern %d: %w", i, err)
+			}
+			if ok {
+				cq.predicates[i] = append(cq.predicates[i], p)
+			}
+		}
+	}
+	return cq, nil
+}
+
+// compilePredicate understands eq?, match? and any-of? (and their not-
+// forms). Other predicates (#set!, ...) carry no filtering meaning for
+// highlighting and are skipped.
+func compilePredicate(q *sitter.Query, steps []sitter.QueryPredicateStep) (predicate, bool, error) {
+	// The last step is the Done marker.
+	if len(steps) > 0 && steps[len(steps)-1].Type == sitter.QueryPredicateStepTypeDone {
+		steps = steps[:len(steps)-1]
+	}
+	if len(steps) < 2 || steps[0].Type != sitter.QueryPredicateStepTypeString {
+		return predicate{}, false, nil
+	}
+	op := q.StringValueForId(steps[0].ValueId)
+	p := predicate{other: -1}
+	switch op {
+	case "eq?", "not-eq?":
+		p.kind, p.negate = predEq, op == "not-eq?"
+	case "match?", "not-match?":
+		p.kind, p.negate = predMatch, op == "not-match?"
+	case "any-of?", "not-any-of?":
+		p.kind, p.negate = predAnyOf, op == "not-any-of?"
+	default:
+		return predicate{}, false, nil
+	}
+	if steps[1].Type != sitter.QueryPredicateStepTypeCapture {
+		return predicate{}, false, fmt.Errorf("#%s: first argument must be a capture", op)
+	}
+	p.capture = steps[1].ValueId
+	args := steps[2:]
+	switch p.kind {
+	case predEq, predMatch:
+		if len(args) != 1 {
+			return predicate{}, false, fmt.Errorf("#%s takes 2 arguments, got %d", op, len(args)+1)
+		}
+		if args[0].Type == sitter.QueryPredicateStepTypeCapture {
+			if p.kind == predMatch {
+				return predicate{}, false, fmt.Errorf("#%s: second argument must be a string", op)
+			}
+			p.other = int64(args[0].ValueId)
+			break
+		}
+		p.text = []byte(q.StringValueForId(args[0].ValueId))
+		if p.kind == predMatch {
+			re, err := regexp.Compile(string(p.text))
+			if err != nil {
+				return predicate{}, false, fmt.Errorf("#%s: %w", op, err)
+			}
+			p.re = re
+		}
+	case predAnyOf:
+		for _, a := range args {
+			if a.Type != sitter.QueryPredicateStepTypeString {
+				return predicate{}, false, fmt.Errorf("#%s: arguments after the capture must be strings", op)
+			}
+			p.values = append(p.values, []byte(q.StringValueForId(a.ValueId)))
+		}
+	}
+	return p, true, nil
+}
+
+// accepts reports whether every predicate of the match's pattern holds.
+func (cq *compiledQuery) accepts(m *sitter.QueryMatch, src []byte) bool {
+	for _, p := range cq.predicates[m.PatternIndex] {
+		if !p.holds(m, src) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *predicate) holds(m *sitter.QueryMatch, src []byte) bool {
+	text := func(id uint32) ([]byte, bool) {
+		for _, c := range m.Captures {
+			if c.Index == id {
+				return src[c.Node.StartByte():c.Node.EndByte()], true
+			}
+		}
+		return nil, false
+	}
+	subject, ok := text(p.capture)
+	if !ok {
+		return true // an optional capture that did not match constrains nothing
+	}
+	var r bool
+	switch p.kind {
+	case predEq:
+		want := p.text
+		if p.other >= 0 {
+			if want, ok = text(uint32(p.other)); !ok {
+				return true
+			}
+		}
+		r = bytes.Equal(subject, want)
+	case predMatch:
+		r = p.re.Match(subject)
+	case predAnyOf:
+		r = slices.ContainsFunc(p.values, func(v []byte) bool { return bytes.Equal(v, subject) })
+	}
+	return r != p.negate
+}
+
+// Highlights returns the highlight captures of nodes that intersect rows
+// [startRow, endRow), from the root tree and every injected tree, sorted by
+// start byte with enclosing spans before the spans inside them (so painting
+// them in order leaves the innermost group visible). A node captured by
+// several patterns is reported once, with the first pattern's group.
+func (t *Tree) Highlights(startRow, endRow uint32) ([]Span, error) {
+	if t.closed {
+		return nil, fmt.Errorf("syntax: highlights: %w", ErrClosedTree)
+	}
+	if startRow > endRow {
+		return nil, fmt.Errorf("%w: [%d, %d)", ErrInvalidRange, startRow, endRow)
+	}
+	if startRow == endRow {
+		return nil, nil
+	}
+	spans, err := t.highlightsOf(nil, startRow, endRow)
+	if err != nil {
+		return nil, err
+	}
+	for _, inj := range t.injections {
+		if inj.Tree.startRow >= endRow || inj.Tree.endRow < startRow {
+			continue
+		}
+		if spans, err = inj.Tree.highlightsOf(spans, startRow, endRow); err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(spans, func(i, j int) bool {
+		if spans[i].StartByte != spans[j].StartByte {
+			return spans[i].StartByte < spans[j].StartByte
+		}
+		return spans[i].EndByte > spans[j].EndByte
+	})
+	return spans, nil
+}
+
+// highlightsOf appends t's own captures (not its injections') to spans.
+func (t *Tree) highlightsOf(spans []Span, startRow, endRow uint32) ([]Span, error) {
+	cq, err := t.lang.highlightsQuery()
+	if err != nil {
+		return spans, err
+	}
+	qc := sitter.NewQueryCursor()
+	defer qc.Close()
+	qc.SetPointRange(sitter.Point{Row: startRow}, sitter.Point{Row: endRow})
+	qc.Exec(cq.q, t.ts.RootNode())
+
+	type key struct{ start, end uint32 }
+	type claim struct {
+		index   int
+		pattern uint16
+	}
+	claimed := make(map[key]claim)
+	for {
+		m, idx, ok := qc.NextCapture()
+		if !ok {
+			break
+		}
+		c := m.Captures[idx]
+		sp, ep := c.Node.StartPoint(), c.Node.EndPoint()
+		// The cursor's range test is inclusive at the edges; a node that
+		// ends exactly where the window starts shows nothing in it.
+		if sp.Row >= endRow || ep.Row < startRow || (ep.Row == startRow && ep.Column == 0 && sp.Row < startRow) {
+			continue
+		}
+		if !cq.accepts(m, t.source) {
+			continue
+		}
+		k := key{c.Node.StartByte(), c.Node.EndByte()}
+		span := Span{
+			StartRow: sp.Row, StartCol: sp.Column, EndRow: ep.Row, EndCol: ep.Column,
+			StartByte: k.start, EndByte: k.end, Group: cq.captures[c.Index],
+		}
+		if prev, dup := claimed[k]; dup {
+			if m.PatternIndex < prev.pattern {
+				spans[prev.index] = span
+				claimed[k] = claim{prev.index, m.PatternIndex}
+			}
+			continue
+		}
+		claimed[k] = claim{len(spans), m.PatternIndex}
+		spans = append(spans, span)
+	}
+	return spans, nil
+}
