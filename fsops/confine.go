@@ -18,6 +18,8 @@ import (
 // (it does not exist, or cannot be searched) the check falls back to the
 // lexical path: inside lets the operation itself report the failure, outside
 // is an escape, so the answer never reveals what exists outside the roots.
+// (Inside or outside is then judged on the deepest ancestor that resolves,
+// with the missing components appended.)
 //
 // Confine touches nothing and holds nothing open. It is a check, not a
 // capability: a parent directory replaced by a symlink between Confine and
@@ -44,11 +46,11 @@ func confine(roots []string, path string, followFinal bool) error {
 	}
 	resolved, err := resolve(path, followFinal)
 	if err != nil {
-		// Lexical fallback: the kernel cannot resolve it either, so the
-		// operation will fail on its own if the path is inside.
-		resolved, err = filepath.Abs(path)
+		// The kernel cannot resolve it either, so the operation would fail
+		// on its own; judge by the deepest ancestor that does resolve.
+		resolved, err = resolveExisting(path)
 		if err != nil {
-			return &PathError{Op: op, Path: path, Err: err}
+			return &PathError{Op: op, Path: path, Err: ErrEscapesRoot}
 		}
 	}
 	for _, root := range roots {
@@ -93,6 +95,27 @@ func resolve(path string, followFinal bool) (string, error) {
 		out = filepath.Join(r, base)
 	}
 	return filepath.Abs(out)
+}
+
+// resolveExisting resolves the deepest ancestor of path that resolves and
+// appends the rest lexically. It splits without cleaning, so a ".." is never
+// applied before the symlink it follows has been resolved.
+func resolveExisting(path string) (string, error) {
+	cur, rest := path, ""
+	for {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Abs(filepath.Join(r, rest))
+		}
+		i := strings.LastIndexByte(strings.TrimRight(cur, string(filepath.Separator)), filepath.Separator)
+		switch {
+		case i < 0:
+			// A relative path with no resolvable prefix starts at ".".
+			return filepath.Abs(filepath.Join(".", cur, rest))
+		case i == 0:
+			return filepath.Abs(filepath.Join(cur, rest))
+		}
+		cur, rest = cur[:i], filepath.Join(cur[i+1:], rest)
+	}
 }
 
 // within is a lexical test on two clean absolute paths.
