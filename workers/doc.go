@@ -1,0 +1,69 @@
+// Package workers is the editor's job executor: a fixed pool of worker
+// goroutines shared fairly between actors (project roots), with lanes that
+// give order where order matters and bound concurrency where it is costly.
+//
+// # Topology
+//
+//	Submit* ──► actor queue (FIFO) ──► deficit round robin ──► idle worker
+//	   ▲             per actor           across actors              │
+//	   │                                                           run under the
+//	   └──────── finishing worker admits the next job ◄── settle ◄─ actor's gate
+//
+// There is no scheduler goroutine. The scheduling state lives under one
+// mutex and is driven by the two events that can change it: a submit (which
+// may admit the new job at once) and a worker finishing a job (which releases
+// its slot and admits more, keeping the first for itself). Admitted jobs
+// reach other idle workers over a channel that is never full. A no-op job
+// therefore costs two goroutine hand-offs, the same as a bare worker pool.
+//
+// # Scheduling
+//
+// Each actor's jobs are admitted strictly in submission order: only the head
+// of an actor's queue is ever considered. Actors with queued jobs sit on a
+// ring visited in deficit round robin: a visit earns Config.Quantum credit
+// (banked up to 4*ActorCap) and each job started costs one, so a busy actor
+// cannot starve another. An actor earns no credit while its head cannot start.
+//
+// The head starts only when its lane allows it:
+//
+//   - LaneRead: fewer than ReadCap reads of the actor in flight, and no
+//     mutating job of the actor in flight. Runs holding the actor's gate shared.
+//   - LaneSerial: no other serial job of the actor in flight, no mutating job
+//     in flight. Runs holding the gate shared.
+//   - LaneHeavy: a free process-wide heavy permit. Runs outside the gate, then
+//     takes the gate exclusively for an instant (the install point) before it
+//     settles.
+//   - LaneMutating: no read, serial or mutating job of the actor in flight.
+//     Because admission is FIFO, once a mutating job is at the head nothing
+//     behind it starts: in-flight reads drain, the job runs holding the gate
+//     exclusively, and reads queued after it see its effects. Mutating jobs of
+//     one actor run one at a time, in submission order.
+//
+// In every lane an actor has at most ActorCap jobs in flight.
+//
+// # Failures
+//
+// A job's own error is returned as is. The executor settles with an *Error
+// (match with errors.Is against ErrActorNotRegistered, ErrInternal,
+// ErrActorFatal, ErrShutdown, ErrInvalidArgument):
+//
+//   - a submit to an unregistered actor, a fatal actor, a closed executor, or
+//     with an unknown lane or nil job settles at once, before Submit* returns;
+//   - a job that panics (or calls runtime.Goexit) settles with internal_error
+//     naming the job and the panic, and its worker carries on (or is
+//     replaced);
+//   - a mutating job that panics also makes its actor fatal: the actor's
+//     queued jobs settle with actor_fatal and so does every later submit to
+//     it. The actor is fatal before the panic's own Result is delivered.
+//
+// # Concurrency contract
+//
+// Every method of Executor and Handle is safe for concurrent use from any
+// goroutine. Completion callbacks (SubmitFunc) and the executor's channel
+// sends run without any executor lock held, so a callback may submit more
+// work; it must not block for long, since it holds a worker. Close must not be
+// called from a job or a callback. Each job settles exactly once.
+//
+// Close stops admission, settles every queued job with ErrShutdown, waits for
+// the running jobs and joins every goroutine the executor started.
+package workers

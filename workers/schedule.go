@@ -1,0 +1,239 @@
+package workers
+
+import "sync"
+
+// jobCost is what one job spends of an actor's deficit. Every job costs the
+// same: the executor cannot know in advance how long a job runs, so fairness
+// is in job starts, as in aft.
+const jobCost = 1
+
+// task is a queued job. It is stored by value in the actor's ring buffer so a
+// submit allocates nothing once the buffer has grown to its working size.
+type task struct {
+	job  Job
+	name string
+	lane Lane
+	done completion
+}
+
+// dispatched is a task admitted to run, handed to a worker by value.
+type dispatched struct {
+	task
+	actor *actorState
+}
+
+// actorState is one actor's scheduling state; every field but gate is guarded
+// by Executor.mu.
+type actorState struct {
+	id  ActorID
+	ctx any
+
+	// gate is the actor's epoch lock (aft's RwLock<()>): reads and serial jobs
+	// hold it shared, mutating jobs exclusively, heavy jobs briefly to install.
+	gate sync.RWMutex
+
+	queue    taskQueue
+	inflight int  // all lanes
+	reads    int  // LaneRead in flight
+	serial   bool // a LaneSerial job is in flight
+	writer   bool // a LaneMutating job is in flight (aft's writer_pending)
+	fatal    bool
+
+	// Deficit round robin. Only actors with queued jobs are on the ring.
+	deficit    int
+	active     bool
+	next, prev *actorState
+}
+
+// scheduler is the executor's admission state, guarded by Executor.mu.
+type scheduler struct {
+	cfg        Config
+	deficitCap int
+	idle       int // workers neither running a job nor holding one in runCh
+	heavyFree  int // process-wide heavy permits not in use
+
+	cursor  *actorState // the actor being visited; nil when no actor has work
+	granted bool        // cursor has received this visit's quantum
+	activeN int
+}
+
+// admissible reports whether the head of a's queue may start now. Only the
+// head is ever considered: admission within an actor is strictly FIFO.
+func (s *scheduler) admissible(a *actorState) bool {
+	if a.inflight >= s.cfg.ActorCap {
+		return false
+	}
+	switch a.queue.front().lane {
+	case LaneRead:
+		return !a.writer && a.reads < s.cfg.ReadCap
+	case LaneSerial:
+		return !a.writer && !a.serial
+	case LaneHeavy:
+		return s.heavyFree > 0
+	default: // LaneMutating
+		// aft lets a writer start once reads drain and then parks it on the
+		// gate behind any serial job or earlier writer. Holding it here
+		// instead keeps writers in submission order (a parked writer could
+		// otherwise overtake another on the RWMutex) and keeps the worker free.
+		return !a.writer && !a.serial && a.reads == 0
+	}
+}
+
+// next admits one job, visiting actors in deficit round robin. It returns
+// false when no actor's head can start.
+func (s *scheduler) next() (dispatched, bool) {
+	// Every refusal for admissibility advances the cursor, so one lap of
+	// refusals proves nothing can start. A refusal for spent credit also
+	// advances but is not counted: the actor gets a fresh quantum next time
+	// round and happens at most once per call.
+	for refused := 0; s.cursor != nil && refused < s.activeN; {
+		a := s.cursor
+		if !s.admissible(a) {
+			// No credit is earned while blocked: credit is for sharing
+			// workers, not compensation for a barrier or a cap.
+			s.advance()
+			refused++
+			continue
+		}
+		if !s.granted {
+			a.deficit = min(a.deficit+s.cfg.Quantum, s.deficitCap)
+			s.granted = true
+		}
+		if a.deficit < jobCost {
+			s.advance()
+			continue
+		}
+		a.deficit -= jobCost
+		return s.admit(a), true
+	}
+	return dispatched{}, false
+}
+
+func (s *scheduler) admit(a *actorState) dispatched {
+	t := a.queue.pop()
+	a.inflight++
+	switch t.lane {
+	case LaneRead:
+		a.reads++
+	case LaneSerial:
+		a.serial = true
+	case LaneHeavy:
+		s.heavyFree--
+	case LaneMutating:
+		a.writer = true
+	}
+	if a.queue.n == 0 {
+		s.deactivate(a)
+	}
+	return dispatched{task: t, actor: a}
+}
+
+// finish releases what admit took. The actor may have been removed since;
+// its counters are then simply orphaned, but the permit and the worker are
+// process-wide and always come back.
+func (s *scheduler) finish(d *dispatched) {
+	a := d.actor
+	a.inflight--
+	switch d.lane {
+	case LaneRead:
+		a.reads--
+	case LaneSerial:
+		a.serial = false
+	case LaneHeavy:
+		s.heavyFree++
+	case LaneMutating:
+		a.writer = false
+	}
+	s.idle++
+}
+
+// activate puts a on the ring just behind the cursor, i.e. last in the
+// current rotation, so a newly busy actor cannot jump the queue.
+func (s *scheduler) activate(a *actorState) {
+	a.active = true
+	s.activeN++
+	if s.cursor == nil {
+		a.next, a.prev = a, a
+		s.cursor, s.granted = a, false
+		return
+	}
+	c := s.cursor
+	a.prev, a.next = c.prev, c
+	c.prev.next = a
+	c.prev = a
+}
+
+// deactivate takes a off the ring; an actor without queued work keeps no
+// credit, as in classic DRR.
+func (s *scheduler) deactivate(a *actorState) {
+	if !a.active {
+		return
+	}
+	a.active = false
+	a.deficit = 0
+	s.activeN--
+	if a.next == a {
+		s.cursor = nil
+	} else {
+		a.prev.next = a.next
+		a.next.prev = a.prev
+		if s.cursor == a {
+			s.cursor, s.granted = a.next, false
+		}
+	}
+	a.next, a.prev = nil, nil
+}
+
+func (s *scheduler) advance() {
+	s.cursor, s.granted = s.cursor.next, false
+}
+
+// taskQueue is a FIFO ring buffer of tasks with a power-of-two capacity.
+type taskQueue struct {
+	buf  []task
+	head int
+	n    int
+}
+
+// shrinkAbove is the capacity above which an emptied queue gives its buffer
+// back, so one burst does not pin memory for the actor's lifetime.
+const shrinkAbove = 64
+
+func (q *taskQueue) push(t task) {
+	if q.n == len(q.buf) {
+		q.grow()
+	}
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = t
+	q.n++
+}
+
+func (q *taskQueue) grow() {
+	size := max(2*len(q.buf), 8)
+	buf := make([]task, size)
+	for i := range q.n {
+		buf[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+	}
+	q.buf, q.head = buf, 0
+}
+
+func (q *taskQueue) front() *task { return &q.buf[q.head] }
+
+func (q *taskQueue) pop() task {
+	t := q.buf[q.head]
+	q.buf[q.head] = task{} // drop references for the collector
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+	if q.n == 0 && len(q.buf) > shrinkAbove {
+		q.buf, q.head = nil, 0
+	}
+	return t
+}
+
+// drain empties the queue, returning its tasks in order.
+func (q *taskQueue) drain() []task {
+	out := make([]task, 0, q.n)
+	for q.n > 0 {
+		out = append(out, q.pop())
+	}
+	return out
+}
