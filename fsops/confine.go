@@ -15,11 +15,11 @@ import (
 //
 // An escape returns a *PathError (op "confine") wrapping ErrEscapesRoot; no
 // roots at all confines everything out. When path's parent cannot be resolved
-// (it does not exist, or cannot be searched) the check falls back to the
-// lexical path: inside lets the operation itself report the failure, outside
-// is an escape, so the answer never reveals what exists outside the roots.
-// (Inside or outside is then judged on the deepest ancestor that resolves,
-// with the missing components appended.)
+// (a component is missing, not a directory or not searchable) the operation
+// would fail on its own, so the path is judged by its deepest ancestor that
+// does resolve with the missing components appended: inside lets the
+// operation report its own error, outside is an escape, so the answer never
+// reveals what exists outside the roots.
 //
 // Confine touches nothing and holds nothing open. It is a check, not a
 // capability: a parent directory replaced by a symlink between Confine and
