@@ -253,19 +253,23 @@ func (t *Tree) highlightsOf(spans []Span, startRow, endRow uint32) ([]Span, erro
 			break
 		}
 		c := m.Captures[idx]
-		sp, ep := c.Node.StartPoint(), c.Node.EndPoint()
-		// The cursor's range test is inclusive at the edges; a node that
-		// ends exactly where the window starts shows nothing in it.
-		if sp.Row >= endRow || ep.Row < startRow || (ep.Row == startRow && ep.Column == 0 && sp.Row < startRow) {
-			continue
-		}
 		if !cq.accepts(m, t.source) {
 			continue
 		}
+		sp, ep := c.Node.StartPoint(), c.Node.EndPoint()
 		k := key{c.Node.StartByte(), c.Node.EndByte()}
 		span := Span{
 			StartRow: sp.Row, StartCol: sp.Column, EndRow: ep.Row, EndCol: ep.Column,
 			StartByte: k.start, EndByte: k.end, Group: cq.captures[c.Index],
+		}
+		if t.lang.trimSpace {
+			trimLeadingSpace(&span, t.source)
+		}
+		// The cursor's range test is inclusive at the edges; a node that
+		// ends exactly where the window starts shows nothing in it.
+		if span.StartRow >= endRow || span.EndRow < startRow ||
+			(span.EndRow == startRow && span.EndCol == 0 && span.StartRow < startRow) {
+			continue
 		}
 		if prev, dup := claimed[k]; dup {
 			if m.PatternIndex < prev.pattern {
@@ -278,4 +282,19 @@ func (t *Tree) highlightsOf(spans []Span, startRow, endRow uint32) ([]Span, erro
 		spans = append(spans, span)
 	}
 	return spans, nil
+}
+
+// trimLeadingSpace moves the start of s past leading blanks and line breaks.
+func trimLeadingSpace(s *Span, src []byte) {
+	for s.StartByte < s.EndByte {
+		switch src[s.StartByte] {
+		case '\n':
+			s.StartRow, s.StartCol = s.StartRow+1, 0
+		case ' ', '\t', '\r', '\f', '\v':
+			s.StartCol++
+		default:
+			return
+		}
+		s.StartByte++
+	}
 }

@@ -41,6 +41,11 @@ type Language struct {
 	// because the binding cannot clear included ranges.
 	plain, ranged parserPool
 
+	// trimSpace is set for grammars whose nodes start at the whitespace
+	// before their first character (the bundled lua grammar reports
+	// "\nprint" for print); highlight spans skip that whitespace.
+	trimSpace bool
+
 	highlightsOnce sync.Once
 	highlights     *compiledQuery
 	highlightsErr  error
@@ -75,7 +80,7 @@ var registry = func() map[string]*Language {
 	m := make(map[string]*Language, len(grammars))
 	for name, get := range grammars {
 		ts := get()
-		l := &Language{name: name, ts: ts}
+		l := &Language{name: name, ts: ts, trimSpace: name == "lua"}
 		l.plain.lang, l.ranged.lang = ts, ts
 		m[name] = l
 	}
