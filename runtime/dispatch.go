@@ -1,0 +1,100 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/pmacs-go/pmacs-go/bus"
+	"github.com/pmacs-go/pmacs-go/workers"
+)
+
+// work is what a handler does on a worker goroutine. It returns the job's
+// terminal reply (the job id is filled in by the caller); streams send their
+// items through w before returning.
+type work func(ctx context.Context, w *wire) reply
+
+// wire is a worker's view of the bus for one job.
+type wire struct {
+	id     JobID
+	bus    *bus.Workers
+	credit *bus.Credit // nil for request/reply jobs
+}
+
+func (w *wire) send(r *reply) {
+	r.Job = w.id
+	// A send fails only once the runtime is closed and the bus with it;
+	// there is nobody left to tell.
+	_ = w.bus.Send(replyTopic, r)
+}
+
+// sendItems waits for credit for the batch, then sends it. It returns the
+// context's error if the job was cancelled while waiting.
+func (w *wire) sendItems(ctx context.Context, r *reply) error {
+	if err := w.credit.Acquire(ctx, len(r.Ints)+len(r.Matches)); err != nil {
+		return err
+	}
+	w.send(r)
+	return nil
+}
+
+// jobName labels a job in executor errors: "grep#12".
+func jobName(j *job) string { return j.kind.String() + "#" + strconv.FormatUint(uint64(j.id), 10) }
+
+// start publishes j and submits its work on lane of actor. The worker
+// closure always replies: Cancelled if the job's context ended before it
+// ran, otherwise whatever the handler returns. If the executor itself
+// settles the job (a panic, a fatal or unregistered actor, shutdown), that
+// becomes a Failed reply carrying the executor's code.
+func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn work) JobID {
+	w := &wire{id: j.id, bus: rt.wbus}
+	if j.stream != nil {
+		w.credit = j.stream.credit
+	}
+	if rt.closed {
+		_ = rt.main.Send(replyTopic, &reply{Job: j.id, Kind: replyFailed,
+			Msg: jobName(j) + ": runtime is closed", Code: workers.CodeShutdown})
+		return j.id
+	}
+	ctx := j.ctx
+	rt.exec.SubmitFunc(actor, lane, jobName(j), func(workers.Actor) (any, error) {
+		if ctx.Err() != nil {
+			w.send(&reply{Kind: replyCancelled})
+			return nil, nil
+		}
+		r := fn(ctx, w)
+		w.send(&r)
+		return nil, nil
+	}, func(res workers.Result) {
+		if res.Err == nil {
+			return
+		}
+		r := reply{Kind: replyFailed, Msg: res.Err.Error()}
+		var we *workers.Error
+		if errors.As(res.Err, &we) {
+			r.Code = we.Code
+		}
+		w.send(&r)
+	})
+	return j.id
+}
+
+// newStream makes j a stream with its own credit and batch cap.
+func (rt *Runtime) newStream(j *job, maxBatch int) {
+	if maxBatch == 0 {
+		maxBatch = rt.defaultMaxBatch
+	}
+	j.stream = &streamBuf{maxBatch: clampBatch(maxBatch), credit: bus.NewCredit(rt.streamCredit)}
+}
+
+// terminal maps a handler's error to its terminal reply: Cancelled when the
+// job's context ended, Failed with code otherwise.
+func terminal(ctx context.Context, err error, code string) reply {
+	if err == nil {
+		return reply{Kind: replyUnit}
+	}
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return reply{Kind: replyCancelled}
+	}
+	return reply{Kind: replyFailed, Msg: err.Error(), Code: code}
+}

@@ -1,0 +1,57 @@
+// Package runtime is the main-goroutine half of pmacs-go: it turns work that
+// would freeze an editor (sleeping, summing, streaming, grepping a tree,
+// parsing a file, touching the filesystem, waiting on an LSP server) into
+// jobs that run on worker goroutines and settle back one frame at a time.
+//
+// # Topology
+//
+//	main goroutine (Runtime: not goroutine-safe)         worker goroutines
+//	┌──────────────────────────────────────────┐
+//	│ Dispatch* ─► pending table, supersede map ├─submit─► workers.Executor
+//	│                                           │          (lanes, actors, DRR)
+//	│ Tick ◄── bus.Main.Drain ◄─────────────────┼───────── bus.Workers.Send
+//	│   settles jobs, buffers stream items,     │          (msgpack replies,
+//	│   reports resources in arrival order      │           stream credit)
+//	│ TakeStreamBatches: ≤1 batch per stream    │
+//	│ completion ring, WorkersSnapshot          │
+//	└──────────────────────────────────────────┘
+//
+// A dispatch allocates a [JobID], inserts a pending entry with its own
+// cancel func, and submits a closure to the executor on the lane and actor
+// the job kind calls for. The closure always replies over the bus, with a
+// Cancelled reply when it observes its context ending, so every job settles
+// exactly once through [Runtime.Tick]. A reply for a job that has already
+// settled or that nobody knows is ignored; an envelope that does not decode
+// is counted and dropped, never a panic.
+//
+// # Concurrency contract
+//
+// A Runtime belongs to one goroutine, the editor's main loop, like the
+// original design it re-creates: none of its methods may be called from
+// another goroutine, and it takes no locks for its own tables. Only the bus,
+// the per-job cancel funcs, the executor's submit and the parse-tree handoff
+// cross goroutines, and each of those is safe on its own. The race detector
+// keeps this honest in the tests.
+//
+// The editor loop waits on "terminal event OR [Runtime.Ready] OR frame
+// deadline", then calls Tick and TakeStreamBatches once: however many replies
+// arrive in a frame, they cost one wake-up.
+//
+// # Supersede
+//
+// A dispatch with a key cancels the job that key points at before the new
+// id is published, so a worker still running the predecessor sees its
+// context end at once. Settling prunes the key only if the key still points
+// at the settled id, so a successor's slot is never clobbered.
+//
+// # Streams and memory
+//
+// A stream's items are buffered per job and delivered by TakeStreamBatches,
+// at most one batch of at most max-batch items per stream per call; the
+// last batch of a stream carries Closed and the outcome, after which the
+// entry is gone. Each stream holds a bus.Credit: a producer waits (and still
+// sees cancellation) once its undelivered items reach the runtime's stream
+// credit, so a stream that nobody drains holds bounded memory. When a stream
+// settles Cancelled, its undelivered items are dropped and the closing batch
+// comes at once: results of a superseded search never land late.
+package runtime

@@ -1,0 +1,46 @@
+package runtime
+
+import (
+	"sync"
+
+	"github.com/pmacs-go/pmacs-go/syntax"
+)
+
+// handoff carries parse trees from workers to the main goroutine. A tree is
+// not serialisable, so it is the one thing that crosses outside the bus: the
+// worker parks it here under the job id and then sends a payload-less reply;
+// the main goroutine takes it after Tick. Once parked, the worker never
+// touches the tree again.
+type handoff struct {
+	mu    sync.Mutex
+	trees map[JobID]*syntax.Tree
+}
+
+func newHandoff() *handoff { return &handoff{trees: make(map[JobID]*syntax.Tree)} }
+
+func (h *handoff) put(id JobID, t *syntax.Tree) {
+	h.mu.Lock()
+	h.trees[id] = t
+	h.mu.Unlock()
+}
+
+func (h *handoff) take(id JobID) *syntax.Tree {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.trees[id]
+	delete(h.trees, id)
+	return t
+}
+
+// drop discards a tree nobody took, releasing its C memory now.
+func (h *handoff) drop(id JobID) {
+	if t := h.take(id); t != nil {
+		t.Close()
+	}
+}
+
+func (h *handoff) len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.trees)
+}

@@ -1,0 +1,74 @@
+package runtime
+
+import "fmt"
+
+// JobID names a job for its whole life; ids are never reused by a Runtime.
+type JobID uint64
+
+// Kind is the handler a job runs; its label is what the *workers* view shows.
+type Kind uint8
+
+// The job kinds. The labels match the original design's observability names.
+const (
+	KindSleep Kind = iota + 1
+	KindComputeSum
+	KindEmitN
+	KindGrep
+	KindParse
+	KindFsReadDir
+	KindFsStat
+	KindFsRename
+	KindFsChmod
+	KindFsRemove
+	KindMcpRequest
+	KindLspRequest
+)
+
+var kindLabels = [...]string{
+	KindSleep:      "sleep",
+	KindComputeSum: "compute_sum",
+	KindEmitN:      "emit_n",
+	KindGrep:       "grep",
+	KindParse:      "parse",
+	KindFsReadDir:  "fs_read_dir",
+	KindFsStat:     "fs_stat",
+	KindFsRename:   "fs_rename",
+	KindFsChmod:    "fs_chmod",
+	KindFsRemove:   "fs_remove",
+	KindMcpRequest: "mcp_request",
+	KindLspRequest: "lsp_request",
+}
+
+// String returns the kind's label, e.g. "compute_sum".
+func (k Kind) String() string {
+	if int(k) < len(kindLabels) && kindLabels[k] != "" {
+		return kindLabels[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// State is where a job is in its life.
+type State uint8
+
+// Job states. Running is the only non-terminal one.
+const (
+	Running State = iota
+	Complete
+	Cancelled
+	Failed
+)
+
+// String returns "running", "complete", "cancelled" or "failed".
+func (s State) String() string {
+	switch s {
+	case Running:
+		return "running"
+	case Complete:
+		return "complete"
+	case Cancelled:
+		return "cancelled"
+	case Failed:
+		return "failed"
+	}
+	return fmt.Sprintf("state(%d)", uint8(s))
+}

@@ -1,0 +1,123 @@
+package runtime
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/pmacs-go/pmacs-go/workers"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// newRT returns a runtime with a pool of the given size that is closed when
+// the test ends.
+func newRT(t testing.TB, pool int) *Runtime {
+	t.Helper()
+	rt, err := New(Options{Executor: workers.Config{PoolSize: pool}})
+	require.NoError(t, err)
+	t.Cleanup(rt.Close)
+	return rt
+}
+
+// pumpUntil ticks until cond holds, failing after two seconds.
+func pumpUntil(t testing.TB, rt *Runtime, cond func() bool) {
+	t.Helper()
+	pumpFor(t, rt, 2*time.Second, cond)
+}
+
+func pumpFor(t testing.TB, rt *Runtime, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		require.True(t, time.Now().Before(deadline), "runtime tick deadline exceeded")
+		rt.Tick()
+		waitReady(rt, time.Millisecond)
+	}
+}
+
+// waitReady blocks until replies are waiting or d passes: the loop shape an
+// editor uses instead of sleeping.
+func waitReady(rt *Runtime, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-rt.Ready():
+	case <-t.C:
+	}
+}
+
+// outcomeOf pumps until id settles and takes its outcome.
+func outcomeOf(t testing.TB, rt *Runtime, id JobID) Outcome {
+	t.Helper()
+	pumpUntil(t, rt, func() bool { return rt.IsComplete(id) })
+	o, ok := rt.TakeResult(id)
+	require.True(t, ok)
+	return o
+}
+
+// streamResult collects a stream until its closing batch.
+type streamResult struct {
+	ints    []uint64
+	batches int
+	maxLen  int
+	outcome Outcome
+}
+
+func drainStream(t testing.TB, rt *Runtime, id JobID, frame time.Duration, limit time.Duration) streamResult {
+	t.Helper()
+	var res streamResult
+	deadline := time.Now().Add(limit)
+	for {
+		require.True(t, time.Now().Before(deadline), "stream %d did not close in time", id)
+		rt.Tick()
+		for _, b := range rt.TakeStreamBatches() {
+			if b.ID != id {
+				continue
+			}
+			res.batches++
+			res.maxLen = max(res.maxLen, b.Len())
+			res.ints = append(res.ints, b.Ints...)
+			if b.Closed {
+				res.outcome = b.Outcome
+				return res
+			}
+		}
+		waitReady(rt, frame)
+		if frame > time.Millisecond {
+			time.Sleep(frame) // a frame cadence: replies pile up between drains
+		}
+	}
+}
+
+// drainStreams collects several streams until every one has closed.
+func drainStreams(t testing.TB, rt *Runtime, limit time.Duration, ids ...JobID) map[JobID]*streamResult {
+	t.Helper()
+	res := make(map[JobID]*streamResult, len(ids))
+	for _, id := range ids {
+		res[id] = &streamResult{}
+	}
+	open := len(ids)
+	deadline := time.Now().Add(limit)
+	for open > 0 {
+		require.True(t, time.Now().Before(deadline), "%d streams did not close in time", open)
+		rt.Tick()
+		for _, b := range rt.TakeStreamBatches() {
+			r := res[b.ID]
+			if r == nil {
+				continue
+			}
+			r.batches++
+			r.maxLen = max(r.maxLen, b.Len())
+			r.ints = append(r.ints, b.Ints...)
+			if b.Closed {
+				r.outcome = b.Outcome
+				open--
+			}
+		}
+		waitReady(rt, time.Millisecond)
+	}
+	return res
+}

@@ -1,0 +1,80 @@
+package runtime
+
+import (
+	"context"
+	"time"
+)
+
+// job is one entry of the pending table. It lives on the main goroutine only;
+// the worker sees nothing of it but its id and context.
+type job struct {
+	id              JobID
+	kind            Kind
+	key             string // supersede key, "" for none
+	ctx             context.Context
+	cancel          context.CancelFunc
+	cancelRequested bool
+	state           State
+	value           any
+	err             *JobError
+	dispatchedAt    time.Time
+	settledAt       time.Time
+	stream          *streamBuf  // nil for request/reply jobs
+	resource        *ResourceOp // the fs mutation this job performs, if any
+}
+
+func (j *job) outcome() Outcome {
+	return Outcome{State: j.state, Value: j.value, Err: j.err}
+}
+
+// ResourceOp is a filesystem mutation that completed: Tick reports these so
+// an editor can update the buffers and views that name the paths.
+//
+// Tick reports them in bus-arrival order, which is not filesystem execution
+// order across actors: two workers can finish in one order and have their
+// replies arrive in the other. Mutations under one root run in that root's
+// mutating lane in dispatch order, so their replies are sent in dispatch
+// order too.
+type ResourceOp struct {
+	Op   ResourceKind
+	From string // rename source, or the removed path
+	To   string // rename destination; empty for remove
+}
+
+// ResourceKind is the mutation a ResourceOp reports.
+type ResourceKind uint8
+
+// The reported mutations.
+const (
+	ResourceRename ResourceKind = iota + 1
+	ResourceRemove
+)
+
+func (k ResourceKind) String() string {
+	switch k {
+	case ResourceRename:
+		return "rename"
+	case ResourceRemove:
+		return "remove"
+	}
+	return "unknown"
+}
+
+// newJob allocates the next id and publishes a pending entry, applying the
+// supersede rule first: the predecessor under the same key is cancelled
+// before the new id is visible, so a worker still running it sees its
+// context end at once.
+func (rt *Runtime) newJob(kind Kind, key string) *job {
+	id := rt.nextID
+	rt.nextID++
+	ctx, cancel := context.WithCancel(context.Background())
+	j := &job{id: id, kind: kind, key: key, ctx: ctx, cancel: cancel, dispatchedAt: time.Now()}
+	if key != "" {
+		if prior, ok := rt.supersede[key]; ok {
+			rt.Cancel(prior)
+		}
+		rt.supersede[key] = id
+	}
+	rt.pending[id] = j
+	return j
+}

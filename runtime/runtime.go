@@ -1,0 +1,335 @@
+package runtime
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/pmacs-go/pmacs-go/bus"
+	"github.com/pmacs-go/pmacs-go/workers"
+)
+
+// Knob bounds and defaults. A knob set out of range clamps, never panics.
+const (
+	DefaultFrameTarget = 16 * time.Millisecond
+	MinFrameTargetMs   = 1
+	MaxFrameTargetMs   = 1000
+
+	DefaultMaxBatch = 1024
+	MinMaxBatch     = 1
+	MaxMaxBatch     = 1_000_000
+
+	// DefaultStreamCredit is how many undelivered items one stream may have
+	// before its producer waits: 64 Ki items is several frames of the
+	// fastest producer at the default batch size, and a few tens of MiB at
+	// worst for grep matches cut to 4 KiB of text.
+	DefaultStreamCredit = 64 << 10
+	MaxStreamCredit     = 1 << 24
+
+	// CompletedRingCap is how many recent completions the snapshot keeps.
+	CompletedRingCap = 64
+
+	// DefaultActor runs filesystem and grep jobs whose path lies under no
+	// registered root.
+	DefaultActor workers.ActorID = ""
+	// BuiltinActor runs sleep, compute_sum and emit_n. They have an actor
+	// of their own because a long sleep holds its actor's read gate: on the
+	// default actor it would hold back every rename until it ended.
+	BuiltinActor workers.ActorID = "pmacs:builtin"
+	// SyntaxActor runs parses in the heavy lane. Its install gate is then
+	// never held up by unrelated reads.
+	SyntaxActor workers.ActorID = "pmacs:syntax"
+)
+
+// Options configures a Runtime. The zero value is ready to use.
+type Options struct {
+	// Executor sizes the worker pool; see workers.Config for defaults.
+	Executor workers.Config
+	// StreamCredit is the per-stream high-water mark in items; 0 means
+	// DefaultStreamCredit. Clamped to [1, MaxStreamCredit].
+	StreamCredit int
+	// ConfineFS limits filesystem jobs to the registered roots: a path that
+	// escapes them fails before anything is touched. Off by default.
+	ConfineFS bool
+}
+
+// DispatchOptions are the per-dispatch knobs.
+type DispatchOptions struct {
+	// Key, when not empty, supersedes: the job previously dispatched under
+	// the same key is cancelled before this one is published.
+	Key string
+	// MaxBatch caps the items one TakeStreamBatches call delivers for this
+	// stream; 0 means the runtime's default. Clamped to [1, 1_000_000].
+	// Ignored by request/reply jobs.
+	MaxBatch int
+}
+
+// TickOutcome is what one Tick observed.
+type TickOutcome struct {
+	// Settled holds the ids that left Running during this tick, in
+	// bus-arrival order.
+	Settled []JobID
+	// Resources holds the filesystem mutations that completed during this
+	// tick, in bus-arrival order. That is not execution order: see
+	// ResourceOp. Failed and cancelled mutations are never reported.
+	Resources []ResourceOp
+}
+
+// Runtime is the main-goroutine job runtime. See the package doc for the
+// concurrency contract: a Runtime belongs to one goroutine.
+type Runtime struct {
+	exec *workers.Executor
+	main *bus.Main
+	wbus *bus.Workers
+
+	nextID    JobID
+	pending   map[JobID]*job
+	supersede map[string]JobID
+	ready     []JobID // streams with something to deliver, in the order they became ready
+	spare     []JobID
+	ring      completionRing
+	handoff   *handoff
+	roots     roots
+
+	frameTarget     time.Duration
+	defaultMaxBatch int
+	streamCredit    int
+	confine         bool
+
+	drainBuf  []bus.Envelope
+	malformed uint64
+	closed    bool
+}
+
+// New starts a runtime and its worker pool.
+func New(opts Options) (*Runtime, error) {
+	reg := bus.NewRegistry()
+	if err := bus.Register[reply](reg, replyTopic); err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	main, wbus := bus.NewPair(reg)
+	credit := opts.StreamCredit
+	if credit == 0 {
+		credit = DefaultStreamCredit
+	}
+	rt := &Runtime{
+		exec:            workers.New(opts.Executor),
+		main:            main,
+		wbus:            wbus,
+		nextID:          1,
+		pending:         make(map[JobID]*job),
+		supersede:       make(map[string]JobID),
+		handoff:         newHandoff(),
+		frameTarget:     DefaultFrameTarget,
+		defaultMaxBatch: DefaultMaxBatch,
+		streamCredit:    min(max(credit, 1), MaxStreamCredit),
+		confine:         opts.ConfineFS,
+	}
+	rt.exec.RegisterActor(DefaultActor, "")
+	rt.exec.RegisterActor(BuiltinActor, "")
+	rt.exec.RegisterActor(SyntaxActor, "")
+	return rt, nil
+}
+
+// Close cancels every running job, waits for the worker pool to stop (jobs
+// still queued settle with a shutdown failure) and closes the bus. Settles
+// produced by the shutdown are still delivered by a later Tick. Idempotent.
+func (rt *Runtime) Close() {
+	if rt.closed {
+		return
+	}
+	rt.closed = true
+	for _, j := range rt.pending {
+		j.cancel()
+	}
+	rt.exec.Close()
+	rt.wbus.Close()
+}
+
+// Executor exposes the worker pool, for callers that submit their own jobs
+// on the same lanes and actors.
+func (rt *Runtime) Executor() *workers.Executor { return rt.exec }
+
+// Ready returns a channel that receives a token when worker replies are
+// waiting for Tick. The editor loop selects on it.
+func (rt *Runtime) Ready() <-chan struct{} { return rt.main.Ready() }
+
+// FrameTarget returns the frame target the editor loop sizes its wait by.
+func (rt *Runtime) FrameTarget() time.Duration { return rt.frameTarget }
+
+// FrameTargetMs returns the frame target in milliseconds.
+func (rt *Runtime) FrameTargetMs() int { return int(rt.frameTarget / time.Millisecond) }
+
+// SetFrameTargetMs sets the frame target, clamped to [1, 1000] ms: above a
+// second the editor would feel dead, below a millisecond the loop would burn
+// a core polling.
+func (rt *Runtime) SetFrameTargetMs(ms int) {
+	rt.frameTarget = time.Duration(min(max(ms, MinFrameTargetMs), MaxFrameTargetMs)) * time.Millisecond
+}
+
+// DefaultMaxBatch returns the per-stream batch cap used when a dispatch does
+// not set its own.
+func (rt *Runtime) DefaultMaxBatch() int { return rt.defaultMaxBatch }
+
+// SetDefaultMaxBatch sets the default batch cap, clamped to [1, 1_000_000]
+// so a typo neither disables coalescing nor lets one batch take all memory.
+func (rt *Runtime) SetDefaultMaxBatch(n int) { rt.defaultMaxBatch = clampBatch(n) }
+
+func clampBatch(n int) int { return min(max(n, MinMaxBatch), MaxMaxBatch) }
+
+// StreamCredit returns the per-stream high-water mark in items.
+func (rt *Runtime) StreamCredit() int { return rt.streamCredit }
+
+// PendingLen counts jobs not yet taken: running, or settled and waiting for
+// TakeResult or their closing batch.
+func (rt *Runtime) PendingLen() int { return len(rt.pending) }
+
+// SupersedeLen counts supersede keys bound to a job.
+func (rt *Runtime) SupersedeLen() int { return len(rt.supersede) }
+
+// ActiveForKey returns the job a supersede key points at.
+func (rt *Runtime) ActiveForKey(key string) (JobID, bool) {
+	id, ok := rt.supersede[key]
+	return id, ok
+}
+
+// MalformedReplies counts envelopes Tick could not decode and dropped.
+func (rt *Runtime) MalformedReplies() uint64 { return rt.malformed }
+
+// Cancel asks a job to stop. The job settles Cancelled when its worker
+// observes the request (or Complete, if it had already finished). Unknown
+// and settled ids are ignored.
+func (rt *Runtime) Cancel(id JobID) {
+	if j := rt.pending[id]; j != nil && j.state == Running {
+		j.cancelRequested = true
+		j.cancel()
+	}
+}
+
+// IsComplete reports whether a job has settled (in any terminal state) and
+// has not been taken yet.
+func (rt *Runtime) IsComplete(id JobID) bool {
+	j := rt.pending[id]
+	return j != nil && j.state != Running
+}
+
+// IsCancelled reports whether a job settled Cancelled (not merely whether
+// cancel was requested).
+func (rt *Runtime) IsCancelled(id JobID) bool {
+	j := rt.pending[id]
+	return j != nil && j.state == Cancelled
+}
+
+// Lookup reports a job's kind and state while it is in the pending table.
+func (rt *Runtime) Lookup(id JobID) (Kind, State, bool) {
+	j := rt.pending[id]
+	if j == nil {
+		return 0, 0, false
+	}
+	return j.kind, j.state, true
+}
+
+// TakeResult removes a settled job from the pending table and returns its
+// outcome; false if the job is unknown, still running or already taken. A
+// parse tree that was never taken with TakeParseTree is dropped here, so a
+// forgetful caller cannot leak trees.
+func (rt *Runtime) TakeResult(id JobID) (Outcome, bool) {
+	j := rt.pending[id]
+	if j == nil || j.state == Running {
+		return Outcome{}, false
+	}
+	delete(rt.pending, id)
+	if j.stream != nil {
+		j.stream.discard()
+	}
+	rt.handoff.drop(id)
+	return j.outcome(), true
+}
+
+// Tick drains every reply waiting on the bus, settles the jobs they finish,
+// buffers stream items, and reports what settled. It never blocks.
+func (rt *Runtime) Tick() TickOutcome {
+	var out TickOutcome
+	rt.drainBuf = rt.main.Drain(rt.drainBuf)
+	if len(rt.drainBuf) == 0 {
+		return out
+	}
+	now := time.Now()
+	for i := range rt.drainBuf {
+		var r reply
+		if err := rt.main.Decode(rt.drainBuf[i], &r); err != nil {
+			rt.malformed++
+			continue
+		}
+		rt.apply(&r, now, &out)
+	}
+	return out
+}
+
+func (rt *Runtime) apply(r *reply, now time.Time, out *TickOutcome) {
+	j := rt.pending[r.Job]
+	if j == nil {
+		return // unknown or already taken: a late duplicate
+
+	}
+	switch r.Kind {
+	case replyInts, replyMatches:
+		rt.pushItems(j, r)
+		return
+	case replyProgress:
+		if j.stream != nil {
+			j.stream.progress = r.N
+		}
+		return
+	}
+	if j.state != Running {
+		return // exactly once: a second terminal reply is ignored
+	}
+	switch r.Kind {
+	case replyUnit, replyClosed:
+		j.state = Complete
+	case replySum:
+		j.state, j.value = Complete, r.N
+	case replyParse:
+		j.state = Complete
+		j.value = &ParseResult{Duration: time.Duration(r.N)}
+	case replyListing:
+		j.state, j.value = Complete, *r.Listing
+	case replyEntry:
+		j.state, j.value = Complete, *r.Entry
+	case replyValue:
+		j.state, j.value = Complete, r.Value
+	case replyCancelled:
+		j.state = Cancelled
+	case replyFailed:
+		j.state, j.err = Failed, &JobError{Message: r.Msg, Code: r.Code}
+	default:
+		rt.malformed++
+		return
+	}
+	rt.settled(j, now, out)
+}
+
+// settled does the bookkeeping of a job that just left Running.
+func (rt *Runtime) settled(j *job, now time.Time, out *TickOutcome) {
+	j.settledAt = now
+	out.Settled = append(out.Settled, j.id)
+	if j.resource != nil && j.state == Complete {
+		out.Resources = append(out.Resources, *j.resource)
+	}
+	if j.key != "" && rt.supersede[j.key] == j.id {
+		delete(rt.supersede, j.key)
+	}
+	rt.ring.push(completedSlot{
+		id: j.id, kind: j.kind, key: j.key, state: j.state, err: j.err,
+		dispatchedAt: j.dispatchedAt, settledAt: now,
+	})
+	if j.state != Complete {
+		rt.handoff.drop(j.id)
+	}
+	if j.stream != nil {
+		if j.state == Cancelled {
+			j.stream.discard()
+		}
+		rt.markReady(j)
+	}
+}

@@ -1,0 +1,104 @@
+package runtime
+
+import (
+	"slices"
+	"time"
+)
+
+// completedSlot is one entry of the completion ring. It keeps the outcome's
+// state and error but not its value, so the ring never pins a large result
+// (a 100,000-entry listing) in memory.
+type completedSlot struct {
+	id           JobID
+	kind         Kind
+	key          string
+	state        State
+	err          *JobError
+	dispatchedAt time.Time
+	settledAt    time.Time
+}
+
+// completionRing holds the newest CompletedRingCap completions.
+type completionRing struct {
+	slots [CompletedRingCap]completedSlot
+	head  int // index of the newest slot
+	n     int
+}
+
+func (r *completionRing) push(s completedSlot) {
+	r.head = (r.head + 1) % CompletedRingCap
+	r.slots[r.head] = s
+	r.n = min(r.n+1, CompletedRingCap)
+}
+
+// newestFirst calls f for each slot from the newest to the oldest.
+func (r *completionRing) newestFirst(f func(*completedSlot)) {
+	for i := range r.n {
+		f(&r.slots[(r.head-i+CompletedRingCap)%CompletedRingCap])
+	}
+}
+
+// ActiveJob is a row of the *workers* view's active section.
+type ActiveJob struct {
+	ID              JobID
+	Kind            Kind
+	Age             time.Duration
+	Key             string
+	CancelRequested bool
+	Stream          bool
+}
+
+// CompletedJob is a row of the *workers* view's recent-completions section.
+type CompletedJob struct {
+	ID         JobID
+	Kind       Kind
+	Duration   time.Duration // dispatch to settle
+	SettledAge time.Duration // settle to snapshot
+	Key        string
+	State      State
+	Err        *JobError
+}
+
+// WorkersSnapshot is a point-in-time copy of the job tables. A job is in at
+// most one of the two lists.
+type WorkersSnapshot struct {
+	Active    []ActiveJob    // running jobs, oldest first
+	Completed []CompletedJob // recent settles, newest first, at most CompletedRingCap
+}
+
+// Snapshot copies the job tables for the *workers* view. It is O(pending
+// jobs) and meant to be called once per frame at most, while the view shows.
+func (rt *Runtime) Snapshot() WorkersSnapshot {
+	now := time.Now()
+	var snap WorkersSnapshot
+	for _, j := range rt.pending {
+		if j.state != Running {
+			continue
+		}
+		snap.Active = append(snap.Active, ActiveJob{
+			ID: j.id, Kind: j.kind, Age: now.Sub(j.dispatchedAt), Key: j.key,
+			CancelRequested: j.ctx.Err() != nil, Stream: j.stream != nil,
+		})
+	}
+	// Ids grow with dispatch time, so ascending id is oldest first and
+	// stable even when two jobs share a clock reading.
+	slices.SortFunc(snap.Active, func(a, b ActiveJob) int { return cmpID(a.ID, b.ID) })
+	snap.Completed = make([]CompletedJob, 0, rt.ring.n)
+	rt.ring.newestFirst(func(s *completedSlot) {
+		snap.Completed = append(snap.Completed, CompletedJob{
+			ID: s.id, Kind: s.kind, Duration: s.settledAt.Sub(s.dispatchedAt),
+			SettledAge: now.Sub(s.settledAt), Key: s.key, State: s.state, Err: s.err,
+		})
+	})
+	return snap
+}
+
+func cmpID(a, b JobID) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,131 @@
+package runtime
+
+import (
+	"github.com/pmacs-go/pmacs-go/bus"
+	"github.com/pmacs-go/pmacs-go/grep"
+)
+
+// streamBuf holds a stream's items between Tick and TakeStreamBatches. Only
+// one of the item slices is used, by the stream's kind.
+type streamBuf struct {
+	maxBatch int
+	credit   *bus.Credit
+	ints     []uint64
+	matches  []grep.Match
+	progress uint64 // producer-reported progress (grep: files searched)
+	queued   bool   // in rt.ready
+}
+
+func (s *streamBuf) len() int { return len(s.ints) + len(s.matches) }
+
+// discard drops undelivered items and returns their credit, so a producer
+// waiting on a cancelled or abandoned stream is not stuck.
+func (s *streamBuf) discard() {
+	n := s.len()
+	s.ints, s.matches = nil, nil
+	s.credit.Release(n)
+}
+
+// StreamBatch is one frame's delivery for one stream.
+type StreamBatch struct {
+	ID   JobID
+	Kind Kind
+	// Ints holds emit_n items, Matches grep items; at most the stream's
+	// max batch in all. The slices are the consumer's to keep.
+	Ints    []uint64
+	Matches []grep.Match
+	// Progress is the producer's last reported progress (grep: files
+	// searched so far).
+	Progress uint64
+	// Closed marks the stream's last batch; its pending entry is gone after
+	// it, and Outcome says how the stream ended.
+	Closed  bool
+	Outcome Outcome
+}
+
+// Len returns the number of items in the batch.
+func (b *StreamBatch) Len() int { return len(b.Ints) + len(b.Matches) }
+
+func (rt *Runtime) pushItems(j *job, r *reply) {
+	n := len(r.Ints) + len(r.Matches)
+	s := j.stream
+	if s == nil || j.state != Running {
+		// Items for a request/reply job are a handler bug; items after a
+		// settle cannot happen on a FIFO bus. Either way nothing will
+		// deliver them, so give their credit back.
+		if s != nil {
+			s.credit.Release(n)
+		}
+		return
+	}
+	if len(s.ints) == 0 && r.Ints != nil {
+		s.ints = r.Ints
+	} else {
+		s.ints = append(s.ints, r.Ints...)
+	}
+	if len(s.matches) == 0 && r.Matches != nil {
+		s.matches = r.Matches
+	} else {
+		s.matches = append(s.matches, r.Matches...)
+	}
+	if n > 0 {
+		rt.markReady(j)
+	}
+}
+
+func (rt *Runtime) markReady(j *job) {
+	if !j.stream.queued {
+		j.stream.queued = true
+		rt.ready = append(rt.ready, j.id)
+	}
+}
+
+// TakeStreamBatches delivers at most one batch per stream that has
+// something to deliver: up to its max batch of items, and on the last one
+// Closed with the outcome, after which the stream's entry is evicted. A
+// stream whose cancel was requested delivers nothing more unless it turns
+// out to have completed anyway. The cost is proportional to the streams with
+// something to deliver, not to the pending jobs.
+func (rt *Runtime) TakeStreamBatches() []StreamBatch {
+	if len(rt.ready) == 0 {
+		return nil
+	}
+	out := make([]StreamBatch, 0, len(rt.ready))
+	next := rt.spare[:0]
+	for _, id := range rt.ready {
+		j := rt.pending[id]
+		if j == nil || j.stream == nil {
+			continue
+		}
+		s := j.stream
+		s.queued = false
+		if j.state == Running && j.cancelRequested {
+			continue // held: settle re-queues it, with items only if it completed
+		}
+		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress}
+		take := min(s.len(), s.maxBatch)
+		if len(s.ints) > 0 {
+			b.Ints = s.ints[:take:take]
+			s.ints = s.ints[take:]
+		} else if len(s.matches) > 0 {
+			b.Matches = s.matches[:take:take]
+			s.matches = s.matches[take:]
+		}
+		s.credit.Release(take)
+		switch {
+		case j.state != Running && s.len() == 0:
+			b.Closed, b.Outcome = true, j.outcome()
+			delete(rt.pending, id)
+			rt.handoff.drop(id)
+		case s.len() > 0:
+			s.queued = true
+			next = append(next, id)
+		}
+		if take > 0 || b.Closed {
+			out = append(out, b)
+		}
+	}
+	rt.spare = rt.ready[:0]
+	rt.ready = next
+	return out
+}

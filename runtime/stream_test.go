@@ -1,0 +1,111 @@
+package runtime
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// 10,000 items arrive without loss in at most 64 batches at a frame cadence
+// (ported: streaming_handler_emits_all_items_with_few_batches).
+func TestStreamEmitsAllItemsWithFewBatches(t *testing.T) {
+	const n = 10_000
+	rt := newRT(t, 2)
+	id := rt.DispatchEmitN(n, DispatchOptions{})
+	res := drainStream(t, rt, id, 16*time.Millisecond, 10*time.Second)
+	require.Equal(t, Outcome{State: Complete}, res.outcome)
+	require.Len(t, res.ints, n)
+	for i, v := range res.ints {
+		require.Equal(t, uint64(i+1), v, "items arrive in order")
+	}
+	require.LessOrEqual(t, res.batches, 64)
+	require.Zero(t, rt.PendingLen(), "the closing batch evicts the stream")
+}
+
+// Per-stream max batch caps every delivery (ported: stream_max_batch_caps_batch_size).
+func TestStreamMaxBatchCapsBatchSize(t *testing.T) {
+	rt := newRT(t, 2)
+	id := rt.DispatchEmitN(1_000, DispatchOptions{MaxBatch: 32})
+	res := drainStream(t, rt, id, 8*time.Millisecond, 10*time.Second)
+	require.Len(t, res.ints, 1_000)
+	require.LessOrEqual(t, res.maxLen, 32)
+	require.GreaterOrEqual(t, res.batches, 1_000/32)
+}
+
+// TakeStreamBatches gives at most one batch per stream per call and nothing
+// at all when no stream has anything to deliver.
+func TestTakeStreamBatchesAtMostOnePerStream(t *testing.T) {
+	rt := newRT(t, 2)
+	a := rt.DispatchEmitN(300, DispatchOptions{MaxBatch: 100})
+	b := rt.DispatchEmitN(300, DispatchOptions{MaxBatch: 100})
+	pumpUntil(t, rt, func() bool { return rt.IsComplete(a) && rt.IsComplete(b) })
+	for call := range 3 {
+		batches := rt.TakeStreamBatches()
+		require.Len(t, batches, 2, "call %d", call)
+		require.NotEqual(t, batches[0].ID, batches[1].ID)
+		for _, bt := range batches {
+			require.Equal(t, 100, bt.Len())
+			require.Equal(t, call == 2, bt.Closed)
+		}
+	}
+	require.Nil(t, rt.TakeStreamBatches())
+	require.Zero(t, rt.PendingLen())
+}
+
+// A stream nobody drains holds bounded memory: the producer waits on its
+// credit, and cancelling it while it waits settles it at once.
+func TestUndrainedStreamIsBoundedByCredit(t *testing.T) {
+	rt, err := New(Options{StreamCredit: 1000})
+	require.NoError(t, err)
+	t.Cleanup(rt.Close)
+	id := rt.DispatchEmitN(1_000_000, DispatchOptions{})
+	j := rt.pending[id]
+	// Tick without taking batches: items pile up only to the credit.
+	deadline := time.Now().Add(200 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		rt.Tick()
+		require.LessOrEqual(t, j.stream.len(), 1000+emitBatch)
+		waitReady(rt, time.Millisecond)
+	}
+	require.False(t, rt.IsComplete(id), "the producer is held by its credit")
+	require.LessOrEqual(t, j.stream.credit.InFlight(), 1000+emitBatch)
+	start := time.Now()
+	rt.Cancel(id)
+	res := drainStream(t, rt, id, time.Millisecond, time.Second)
+	require.Equal(t, Cancelled, res.outcome.State)
+	require.Less(t, time.Since(start), 50*time.Millisecond)
+	require.Zero(t, j.stream.credit.InFlight(), "dropped items return their credit")
+}
+
+// A stream whose cancel was requested delivers nothing more, and if it turns
+// out to have completed anyway its items are delivered after all.
+func TestCancelRequestedStreamHoldsItems(t *testing.T) {
+	rt := newRT(t, 2)
+	id := rt.DispatchEmitN(10, DispatchOptions{})
+	pumpUntil(t, rt, func() bool { return rt.IsComplete(id) })
+	j := rt.pending[id]
+	// Completed before the cancel: Cancel is a no-op and the items come.
+	rt.Cancel(id)
+	require.False(t, j.cancelRequested)
+	res := drainStream(t, rt, id, time.Millisecond, time.Second)
+	require.Equal(t, Complete, res.outcome.State)
+	require.Len(t, res.ints, 10)
+
+	// Items buffered for a running stream whose cancel is requested are held.
+	k := rt.newJob(KindEmitN, "")
+	rt.newStream(k, 0)
+	require.NoError(t, k.stream.credit.Acquire(context.Background(), 3))
+	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: k.id, Kind: replyInts, Ints: []uint64{1, 2, 3}}))
+	rt.Tick()
+	rt.Cancel(k.id)
+	require.Empty(t, rt.TakeStreamBatches())
+	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: k.id, Kind: replyClosed}))
+	rt.Tick()
+	batches := rt.TakeStreamBatches()
+	require.Len(t, batches, 1)
+	require.Equal(t, []uint64{1, 2, 3}, batches[0].Ints)
+	require.True(t, batches[0].Closed)
+	require.Equal(t, Complete, batches[0].Outcome.State)
+}
