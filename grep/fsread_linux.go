@@ -4,7 +4,6 @@ package grep
 
 import (
 	"bytes"
-	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -12,13 +11,13 @@ import (
 
 // readDir lists path with getdents64 into the caller's reused buffer, so an entry costs no
 // stat call: the kernel reports each entry's type.
-func readDir(path string, buf []byte, dst []dirEntry, stop *atomic.Bool) ([]dirEntry, error) {
+func readDir(path string, buf []byte, dst []dirEntry, stopped func() bool) ([]dirEntry, error) {
 	fd, err := openRetry(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
 	if err != nil {
 		return dst, err
 	}
 	defer unix.Close(fd)
-	for !stop.Load() {
+	for !stopped() {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
 			continue
@@ -87,7 +86,7 @@ func openRetry(path string, flags int) (int, error) {
 // readFile reads a regular file whole into buf (grown as needed) with open, fstat and read:
 // no os.File, no poller registration, no fresh buffer. It returns fileSkipped for a file
 // larger than max, a binary file (NUL in its first binaryProbe bytes) or an unreadable one.
-func readFile(path string, buf []byte, max int64, stop *atomic.Bool) ([]byte, []byte, fileStatus) {
+func readFile(path string, buf []byte, max int64, stopped func() bool) ([]byte, []byte, fileStatus) {
 	fd, err := openRetry(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW)
 	if err != nil {
 		return nil, buf, fileSkipped
@@ -108,7 +107,7 @@ func readFile(path string, buf []byte, max int64, stop *atomic.Bool) ([]byte, []
 	n := 0
 	probed := false // the head is checked as soon as it is in, to skip the rest of a binary file
 	for n < size {
-		if stop.Load() {
+		if stopped() {
 			return nil, buf, fileStopped
 		}
 		m, err := unix.Read(fd, data[n:min(size, n+readChunk)])

@@ -6,16 +6,15 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"sync/atomic"
 )
 
-func readDir(path string, _ []byte, dst []dirEntry, stop *atomic.Bool) ([]dirEntry, error) {
+func readDir(path string, _ []byte, dst []dirEntry, stopped func() bool) ([]dirEntry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return dst, err
 	}
 	defer f.Close()
-	for !stop.Load() {
+	for !stopped() {
 		ents, err := f.ReadDir(256)
 		for _, de := range ents {
 			e := dirEntry{name: de.Name()}
@@ -39,7 +38,7 @@ func readDir(path string, _ []byte, dst []dirEntry, stop *atomic.Bool) ([]dirEnt
 	return dst, nil
 }
 
-func readFile(path string, buf []byte, max int64, stop *atomic.Bool) ([]byte, []byte, fileStatus) {
+func readFile(path string, buf []byte, max int64, stopped func() bool) ([]byte, []byte, fileStatus) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, buf, fileSkipped
@@ -56,7 +55,7 @@ func readFile(path string, buf []byte, max int64, stop *atomic.Bool) ([]byte, []
 	data := buf[:size]
 	n := 0
 	for n < size {
-		if stop.Load() {
+		if stopped() {
 			return nil, buf, fileStopped
 		}
 		m, err := f.Read(data[n:min(size, n+readChunk)])

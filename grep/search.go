@@ -27,8 +27,10 @@ type task struct {
 
 // search is the state shared by the fanout goroutines of one Search call.
 type search struct {
-	plan *plan
-	emit func([]Match) error
+	plan    *plan
+	emit    func([]Match) error
+	ctx     context.Context
+	ctxDone <-chan struct{} // ctx.Done(), polled by the workers
 
 	stop    atomic.Bool  // set on cancel, emit error or MaxResults: every loop polls it
 	failed  atomic.Bool  // set on cancel or emit error: held matches are dropped
@@ -56,7 +58,7 @@ func Search(ctx context.Context, spec Spec, emit func([]Match) error) (Stats, er
 	if p.matcher == nil {
 		return Stats{}, nil
 	}
-	s := &search{plan: p, emit: emit}
+	s := &search{plan: p, emit: emit, ctx: ctx, ctxDone: ctx.Done()}
 	s.cond.L = &s.mu
 	root := &dirNode{abs: filepath.Clean(spec.Root)}
 	if !spec.NoIgnore {
@@ -64,12 +66,6 @@ func Search(ctx context.Context, spec Spec, emit func([]Match) error) (Stats, er
 	}
 	s.tasks = append(s.tasks, task{dir: root})
 	s.pending = 1
-
-	cancelled := make(chan struct{})
-	stopWatch := context.AfterFunc(ctx, func() {
-		defer close(cancelled)
-		s.fail(fmt.Errorf("grep: search of %q: %w", spec.Root, ctx.Err()))
-	})
 
 	stats := make([]Stats, p.fanout)
 	var wg sync.WaitGroup
@@ -81,9 +77,6 @@ func Search(ctx context.Context, spec Spec, emit func([]Match) error) (Stats, er
 		})
 	}
 	wg.Wait()
-	if !stopWatch() {
-		<-cancelled // the watcher already ran or is running: let it finish before returning
-	}
 	var total Stats
 	for _, st := range stats {
 		total.add(st)
@@ -91,6 +84,10 @@ func Search(ctx context.Context, spec Spec, emit func([]Match) error) (Stats, er
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return total, s.err
+}
+
+func (s *search) ctxErr() error {
+	return fmt.Errorf("grep: search of %q: %w", s.plan.spec.Root, s.ctx.Err())
 }
 
 // fail records the first error and stops every goroutine.

@@ -14,19 +14,37 @@ const scanWindow = 256 << 10
 
 // worker is one fanout goroutine with its reused buffers.
 type worker struct {
-	s        *search
-	m        *matcher
-	buf      []byte // file content, reused across files
-	dirBuf   []byte // getdents buffer
-	entries  []dirEntry
-	produced []task
-	matches  []Match
-	spans    [][2]uint32
-	stats    Stats
+	s         *search
+	m         *matcher
+	buf       []byte // file content, reused across files
+	dirBuf    []byte // getdents buffer
+	entries   []dirEntry
+	produced  []task
+	spans     [][2]uint32 // spans of the line being examined
+	held      []held      // matches of the current file not yet emitted
+	texts     []byte      // their texts, back to back
+	heldSpans [][2]uint32 // their spans, back to back
+	stats     Stats
 }
 
 func newWorker(s *search) *worker {
 	return &worker{s: s, m: s.plan.matcher, dirBuf: make([]byte, 32<<10)}
+}
+
+// stopped polls for the end of the search. The context is polled here, by the goroutines
+// doing the work, rather than through a watcher goroutine, which could wait for a processor
+// while every processor runs a busy worker.
+func (w *worker) stopped() bool {
+	if w.s.stop.Load() {
+		return true
+	}
+	select {
+	case <-w.s.ctxDone:
+		w.s.fail(w.s.ctxErr())
+		return true
+	default:
+		return false
+	}
 }
 
 func (w *worker) run() {
@@ -40,7 +58,7 @@ func (w *worker) run() {
 			w.walkDir(t.dir)
 		} else {
 			for _, name := range t.files {
-				if w.s.stop.Load() {
+				if w.stopped() {
 					break
 				}
 				w.searchFile(t.dir, name)
@@ -54,7 +72,7 @@ func (w *worker) run() {
 // walkDir reads one directory and queues its subdirectories and batches of its files.
 func (w *worker) walkDir(d *dirNode) {
 	var err error
-	w.entries, err = readDir(d.abs, w.dirBuf, w.entries[:0], &w.s.stop)
+	w.entries, err = readDir(d.abs, w.dirBuf, w.entries[:0], w.stopped)
 	if err != nil {
 		return // unreadable directories are skipped, as ripgrep skips them (with a warning)
 	}
@@ -117,7 +135,7 @@ func (w *worker) walkDir(d *dirNode) {
 
 // searchFile reads one file into the worker's buffer and reports its matches.
 func (w *worker) searchFile(d *dirNode, name string) {
-	data, buf, status := readFile(d.abs+"/"+name, w.buf, w.s.plan.spec.MaxFileBytes, &w.s.stop)
+	data, buf, status := readFile(d.abs+"/"+name, w.buf, w.s.plan.spec.MaxFileBytes, w.stopped)
 	w.buf = buf
 	switch status {
 	case fileStopped:
@@ -134,7 +152,7 @@ func (w *worker) searchFile(d *dirNode, name string) {
 	}
 	emittedBefore := w.stats.Matches
 	w.scan(data, rel)
-	w.flush()
+	w.flush(rel)
 	if w.stats.Matches > emittedBefore {
 		w.stats.FilesMatched++
 	}
@@ -147,14 +165,13 @@ func (w *worker) searchFile(d *dirNode, name string) {
 // counts line numbers only when a line matches.
 func (w *worker) scan(data []byte, file string) {
 	m := w.m
-	stop := &w.s.stop
 	var (
 		pos     int    // search position; always at a line start
 		counted int    // newlines before counted are in lineNo
 		lineNo  uint32 = 1
 	)
 	for pos < len(data) {
-		if stop.Load() {
+		if w.stopped() {
 			return
 		}
 		var lineStart, lineEnd, from, hit int
@@ -205,15 +222,23 @@ func (w *worker) scan(data []byte, file string) {
 		}
 		lineNo += uint32(bytes.Count(data[counted:lineStart], []byte{'\n'}))
 		counted = lineStart
-		w.addMatch(file, lineNo, line)
-		if len(w.matches) >= emitChunk && !w.flush() {
+		w.addMatch(lineNo, line)
+		if len(w.held) >= emitChunk && !w.flush(file) {
 			return
 		}
 	}
 }
 
+// held is a matching line waiting for flush: its text and spans sit in the worker's reused
+// buffers until flush copies the whole batch out with three allocations.
+type held struct {
+	line               uint32
+	textStart, textEnd int
+	spanStart, spanEnd int
+}
+
 // addMatch records a matching line, cut to MaxMatchText; spans ending past the cut go.
-func (w *worker) addMatch(file string, lineNo uint32, line []byte) {
+func (w *worker) addMatch(lineNo uint32, line []byte) {
 	limit := w.s.plan.spec.MaxMatchText
 	if len(line) > limit {
 		cut := limit
@@ -232,43 +257,56 @@ func (w *worker) addMatch(file string, lineNo uint32, line []byte) {
 	if len(kept) == 0 {
 		return
 	}
-	spans := make([][2]uint32, len(kept))
-	copy(spans, kept)
-	w.matches = append(w.matches, Match{
-		File:       file,
-		Line:       lineNo,
-		Text:       string(line),
-		MatchStart: spans[0][0],
-		MatchEnd:   spans[0][1],
-		Spans:      spans,
-	})
+	h := held{line: lineNo, textStart: len(w.texts), spanStart: len(w.heldSpans)}
+	w.texts = append(w.texts, line...)
+	w.heldSpans = append(w.heldSpans, kept...)
+	h.textEnd, h.spanEnd = len(w.texts), len(w.heldSpans)
+	w.held = append(w.held, h)
 }
 
-// flush hands the held matches to emit, honouring MaxResults. It returns false once the
-// search must stop.
-func (w *worker) flush() bool {
-	if len(w.matches) == 0 {
+// flush hands the held matches of file to emit, honouring MaxResults. It returns false once
+// the search must stop.
+func (w *worker) flush(file string) bool {
+	n := len(w.held)
+	if n == 0 {
 		return !w.s.stop.Load()
 	}
-	batch := w.matches
-	w.matches = nil
+	defer func() {
+		w.held, w.texts, w.heldSpans = w.held[:0], w.texts[:0], w.heldSpans[:0]
+	}()
 	if limit := int64(w.s.plan.spec.MaxResults); limit > 0 {
-		n := int64(len(batch))
-		after := w.s.emitted.Add(n)
-		if before := after - n; before >= limit {
+		after := w.s.emitted.Add(int64(n))
+		if before := after - int64(n); before >= limit {
 			return false
 		} else if after >= limit {
-			batch = batch[:limit-before]
+			n = int(limit - before)
 			w.s.halt()
 		}
 	}
 	if w.s.failed.Load() {
 		return false
 	}
-	w.stats.Matches += int64(len(batch))
+	// The callee owns the batch: one string holds every text, one array every span.
+	last := w.held[n-1]
+	texts := string(w.texts[:last.textEnd])
+	spans := make([][2]uint32, last.spanEnd)
+	copy(spans, w.heldSpans)
+	batch := make([]Match, n)
+	for i, h := range w.held[:n] {
+		sp := spans[h.spanStart:h.spanEnd:h.spanEnd]
+		batch[i] = Match{
+			File:       file,
+			Line:       h.line,
+			Text:       texts[h.textStart:h.textEnd],
+			MatchStart: sp[0][0],
+			MatchEnd:   sp[0][1],
+			Spans:      sp,
+		}
+	}
+	w.stats.Matches += int64(n)
 	if err := w.s.emit(batch); err != nil {
 		w.s.fail(err)
 		return false
 	}
-	return !w.s.stop.Load()
+	return !w.stopped()
 }

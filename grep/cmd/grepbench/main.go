@@ -1,0 +1,204 @@
+// Command grepbench times grep.Search over a source tree (by default the Go distribution's
+// src directory) against ripgrep with the same flags and thread count, warm cache, several
+// runs each, and prints the medians, the ratio, the peak RSS of both, and how fast a cancelled
+// search returns.
+//
+//	go run ./grep/cmd/grepbench [-root DIR] [-runs N] [-threads N]
+//
+// Both tools run as child processes writing "path:line:text" lines into a pipe that the bench
+// drains, so each wall time includes process start and output, and each peak RSS is the
+// child's own.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/pmacs-go/pmacs-go/grep"
+)
+
+type benchCase struct {
+	name    string
+	pattern string
+	regex   bool
+	fold    bool
+	rgArgs  []string
+}
+
+var cases = []benchCase{
+	{"rare literal", "ErrUnexpectedEOF", false, false, []string{"-F", "ErrUnexpectedEOF"}},
+	{"common literal", "func", false, false, []string{"-F", "func"}},
+	{"regex", `func \w+\(`, true, false, []string{`(?-u)func \w+\(`}},
+	{"ignore-case literal", "errunexpectedeof", false, true, []string{"-i", "-F", "errunexpectedeof"}},
+}
+
+func main() {
+	root := flag.String("root", defaultRoot(), "tree to search")
+	runs := flag.Int("runs", 7, "timed runs per tool and case (after one warm-up run)")
+	threads := flag.Int("threads", runtime.NumCPU(), "fanout for Search and -j for rg")
+	child := flag.String("child", "", "internal: run one case in this process and print its matches")
+	flag.Parse()
+	if *child != "" {
+		os.Exit(runChild(*root, *child, *threads))
+	}
+	if _, err := exec.LookPath("rg"); err != nil {
+		fmt.Fprintln(os.Stderr, "grepbench: ripgrep (rg) not found in PATH")
+		os.Exit(1)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "grepbench:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("root %s, %d threads, %d runs each, medians (warm cache)\n\n", *root, *threads, *runs)
+	fmt.Printf("%-20s %10s %10s %7s %12s %12s %9s\n", "case", "ours", "rg", "ratio", "ours maxRSS", "rg maxRSS", "lines")
+	for i, c := range cases {
+		ours := []string{self, "-child", strconv.Itoa(i), "-root", *root, "-threads", strconv.Itoa(*threads)}
+		rg := append([]string{"rg", "--no-config", "-n", "--no-heading", "--color", "never",
+			"--max-filesize", "16M", "--no-ignore-global", "-j", strconv.Itoa(*threads)}, c.rgArgs...)
+		rg = append(rg, ".")
+		var ot, rt []time.Duration
+		var orss, rrss int64
+		var lines int
+		for r := 0; r <= *runs; r++ { // run 0 warms the cache and is not counted
+			d, rss, n := timeChild(ours, *root)
+			if r > 0 {
+				ot = append(ot, d)
+			}
+			orss, lines = max(orss, rss), n
+			d, rss, _ = timeChild(rg, *root)
+			if r > 0 {
+				rt = append(rt, d)
+			}
+			rrss = max(rrss, rss)
+		}
+		om, rm := median(ot), median(rt)
+		fmt.Printf("%-20s %9.1fms %9.1fms %6.2fx %9.1f MiB %9.1f MiB %9d\n", c.name,
+			ms(om), ms(rm), float64(om)/float64(rm), float64(orss)/1024, float64(rrss)/1024, lines)
+	}
+	med, worst := cancelLatency(*root, *threads)
+	fmt.Printf("\ncancel: Search returned (every fanout goroutine gone) %.3f ms median, %.3f ms worst after cancel, over 20 cancels mid-search\n", ms(med), ms(worst))
+}
+
+func defaultRoot() string {
+	goroot := runtime.GOROOT()
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		goroot = strings.TrimSpace(string(out))
+	}
+	return filepath.Join(goroot, "src")
+}
+
+// timeChild runs argv in dir, drains its output, and returns its wall time, peak RSS (KiB)
+// and output line count.
+func timeChild(argv []string, dir string) (time.Duration, int64, int) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		panic(err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "grepbench:", err)
+		os.Exit(1)
+	}
+	lines := 0
+	br := bufio.NewReaderSize(out, 1<<16)
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+			lines++
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			break
+		}
+	}
+	_ = cmd.Wait()
+	d := time.Since(start)
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss
+	}
+	return d, rss, lines
+}
+
+// runChild searches for one case and prints its matches as rg does: path:line:text.
+func runChild(root, which string, threads int) int {
+	i, err := strconv.Atoi(which)
+	if err != nil || i < 0 || i >= len(cases) {
+		fmt.Fprintln(os.Stderr, "grepbench: bad -child")
+		return 2
+	}
+	c := cases[i]
+	w := bufio.NewWriterSize(os.Stdout, 64<<10)
+	var mu sync.Mutex
+	spec := grep.Spec{Root: root, Pattern: c.pattern, Regex: c.regex, IgnoreCase: c.fold, SkipDirs: []string{}, Fanout: threads}
+	_, err = grep.Search(context.Background(), spec, func(ms []grep.Match) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range ms {
+			w.WriteString(m.File)
+			w.WriteByte(':')
+			w.WriteString(strconv.FormatUint(uint64(m.Line), 10))
+			w.WriteByte(':')
+			w.WriteString(m.Text)
+			w.WriteByte('\n')
+		}
+		return nil
+	})
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "grepbench:", err)
+		return 1
+	}
+	return 0
+}
+
+// cancelLatency cancels searches of the common literal at staggered points and measures the
+// time from cancel to Search's return, which is after every fanout goroutine has returned.
+func cancelLatency(root string, threads int) (time.Duration, time.Duration) {
+	var lat []time.Duration
+	for i := range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		var cancelledAt time.Time
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = grep.Search(ctx, grep.Spec{Root: root, Pattern: "func", SkipDirs: []string{}, Fanout: threads},
+				func([]grep.Match) error { return nil })
+		}()
+		time.Sleep(time.Duration(5+2*i) * time.Millisecond) // land the cancel at varied points
+		cancelledAt = time.Now()
+		cancel()
+		<-done
+		lat = append(lat, time.Since(cancelledAt))
+	}
+	return median(lat), slices.Max(lat)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
