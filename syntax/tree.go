@@ -23,6 +23,9 @@ type Tree struct {
 	// startRow and endRow bound an injected tree's text, so Highlights can
 	// skip injections outside the requested rows without touching them.
 	startRow, endRow uint32
+	// lines indexes the source's line starts; built by the first
+	// Highlights call and shared with clones (it is never modified).
+	lines lineIndex
 }
 
 // Injection is a tree parsed with another grammar over part of the document:

@@ -1,4 +1,6 @@
 ; Highlights for Bash. First pattern wins for a node captured more than once.
+; Brackets and delimiters are left uncaptured: they take the default colour,
+; and skipping them halves the captures in a typical window.
 
 (comment) @comment
 [(string) (raw_string) (ansi_c_string) (translated_string) (heredoc_body)] @string
@@ -17,4 +19,3 @@
 ] @keyword
 
 ["|" "|&" "||" "&&" "&" ";" ";;" ">" ">>" "<" "<<" "<<<" "&>" "=" "=="] @operator
-["(" ")" "((" "))" "[" "]" "[[" "]]" "{" "}" "$(" "${"] @punctuation.bracket

@@ -1,4 +1,6 @@
 ; Highlights for C++. First pattern wins for a node captured more than once.
+; Brackets and delimiters are left uncaptured: they take the default colour,
+; and skipping them halves the captures in a typical window.
 
 (comment) @comment
 [(string_literal) (raw_string_literal) (system_lib_string) (char_literal)] @string
@@ -47,6 +49,3 @@
   "<" "<<" "<<=" "<=" "<=>" "=" "==" ">" ">=" ">>" ">>=" "?" "^" "^=" "|" "|=" "||"
   "~"
 ] @operator
-
-["(" ")" "[" "]" "{" "}"] @punctuation.bracket
-["," ";" "." ":" "::"] @punctuation.delimiter

@@ -1,4 +1,6 @@
 ; Highlights for JavaScript. First pattern wins for a node captured more than once.
+; Brackets and delimiters are left uncaptured: they take the default colour,
+; and skipping them halves the captures in a typical window.
 
 (comment) @comment
 [(string) (template_string)] @string
@@ -40,6 +42,3 @@
   "--" "-=" "..." "/" "/=" "<" "<<" "<<=" "<=" "=" "==" "===" "=>" ">" ">=" ">>"
   ">>=" ">>>" ">>>=" "?" "??" "??=" "^" "^=" "|" "|=" "||" "||=" "~"
 ] @operator
-
-["(" ")" "[" "]" "{" "}" "${"] @punctuation.bracket
-["," ";" "." ":"] @punctuation.delimiter

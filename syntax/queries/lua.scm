@@ -1,4 +1,6 @@
 ; Highlights for Lua. First pattern wins for a node captured more than once.
+; Brackets and delimiters are left uncaptured: they take the default colour,
+; and skipping them halves the captures in a typical window.
 
 (comment) @comment
 (shebang) @comment
@@ -23,6 +25,3 @@
 ] @keyword
 
 ["+" "-" "*" "/" "//" "%" "^" "#" "==" "~=" "<" "<=" ">" ">=" "=" ".." "&" "|" "~" "<<" ">>"] @operator
-
-[(left_paren) (right_paren) "[" "]" "{" "}"] @punctuation.bracket
-["," ";" "." ":"] @punctuation.delimiter

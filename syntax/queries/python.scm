@@ -1,4 +1,6 @@
 ; Highlights for Python. First pattern wins for a node captured more than once.
+; Brackets and delimiters are left uncaptured: they take the default colour,
+; and skipping them halves the captures in a typical window.
 
 (comment) @comment
 (string) @string
@@ -33,6 +35,3 @@
   "/=" ":=" "<" "<<" "<<=" "<=" "=" "==" ">" ">=" ">>" ">>=" "@" "@=" "^" "^=" "|"
   "|=" "~"
 ] @operator
-
-["(" ")" "[" "]" "{" "}"] @punctuation.bracket
-["," ";" "." ":"] @punctuation.delimiter

@@ -1,4 +1,6 @@
 ; Highlights for Rust. First pattern wins for a node captured more than once.
+; Brackets and delimiters are left uncaptured: they take the default colour,
+; and skipping them halves the captures in a typical window.
 
 [(line_comment) (block_comment)] @comment
 
@@ -43,6 +45,3 @@
   "/" "/=" "<" "<<" "<<=" "<=" "=" "==" "=>" ">" ">=" ">>" ">>=" "?" "^" "^=" "|"
   "|=" "||"
 ] @operator
-
-["(" ")" "[" "]" "{" "}"] @punctuation.bracket
-["," ";" "." ":" "::"] @punctuation.delimiter

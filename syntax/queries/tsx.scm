@@ -1,4 +1,6 @@
 ; Highlights for TSX (TypeScript with JSX). First pattern wins for a node captured more than once.
+; Brackets and delimiters are left uncaptured: they take the default colour,
+; and skipping them halves the captures in a typical window.
 
 (comment) @comment
 [(string) (template_string)] @string
@@ -43,8 +45,6 @@
   ">>=" ">>>" ">>>=" "?" "??" "??=" "^" "^=" "|" "|=" "||" "||=" "~" "?."
 ] @operator
 
-["(" ")" "[" "]" "{" "}" "${"] @punctuation.bracket
-["," ";" "." ":"] @punctuation.delimiter
 
 (jsx_opening_element name: (identifier) @tag)
 (jsx_closing_element name: (identifier) @tag)
