@@ -126,3 +126,21 @@ func TestCancellationFlagIsReachable(t *testing.T) {
 	defer p.Close()
 	require.NotNil(t, cancelFlagOf(p))
 }
+
+// Acceptance: cancellation also stops a markdown parse between its injected
+// trees, with the context's error and no tree.
+func TestCancelStopsMarkdownInjections(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	starts := 0
+	parseStartHook = func() {
+		if starts++; starts == 3 {
+			cancel()
+		}
+	}
+	defer func() { parseStartHook = nil }()
+	tree, err := Parse(ctx, Request{Source: []byte(fencedDoc), Language: "markdown"})
+	require.ErrorIs(t, err, context.Canceled)
+	require.Nil(t, tree)
+	require.Equal(t, 3, starts, "the root and two injections started; the rest did not")
+}

@@ -126,3 +126,15 @@ func TestBadQueryPredicatesAreErrors(t *testing.T) {
 	require.Len(t, q.predicates[0], 1)
 	require.Len(t, q.predicates[1], 1)
 }
+
+// Acceptance: span rows and columns come from a line index; they must be the
+// same points tree-sitter reports for every node of a real file.
+func TestLineIndexAgreesWithTreeSitterPoints(t *testing.T) {
+	src := goroot(t, "sort/search.go")
+	tree := mustParse(t, "go", string(src))
+	li := newLineIndex(src)
+	for _, n := range positions(tree) {
+		require.Equal(t, Point(n.start), li.point(n.startByte), "%s at %d", n.typ, n.startByte)
+		require.Equal(t, Point(n.end), li.point(n.endByte), "%s at %d", n.typ, n.endByte)
+	}
+}
