@@ -42,7 +42,9 @@ type Request struct {
 //
 // Cancelling ctx aborts a running parse, not only one yet to start: Parse
 // then returns an error matching ctx's error, and the parser is reset before
-// anyone reuses it. Parse is safe to call from many goroutines at once.
+// anyone reuses it. A parse that finishes before it notices the cancellation
+// returns its tree; the caller decides whether a late cancel discards it.
+// Parse is safe to call from many goroutines at once.
 func Parse(ctx context.Context, req Request) (*Tree, error) {
 	if req.Source == nil {
 		return nil, ErrNilSource
