@@ -15,9 +15,11 @@ type dir struct {
 	link []byte // scratch for readlink, reused across entries
 }
 
-// direntBuf is the getdents buffer: about a thousand short names per call,
-// which is also the cancellation granularity of the name phase.
-const direntBuf = 32 << 10
+// direntBuf is the getdents buffer: a few hundred short names per call,
+// which is also the cancellation granularity of the name phase. 32 KiB calls
+// on a 100,000-entry ext4 directory were measured taking up to 4 ms, too
+// coarse for a 2 ms cancel; 8 KiB calls stay under 0.2 ms.
+const direntBuf = 8 << 10
 
 func openDir(path string) (*dir, error) {
 	for {

@@ -3,7 +3,6 @@ package fsops
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"unicode/utf8"
 )
 
@@ -30,8 +29,8 @@ var beforeDescribe func(dir string, names []string)
 // does not exist, is not a directory, cannot be opened or read) fail the call
 // under either tolerance.
 //
-// ctx is polled before every batch of names read and every describeBatch
-// entries described; cancellation returns an error matching ErrCancelled and
+// ctx is polled before every batch of names read, every few thousand names
+// sorted and every describeBatch entries described; cancellation returns an error matching ErrCancelled and
 // no partial listing.
 func ReadDir(ctx context.Context, path string, tol Tolerance) (Listing, error) {
 	const op = "readdir"
@@ -51,7 +50,9 @@ func ReadDir(ctx context.Context, path string, tol Tolerance) (Listing, error) {
 	if err != nil {
 		return Listing{}, err
 	}
-	slices.Sort(names)
+	if err := sortNames(ctx, names); err != nil {
+		return Listing{}, &PathError{Op: op, Path: path, Err: &cancelled{cause: err}}
+	}
 	if beforeDescribe != nil {
 		beforeDescribe(path, names)
 	}
