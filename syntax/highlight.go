@@ -199,7 +199,9 @@ func (p *predicate) holds(m *sitter.QueryMatch, src []byte) bool {
 // start byte with enclosing spans before the spans inside them (so painting
 // them in order leaves the innermost group visible; at equal ranges an
 // injected tree's span comes after the host's). A node captured by several
-// patterns is reported once, with the first pattern's group.
+// patterns is reported once, with the first pattern's group. The result of
+// the previous call is kept, so asking for the same rows again (a redraw
+// with no edit) costs a copy; the returned slice is the caller's.
 func (t *Tree) Highlights(startRow, endRow uint32) ([]Span, error) {
 	if t.closed {
 		return nil, fmt.Errorf("syntax: highlights: %w", ErrClosedTree)
@@ -209,6 +211,9 @@ func (t *Tree) Highlights(startRow, endRow uint32) ([]Span, error) {
 	}
 	if startRow == endRow {
 		return nil, nil
+	}
+	if l := t.last; l != nil && l.startRow == startRow && l.endRow == endRow {
+		return slices.Clone(l.spans), nil
 	}
 	if t.lines == nil {
 		t.lines = newLineIndex(t.source)
@@ -243,7 +248,8 @@ func (t *Tree) Highlights(startRow, endRow uint32) ([]Span, error) {
 		}
 		spans = append(spans, f.Span)
 	}
-	return spans, nil
+	t.last = &cachedHighlights{startRow: startRow, endRow: endRow, spans: spans}
+	return slices.Clone(spans), nil
 }
 
 // window collects the captures of one Highlights call.

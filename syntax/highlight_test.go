@@ -138,3 +138,19 @@ func TestLineIndexAgreesWithTreeSitterPoints(t *testing.T) {
 		require.Equal(t, Point(n.end), li.point(n.endByte), "%s at %d", n.typ, n.endByte)
 	}
 }
+
+// Acceptance: asking again for the same rows returns an equal result that
+// the caller owns (mutating it does not change the next answer).
+func TestRepeatedHighlightsReturnOwnedCopies(t *testing.T) {
+	tree := mustParse(t, "go", "package a\n\nfunc f() {}\n")
+	first, err := tree.Highlights(0, 3)
+	require.NoError(t, err)
+	want := append([]Span(nil), first...)
+	first[0].Group = "mangled"
+	again, err := tree.Highlights(0, 3)
+	require.NoError(t, err)
+	require.Equal(t, want, again)
+	other, err := tree.Highlights(2, 3)
+	require.NoError(t, err)
+	require.Less(t, len(other), len(want))
+}

@@ -26,6 +26,14 @@ type Tree struct {
 	// lines indexes the source's line starts; built by the first
 	// Highlights call and shared with clones (it is never modified).
 	lines lineIndex
+	// last caches the previous Highlights result: an editor redraws the
+	// same window of the same tree every frame until the text changes.
+	last *cachedHighlights
+}
+
+type cachedHighlights struct {
+	startRow, endRow uint32
+	spans            []Span
 }
 
 // Injection is a tree parsed with another grammar over part of the document:
@@ -96,6 +104,7 @@ func (t *Tree) Injections() []Injection {
 // goroutine that owns t.
 func (t *Tree) Clone() *Tree {
 	c := *t
+	c.last = nil
 	if t.closed {
 		c.injections = nil
 		return &c
