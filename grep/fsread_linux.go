@@ -83,37 +83,56 @@ func openRetry(path string, flags int) (int, error) {
 	}
 }
 
-// readFile reads a regular file whole into buf (grown as needed) with open, fstat and read:
-// no os.File, no poller registration, no fresh buffer. It returns fileSkipped for a file
-// larger than max, a binary file (NUL in its first binaryProbe bytes) or an unreadable one.
-func readFile(path string, buf []byte, max int64, stopped func() bool) ([]byte, []byte, fileStatus) {
-	fd, err := openRetry(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW)
+// firstRead is the size of a file's first read: most source files fit in it whole.
+const firstRead = 128 << 10
+
+// readFile reads a regular file whole into buf (grown as needed). A file that fits in the
+// first read costs open, read and close: no os.File and its poller registration, no fstat, no
+// fresh buffer. A short read of a regular file is its end; only a file that fills the first
+// read is fstat'ed for its size. It returns fileSkipped for a file larger than maxBytes, a binary
+// file (NUL in its first binaryProbe bytes) or an unreadable one.
+func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
+	// O_NONBLOCK: should a fifo replace the file after the walk saw it, open and read must not
+	// block (it changes nothing for a regular file).
+	fd, err := openRetry(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK)
 	if err != nil {
 		return nil, buf, fileSkipped
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > max {
+	if cap(buf) < firstRead {
+		buf = make([]byte, firstRead)
+	}
+	want := int(min(int64(firstRead), maxBytes+1)) // one byte past maxBytes tells an oversize file
+	n, err := readRetry(fd, buf[:want])
+	if err != nil {
 		return nil, buf, fileSkipped
 	}
-	size := int(st.Size)
-	if size == 0 {
-		return buf[:0], buf, fileOK
+	if n < want {
+		data := buf[:n]
+		if bytes.IndexByte(data[:min(n, binaryProbe)], 0) >= 0 {
+			return nil, buf, fileSkipped
+		}
+		return data, buf, fileOK
 	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxBytes {
+		return nil, buf, fileSkipped
+	}
+	if bytes.IndexByte(buf[:min(n, binaryProbe)], 0) >= 0 {
+		return nil, buf, fileSkipped
+	}
+	size := max(int(st.Size), n)
 	if cap(buf) < size {
-		buf = make([]byte, size+size/8)
+		grown := make([]byte, size+size/8)
+		copy(grown, buf[:n])
+		buf = grown
 	}
 	data := buf[:size]
-	n := 0
-	probed := false // the head is checked as soon as it is in, to skip the rest of a binary file
 	for n < size {
 		if stopped() {
 			return nil, buf, fileStopped
 		}
-		m, err := unix.Read(fd, data[n:min(size, n+readChunk)])
-		if err == unix.EINTR {
-			continue
-		}
+		m, err := readRetry(fd, data[n:min(size, n+readChunk)])
 		if err != nil {
 			return nil, buf, fileSkipped
 		}
@@ -121,16 +140,15 @@ func readFile(path string, buf []byte, max int64, stopped func() bool) ([]byte, 
 			break // the file shrank since fstat
 		}
 		n += m
-		if !probed && n >= binaryProbe {
-			if bytes.IndexByte(data[:binaryProbe], 0) >= 0 {
-				return nil, buf, fileSkipped
-			}
-			probed = true
+	}
+	return data[:n], buf, fileOK
+}
+
+func readRetry(fd int, p []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, p)
+		if err != unix.EINTR {
+			return n, err
 		}
 	}
-	data = data[:n]
-	if !probed && bytes.IndexByte(data, 0) >= 0 {
-		return nil, buf, fileSkipped
-	}
-	return data, buf, fileOK
 }

@@ -38,14 +38,14 @@ func readDir(path string, _ []byte, dst []dirEntry, stopped func() bool) ([]dirE
 	return dst, nil
 }
 
-func readFile(path string, buf []byte, max int64, stopped func() bool) ([]byte, []byte, fileStatus) {
+func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, buf, fileSkipped
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > max {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxBytes {
 		return nil, buf, fileSkipped
 	}
 	size := int(fi.Size())

@@ -419,3 +419,35 @@ func TestSearchReportsDoneContext(t *testing.T) {
 	})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
+
+// Files of every size up to the cap are read whole (one read, several reads, a chunked big
+// file), a file of exactly MaxFileBytes is searched and one byte more is skipped.
+func TestSearchReadsFilesOfEverySizeUpToTheCap(t *testing.T) {
+	mk := func(size int) string {
+		line := strings.Repeat("x", 99) + "\n"
+		body := strings.Repeat(line, size/100)
+		body += strings.Repeat("y", size-len(body)-len("needle\n")) + "needle\n"
+		require.Len(t, body, size)
+		return body
+	}
+	sizes := []int{7, 8 << 10, 128 << 10, 128<<10 + 1, 3 << 20}
+	tree := map[string]string{}
+	for _, n := range sizes {
+		tree[fmt.Sprintf("f%08d.txt", n)] = mk(n)
+	}
+	root := makeTree(t, tree)
+	ms, st := collect(t, grep.Spec{Root: root, Pattern: "needle"})
+	require.Len(t, ms, len(sizes))
+	for i, n := range sizes {
+		require.Equal(t, fmt.Sprintf("f%08d.txt", n), ms[i].File)
+		require.Equal(t, uint32(strings.Count(tree[ms[i].File], "\n")), ms[i].Line)
+	}
+	require.Equal(t, int64(0), st.FilesSkipped)
+
+	capped := int64(128<<10 + 1)
+	ms, st = collect(t, grep.Spec{Root: root, Pattern: "needle", MaxFileBytes: capped})
+	require.Equal(t, []string{"f00000007.txt", "f00008192.txt", "f00131072.txt", "f00131073.txt"}, files(ms))
+	require.Equal(t, int64(1), st.FilesSkipped)
+	ms, _ = collect(t, grep.Spec{Root: root, Pattern: "needle", MaxFileBytes: capped - 1})
+	require.Equal(t, []string{"f00000007.txt", "f00008192.txt", "f00131072.txt"}, files(ms))
+}

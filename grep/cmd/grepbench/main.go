@@ -63,31 +63,33 @@ func main() {
 		fmt.Fprintln(os.Stderr, "grepbench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("root %s, %d threads, %d runs each, medians (warm cache)\n\n", *root, *threads, *runs)
-	fmt.Printf("%-20s %10s %10s %7s %12s %12s %9s\n", "case", "ours", "rg", "ratio", "ours maxRSS", "rg maxRSS", "lines")
+	fmt.Printf("root %s, %d threads, %d runs each, medians of wall and CPU time (warm cache)\n\n", *root, *threads, *runs)
+	fmt.Printf("%-20s %10s %10s %7s %10s %10s %9s %12s %12s %9s\n", "case", "ours", "rg", "ratio",
+		"ours cpu", "rg cpu", "cpu ratio", "ours maxRSS", "rg maxRSS", "lines")
 	for i, c := range cases {
 		ours := []string{self, "-child", strconv.Itoa(i), "-root", *root, "-threads", strconv.Itoa(*threads)}
 		rg := append([]string{"rg", "--no-config", "-n", "--no-heading", "--color", "never",
 			"--max-filesize", "16M", "--no-ignore-global", "-j", strconv.Itoa(*threads)}, c.rgArgs...)
 		rg = append(rg, ".")
-		var ot, rt []time.Duration
+		var ot, rt, oc, rc []time.Duration
 		var orss, rrss int64
 		var lines int
 		for r := 0; r <= *runs; r++ { // run 0 warms the cache and is not counted
-			d, rss, n := timeChild(ours, *root)
+			d, cpu, rss, n := timeChild(ours, *root)
 			if r > 0 {
-				ot = append(ot, d)
+				ot, oc = append(ot, d), append(oc, cpu)
 			}
 			orss, lines = max(orss, rss), n
-			d, rss, _ = timeChild(rg, *root)
+			d, cpu, rss, _ = timeChild(rg, *root)
 			if r > 0 {
-				rt = append(rt, d)
+				rt, rc = append(rt, d), append(rc, cpu)
 			}
 			rrss = max(rrss, rss)
 		}
-		om, rm := median(ot), median(rt)
-		fmt.Printf("%-20s %9.1fms %9.1fms %6.2fx %9.1f MiB %9.1f MiB %9d\n", c.name,
-			ms(om), ms(rm), float64(om)/float64(rm), float64(orss)/1024, float64(rrss)/1024, lines)
+		om, rm, ocm, rcm := median(ot), median(rt), median(oc), median(rc)
+		fmt.Printf("%-20s %8.1fms %8.1fms %6.2fx %8.1fms %8.1fms %8.2fx %8.1f MiB %8.1f MiB %9d\n", c.name,
+			ms(om), ms(rm), float64(om)/float64(rm), ms(ocm), ms(rcm), float64(ocm)/float64(rcm),
+			float64(orss)/1024, float64(rrss)/1024, lines)
 	}
 	med, worst := cancelLatency(*root, *threads)
 	fmt.Printf("\ncancel: Search returned (every fanout goroutine gone) %.3f ms median, %.3f ms worst after cancel, over 20 cancels mid-search\n", ms(med), ms(worst))
@@ -101,9 +103,9 @@ func defaultRoot() string {
 	return filepath.Join(goroot, "src")
 }
 
-// timeChild runs argv in dir, drains its output, and returns its wall time, peak RSS (KiB)
-// and output line count.
-func timeChild(argv []string, dir string) (time.Duration, int64, int) {
+// timeChild runs argv in dir, drains its output, and returns its wall time, CPU time (user and
+// system, a steadier figure on a shared machine), peak RSS (KiB) and output line count.
+func timeChild(argv []string, dir string) (time.Duration, time.Duration, int64, int) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
@@ -136,7 +138,8 @@ func timeChild(argv []string, dir string) (time.Duration, int64, int) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss
 	}
-	return d, rss, lines
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return d, cpu, rss, lines
 }
 
 // runChild searches for one case and prints its matches as rg does: path:line:text.
