@@ -29,8 +29,10 @@
 //
 // Confine is a check, not a capability: it resolves a path the way the kernel
 // would at the time of the call and reports whether it lies inside one of the
-// roots. A directory swapped for a symlink between Confine and the operation is
-// not seen (a time-of-check/time-of-use race). See Confine.
+// roots (ConfineFollow also resolves the final component, for ReadDir). A
+// directory swapped for a symlink between the check and the operation is not
+// seen: a time-of-check/time-of-use race, so check right before each
+// operation and do not share the tree with an adversary. See Confine.
 //
 // # Platforms
 //

@@ -100,7 +100,7 @@ func fixture(t testing.TB) string {
 	return root
 }
 
-// errnoOf is the innermost syscall.Errno's name, for readable assertions.
+// requireErrno asserts err's errno name, the way the Lua binding sees it.
 func requireErrno(t *testing.T, err error, name string) {
 	t.Helper()
 	require.Error(t, err)

@@ -30,8 +30,8 @@ var beforeDescribe func(dir string, names []string)
 // under either tolerance.
 //
 // ctx is polled before every batch of names read, every few thousand names
-// sorted and every describeBatch entries described; cancellation returns an error matching ErrCancelled and
-// no partial listing.
+// sorted and every describeBatch entries described; cancellation returns an
+// error matching ErrCancelled and no partial listing.
 func ReadDir(ctx context.Context, path string, tol Tolerance) (Listing, error) {
 	const op = "readdir"
 	if err := checkPath(op, path, "", path); err != nil {
