@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -37,13 +39,15 @@ var (
 // Registry maps topics to the Go types their payloads carry. It is safe for
 // concurrent use; registration normally happens once at start-up.
 type Registry struct {
-	mu     sync.RWMutex
-	topics map[string]reflect.Type
+	mu     sync.Mutex // serialises Register
+	topics atomic.Pointer[map[string]reflect.Type]
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{topics: make(map[string]reflect.Type)}
+	r := &Registry{}
+	r.topics.Store(&map[string]reflect.Type{})
+	return r
 }
 
 // Register binds topic to the type of sample (a value or a pointer to one;
@@ -61,10 +65,16 @@ func (r *Registry) Register(topic string, sample any) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if old, ok := r.topics[topic]; ok {
-		return fmt.Errorf("%w: %q (as %v)", ErrDuplicateTopic, topic, old)
+	// Copy on write: registration happens a handful of times at start-up,
+	// lookups on every envelope, which then take no lock.
+	old := *r.topics.Load()
+	if prev, ok := old[topic]; ok {
+		return fmt.Errorf("%w: %q (as %v)", ErrDuplicateTopic, topic, prev)
 	}
-	r.topics[topic] = t
+	next := make(map[string]reflect.Type, len(old)+1)
+	maps.Copy(next, old)
+	next[topic] = t
+	r.topics.Store(&next)
 	return nil
 }
 
@@ -75,9 +85,7 @@ func Register[T any](r *Registry, topic string) error {
 }
 
 func (r *Registry) typeOf(topic string) (reflect.Type, error) {
-	r.mu.RLock()
-	t, ok := r.topics[topic]
-	r.mu.RUnlock()
+	t, ok := (*r.topics.Load())[topic]
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownTopic, topic)
 	}
@@ -109,7 +117,16 @@ func (r *Registry) Encode(topic string, v any) (Envelope, error) {
 	buf.Reset()
 	enc := msgpack.GetEncoder()
 	enc.Reset(buf)
-	err := enc.Encode(v)
+	var err error
+	// A hand-written encoder is called directly: msgpack's Encode would
+	// first look the type up in its reflection cache, most of the cost of
+	// a small reply. check has vetted the type; a nil pointer still goes
+	// the generic way, which encodes it as nil.
+	if ce, ok := v.(msgpack.CustomEncoder); ok && !reflect.ValueOf(v).IsNil() {
+		err = ce.EncodeMsgpack(enc)
+	} else {
+		err = enc.Encode(v)
+	}
 	msgpack.PutEncoder(enc)
 	if err != nil {
 		putBuf(buf)
@@ -143,7 +160,12 @@ func (r *Registry) Decode(env Envelope, v any) (err error) {
 	rd.Reset(env.Payload)
 	dec := msgpack.GetDecoder()
 	dec.Reset(rd)
-	derr := dec.Decode(v)
+	var derr error
+	if cd, ok := v.(msgpack.CustomDecoder); ok {
+		derr = cd.DecodeMsgpack(dec) // v is a vetted non-nil pointer
+	} else {
+		derr = dec.Decode(v)
+	}
 	msgpack.PutDecoder(dec)
 	rest := rd.Len()
 	rd.Reset(nil)

@@ -106,3 +106,28 @@ func TestDecoderPanicBecomesError(t *testing.T) {
 	require.Contains(t, err.Error(), "boom")
 	require.False(t, errors.Is(err, ErrUnknownTopic))
 }
+
+type custom struct{ N int }
+
+func (c *custom) EncodeMsgpack(e *msgpack.Encoder) error { return e.EncodeInt(int64(c.N)) }
+func (c *custom) DecodeMsgpack(d *msgpack.Decoder) error {
+	n, err := d.DecodeInt()
+	c.N = n
+	return err
+}
+
+// Types with hand-written methods take the direct path both ways, and a nil
+// pointer of such a type still encodes (as nil) instead of panicking.
+func TestCustomCodecsRoundTripAndNilPointer(t *testing.T) {
+	r := NewRegistry()
+	require.NoError(t, Register[custom](r, "c"))
+	env, err := r.Encode("c", &custom{N: 42})
+	require.NoError(t, err)
+	require.Equal(t, []byte{42}, env.Payload)
+	var got custom
+	require.NoError(t, r.Decode(env, &got))
+	require.Equal(t, 42, got.N)
+	env, err = r.Encode("c", (*custom)(nil))
+	require.NoError(t, err)
+	require.Equal(t, []byte{0xc0}, env.Payload)
+}

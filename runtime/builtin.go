@@ -16,7 +16,7 @@ const emitBatch = 256
 // the read lane of BuiltinActor, like compute_sum and emit_n.
 func (rt *Runtime) DispatchSleep(d time.Duration, o DispatchOptions) JobID {
 	j := rt.newJob(KindSleep, o.Key)
-	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *wire) reply {
+	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *task) reply {
 		return runSleep(ctx, d)
 	})
 }
@@ -42,21 +42,16 @@ func runSleep(ctx context.Context, d time.Duration) reply {
 // uint64.
 func (rt *Runtime) DispatchSum(n uint64, o DispatchOptions) JobID {
 	j := rt.newJob(KindComputeSum, o.Key)
-	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *wire) reply {
+	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *task) reply {
 		return runSum(ctx, n)
 	})
 }
 
 func runSum(ctx context.Context, n uint64) reply {
-	done := ctx.Done()
 	var acc uint64
 	for i := uint64(1); i <= n && i != 0; i++ {
-		if i&1023 == 0 {
-			select {
-			case <-done:
-				return reply{Kind: replyCancelled}
-			default:
-			}
+		if i&1023 == 0 && ctx.Err() != nil {
+			return reply{Kind: replyCancelled}
 		}
 		acc += i
 	}
@@ -72,19 +67,16 @@ func runSum(ctx context.Context, n uint64) reply {
 func (rt *Runtime) DispatchEmitN(count uint64, o DispatchOptions) JobID {
 	j := rt.newJob(KindEmitN, o.Key)
 	rt.newStream(j, o.MaxBatch)
-	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *wire) reply {
+	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *task) reply {
 		return runEmitN(ctx, w, count)
 	})
 }
 
-func runEmitN(ctx context.Context, w *wire, count uint64) reply {
-	done := ctx.Done()
+func runEmitN(ctx context.Context, w *task, count uint64) reply {
 	batch := make([]uint64, 0, min(count, emitBatch))
 	for i := uint64(1); i <= count && i != 0; i++ {
-		select {
-		case <-done:
+		if ctx.Err() != nil {
 			return reply{Kind: replyCancelled}
-		default:
 		}
 		batch = append(batch, i)
 		if len(batch) == emitBatch {

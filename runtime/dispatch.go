@@ -12,16 +12,21 @@ import (
 // work is what a handler does on a worker goroutine. It returns the job's
 // terminal reply (the job id is filled in by the caller); streams send their
 // items through w before returning.
-type work func(ctx context.Context, w *wire) reply
+type work func(ctx context.Context, w *task) reply
 
-// wire is a worker's view of the bus for one job.
-type wire struct {
+// task is the worker's view of one job: its context and its way back over
+// the bus. It lives inside the job's pending entry to save an allocation,
+// but the worker touches nothing else of the entry. Its fields are set
+// before the job is submitted and never change, so the worker and the main
+// goroutine share it without locks (the context synchronises itself).
+type task struct {
+	ctx    jobCtx
 	id     JobID
 	bus    *bus.Workers
 	credit *bus.Credit // nil for request/reply jobs
 }
 
-func (w *wire) send(r *reply) {
+func (w *task) send(r *reply) {
 	r.Job = w.id
 	// A send fails only once the runtime is closed and the bus with it;
 	// there is nobody left to tell.
@@ -30,7 +35,7 @@ func (w *wire) send(r *reply) {
 
 // sendItems waits for credit for the batch, then sends it. It returns the
 // context's error if the job was cancelled while waiting.
-func (w *wire) sendItems(ctx context.Context, r *reply) error {
+func (w *task) sendItems(ctx context.Context, r *reply) error {
 	if err := w.credit.Acquire(ctx, len(r.Ints)+len(r.Matches)); err != nil {
 		return err
 	}
@@ -38,8 +43,8 @@ func (w *wire) sendItems(ctx context.Context, r *reply) error {
 	return nil
 }
 
-// jobName labels a job in executor errors: "grep#12".
-func jobName(j *job) string { return j.kind.String() + "#" + strconv.FormatUint(uint64(j.id), 10) }
+// jobName labels a job in messages: "grep#12".
+func jobName(kind Kind, id JobID) string { return kind.String() + "#" + strconv.FormatUint(uint64(id), 10) }
 
 // start publishes j and submits its work on lane of actor. The worker
 // closure always replies: Cancelled if the job's context ended before it
@@ -47,17 +52,19 @@ func jobName(j *job) string { return j.kind.String() + "#" + strconv.FormatUint(
 // settles the job (a panic, a fatal or unregistered actor, shutdown), that
 // becomes a Failed reply carrying the executor's code.
 func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn work) JobID {
-	w := &wire{id: j.id, bus: rt.wbus}
+	w := &j.t
 	if j.stream != nil {
 		w.credit = j.stream.credit
 	}
 	if rt.closed {
 		_ = rt.main.Send(replyTopic, &reply{Job: j.id, Kind: replyFailed,
-			Msg: jobName(j) + ": runtime is closed", Code: workers.CodeShutdown})
+			Msg: jobName(j.kind, j.id) + ": runtime is closed", Code: workers.CodeShutdown})
 		return j.id
 	}
-	ctx := j.ctx
-	rt.exec.SubmitFunc(actor, lane, jobName(j), func(workers.Actor) (any, error) {
+	ctx, kind := &w.ctx, j.kind
+	// The executor names the job by its kind label, a constant, so a
+	// dispatch builds no string; the failure path below adds the id.
+	rt.exec.SubmitFunc(actor, lane, j.kind.String(), func(workers.Actor) (any, error) {
 		if ctx.Err() != nil {
 			w.send(&reply{Kind: replyCancelled})
 			return nil, nil
@@ -69,7 +76,7 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 		if res.Err == nil {
 			return
 		}
-		r := reply{Kind: replyFailed, Msg: res.Err.Error()}
+		r := reply{Kind: replyFailed, Msg: jobName(kind, w.id) + ": " + res.Err.Error()}
 		var we *workers.Error
 		if errors.As(res.Err, &we) {
 			r.Code = we.Code

@@ -13,7 +13,7 @@ import (
 // KindMcpRequest).
 func (rt *Runtime) RegisterExternal(kind Kind, key string) (JobID, context.Context) {
 	j := rt.newJob(kind, key)
-	return j.id, j.ctx
+	return j.id, &j.t.ctx
 }
 
 // CompleteExternalOK settles an external job with a value. The value

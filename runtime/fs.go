@@ -24,7 +24,7 @@ import (
 func (rt *Runtime) DispatchReadDir(path string, tol fsops.Tolerance, o DispatchOptions) JobID {
 	j := rt.newJob(KindFsReadDir, o.Key)
 	check := rt.confiner(fsops.ConfineFollow, path)
-	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *wire) reply {
+	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *task) reply {
 		if err := check(); err != nil {
 			return fsFailure(ctx, err)
 		}
@@ -40,7 +40,7 @@ func (rt *Runtime) DispatchReadDir(path string, tol fsops.Tolerance, o DispatchO
 func (rt *Runtime) DispatchStat(path string, o DispatchOptions) JobID {
 	j := rt.newJob(KindFsStat, o.Key)
 	check := rt.confiner(fsops.Confine, path)
-	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *wire) reply {
+	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *task) reply {
 		if err := check(); err != nil {
 			return fsFailure(ctx, err)
 		}
@@ -59,7 +59,7 @@ func (rt *Runtime) DispatchRename(from, to string, overwrite bool, o DispatchOpt
 	j.resource = &ResourceOp{Op: ResourceRename, From: from, To: to}
 	checkFrom := rt.confiner(fsops.Confine, from)
 	checkTo := rt.confiner(fsops.Confine, to)
-	return rt.start(j, rt.actorFor(from), workers.LaneMutating, func(ctx context.Context, _ *wire) reply {
+	return rt.start(j, rt.actorFor(from), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
 		err := checkFrom()
 		if err == nil {
 			err = checkTo()
@@ -75,7 +75,7 @@ func (rt *Runtime) DispatchRename(from, to string, overwrite bool, o DispatchOpt
 func (rt *Runtime) DispatchChmod(path string, mode uint32, o DispatchOptions) JobID {
 	j := rt.newJob(KindFsChmod, o.Key)
 	check := rt.confiner(fsops.Confine, path)
-	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *wire) reply {
+	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
 		err := check()
 		if err == nil {
 			err = fsops.Chmod(ctx, path, mode)
@@ -90,7 +90,7 @@ func (rt *Runtime) DispatchRemove(path string, o DispatchOptions) JobID {
 	j := rt.newJob(KindFsRemove, o.Key)
 	j.resource = &ResourceOp{Op: ResourceRemove, From: path}
 	check := rt.confiner(fsops.Confine, path)
-	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *wire) reply {
+	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
 		err := check()
 		if err == nil {
 			err = fsops.Remove(ctx, path)

@@ -27,7 +27,7 @@ func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 	j := rt.newJob(KindGrep, o.Key)
 	rt.newStream(j, o.MaxBatch)
 	spec.SkipDirs = slices.Clone(spec.SkipDirs)
-	return rt.start(j, rt.actorFor(spec.Root), workers.LaneRead, func(ctx context.Context, w *wire) reply {
+	return rt.start(j, rt.actorFor(spec.Root), workers.LaneRead, func(ctx context.Context, w *task) reply {
 		b := &matchBatcher{ctx: ctx, w: w}
 		stats, err := grep.Search(ctx, spec, b.emit)
 		b.close()
@@ -45,7 +45,7 @@ func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 // against the stream's high-water mark too.
 type matchBatcher struct {
 	ctx    context.Context
-	w      *wire
+	w      *task
 	mu     sync.Mutex
 	buf    []grep.Match
 	timer  *time.Timer

@@ -121,3 +121,13 @@ func drainStreams(t testing.TB, rt *Runtime, limit time.Duration, ids ...JobID) 
 	}
 	return res
 }
+
+// tickUntil ticks until done, given every TickOutcome, returns true.
+func tickUntil(t testing.TB, rt *Runtime, limit time.Duration, done func(TickOutcome) bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !done(rt.Tick()) {
+		require.True(t, time.Now().Before(deadline), "runtime tick deadline exceeded")
+		waitReady(rt, time.Millisecond)
+	}
+}

@@ -30,7 +30,7 @@ func (rt *Runtime) DispatchParse(req syntax.Request, o DispatchOptions) JobID {
 		req.Prior = req.Prior.Clone()
 	}
 	h := rt.handoff
-	return rt.start(j, SyntaxActor, workers.LaneHeavy, func(ctx context.Context, w *wire) reply {
+	return rt.start(j, SyntaxActor, workers.LaneHeavy, func(ctx context.Context, w *task) reply {
 		if req.Prior != nil {
 			defer req.Prior.Close()
 		}

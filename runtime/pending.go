@@ -1,9 +1,5 @@
 package runtime
 
-import (
-	"context"
-	"time"
-)
 
 // job is one entry of the pending table. It lives on the main goroutine only;
 // the worker sees nothing of it but its id and context.
@@ -11,14 +7,13 @@ type job struct {
 	id              JobID
 	kind            Kind
 	key             string // supersede key, "" for none
-	ctx             context.Context
-	cancel          context.CancelFunc
+	t               task   // what the worker sees of this job (shares the allocation)
 	cancelRequested bool
 	state           State
 	value           any
 	err             *JobError
-	dispatchedAt    time.Time
-	settledAt       time.Time
+	dispatchedAt    mono
+	settledAt       mono
 	stream          *streamBuf  // nil for request/reply jobs
 	resource        *ResourceOp // the fs mutation this job performs, if any
 }
@@ -67,8 +62,7 @@ func (k ResourceKind) String() string {
 func (rt *Runtime) newJob(kind Kind, key string) *job {
 	id := rt.nextID
 	rt.nextID++
-	ctx, cancel := context.WithCancel(context.Background())
-	j := &job{id: id, kind: kind, key: key, ctx: ctx, cancel: cancel, dispatchedAt: time.Now()}
+	j := &job{id: id, kind: kind, key: key, t: task{id: id, bus: rt.wbus}, dispatchedAt: monoNow()}
 	if key != "" {
 		if prior, ok := rt.supersede[key]; ok {
 			rt.Cancel(prior)

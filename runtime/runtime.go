@@ -96,6 +96,7 @@ type Runtime struct {
 	confine         bool
 
 	drainBuf  []bus.Envelope
+	scratch   reply
 	malformed uint64
 	closed    bool
 }
@@ -139,7 +140,7 @@ func (rt *Runtime) Close() {
 	}
 	rt.closed = true
 	for _, j := range rt.pending {
-		j.cancel()
+		j.t.ctx.cancel()
 	}
 	rt.exec.Close()
 	rt.wbus.Close()
@@ -201,7 +202,7 @@ func (rt *Runtime) MalformedReplies() uint64 { return rt.malformed }
 func (rt *Runtime) Cancel(id JobID) {
 	if j := rt.pending[id]; j != nil && j.state == Running {
 		j.cancelRequested = true
-		j.cancel()
+		j.t.ctx.cancel()
 	}
 }
 
@@ -253,19 +254,22 @@ func (rt *Runtime) Tick() TickOutcome {
 	if len(rt.drainBuf) == 0 {
 		return out
 	}
-	now := time.Now()
+	now := monoNow()
 	for i := range rt.drainBuf {
-		var r reply
-		if err := rt.main.Decode(rt.drainBuf[i], &r); err != nil {
+		// One scratch reply for the whole drain: decoding into a local
+		// would move it to the heap, one allocation per envelope.
+		rt.scratch = reply{}
+		if err := rt.main.Decode(rt.drainBuf[i], &rt.scratch); err != nil {
 			rt.malformed++
 			continue
 		}
-		rt.apply(&r, now, &out)
+		rt.apply(&rt.scratch, now, &out)
 	}
+	rt.scratch = reply{}
 	return out
 }
 
-func (rt *Runtime) apply(r *reply, now time.Time, out *TickOutcome) {
+func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	j := rt.pending[r.Job]
 	if j == nil {
 		return // unknown or already taken: a late duplicate
@@ -310,7 +314,7 @@ func (rt *Runtime) apply(r *reply, now time.Time, out *TickOutcome) {
 }
 
 // settled does the bookkeeping of a job that just left Running.
-func (rt *Runtime) settled(j *job, now time.Time, out *TickOutcome) {
+func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	j.settledAt = now
 	out.Settled = append(out.Settled, j.id)
 	if j.resource != nil && j.state == Complete {

@@ -14,8 +14,8 @@ type completedSlot struct {
 	key          string
 	state        State
 	err          *JobError
-	dispatchedAt time.Time
-	settledAt    time.Time
+	dispatchedAt mono
+	settledAt    mono
 }
 
 // completionRing holds the newest CompletedRingCap completions.
@@ -69,15 +69,15 @@ type WorkersSnapshot struct {
 // Snapshot copies the job tables for the *workers* view. It is O(pending
 // jobs) and meant to be called once per frame at most, while the view shows.
 func (rt *Runtime) Snapshot() WorkersSnapshot {
-	now := time.Now()
+	now := monoNow()
 	var snap WorkersSnapshot
 	for _, j := range rt.pending {
 		if j.state != Running {
 			continue
 		}
 		snap.Active = append(snap.Active, ActiveJob{
-			ID: j.id, Kind: j.kind, Age: now.Sub(j.dispatchedAt), Key: j.key,
-			CancelRequested: j.ctx.Err() != nil, Stream: j.stream != nil,
+			ID: j.id, Kind: j.kind, Age: now.sub(j.dispatchedAt), Key: j.key,
+			CancelRequested: j.t.ctx.Err() != nil, Stream: j.stream != nil,
 		})
 	}
 	// Ids grow with dispatch time, so ascending id is oldest first and
@@ -86,8 +86,8 @@ func (rt *Runtime) Snapshot() WorkersSnapshot {
 	snap.Completed = make([]CompletedJob, 0, rt.ring.n)
 	rt.ring.newestFirst(func(s *completedSlot) {
 		snap.Completed = append(snap.Completed, CompletedJob{
-			ID: s.id, Kind: s.kind, Duration: s.settledAt.Sub(s.dispatchedAt),
-			SettledAge: now.Sub(s.settledAt), Key: s.key, State: s.state, Err: s.err,
+			ID: s.id, Kind: s.kind, Duration: s.settledAt.sub(s.dispatchedAt),
+			SettledAge: now.sub(s.settledAt), Key: s.key, State: s.state, Err: s.err,
 		})
 	})
 	return snap

@@ -1,7 +1,162 @@
 package runtime
 
-import "github.com/pmacs-go/pmacs-go/bus"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/pmacs-go/pmacs-go/bus"
+	"github.com/pmacs-go/pmacs-go/fsops"
+	"github.com/pmacs-go/pmacs-go/grep"
+)
 
 func busEnvelope(payload []byte) bus.Envelope {
 	return bus.Envelope{Topic: replyTopic, Payload: payload}
+}
+
+func wireRegistry(t testing.TB) *bus.Registry {
+	reg := bus.NewRegistry()
+	require.NoError(t, bus.Register[reply](reg, replyTopic))
+	return reg
+}
+
+var sampleMatch = grep.Match{File: "src/net/http/server.go", Line: 2031, Text: "func (c *conn) serve(ctx context.Context) {",
+	MatchStart: 0, MatchEnd: 4, Spans: [][2]uint32{{0, 4}, {25, 29}}}
+
+// Every reply kind round-trips through the bus unchanged, grep and fs wire
+// types included (issue 3: the wire types round-trip through the bus).
+func TestReplyKindsRoundTripThroughTheBus(t *testing.T) {
+	reg := wireRegistry(t)
+	entry := fsops.Entry{Name: "x", Kind: fsops.KindSymlink, Size: 3, Mode: 0o755, MTime: -5, Target: "../y"}
+	cases := []reply{
+		{Job: 1, Kind: replyUnit},
+		{Job: 2, Kind: replySum, N: 1 << 63},
+		{Job: 3, Kind: replyCancelled},
+		{Job: 4, Kind: replyFailed, Msg: `rename "a" -> "b": destination exists`, Code: "EEXIST"},
+		{Job: 5, Kind: replyInts, Ints: []uint64{1, 2, 1 << 40}},
+		{Job: 6, Kind: replyMatches, Matches: []grep.Match{sampleMatch, {File: "a", Line: 1, Text: ""}}},
+		{Job: 7, Kind: replyClosed},
+		{Job: 8, Kind: replyParse, N: 12345},
+		{Job: 9, Kind: replyListing, Listing: &fsops.Listing{Entries: []fsops.Entry{entry, {Name: "z"}}}},
+		{Job: 10, Kind: replyEntry, Entry: &entry},
+		{Job: 11, Kind: replyValue, Value: map[string]any{"k": "v"}},
+		{Job: 12, Kind: replyProgress, N: 7955},
+	}
+	for _, in := range cases {
+		env, err := reg.Encode(replyTopic, &in)
+		require.NoError(t, err)
+		var out reply
+		require.NoError(t, reg.Decode(env, &out), "kind %d", in.Kind)
+		require.Equal(t, in, out, "kind %d", in.Kind)
+	}
+}
+
+// Listing errors cross as message plus errno name.
+func TestListingErrorsCrossAsMessageAndErrno(t *testing.T) {
+	reg := wireRegistry(t)
+	pe := &fsops.PathError{Op: "lstat", Path: "/d/x", Err: fsops.ErrNonUTF8Path}
+	in := reply{Job: 1, Kind: replyListing, Listing: &fsops.Listing{Errors: []fsops.EntryError{{Name: "x", Err: pe}}}}
+	env, err := reg.Encode(replyTopic, &in)
+	require.NoError(t, err)
+	var out reply
+	require.NoError(t, reg.Decode(env, &out))
+	require.Len(t, out.Listing.Errors, 1)
+	got := out.Listing.Errors[0]
+	require.Equal(t, "x", got.Name)
+	require.Equal(t, &JobError{Message: pe.Error(), Code: fsops.Errno(pe)}, got.Err)
+}
+
+// Hostile length prefixes and wrong field counts are errors, not huge
+// allocations or panics.
+func TestReplyDecodeRejectsHostileInput(t *testing.T) {
+	reg := wireRegistry(t)
+	cases := map[string][]byte{
+		"short array":     {0x91, 0x01},
+		"unknown kind":    {0x92, 0x01, 0x7f},
+		"huge ints":       {0x93, 0x01, byte(replyInts), 0xdd, 0x7f, 0xff, 0xff, 0xff},
+		"extra field":     {0x93, 0x01, byte(replyUnit), 0x00},
+		"missing payload": {0x92, 0x01, byte(replySum)},
+		"odd spans":       {0x93, 0x01, byte(replyMatches), 0x91, 0x96, 0xa1, 'f', 0x01, 0xa0, 0x00, 0x00, 0x91, 0x00},
+	}
+	for name, payload := range cases {
+		var r reply
+		require.ErrorIs(t, reg.Decode(busEnvelope(payload), &r), bus.ErrMalformed, name)
+	}
+}
+
+// FuzzReplyDecode: arbitrary bytes on the reply topic never panic the main
+// goroutine (issue 2 fuzz; issue 8 bus decoding target). Seeds in
+// testdata/fuzz/FuzzReplyDecode.
+func FuzzReplyDecode(f *testing.F) {
+	reg := wireRegistry(f)
+	for _, r := range []reply{
+		{Job: 6, Kind: replyMatches, Matches: []grep.Match{sampleMatch}},
+		{Job: 9, Kind: replyListing, Listing: &fsops.Listing{Entries: []fsops.Entry{{Name: "n"}}}},
+		{Job: 4, Kind: replyFailed, Msg: "m", Code: "c"},
+		{Job: 11, Kind: replyValue, Value: []any{1, "x"}},
+	} {
+		env, err := reg.Encode(replyTopic, &r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(env.Payload)
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		var r reply
+		if reg.Decode(busEnvelope(payload), &r) != nil {
+			return
+		}
+		// Whatever decodes must encode again.
+		if _, err := reg.Encode(replyTopic, &r); err != nil {
+			t.Fatalf("decoded reply does not re-encode: %v", err)
+		}
+	})
+}
+
+// matchReflect is grep.Match's shape without the hand-written methods, to
+// measure what reflection costs.
+type matchReflect struct {
+	File       string
+	Line       uint32
+	Text       string
+	MatchStart uint32
+	MatchEnd   uint32
+	Spans      [][2]uint32
+	Kind       uint8
+}
+
+// BenchmarkWireMatchReflection measures msgpack's reflection path for one
+// 7-field match, Marshal plus Unmarshal.
+func BenchmarkWireMatchReflection(b *testing.B) {
+	m := matchReflect{File: sampleMatch.File, Line: sampleMatch.Line, Text: sampleMatch.Text, MatchEnd: 4, Spans: sampleMatch.Spans, Kind: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		data, err := msgpack.Marshal(&m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out matchReflect
+		if err := msgpack.Unmarshal(data, &out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWireMatchCustom measures the hand-written path for the same
+// match, through the bus registry as the runtime uses it.
+func BenchmarkWireMatchCustom(b *testing.B) {
+	reg := wireRegistry(b)
+	r := reply{Job: 1, Kind: replyMatches, Matches: []grep.Match{sampleMatch}}
+	b.ReportAllocs()
+	for b.Loop() {
+		env, err := reg.Encode(replyTopic, &r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out reply
+		if err := reg.Decode(env, &out); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -1,0 +1,224 @@
+package runtime
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/grep"
+)
+
+func makeTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, body := range files {
+		p := filepath.Join(dir, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	return dir
+}
+
+type grepResult struct {
+	matches []grep.Match
+	batches int
+	maxLen  int
+	files   uint64
+	outcome Outcome
+}
+
+func collectMatches(t testing.TB, rt *Runtime, id JobID, frame, limit time.Duration) grepResult {
+	t.Helper()
+	var res grepResult
+	deadline := time.Now().Add(limit)
+	for {
+		require.True(t, time.Now().Before(deadline), "grep did not close in time")
+		rt.Tick()
+		for _, b := range rt.TakeStreamBatches() {
+			if b.ID != id {
+				continue
+			}
+			res.batches++
+			res.maxLen = max(res.maxLen, b.Len())
+			res.matches = append(res.matches, b.Matches...)
+			if b.Closed {
+				res.outcome, res.files = b.Outcome, b.Progress
+				return res
+			}
+		}
+		waitReady(rt, frame)
+		if frame > time.Millisecond {
+			time.Sleep(frame)
+		}
+	}
+}
+
+// Known matches come back with their lines, text and offsets (ported:
+// grep_finds_known_matches_in_synthetic_tree).
+func TestGrepFindsKnownMatchesInSyntheticTree(t *testing.T) {
+	root := makeTree(t, map[string]string{
+		"src/a.txt":     "first\nneedle here\nthird\n",
+		"src/b.txt":     "no match here\n",
+		"src/sub/c.txt": "alpha needle\nbeta\nneedle\n",
+		"README.md":     "needle\n",
+	})
+	rt := newRT(t, 4)
+	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	require.Equal(t, Complete, res.outcome.State)
+	require.Len(t, res.matches, 4)
+	require.Equal(t, uint64(4), res.files, "the closing batch reports files searched")
+	byFile := map[string][]grep.Match{}
+	for _, m := range res.matches {
+		byFile[m.File] = append(byFile[m.File], m)
+	}
+	a := byFile["src/a.txt"]
+	require.Len(t, a, 1)
+	require.Equal(t, grep.Match{File: "src/a.txt", Line: 2, Text: "needle here", MatchStart: 0, MatchEnd: 6, Spans: [][2]uint32{{0, 6}}}, a[0])
+	require.Len(t, byFile["src/sub/c.txt"], 2)
+}
+
+// Case-insensitive mode folds (ported: grep_case_insensitive_matches_mixed_case).
+func TestGrepCaseInsensitiveMatchesMixedCase(t *testing.T) {
+	root := makeTree(t, map[string]string{"a.txt": "FOO\nfoo\nFoO\n"})
+	rt := newRT(t, 2)
+	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "foo", IgnoreCase: true}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	require.Len(t, res.matches, 3)
+}
+
+// Binary and oversize files are skipped (ported: grep_skips_binary_and_oversize_files).
+func TestGrepSkipsBinaryAndOversizeFiles(t *testing.T) {
+	root := makeTree(t, map[string]string{
+		"bin.dat":   "prefix\x00needle suffix\n",
+		"big.txt":   strings.Repeat("needle\n", 400),
+		"small.txt": "needle\n",
+	})
+	rt := newRT(t, 2)
+	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", MaxFileBytes: 1024}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	require.Len(t, res.matches, 1)
+	require.Equal(t, "small.txt", res.matches[0].File)
+}
+
+// Superseding a running grep cancels it within 50 ms (ported:
+// grep_supersede_cancels_predecessor_within_50ms).
+func TestGrepSupersedeCancelsPredecessorWithin50ms(t *testing.T) {
+	files := map[string]string{}
+	body := strings.Repeat("noise noise noise noise noise\n", 50)
+	for i := range 5000 {
+		files[fmt.Sprintf("f%05d.txt", i)] = body
+	}
+	root := makeTree(t, files)
+	rt := newRT(t, 4)
+	prior := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", Fanout: 1}, DispatchOptions{Key: "search"})
+	time.Sleep(15 * time.Millisecond)
+	rt.Tick()
+	if rt.IsComplete(prior) {
+		t.Skip("this machine searched 5000 files in 15 ms; the load is too small to observe a cancel")
+	}
+	started := time.Now()
+	rt.DispatchGrep(grep.Spec{Root: root, Pattern: "alpha", Fanout: 1}, DispatchOptions{Key: "search"})
+	var outcome *Outcome
+	for outcome == nil {
+		require.Less(t, time.Since(started), 50*time.Millisecond, "grep supersede did not cancel within 50ms")
+		rt.Tick()
+		for _, b := range rt.TakeStreamBatches() {
+			if b.ID == prior && b.Closed {
+				outcome = &b.Outcome
+			}
+		}
+		waitReady(rt, time.Millisecond)
+	}
+	require.Equal(t, Cancelled, outcome.State)
+}
+
+// A saturating match rate is coalesced: 500 matches at cap 64 arrive in at
+// most 64 batches, none over the cap (ported: grep_coalesces_saturating_match_rate).
+func TestGrepCoalescesSaturatingMatchRate(t *testing.T) {
+	root := makeTree(t, map[string]string{"dense.txt": strings.Repeat("needle\n", 500)})
+	rt := newRT(t, 2)
+	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{MaxBatch: 64}), 16*time.Millisecond, 5*time.Second)
+	require.Len(t, res.matches, 500)
+	require.LessOrEqual(t, res.maxLen, 64)
+	require.LessOrEqual(t, res.batches, 64)
+}
+
+// 1000 small files are all searched (ported: grep_parallel_search_completes_at_synthetic_scale).
+func TestGrepParallelSearchCompletesAtSyntheticScale(t *testing.T) {
+	files := map[string]string{}
+	for i := range 1000 {
+		files[fmt.Sprintf("f%04d.txt", i)] = fmt.Sprintf("header line\nnoise noise noise\nneedle line %d\nfooter\n", i)
+	}
+	root := makeTree(t, files)
+	rt := newRT(t, 4)
+	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	require.Len(t, res.matches, 1000)
+	seen := map[string]bool{}
+	for _, m := range res.matches {
+		require.Equal(t, uint32(3), m.Line)
+		require.False(t, seen[m.File], "duplicate match for %s", m.File)
+		seen[m.File] = true
+	}
+}
+
+// Long lines are cut to max_match_text (ported: grep_truncates_long_lines_to_max_match_text).
+func TestGrepTruncatesLongLines(t *testing.T) {
+	root := makeTree(t, map[string]string{"long.txt": "needle " + strings.Repeat("x", 16*1024) + "\n"})
+	rt := newRT(t, 2)
+	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", MaxMatchText: 128}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	require.Len(t, res.matches, 1)
+	require.LessOrEqual(t, len(res.matches[0].Text), 128)
+	require.True(t, strings.HasPrefix(res.matches[0].Text, "needle"))
+}
+
+// The empty pattern matches nothing and closes cleanly (ported:
+// grep_empty_pattern_emits_no_matches).
+func TestGrepEmptyPatternEmitsNoMatches(t *testing.T) {
+	root := makeTree(t, map[string]string{"a.txt": "any line\n"})
+	rt := newRT(t, 2)
+	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	require.Empty(t, res.matches)
+	require.Equal(t, Complete, res.outcome.State)
+}
+
+// Bad input fails the job with a clear message rather than an empty success.
+func TestGrepBadInputFailsTheJob(t *testing.T) {
+	root := makeTree(t, map[string]string{"a.txt": "x\n"})
+	rt := newRT(t, 2)
+	cases := map[string]grep.Spec{
+		"no such":   {Root: filepath.Join(root, "missing"), Pattern: "x"},
+		"not a dir": {Root: filepath.Join(root, "a.txt"), Pattern: "x"},
+		"bad regex": {Root: root, Pattern: "(", Regex: true},
+		"nul":       {Root: root, Pattern: "a\x00b"},
+	}
+	for name, spec := range cases {
+		res := collectMatches(t, rt, rt.DispatchGrep(spec, DispatchOptions{}), time.Millisecond, 5*time.Second)
+		require.Equal(t, Failed, res.outcome.State, name)
+		require.NotEmpty(t, res.outcome.Err.Message, name)
+	}
+}
+
+// A million matches with nobody draining hold bounded memory: the stream
+// never buffers more than its credit plus one producer batch per fanout
+// goroutine (issue 3: bounded memory with a slow consumer).
+func TestGrepUndrainedHoldsBoundedMemory(t *testing.T) {
+	root := makeTree(t, map[string]string{"a.txt": strings.Repeat("needle\n", 20_000), "b.txt": strings.Repeat("needle\n", 20_000)})
+	rt, err := New(Options{StreamCredit: 2000})
+	require.NoError(t, err)
+	t.Cleanup(rt.Close)
+	id := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", Fanout: 2}, DispatchOptions{})
+	j := rt.pending[id]
+	deadline := time.Now().Add(150 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		rt.Tick()
+		require.LessOrEqual(t, j.stream.len(), 2000+20_000)
+		waitReady(rt, time.Millisecond)
+	}
+	require.False(t, rt.IsComplete(id))
+	res := collectMatches(t, rt, id, time.Millisecond, 10*time.Second)
+	require.Equal(t, Complete, res.outcome.State)
+	require.Len(t, res.matches, 40_000, "nothing is lost when the consumer catches up")
+}
