@@ -44,7 +44,9 @@ func (w *task) sendItems(ctx context.Context, r *reply) error {
 }
 
 // jobName labels a job in messages: "grep#12".
-func jobName(kind Kind, id JobID) string { return kind.String() + "#" + strconv.FormatUint(uint64(id), 10) }
+func jobName(kind Kind, id JobID) string {
+	return kind.String() + "#" + strconv.FormatUint(uint64(id), 10)
+}
 
 // start publishes j and submits its work on lane of actor. The worker
 // closure always replies: Cancelled if the job's context ended before it

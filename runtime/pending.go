@@ -1,6 +1,5 @@
 package runtime
 
-
 // job is one entry of the pending table. It lives on the main goroutine only;
 // the worker sees nothing of it but its id and context.
 type job struct {
