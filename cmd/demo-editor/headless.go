@@ -1,0 +1,108 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pmacs-go/pmacs-go/luabind"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// config is the parsed command line.
+type config struct {
+	script string
+	args   []string
+	safe   bool
+}
+
+// parseArgs reads the flags up to the script path; everything after the
+// path belongs to the script, even words that look like flags.
+func parseArgs(argv []string) (config, error) {
+	var c config
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "--safe" || a == "-safe":
+			c.safe = true
+		case a == "--script" || a == "-script":
+			if i+1 >= len(argv) {
+				return c, errors.New("--script needs a file")
+			}
+			c.script, c.args = argv[i+1], argv[i+2:]
+			return c, nil
+		case strings.HasPrefix(a, "--script=") || strings.HasPrefix(a, "-script="):
+			c.script, c.args = a[strings.IndexByte(a, '=')+1:], argv[i+1:]
+			return c, nil
+		case a == "-h" || a == "--help" || a == "-help":
+			return c, nil
+		default:
+			return c, fmt.Errorf("unknown argument %q", a)
+		}
+	}
+	return c, nil
+}
+
+// Exit statuses of the headless runner.
+const (
+	exitOK     = 0
+	exitFailed = 1
+)
+
+// RunScript runs script headless as the first task with args in the global
+// arg, printing what the script prints to stdout. Frames are driven at the
+// runtime's frame target (or as soon as worker replies are ready) until no
+// task and no job remains. It returns 0 on success, or 1 after writing the
+// error, with its traceback, to stderr: when the script fails to load or
+// raises, when another task's error was never collected by task:await(), or
+// when the remaining tasks wait on each other and can never wake.
+func RunScript(script string, args []string, safe bool, stdout, stderr io.Writer) int {
+	rt, err := runtime.New(runtime.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
+		return exitFailed
+	}
+	defer rt.Close()
+	b, err := luabind.New(rt, luabind.Options{Safe: safe, Stdout: stdout, Stderr: stderr})
+	if err != nil {
+		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
+		return exitFailed
+	}
+	defer b.Close()
+
+	first, err := b.RunFile(script, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
+		return exitFailed
+	}
+	if err := drive(b, rt); err != nil {
+		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
+		return exitFailed
+	}
+	// Failures were reported with their tracebacks as they happened.
+	if first.Err() != nil || len(b.TakeFailed()) > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// drive runs frames until the binding is idle. It sleeps between frames on
+// "worker replies ready OR frame deadline", never spinning.
+func drive(b *luabind.Binding, rt *runtime.Runtime) error {
+	timer := time.NewTimer(rt.FrameTarget())
+	defer timer.Stop()
+	for b.Busy() {
+		if b.Stalled() {
+			return fmt.Errorf("%d task(s) wait on each other and can never wake", b.LiveTasks())
+		}
+		select {
+		case <-rt.Ready():
+		case <-timer.C:
+		}
+		b.Frame()
+		timer.Reset(rt.FrameTarget())
+	}
+	return nil
+}

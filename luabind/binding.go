@@ -1,0 +1,319 @@
+package luabind
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// ErrClosed is returned by methods of a closed Binding.
+var ErrClosed = errors.New("luabind: binding is closed")
+
+// Options configures a Binding.
+type Options struct {
+	// Safe opens only the base, table, string, math and coroutine libraries
+	// (plus pmacs): no io, os, package or debug.
+	Safe bool
+	// Stdout receives what print writes; nil means os.Stdout.
+	Stdout io.Writer
+	// Stderr receives the report (error and traceback) of every task that
+	// fails; nil means os.Stderr.
+	Stderr io.Writer
+}
+
+// State sizes for the Lua state and every coroutine made from it. gopher-lua
+// gives a thread the state's sizes; the defaults (256 call frames allocated
+// up front, 5120 registry slots) cost ~112 KB per coroutine. These start at
+// about 2 KB and grow on demand up to the same depth limits as a default
+// state, and further for the data stack.
+var stateOptions = lua.Options{
+	CallStackSize:       lua.CallStackSize,
+	MinimizeStackMemory: true,
+	RegistrySize:        128,
+	RegistryGrowStep:    256,
+	RegistryMaxSize:     1 << 20,
+	SkipOpenLibs:        true,
+}
+
+// Binding is pmacs.workers.* and pmacs.async.* installed in one Lua state,
+// plus the frame driver that resumes its tasks. It belongs to the goroutine
+// that owns the runtime (see the package doc).
+type Binding struct {
+	rt     *runtime.Runtime
+	ls     *lua.LState
+	stdout io.Writer
+	stderr io.Writer
+
+	jobs    map[runtime.JobID]*job // dispatched through this binding, not yet settled
+	threads map[*lua.LState]*Task  // running or parked tasks by their thread
+	idle    []*lua.LState          // threads of finished tasks, for reuse
+	live    int                    // tasks started and not finished
+	failed  []*Task                // tasks whose error nobody has collected yet
+
+	// run is the frame's resume queue; next holds tasks that yielded by
+	// themselves and resume next frame.
+	run, next []resumption
+	inFrame   bool
+
+	trampoline *lua.LFunction
+	arm        *lua.LFunction
+	handleMT   *lua.LTable
+	taskMT     *lua.LTable
+	treeMT     *lua.LTable
+	iterFn     *lua.LFunction
+	stack      stackClassifier
+	closed     bool
+}
+
+// New creates a Lua state with the standard libraries (or the safe subset)
+// and pmacs.workers.* and pmacs.async.* installed, bound to rt. The caller
+// keeps ownership of rt and closes it after the Binding.
+func New(rt *runtime.Runtime, opts Options) (*Binding, error) {
+	if rt == nil {
+		return nil, errors.New("luabind: nil runtime")
+	}
+	b := &Binding{
+		rt:      rt,
+		ls:      lua.NewState(stateOptions),
+		stdout:  opts.Stdout,
+		stderr:  opts.Stderr,
+		jobs:    make(map[runtime.JobID]*job),
+		threads: make(map[*lua.LState]*Task),
+	}
+	if b.stdout == nil {
+		b.stdout = os.Stdout
+	}
+	if b.stderr == nil {
+		b.stderr = os.Stderr
+	}
+	if err := b.openLibs(opts.Safe); err != nil {
+		b.ls.Close()
+		return nil, err
+	}
+	if err := b.install(); err != nil {
+		b.ls.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Binding) openLibs(safe bool) error {
+	libs := []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.CoroutineLibName, lua.OpenCoroutine},
+	}
+	if !safe {
+		// The channel library is left out on purpose: a channel receive
+		// would block the editor's main loop.
+		libs = append(libs, []struct {
+			name string
+			open lua.LGFunction
+		}{
+			{lua.LoadLibName, lua.OpenPackage},
+			{lua.IoLibName, lua.OpenIo},
+			{lua.OsLibName, lua.OpenOs},
+			{lua.DebugLibName, lua.OpenDebug},
+		}...)
+	}
+	for _, lib := range libs {
+		if err := b.ls.CallByParam(lua.P{Fn: b.ls.NewFunction(lib.open), NRet: 0}, lua.LString(lib.name)); err != nil {
+			return fmt.Errorf("luabind: open %q library: %w", lib.name, err)
+		}
+	}
+	g := b.ls.G.Global
+	g.RawSetString("print", b.ls.NewFunction(b.luaPrint))
+	// Chunks loaded at run time get the same for-loop rewrite as the
+	// script, so their loops may wait too.
+	g.RawSetString("loadstring", b.ls.NewFunction(b.luaLoadString))
+	g.RawSetString("load", b.ls.NewFunction(b.luaLoad))
+	g.RawSetString("loadfile", b.ls.NewFunction(b.luaLoadFile))
+	g.RawSetString("dofile", b.ls.NewFunction(b.luaDoFile))
+	return nil
+}
+
+// L returns the Lua state. Call it only from the owning goroutine.
+func (b *Binding) L() *lua.LState { return b.ls }
+
+// Runtime returns the runtime the binding dispatches to.
+func (b *Binding) Runtime() *runtime.Runtime { return b.rt }
+
+// Busy reports whether a task is alive or a job dispatched through the
+// binding has not settled yet.
+func (b *Binding) Busy() bool { return b.live > 0 || len(b.jobs) > 0 || len(b.next) > 0 }
+
+// LiveTasks counts tasks started and not finished (running or parked).
+func (b *Binding) LiveTasks() int { return b.live }
+
+// PendingJobs counts jobs dispatched through the binding that have not
+// settled (for streams: whose closing batch has not arrived).
+func (b *Binding) PendingJobs() int { return len(b.jobs) }
+
+// Stalled reports tasks that can never resume: tasks are alive but no job
+// is pending and no task is queued, so they can only be waiting on each
+// other. A headless runner stops on it instead of waiting forever.
+func (b *Binding) Stalled() bool {
+	return b.live > 0 && len(b.jobs) == 0 && len(b.next) == 0 && len(b.run) == 0
+}
+
+// TakeFailed returns the tasks that failed and whose error no other task
+// collected with task:await(), and forgets them.
+func (b *Binding) TakeFailed() []*Task {
+	var out []*Task
+	for _, t := range b.failed {
+		if !t.collected {
+			out = append(out, t)
+		}
+	}
+	b.failed = nil
+	return out
+}
+
+// RunFile loads the file at path and runs it as the first task, with args
+// in the global arg (arg[0] is the path, arg[1..n] the arguments, as the
+// standalone lua interpreter sets it) and as the chunk's varargs.
+func (b *Binding) RunFile(path string, args []string) (*Task, error) {
+	if b.closed {
+		return nil, ErrClosed
+	}
+	fn, err := b.LoadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	argt := b.ls.CreateTable(len(args), 1)
+	argt.RawSetInt(0, lua.LString(path))
+	vals := make([]lua.LValue, len(args))
+	for i, a := range args {
+		argt.RawSetInt(i+1, lua.LString(a))
+		vals[i] = lua.LString(a)
+	}
+	b.ls.SetGlobal("arg", argt)
+	return b.Spawn(fn, vals...), nil
+}
+
+// Close cancels the jobs the binding dispatched, drops every parked task
+// and closes the Lua state. It does not close the runtime. Idempotent.
+func (b *Binding) Close() {
+	if b.closed {
+		return
+	}
+	b.closed = true
+	for id := range b.jobs {
+		b.rt.Cancel(id)
+	}
+	clear(b.jobs)
+	clear(b.threads)
+	b.idle, b.run, b.next, b.failed = nil, nil, nil, nil
+	b.live = 0
+	b.ls.Close()
+}
+
+func (b *Binding) luaPrint(L *lua.LState) int {
+	var sb strings.Builder
+	top := L.GetTop()
+	for i := 1; i <= top; i++ {
+		if i > 1 {
+			sb.WriteByte('\t')
+		}
+		sb.WriteString(L.ToStringMeta(L.Get(i)).String())
+	}
+	sb.WriteByte('\n')
+	// A failing writer (a closed pipe) must not kill the script.
+	_, _ = io.WriteString(b.stdout, sb.String())
+	return 0
+}
+
+// loaded pushes the result of a load the way Lua's loaders return it: the
+// function, or nil and the message.
+func loaded(L *lua.LState, proto *lua.FunctionProto, err error) int {
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	L.Push(L.NewFunctionFromProto(proto))
+	return 1
+}
+
+func (b *Binding) luaLoadString(L *lua.LState) int {
+	src := L.CheckString(1)
+	proto, err := compile(strings.NewReader(src), L.OptString(2, "<string>"))
+	return loaded(L, proto, err)
+}
+
+// luaLoad accepts a reader function (Lua 5.1) or a string (Lua 5.2).
+func (b *Binding) luaLoad(L *lua.LState) int {
+	if s, ok := L.Get(1).(lua.LString); ok {
+		proto, err := compile(strings.NewReader(string(s)), L.OptString(2, "<string>"))
+		return loaded(L, proto, err)
+	}
+	fn := L.CheckFunction(1)
+	name := L.OptString(2, "?")
+	var sb strings.Builder
+	for {
+		L.Push(fn)
+		L.Call(0, 1)
+		piece := L.Get(-1)
+		L.Pop(1)
+		if piece == lua.LNil {
+			break
+		}
+		s, ok := piece.(lua.LString)
+		if !ok {
+			if n, isNum := piece.(lua.LNumber); isNum {
+				s = lua.LString(n.String())
+			} else {
+				L.Push(lua.LNil)
+				L.Push(lua.LString("reader function must return a string"))
+				return 2
+			}
+		}
+		if s == "" {
+			break
+		}
+		sb.WriteString(string(s))
+	}
+	proto, err := compile(strings.NewReader(sb.String()), name)
+	return loaded(L, proto, err)
+}
+
+func (b *Binding) luaLoadFile(L *lua.LState) int {
+	path := L.CheckString(1)
+	f, err := os.Open(path)
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	defer f.Close()
+	proto, err := compile(f, path)
+	return loaded(L, proto, err)
+}
+
+func (b *Binding) luaDoFile(L *lua.LState) int {
+	path := L.CheckString(1)
+	f, err := os.Open(path)
+	if err != nil {
+		L.RaiseError("dofile: %v", err)
+	}
+	proto, err := compile(f, path)
+	f.Close()
+	if err != nil {
+		L.RaiseError("dofile: %v", err)
+	}
+	top := L.GetTop()
+	L.Push(L.NewFunctionFromProto(proto))
+	L.Call(0, lua.MultRet)
+	return L.GetTop() - top
+}

@@ -1,0 +1,51 @@
+// Package luabind exposes the job runtime to Lua (gopher-lua) as
+// pmacs.workers.* and pmacs.async.*: scripts dispatch jobs, get handles, and
+// wait for them inside tasks, coroutines that a frame driver resumes when
+// their job settles.
+//
+// # Topology
+//
+//	Lua task (coroutine) ── w.grep{...} ──► Binding ── Dispatch* ──► runtime.Runtime
+//	     ▲   h:await() / for batch in h:batches(): park the task on the job
+//	     │
+//	     └── resume (settle order) ◄── Binding.Frame ◄── Tick + TakeStreamBatches
+//
+// One Frame call is one editor frame: it ticks the runtime, converts what
+// settled into Lua values, and resumes the tasks parked on those jobs in
+// settle order, then hands each stream its batch. A task that dispatches and
+// waits again while it is being resumed parks until a later frame, so a
+// frame's work is bounded by the tasks that were parked when it began.
+//
+// # Concurrency contract
+//
+// A Binding, its lua.LState and the runtime.Runtime it drives belong to one
+// goroutine: the editor's main loop. No method may be called from another
+// goroutine. Tasks are gopher-lua coroutines on that goroutine, not
+// goroutines: waiting never blocks the loop, it returns to it.
+//
+// # Where a task can wait
+//
+// gopher-lua yields a coroutine by unwinding exactly one VM loop. A wait
+// issued while the VM is nested inside a Go call (pcall, xpcall, a
+// metamethod, a table.sort comparator, a string.gsub callback) cannot yield:
+// gopher-lua would silently keep running the coroutine. The binding detects
+// that case from the Go call stack and raises a Lua error naming the way out
+// (run the risky part as its own task and await the task) instead of
+// corrupting the coroutine or hanging.
+//
+// The generic for loop is nested the same way in gopher-lua (its iterator is
+// called from inside the VM instruction), which would make
+// "for batch in h:batches() do" impossible. Chunks loaded through the
+// binding (RunFile, LoadString, LoadFile, and Lua's load, loadstring,
+// loadfile and dofile, which the binding replaces) are therefore compiled
+// with every generic for rewritten into the equivalent while loop of the Lua
+// 5.1 manual (section 2.4.5), whose iterator call is an ordinary call that
+// can yield. Chunks compiled elsewhere still run; only waiting inside their
+// for-in iterators raises the error above.
+//
+// # Cost
+//
+// A task is a coroutine thread from a pool: threads of tasks that finished
+// normally are reused, and the state is created with small, growable stacks
+// so a new thread costs a few KB instead of the default 112 KB.
+package luabind

@@ -1,0 +1,237 @@
+package luabind
+
+import (
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// job is the Lua side of one dispatched job: who waits on it, and once it
+// settles, what await returns. It outlives the runtime's pending entry, so a
+// handle awaited twice returns the same result again.
+type job struct {
+	id      runtime.JobID
+	kind    runtime.Kind
+	stream  bool
+	settled bool         // for a stream: its closing batch arrived
+	results []lua.LValue // await's return values, once settled
+	waiters []*Task      // tasks parked in h:await()
+
+	// Streams. Batches wait in queue, as the runtime delivered them, until
+	// the consumer's iterator takes them; they are converted to Lua only
+	// then.
+	queue    []runtime.StreamBatch
+	consumer *Task // the task parked in the iterator, if any
+	items    uint64
+	progress uint64
+}
+
+func (b *Binding) newHandle(L *lua.LState, id runtime.JobID, kind runtime.Kind, stream bool) *lua.LUserData {
+	j := &job{id: id, kind: kind, stream: stream}
+	b.jobs[id] = j
+	return &lua.LUserData{Value: j, Metatable: b.handleMT}
+}
+
+func checkJob(L *lua.LState, fname string) *job {
+	if ud, ok := L.Get(1).(*lua.LUserData); ok {
+		if j, ok := ud.Value.(*job); ok {
+			return j
+		}
+	}
+	argError(L, fname, 1, "self", "job handle (call it as h:method())", L.Get(1))
+	return nil
+}
+
+func (b *Binding) handleAwait(L *lua.LState) int {
+	j := checkJob(L, "h:await")
+	if j.settled {
+		return pushAll(L, j.results)
+	}
+	t := b.waitingTask(L, "h:await")
+	j.waiters = append(j.waiters, t)
+	t.parked = true
+	return L.Yield()
+}
+
+func (b *Binding) handleBatches(L *lua.LState) int {
+	j := checkJob(L, "h:batches")
+	if !j.stream {
+		raise(L, "h:batches: job %d (%s) is not a stream; use h:await()", j.id, j.kind)
+	}
+	L.Push(b.iterFn)
+	L.Push(L.Get(1))
+	L.Push(lua.LNil)
+	return 3
+}
+
+// batchIter is the iterator h:batches() returns: the next batch as a list,
+// waiting for one if none is queued; nil once the stream has closed.
+func (b *Binding) batchIter(L *lua.LState) int {
+	j := checkJob(L, "h:batches iterator")
+	if len(j.queue) > 0 {
+		L.Push(b.popBatch(L, j))
+		return 1
+	}
+	if j.settled {
+		L.Push(lua.LNil)
+		return 1
+	}
+	t := b.waitingTask(L, "h:batches")
+	if j.consumer != nil && j.consumer != t {
+		raise(L, "h:batches: job %d is already being iterated by another task", j.id)
+	}
+	j.consumer = t
+	t.parked = true
+	return L.Yield()
+}
+
+func (b *Binding) handleCancel(L *lua.LState) int {
+	j := checkJob(L, "h:cancel")
+	b.cancel(j.id)
+	return 0
+}
+
+// cancel asks the runtime to stop a job and drops what the binding had
+// queued for it, so a cancelled stream's iterator sees no more items.
+func (b *Binding) cancel(id runtime.JobID) {
+	b.rt.Cancel(id)
+	if j := b.jobs[id]; j != nil && j.stream && !j.settled {
+		j.queue = nil
+	}
+}
+
+func (b *Binding) handleID(L *lua.LState) int {
+	j := checkJob(L, "h:id")
+	L.Push(lua.LNumber(j.id))
+	return 1
+}
+
+func (b *Binding) handleDone(L *lua.LState) int {
+	j := checkJob(L, "h:done")
+	L.Push(lua.LBool(j.settled))
+	return 1
+}
+
+func (b *Binding) handleString(L *lua.LState) int {
+	j := checkJob(L, "tostring")
+	state := "running"
+	if j.settled {
+		state = "settled"
+	}
+	L.Push(lua.LString("pmacs.handle(" + j.kind.String() + "#" + lua.LNumber(j.id).String() + ", " + state + ")"))
+	return 1
+}
+
+func pushAll(L *lua.LState, vals []lua.LValue) int {
+	for _, v := range vals {
+		L.Push(v)
+	}
+	return len(vals)
+}
+
+// settle takes a request/reply job's outcome from the runtime, converts it
+// and queues its waiters.
+func (b *Binding) settle(j *job) {
+	var t *lua.LUserData
+	if j.kind == runtime.KindParse {
+		// The tree must be taken before the result: TakeResult drops a
+		// tree nobody took.
+		if tr := b.rt.TakeParseTree(j.id); tr != nil {
+			t = b.newTree(tr)
+		}
+	}
+	out, ok := b.rt.TakeResult(j.id)
+	if !ok {
+		return
+	}
+	var value lua.LValue = lua.LTrue
+	if out.State == runtime.Complete {
+		value = b.toLua(j.kind, out.Value, t)
+	}
+	b.settled(j, out, value)
+}
+
+// settled records a job's final outcome and wakes everything waiting on it.
+func (b *Binding) settled(j *job, out runtime.Outcome, value lua.LValue) {
+	delete(b.jobs, j.id)
+	j.settled = true
+	j.results = outcomeValues(j.kind, out, value)
+	for _, t := range j.waiters {
+		b.run = append(b.run, resumption{t: t, vals: j.results})
+	}
+	j.waiters = nil
+}
+
+// outcomeValues is what await returns: value, nil on success; nil,
+// "cancelled"; nil, message[, code] on failure. A filesystem failure reads
+// like luv's: "ENOENT: stat "x": no such file or directory", "ENOENT".
+func outcomeValues(kind runtime.Kind, out runtime.Outcome, value lua.LValue) []lua.LValue {
+	switch out.State {
+	case runtime.Complete:
+		return []lua.LValue{value, lua.LNil}
+	case runtime.Cancelled:
+		return []lua.LValue{lua.LNil, lua.LString("cancelled")}
+	}
+	msg, code := "failed", ""
+	if out.Err != nil {
+		msg, code = out.Err.Message, out.Err.Code
+	}
+	if code == "" {
+		return []lua.LValue{lua.LNil, lua.LString(msg)}
+	}
+	if isFS(kind) {
+		msg = code + ": " + msg
+	}
+	return []lua.LValue{lua.LNil, lua.LString(msg), lua.LString(code)}
+}
+
+func isFS(k runtime.Kind) bool {
+	switch k {
+	case runtime.KindFsReadDir, runtime.KindFsStat, runtime.KindFsRename, runtime.KindFsChmod, runtime.KindFsRemove:
+		return true
+	}
+	return false
+}
+
+// deliver hands a stream's batch to its job: queued for the iterator, and
+// on the closing batch, the outcome for await.
+func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
+	j.progress = sb.Progress
+	if sb.Len() > 0 {
+		j.queue = append(j.queue, *sb)
+	}
+	if sb.Closed {
+		if sb.Outcome.State == runtime.Cancelled {
+			// A cancelled (or superseded) stream's results must not land
+			// late, not even the ones already taken from the runtime.
+			j.queue = nil
+		}
+		var value lua.LValue = lua.LTrue
+		if j.kind == runtime.KindGrep {
+			t := b.ls.CreateTable(0, 1)
+			t.RawSetString("files_searched", lua.LNumber(sb.Progress))
+			value = t
+		}
+		b.settled(j, sb.Outcome, value)
+	}
+	if c := j.consumer; c != nil && (len(j.queue) > 0 || j.settled) {
+		j.consumer = nil
+		var next lua.LValue = lua.LNil
+		if len(j.queue) > 0 {
+			next = b.popBatch(b.ls, j)
+		}
+		b.run = append(b.run, resumption{t: c, vals: []lua.LValue{next}})
+	}
+}
+
+// popBatch converts the oldest queued batch into a Lua list.
+func (b *Binding) popBatch(L *lua.LState, j *job) *lua.LTable {
+	sb := j.queue[0]
+	j.queue[0] = runtime.StreamBatch{}
+	j.queue = j.queue[1:]
+	if len(j.queue) == 0 {
+		j.queue = nil
+	}
+	j.items += uint64(sb.Len())
+	return batchToLua(L, &sb)
+}

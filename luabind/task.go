@@ -1,0 +1,284 @@
+package luabind
+
+import (
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// idleThreads caps the pool of reusable coroutine threads: enough for the
+// steady churn of short tasks, without pinning the peak of a burst forever.
+const idleThreads = 256
+
+type taskState uint8
+
+const (
+	taskRunning taskState = iota // running or parked
+	taskDone
+	taskFailed
+)
+
+// Task is a coroutine driven by the frame loop: what pmacs.async.run
+// returns to Lua, and Spawn to Go.
+type Task struct {
+	b       *Binding
+	th      *lua.LState
+	ud      *lua.LUserData
+	state   taskState
+	results []lua.LValue
+	err     *TaskError
+	trace   string  // traceback captured where the error was raised
+	waiters []*Task // tasks parked in this task's await
+	// parked is set by a wait just before it yields, so a yield that no
+	// wait asked for (a bare coroutine.yield) is told apart: that task is
+	// resumed next frame.
+	parked bool
+	// collected is set once another task has received this task's error
+	// from task:await(); the error is then handled.
+	collected bool
+}
+
+// TaskError is why a task failed: the Lua error message and the traceback
+// of where it was raised.
+type TaskError struct {
+	Message   string
+	Traceback string
+}
+
+func (e *TaskError) Error() string { return e.Message }
+
+// Done reports whether the task has finished, normally or not.
+func (t *Task) Done() bool { return t.state != taskRunning }
+
+// Err returns the task's error once it has failed; nil while it runs and
+// after it finished normally.
+func (t *Task) Err() error {
+	if t.err == nil {
+		return nil
+	}
+	return t.err
+}
+
+// Results returns what the task's function returned, once it is done.
+func (t *Task) Results() []lua.LValue { return t.results }
+
+// Value returns the task's Lua handle (what pmacs.async.run returns).
+func (t *Task) Value() lua.LValue { return t.ud }
+
+// resumption is a parked task and the values its wait returns.
+type resumption struct {
+	t    *Task
+	vals []lua.LValue
+}
+
+// Spawn runs fn as a new task now, until it first waits or ends, and
+// returns it. It is what pmacs.async.run does.
+func (b *Binding) Spawn(fn *lua.LFunction, args ...lua.LValue) *Task {
+	return b.spawn(b.ls, fn, args)
+}
+
+// spawn starts a task from the thread from: the main state, or a task that
+// calls pmacs.async.run, which then continues once the new task parks.
+func (b *Binding) spawn(from *lua.LState, fn *lua.LFunction, args []lua.LValue) *Task {
+	t := &Task{b: b, th: b.thread()}
+	t.ud = &lua.LUserData{Value: t, Metatable: b.taskMT}
+	if b.closed {
+		t.state = taskFailed
+		t.err = &TaskError{Message: ErrClosed.Error()}
+		return t
+	}
+	b.threads[t.th] = t
+	b.live++
+	vals := make([]lua.LValue, 0, len(args)+2)
+	vals = append(vals, fn)
+	vals = append(vals, args...)
+	b.resume(from, t, b.trampoline, vals)
+	return t
+}
+
+// thread returns a coroutine thread, reused when one is idle.
+func (b *Binding) thread() *lua.LState {
+	if n := len(b.idle); n > 0 {
+		th := b.idle[n-1]
+		b.idle[n-1] = nil
+		b.idle = b.idle[:n-1]
+		return th
+	}
+	th, _ := b.ls.NewThread()
+	return th
+}
+
+// resume runs t until it waits, yields or ends. fn is the function to start
+// a fresh thread with, nil for a parked one.
+func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lua.LValue) {
+	if t.state != taskRunning {
+		return
+	}
+	t.parked = false
+	st, err, rets := from.Resume(t.th, fn, vals...)
+	if b.closed {
+		return
+	}
+	switch st {
+	case lua.ResumeYield:
+		if !t.parked {
+			b.next = append(b.next, resumption{t: t})
+		}
+	case lua.ResumeOK:
+		b.finish(t, rets)
+	default:
+		b.fail(t, err)
+	}
+}
+
+func (b *Binding) finish(t *Task, rets []lua.LValue) {
+	t.state = taskDone
+	t.results = rets
+	b.retire(t)
+	// A thread that ran to its end has an empty stack and no open
+	// upvalues; gopher-lua only marks it dead. Clearing the mark makes it
+	// startable again, which saves the ~16 us of a new thread.
+	if len(b.idle) < idleThreads {
+		t.th.Dead = false
+		b.idle = append(b.idle, t.th)
+	}
+	t.th = nil
+	for _, w := range t.waiters {
+		b.run = append(b.run, resumption{t: w, vals: rets})
+	}
+	t.waiters = nil
+}
+
+func (b *Binding) fail(t *Task, err error) {
+	msg := err.Error()
+	if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
+		msg = ae.Object.String()
+	}
+	trace := t.trace
+	if trace == "" {
+		// The error did not pass through the panic hook (a Go panic in a
+		// binding function): what is left of the stack still helps.
+		trace = traceback(t.th)
+	}
+	t.state = taskFailed
+	t.err = &TaskError{Message: msg, Traceback: trace}
+	b.retire(t)
+	t.th = nil // a failed thread keeps its frames; it is never reused
+	fmt.Fprintf(b.stderr, "pmacs: task failed: %s\n%s\n", msg, trace)
+	b.failed = append(b.failed, t)
+	vals := []lua.LValue{lua.LNil, lua.LString(msg)}
+	for _, w := range t.waiters {
+		t.collected = true
+		b.run = append(b.run, resumption{t: w, vals: vals})
+	}
+	t.waiters = nil
+}
+
+func (b *Binding) retire(t *Task) {
+	delete(b.threads, t.th)
+	b.live--
+}
+
+// armPanic is called by the trampoline at the start of every task: Resume
+// resets a fresh thread's panic handler, so it is set from inside.
+func (b *Binding) armPanic(L *lua.LState) int {
+	L.Panic = b.panicHook
+	return 0
+}
+
+// panicHook runs where an error escapes every pcall of a task, with the
+// raising frames still on the stack: the only moment a full traceback can be
+// taken. pcall swaps in its own handler, so caught errors never get here.
+func (b *Binding) panicHook(L *lua.LState) {
+	obj := L.Get(-1)
+	if t := b.threads[L]; t != nil {
+		t.trace = traceback(L)
+	}
+	panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: obj})
+}
+
+// traceback formats L's call stack the way Lua's debug.traceback does.
+func traceback(L *lua.LState) string {
+	var sb strings.Builder
+	sb.WriteString("stack traceback:")
+	prev := ""
+	for i := 0; i < 64; i++ {
+		dbg, ok := L.GetStack(i)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sln", dbg, lua.LNil); err != nil {
+			break
+		}
+		var line string
+		if dbg.What == "G" {
+			line = "[G]:"
+		} else {
+			line = fmt.Sprintf("%s:%d:", dbg.Source, dbg.CurrentLine)
+		}
+		switch {
+		case dbg.What == "main" && dbg.LineDefined == 0:
+			line += " in main chunk"
+		case dbg.What == "main":
+			// The bottom frame of a task: gopher-lua has no name for it.
+			line += fmt.Sprintf(" in task function <%s:%d>", dbg.Source, dbg.LineDefined)
+		case dbg.Name != "":
+			line += " in function '" + dbg.Name + "'"
+		case dbg.What == "G":
+			line += " in a Go function"
+		default:
+			line += fmt.Sprintf(" in function <%s:%d>", dbg.Source, dbg.LineDefined)
+		}
+		if line == prev {
+			continue // gopher-lua repeats the base frame past a tail call
+		}
+		prev = line
+		sb.WriteString("\n\t")
+		sb.WriteString(line)
+	}
+	return sb.String()
+}
+
+// waitingTask returns the task running on L, or raises the error that says
+// why fname cannot wait here.
+func (b *Binding) waitingTask(L *lua.LState, fname string) *Task {
+	t := b.threads[L]
+	if t == nil {
+		if L == b.ls {
+			raise(L, "%s must be called inside a task; use pmacs.async.run(function() ... end)", fname)
+		}
+		raise(L, "%s must be called inside a task, not inside a coroutine made with coroutine.create or coroutine.wrap; use pmacs.async.run", fname)
+	}
+	if b.stack.vmLoops() != 1 {
+		raise(L, "%s cannot wait inside %s: gopher-lua cannot yield across it; run that part as its own task and await the task instead (local t = pmacs.async.run(fn); local value, err = t:await())",
+			fname, nestedIn(L))
+	}
+	return t
+}
+
+// nestedIn names the Go function a wait is nested in, for the error.
+func nestedIn(L *lua.LState) string {
+	for i := 1; i < 64; i++ {
+		dbg, ok := L.GetStack(i)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sn", dbg, lua.LNil); err != nil {
+			break
+		}
+		if dbg.What == "G" {
+			if dbg.Name != "" {
+				return "'" + dbg.Name + "'"
+			}
+			return "a function called from Go"
+		}
+	}
+	return "a metamethod, or a for-in loop of a chunk not loaded through pmacs"
+}
+
+// raise raises a Lua error with the caller's position in front, like
+// luaL_error.
+func raise(L *lua.LState, format string, args ...any) {
+	L.RaiseError(format, args...)
+}

@@ -1,0 +1,337 @@
+package luabind
+
+import (
+	"strconv"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/fsops"
+	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/syntax"
+)
+
+// install builds the pmacs table and the metatables of the userdata types.
+func (b *Binding) install() error {
+	L := b.ls
+	b.handleMT = metatable(L, map[string]lua.LGFunction{
+		"await": b.handleAwait, "batches": b.handleBatches, "cancel": b.handleCancel,
+		"id": b.handleID, "done": b.handleDone,
+	}, b.handleString)
+	b.taskMT = metatable(L, map[string]lua.LGFunction{
+		"await": b.taskAwait, "done": taskDoneFn,
+	}, taskString)
+	b.treeMT = metatable(L, map[string]lua.LGFunction{
+		"language": treeLanguage, "root_type": treeRootType, "sexpr": treeSExpr,
+		"has_error": treeHasError, "duration_ms": treeDurationMs, "highlights": treeHighlights,
+		"close": treeClose,
+	}, treeString)
+	b.iterFn = L.NewFunction(b.batchIter)
+
+	// Every task starts in this trampoline: it arms the traceback hook on
+	// the task's thread, then tail-calls the task's function so no extra
+	// frame stays on the stack.
+	mk, err := b.LoadString("local arm = ...\nreturn function(f, ...) arm() return f(...) end", "pmacs.async")
+	if err != nil {
+		return err
+	}
+	if err := L.CallByParam(lua.P{Fn: mk, NRet: 1, Protect: true}, L.NewFunction(b.armPanic)); err != nil {
+		return err
+	}
+	b.trampoline = L.Get(-1).(*lua.LFunction)
+	L.Pop(1)
+
+	fs := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
+		"read_dir": b.fsReadDir, "stat": b.fsStat, "rename": b.fsRename,
+		"chmod": b.fsChmod, "remove": b.fsRemove,
+	})
+	w := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
+		"sleep": b.sleep, "sum": b.sum, "emit_n": b.emitN, "grep": b.grep, "parse": b.parse,
+		"cancel": b.cancelByID, "snapshot": b.snapshot,
+		"frame_target_ms": b.frameTargetMs, "set_frame_target_ms": b.setFrameTargetMs,
+		"default_max_batch": b.defaultMaxBatch, "set_default_max_batch": b.setDefaultMaxBatch,
+	})
+	w.RawSetString("fs", fs)
+	async := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"run": b.asyncRun})
+	pmacs := L.NewTable()
+	pmacs.RawSetString("workers", w)
+	pmacs.RawSetString("async", async)
+	L.SetGlobal("pmacs", pmacs)
+	if loaded, ok := L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable); ok {
+		loaded.RawSetString("pmacs", pmacs)
+	}
+	return nil
+}
+
+func metatable(L *lua.LState, methods map[string]lua.LGFunction, tostring lua.LGFunction) *lua.LTable {
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.SetFuncs(L.NewTable(), methods))
+	mt.RawSetString("__tostring", L.NewFunction(tostring))
+	// Scripts cannot swap a handle's methods through getmetatable.
+	mt.RawSetString("__metatable", lua.LString("pmacs"))
+	return mt
+}
+
+// ---- pmacs.async ----
+
+func (b *Binding) asyncRun(L *lua.LState) int {
+	fn := checkFunction(L, "pmacs.async.run", 1, "fn")
+	args := make([]lua.LValue, 0, L.GetTop()-1)
+	for i := 2; i <= L.GetTop(); i++ {
+		args = append(args, L.Get(i))
+	}
+	L.Push(b.spawn(L, fn, args).ud)
+	return 1
+}
+
+func checkTask(L *lua.LState, fname string) *Task {
+	if ud, ok := L.Get(1).(*lua.LUserData); ok {
+		if t, ok := ud.Value.(*Task); ok {
+			return t
+		}
+	}
+	argError(L, fname, 1, "self", "task (call it as task:method())", L.Get(1))
+	return nil
+}
+
+// taskAwait returns the task's results once it has ended, or nil and the
+// error message if it failed (which marks the error handled).
+func (b *Binding) taskAwait(L *lua.LState) int {
+	t := checkTask(L, "task:await")
+	switch t.state {
+	case taskDone:
+		return pushAll(L, t.results)
+	case taskFailed:
+		t.collected = true
+		L.Push(lua.LNil)
+		L.Push(lua.LString(t.err.Message))
+		return 2
+	}
+	cur := b.waitingTask(L, "task:await")
+	if cur == t {
+		raise(L, "task:await: a task cannot await itself")
+	}
+	t.waiters = append(t.waiters, cur)
+	cur.parked = true
+	return L.Yield()
+}
+
+func taskDoneFn(L *lua.LState) int {
+	L.Push(lua.LBool(checkTask(L, "task:done").Done()))
+	return 1
+}
+
+func taskString(L *lua.LState) int {
+	t := checkTask(L, "tostring")
+	state := map[taskState]string{taskRunning: "running", taskDone: "done", taskFailed: "failed"}[t.state]
+	L.Push(lua.LString("pmacs.task(" + state + ")"))
+	return 1
+}
+
+// ---- pmacs.workers: dispatch ----
+
+// opts reads the optional opts table at argument n with the dispatch keys
+// plus extra ones.
+func (b *Binding) opts(L *lua.LState, fname string, n int, stream bool, extra ...string) (runtime.DispatchOptions, fields) {
+	known := append([]string{"key"}, extra...)
+	if stream {
+		known = append(known, "max_batch")
+	}
+	f := checkTable(L, fname, n, "opts", "option", true, known...)
+	return b.dispatchOptions(f, stream), f
+}
+
+func (b *Binding) dispatchOptions(f fields, stream bool) runtime.DispatchOptions {
+	o := runtime.DispatchOptions{Key: f.str("key", false, "")}
+	if stream {
+		o.MaxBatch = int(min(f.count("max_batch"), runtime.MaxMaxBatch))
+	}
+	return o
+}
+
+// push dispatches (once every argument has been checked) and pushes the
+// handle.
+func (b *Binding) push(L *lua.LState, o runtime.DispatchOptions, kind runtime.Kind, stream bool, dispatch func() runtime.JobID) int {
+	if o.Key != "" {
+		// The runtime cancels the predecessor under this key; drop what
+		// the binding already took of its stream too.
+		if prev, ok := b.rt.ActiveForKey(o.Key); ok {
+			b.cancel(prev)
+		}
+	}
+	L.Push(b.newHandle(L, dispatch(), kind, stream))
+	return 1
+}
+
+func (b *Binding) sleep(L *lua.LState) int {
+	const fname = "pmacs.workers.sleep"
+	msv := checkNumber(L, fname, 1, "ms")
+	o, _ := b.opts(L, fname, 2, false)
+	d := time.Duration(min(max(msv, 0), float64(1<<62/time.Millisecond)) * float64(time.Millisecond))
+	return b.push(L, o, runtime.KindSleep, false, func() runtime.JobID { return b.rt.DispatchSleep(d, o) })
+}
+
+func (b *Binding) sum(L *lua.LState) int {
+	const fname = "pmacs.workers.sum"
+	n := checkCount(L, fname, 1, "n")
+	o, _ := b.opts(L, fname, 2, false)
+	return b.push(L, o, runtime.KindComputeSum, false, func() runtime.JobID { return b.rt.DispatchSum(n, o) })
+}
+
+func (b *Binding) emitN(L *lua.LState) int {
+	const fname = "pmacs.workers.emit_n"
+	n := checkCount(L, fname, 1, "count")
+	o, _ := b.opts(L, fname, 2, true)
+	return b.push(L, o, runtime.KindEmitN, true, func() runtime.JobID { return b.rt.DispatchEmitN(n, o) })
+}
+
+func (b *Binding) grep(L *lua.LState) int {
+	const fname = "pmacs.workers.grep"
+	f := checkTable(L, fname, 1, "spec", "field", false,
+		"root", "pattern", "regex", "case_sensitive", "hidden", "no_ignore", "skip_dirs",
+		"max_results", "max_file_bytes", "max_match_text", "key", "max_batch")
+	spec := grep.Spec{
+		Root:         f.str("root", true, ""),
+		Pattern:      f.str("pattern", true, ""),
+		Regex:        f.boolean("regex", false),
+		IgnoreCase:   !f.boolean("case_sensitive", true),
+		Hidden:       f.boolean("hidden", false),
+		NoIgnore:     f.boolean("no_ignore", false),
+		SkipDirs:     f.strings("skip_dirs"),
+		MaxResults:   int(f.count("max_results")),
+		MaxFileBytes: f.count("max_file_bytes"),
+		MaxMatchText: int(f.count("max_match_text")),
+	}
+	o := b.dispatchOptions(f, true)
+	return b.push(L, o, runtime.KindGrep, true, func() runtime.JobID { return b.rt.DispatchGrep(spec, o) })
+}
+
+func (b *Binding) parse(L *lua.LState) int {
+	const fname = "pmacs.workers.parse"
+	f := checkTable(L, fname, 1, "spec", "field", false, "source", "language", "prior", "key")
+	req := syntax.Request{
+		Source:   []byte(f.str("source", true, "")),
+		Language: f.str("language", true, ""),
+	}
+	if _, err := syntax.Lookup(req.Language); err != nil {
+		raise(L, "%s: field 'language': %v", fname, err)
+	}
+	if pv := f.get("prior"); pv != lua.LNil {
+		ud, ok := pv.(*lua.LUserData)
+		var tr *tree
+		if ok {
+			tr, ok = ud.Value.(*tree)
+		}
+		if !ok {
+			f.fail("prior", "tree", pv)
+		}
+		if tr.t.Language() != req.Language {
+			raise(L, "%s: field 'prior' is a %s tree, the request is %s", fname, tr.t.Language(), req.Language)
+		}
+		req.Prior = tr.t
+	}
+	o := b.dispatchOptions(f, false)
+	return b.push(L, o, runtime.KindParse, false, func() runtime.JobID { return b.rt.DispatchParse(req, o) })
+}
+
+// ---- pmacs.workers.fs ----
+
+func (b *Binding) fsReadDir(L *lua.LState) int {
+	const fname = "pmacs.workers.fs.read_dir"
+	path := checkString(L, fname, 1, "path")
+	o, f := b.opts(L, fname, 2, false, "per_entry")
+	tol := fsops.Fatal
+	if f.boolean("per_entry", false) {
+		tol = fsops.PerEntry
+	}
+	return b.push(L, o, runtime.KindFsReadDir, false, func() runtime.JobID { return b.rt.DispatchReadDir(path, tol, o) })
+}
+
+func (b *Binding) fsStat(L *lua.LState) int {
+	const fname = "pmacs.workers.fs.stat"
+	path := checkString(L, fname, 1, "path")
+	o, _ := b.opts(L, fname, 2, false)
+	return b.push(L, o, runtime.KindFsStat, false, func() runtime.JobID { return b.rt.DispatchStat(path, o) })
+}
+
+func (b *Binding) fsRename(L *lua.LState) int {
+	const fname = "pmacs.workers.fs.rename"
+	from := checkString(L, fname, 1, "from")
+	to := checkString(L, fname, 2, "to")
+	o, f := b.opts(L, fname, 3, false, "overwrite")
+	overwrite := f.boolean("overwrite", false)
+	return b.push(L, o, runtime.KindFsRename, false, func() runtime.JobID { return b.rt.DispatchRename(from, to, overwrite, o) })
+}
+
+func (b *Binding) fsChmod(L *lua.LState) int {
+	const fname = "pmacs.workers.fs.chmod"
+	path := checkString(L, fname, 1, "path")
+	mode := checkMode(L, fname, 2)
+	o, _ := b.opts(L, fname, 3, false)
+	return b.push(L, o, runtime.KindFsChmod, false, func() runtime.JobID { return b.rt.DispatchChmod(path, mode, o) })
+}
+
+func (b *Binding) fsRemove(L *lua.LState) int {
+	const fname = "pmacs.workers.fs.remove"
+	path := checkString(L, fname, 1, "path")
+	o, _ := b.opts(L, fname, 2, false)
+	return b.push(L, o, runtime.KindFsRemove, false, func() runtime.JobID { return b.rt.DispatchRemove(path, o) })
+}
+
+// checkMode takes a mode as an integer (0 to 0o7777; Lua has no octal
+// literals, so 420 is 0644) or as an octal string ("644", "0755").
+func checkMode(L *lua.LState, fname string, n int) uint32 {
+	const bad = "%s: argument #%d (mode) expected an integer from 0 to 4095 or an octal string like \"644\", got %s"
+	switch v := L.Get(n).(type) {
+	case lua.LNumber:
+		if v < 0 || v > 0o7777 || float64(v) != float64(int64(v)) {
+			raise(L, bad, fname, n, v.String())
+		}
+		return uint32(v)
+	case lua.LString:
+		m, err := strconv.ParseUint(string(v), 8, 32)
+		if err != nil || len(v) == 0 || len(v) > 5 || m > 0o7777 {
+			raise(L, bad, fname, n, strconv.Quote(string(v)))
+		}
+		return uint32(m)
+	default:
+		raise(L, bad, fname, n, typeName(v))
+	}
+	return 0
+}
+
+// ---- pmacs.workers: control ----
+
+func (b *Binding) cancelByID(L *lua.LState) int {
+	id := checkCount(L, "pmacs.workers.cancel", 1, "id")
+	b.cancel(runtime.JobID(id))
+	return 0
+}
+
+func (b *Binding) snapshot(L *lua.LState) int {
+	L.Push(snapshotToLua(L, b.rt.Snapshot()))
+	return 1
+}
+
+func (b *Binding) frameTargetMs(L *lua.LState) int {
+	L.Push(lua.LNumber(b.rt.FrameTargetMs()))
+	return 1
+}
+
+func (b *Binding) setFrameTargetMs(L *lua.LState) int {
+	n := checkNumber(L, "pmacs.workers.set_frame_target_ms", 1, "ms")
+	b.rt.SetFrameTargetMs(int(min(max(n, -1<<31), 1<<31)))
+	return 0
+}
+
+func (b *Binding) defaultMaxBatch(L *lua.LState) int {
+	L.Push(lua.LNumber(b.rt.DefaultMaxBatch()))
+	return 1
+}
+
+func (b *Binding) setDefaultMaxBatch(L *lua.LState) int {
+	n := checkNumber(L, "pmacs.workers.set_default_max_batch", 1, "n")
+	b.rt.SetDefaultMaxBatch(int(min(max(n, -1<<31), 1<<31)))
+	return 0
+}
