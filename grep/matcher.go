@@ -18,6 +18,10 @@ type matcher struct {
 	fold *foldFinder
 	// verifier: re, or (when re is nil) the prefilter literal itself is the whole pattern.
 	re *regexp.Regexp
+	// anchored, when set, is re anchored at the start of its input: the prefilter literal
+	// begins every match, so matches are tried only at its occurrences, with one anchored
+	// (often one-pass) attempt each.
+	anchored *regexp.Regexp
 }
 
 // compileMatcher builds the matcher for a non-empty pattern.
@@ -41,7 +45,14 @@ func compileMatcher(pattern string, isRegex, ignoreCase bool) (*matcher, error) 
 	m := &matcher{re: re}
 	// The parse cannot fail: regexp.Compile accepted the same text with the same flags.
 	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
-		if best, ok := bestLiteral(requiredLiterals(tree.Simplify(), nil)); ok {
+		tree = tree.Simplify()
+		best, ok := bestLiteral(requiredLiterals(tree, nil))
+		if pre, isPre := prefixLiteral(tree); isPre && len(pre.text) >= len(best.text) {
+			best, ok = pre, true
+			// The anchored form cannot fail to compile when the pattern did.
+			m.anchored, _ = regexp.Compile(`^(?:` + pattern + `)`)
+		}
+		if ok {
 			if best.fold {
 				m.fold = newFoldFinder(best.text)
 			} else {
@@ -62,10 +73,37 @@ func (m *matcher) find(h []byte) int {
 
 func (m *matcher) hasPrefilter() bool { return m.fold != nil || len(m.lit) > 0 }
 
-// spans appends to dst every match in line (non-overlapping, leftmost first). from is a hint:
-// no match of a literal pattern starts before it.
-func (m *matcher) spans(line []byte, from int, dst [][2]uint32) [][2]uint32 {
+// spans appends to dst every match in line (non-overlapping, leftmost first). hit is the
+// offset in line of the prefilter's first hit (0 without a prefilter): no match of a literal
+// pattern starts before it.
+func (m *matcher) spans(line []byte, hit int, dst [][2]uint32) [][2]uint32 {
+	if m.anchored != nil {
+		for from := hit; from < len(line); {
+			loc := m.anchored.FindIndex(line[from:])
+			if loc != nil {
+				dst = append(dst, [2]uint32{uint32(from), uint32(from + loc[1])})
+				from += max(loc[1], 1)
+			} else {
+				from++
+			}
+			next := m.find(line[from:])
+			if next < 0 {
+				break
+			}
+			from += next
+		}
+		return dst
+	}
 	if m.re != nil {
+		// Every match holds an occurrence of the prefilter literal, and non-overlapping
+		// matches hold distinct ones: a line with a single occurrence has at most one match,
+		// found by one search instead of FindAllIndex's two.
+		if m.hasPrefilter() && m.find(line[min(hit+1, len(line)):]) < 0 {
+			if loc := m.re.FindIndex(line); loc != nil {
+				dst = append(dst, [2]uint32{uint32(loc[0]), uint32(loc[1])})
+			}
+			return dst
+		}
 		for _, loc := range m.re.FindAllIndex(line, -1) {
 			dst = append(dst, [2]uint32{uint32(loc[0]), uint32(loc[1])})
 		}
@@ -75,7 +113,7 @@ func (m *matcher) spans(line []byte, from int, dst [][2]uint32) [][2]uint32 {
 	if m.fold != nil {
 		n = len(m.fold.needle)
 	}
-	for from <= len(line)-n {
+	for from := hit; from <= len(line)-n; {
 		var i int
 		if m.fold != nil {
 			i = m.fold.index(line[from:])
@@ -119,6 +157,24 @@ func requiredLiterals(re *syntax.Regexp, dst []literalPiece) []literalPiece {
 		}
 	}
 	return dst
+}
+
+// prefixLiteral returns the literal every match of re starts with, if any.
+func prefixLiteral(re *syntax.Regexp) (literalPiece, bool) {
+	for re.Op == syntax.OpCapture || (re.Op == syntax.OpConcat && len(re.Sub) > 0) {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpLiteral {
+		return literalPiece{}, false
+	}
+	if re.Flags&syntax.FoldCase == 0 {
+		return literalPiece{text: []byte(string(re.Rune))}, true
+	}
+	if len(re.Rune) == 0 || !foldSafe(re.Rune[0]) {
+		return literalPiece{}, false
+	}
+	segs := appendFoldSegments(re.Rune, nil)
+	return segs[0], true
 }
 
 // appendFoldSegments splits a case-folded literal into the runs that an ASCII case-insensitive

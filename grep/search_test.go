@@ -161,6 +161,20 @@ func TestSearchRegexReportsSpans(t *testing.T) {
 	ms, _ = collect(t, grep.Spec{Root: root, Pattern: `FUNC \(R`, Regex: true, IgnoreCase: true})
 	require.Len(t, ms, 1)
 	require.Equal(t, uint32(4), ms[0].Line)
+
+	// Literal-prefixed regexes are tried at each occurrence of the prefix: an occurrence that
+	// does not match does not hide a later one, and leftmost-first preference is kept.
+	root = makeTree(t, map[string]string{"p.txt": "ab abc abd\nxabab\n"})
+	ms, _ = collect(t, grep.Spec{Root: root, Pattern: `(ab)(c|d)`, Regex: true})
+	require.Len(t, ms, 1)
+	require.Equal(t, [][2]uint32{{3, 6}, {7, 10}}, ms[0].Spans)
+	ms, _ = collect(t, grep.Spec{Root: root, Pattern: `a(?:|b)`, Regex: true})
+	require.Len(t, ms, 2)
+	require.Equal(t, [][2]uint32{{0, 1}, {3, 4}, {7, 8}}, ms[0].Spans, "leftmost-first prefers the empty branch")
+	ms, _ = collect(t, grep.Spec{Root: root, Pattern: `AB\b`, Regex: true, IgnoreCase: true})
+	require.Len(t, ms, 2)
+	require.Equal(t, [][2]uint32{{0, 2}}, ms[0].Spans)
+	require.Equal(t, [][2]uint32{{3, 5}}, ms[1].Spans)
 }
 
 // Reference port: binary files (NUL in the first 8 KiB) and files over MaxFileBytes are

@@ -198,9 +198,6 @@ func (w *worker) scan(data []byte, file string) {
 			hit += pos
 			lineStart = pos + bytes.LastIndexByte(data[pos:hit], '\n') + 1
 			from = hit - lineStart
-			if m.re != nil {
-				from = 0
-			}
 		} else {
 			lineStart, hit = pos, pos
 		}
