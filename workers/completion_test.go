@@ -14,13 +14,13 @@ import (
 // Result any number of times; RecvTimeout reports a job that has not settled.
 func TestHandleRecvAndRecvTimeout(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 2}, "a")
-	hold := make(chan struct{})
+	hold, release := holdJobs(t)
 	h := e.Submit("a", LaneRead, "slow", blocker(nil, hold, 42))
 	r, ok := h.RecvTimeout(10 * time.Millisecond)
 	require.False(t, ok)
 	require.Equal(t, Result{}, r)
 
-	close(hold)
+	release()
 	require.Equal(t, Result{Value: 42}, h.Recv())
 	r, ok = h.RecvTimeout(0)
 	require.True(t, ok)
@@ -111,7 +111,7 @@ func TestSubmitSharedSharesOneExecution(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 4}, "a", "b")
 	var runs atomic.Int32
 	started := make(chan struct{}, 1)
-	hold := make(chan struct{})
+	hold, release := holdJobs(t)
 	job := func(Actor) (any, error) {
 		n := runs.Add(1)
 		if n == 1 {
@@ -138,7 +138,7 @@ func TestSubmitSharedSharesOneExecution(t *testing.T) {
 	}
 	wg.Wait()
 	require.Equal(t, int32(1), runs.Load(), "followers joined instead of running")
-	close(hold)
+	release()
 
 	require.Equal(t, int32(1), recv(t, leader).Value)
 	for _, h := range followers {
@@ -155,4 +155,26 @@ func TestSubmitSharedSharesOneExecution(t *testing.T) {
 	e.flightMu.Lock()
 	require.Empty(t, e.flights, "settled flights free their key")
 	e.flightMu.Unlock()
+}
+
+// Acceptance: SubmitFunc allocates nothing per job once the actor's queue has
+// grown to its working size (the runtime's hot path).
+func TestSubmitFuncAllocatesNothingInSteadyState(t *testing.T) {
+	rt := newExecutorRoundTrip()
+	t.Cleanup(rt.e.Close)
+	for range 100 {
+		rt.do()
+	}
+	require.Zero(t, testing.AllocsPerRun(1000, rt.do))
+}
+
+// Acceptance: errors.Is matches executor errors by code only, and a nil
+// *Error target matches nothing instead of panicking.
+func TestErrorIsMatchesByCode(t *testing.T) {
+	err := jobError(CodeShutdown, "j", "was not run")
+	require.ErrorIs(t, err, ErrShutdown)
+	require.NotErrorIs(t, err, ErrInternal)
+	require.False(t, err.Is((*Error)(nil)))
+	require.False(t, err.Is(errors.New("shutdown")))
+	require.Equal(t, "shutdown: job 'j' was not run", err.Error())
 }

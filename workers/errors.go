@@ -40,7 +40,7 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 // errors.Is(err, ErrActorFatal) holds for every actor_fatal settlement.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
+	return ok && t != nil && t.Code == e.Code
 }
 
 func jobError(code, job, message string) *Error {

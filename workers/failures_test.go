@@ -65,7 +65,7 @@ func TestGoexitSettlesInternalErrorAndReplacesWorker(t *testing.T) {
 func TestPanickingMutatingJobMakesActorFatal(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 4}, "a", "b")
 	started := make(chan struct{}, 1)
-	hold := make(chan struct{})
+	hold, release := holdJobs(t)
 	write := e.Submit("a", LaneMutating, "rename", func(Actor) (any, error) {
 		started <- struct{}{}
 		<-hold
@@ -77,7 +77,7 @@ func TestPanickingMutatingJobMakesActorFatal(t *testing.T) {
 		e.Submit("a", LaneMutating, "rename-2", value(2)),
 		e.Submit("a", LaneHeavy, "parse-3", value(3)),
 	}
-	close(hold)
+	release()
 
 	r := recv(t, write)
 	requireCode(t, r.Err, ErrInternal, "rename")
@@ -131,7 +131,7 @@ func TestInvalidSubmitSettlesInvalidArgument(t *testing.T) {
 func TestRemoveActorSettlesQueuedJobsAndRefusesLaterOnes(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 4}, "a", "b")
 	started := make(chan struct{}, 1)
-	hold := make(chan struct{})
+	hold, release := holdJobs(t)
 	running := e.Submit("a", LaneMutating, "running", blocker(started, hold, "done"))
 	<-started
 	var queued []*Handle
@@ -149,7 +149,7 @@ func TestRemoveActorSettlesQueuedJobsAndRefusesLaterOnes(t *testing.T) {
 	requireCode(t, recv(t, e.Submit("a", LaneRead, "later", value(0))).Err, ErrActorNotRegistered, "later")
 	require.Equal(t, []Actor{{ID: "b", Context: "ctx:b"}}, e.ActorContexts())
 
-	close(hold)
+	release()
 	require.Equal(t, "done", recv(t, running).Value)
 	e.RemoveActor("a") // unknown now: nothing happens
 
@@ -166,7 +166,7 @@ func TestCloseSettlesQueuedJobsAndJoinsEveryGoroutine(t *testing.T) {
 	e.RegisterActor("a", nil)
 	e.RegisterActor("b", nil)
 	started := make(chan struct{}, 2)
-	hold := make(chan struct{})
+	hold, release := holdJobs(t)
 	running := []*Handle{
 		e.Submit("a", LaneRead, "run-a", blocker(started, hold, "a")),
 		e.Submit("b", LaneRead, "run-b", blocker(started, hold, "b")),
@@ -192,7 +192,7 @@ func TestCloseSettlesQueuedJobsAndJoinsEveryGoroutine(t *testing.T) {
 	default:
 	}
 
-	close(hold)
+	release()
 	require.Equal(t, "a", recv(t, running[0]).Value)
 	require.Equal(t, "b", recv(t, running[1]).Value)
 	<-closed

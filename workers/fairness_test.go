@@ -68,7 +68,7 @@ func countIn(order []ActorID, id ActorID) int {
 // jobs until the first two ran dry.
 func TestRoundRobinDoesNotStarveThirdActor(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 2}, "x", "y", "a", "b", "c")
-	release := make(chan struct{})
+	release, open := holdJobs(t)
 	busy := occupy(t, e, release, "x", "y")
 
 	var log startLog
@@ -78,7 +78,7 @@ func TestRoundRobinDoesNotStarveThirdActor(t *testing.T) {
 			hs = append(hs, e.Submit(id, LaneRead, "work", log.jobFor(id, fairJobTime)))
 		}
 	}
-	close(release)
+	open()
 	for _, h := range append(busy, hs...) {
 		require.NoError(t, recv(t, h).Err)
 	}
@@ -93,7 +93,7 @@ func TestRoundRobinDoesNotStarveThirdActor(t *testing.T) {
 // instead of going to whichever actor queued first.
 func TestTwoBusyActorsInterleaveEvenly(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 4}, "x", "y", "a", "b")
-	release := make(chan struct{})
+	release, open := holdJobs(t)
 	busy := occupy(t, e, release, "x", "x", "x", "y")
 
 	var log startLog
@@ -103,7 +103,7 @@ func TestTwoBusyActorsInterleaveEvenly(t *testing.T) {
 			hs = append(hs, e.Submit(id, LaneRead, "work", log.jobFor(id, fairJobTime)))
 		}
 	}
-	close(release)
+	open()
 	for _, h := range append(busy, hs...) {
 		require.NoError(t, recv(t, h).Err)
 	}
@@ -123,7 +123,8 @@ func TestQuantumSetsJobsStartedPerVisit(t *testing.T) {
 		{3, "aaabbbaaabbb"},
 	} {
 		e := newExecutor(t, Config{PoolSize: 2, Quantum: c.quantum}, "x", "y", "a", "b")
-		releaseX, releaseY := make(chan struct{}), make(chan struct{})
+		releaseX, openX := holdJobs(t)
+		releaseY, openY := holdJobs(t)
 		busy := append(occupy(t, e, releaseX, "x"), occupy(t, e, releaseY, "y")...)
 
 		var log startLog
@@ -133,11 +134,11 @@ func TestQuantumSetsJobsStartedPerVisit(t *testing.T) {
 				hs = append(hs, e.Submit(id, LaneRead, "work", log.job(id)))
 			}
 		}
-		close(releaseX) // one worker runs all twelve, y's keeps the other
+		openX() // one worker runs all twelve, y's keeps the other
 		for _, h := range hs {
 			require.NoError(t, recv(t, h).Err)
 		}
-		close(releaseY)
+		openY()
 		for _, h := range busy {
 			require.NoError(t, recv(t, h).Err)
 		}

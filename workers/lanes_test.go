@@ -15,12 +15,16 @@ import (
 func runGated(t *testing.T, e *Executor, g *gauge, want int, submits []func(Job) *Handle) {
 	t.Helper()
 	tokens := make(chan struct{})
+	abandon, _ := holdJobs(t)
 	handles := make([]*Handle, 0, len(submits))
 	for _, submit := range submits {
 		handles = append(handles, submit(func(Actor) (any, error) {
 			g.enter()
 			defer g.leave()
-			<-tokens
+			select {
+			case <-tokens:
+			case <-abandon:
+			}
 			return nil, nil
 		}))
 	}
@@ -94,7 +98,7 @@ func TestWriterBarrierDrainsEarlierReadsAndOrdersLaterOnes(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 8}, "a")
 	shared := 0 // guarded by the actor's gate: the race detector checks it
 	var readers gauge
-	hold := make(chan struct{})
+	hold, release := holdJobs(t)
 
 	var early []*Handle
 	for range 3 {
@@ -123,7 +127,7 @@ func TestWriterBarrierDrainsEarlierReadsAndOrdersLaterOnes(t *testing.T) {
 	require.Equal(t, 3, inflight, "the writer and later reads must wait in the queue")
 	require.Equal(t, 4, queued)
 
-	close(hold)
+	release()
 	require.Equal(t, int64(0), recv(t, write).Value, "writer started while reads were in flight")
 	for _, h := range early {
 		require.Equal(t, 0, recv(t, h).Value)
@@ -168,7 +172,7 @@ func TestMutatingJobsRunOneAtATimeInSubmissionOrder(t *testing.T) {
 func TestHeavyJobBuildsOutsideGateAndInstallsUnderWriteGate(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 8}, "a")
 	started := make(chan struct{}, 1)
-	hold := make(chan struct{})
+	hold, release := holdJobs(t)
 	write := e.Submit("a", LaneMutating, "write", blocker(started, hold, "w"))
 	<-started
 
@@ -185,7 +189,7 @@ func TestHeavyJobBuildsOutsideGateAndInstallsUnderWriteGate(t *testing.T) {
 	_, settled := heavy.RecvTimeout(20 * time.Millisecond)
 	require.False(t, settled, "heavy job settled before its install point")
 
-	close(hold)
+	release()
 	require.Equal(t, "w", recv(t, write).Value)
 	require.Equal(t, "tree", recv(t, heavy).Value)
 }

@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -64,6 +65,17 @@ func recv(t testing.TB, h *Handle) Result {
 
 func value(v any) Job {
 	return func(Actor) (any, error) { return v, nil }
+}
+
+// holdJobs returns a channel that blocked jobs wait on and the func that
+// releases them. The release also runs on cleanup, and cleanups run last in
+// first out, so when this is called after newExecutor a failing test releases
+// its blocked jobs before Close waits for them, and ends instead of hanging.
+func holdJobs(t testing.TB) (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	release := sync.OnceFunc(func() { close(ch) })
+	t.Cleanup(release)
+	return ch, release
 }
 
 // blocker returns a job that signals when it starts and returns when release
