@@ -1,10 +1,17 @@
 package luabind
 
 import (
+	"errors"
+	"fmt"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
+
+// ErrUnknownJob is returned (wrapped) by Adopt for a job that is not
+// running in the runtime or is already handled by the binding.
+var ErrUnknownJob = errors.New("job cannot be adopted")
 
 // job is the Lua side of one dispatched job: who waits on it, and once it
 // settles, what await returns. It outlives the runtime's pending entry, so a
@@ -234,4 +241,26 @@ func (b *Binding) popBatch(L *lua.LState, j *job) *lua.LTable {
 	}
 	j.items += uint64(sb.Len())
 	return batchToLua(L, &sb)
+}
+
+// Adopt returns a Lua handle for a job the editor dispatched itself (an LSP
+// request registered with runtime.RegisterExternal, say), so a script can
+// await it or iterate its batches like one of its own. The binding then
+// takes the job's result and batches; the job must be running and not
+// adopted already.
+func (b *Binding) Adopt(id runtime.JobID) (lua.LValue, error) {
+	if b.closed {
+		return nil, ErrClosed
+	}
+	kind, state, ok := b.rt.Lookup(id)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("luabind: adopt job %d: %w", id, ErrUnknownJob)
+	case state != runtime.Running:
+		return nil, fmt.Errorf("luabind: adopt job %d: already %s: %w", id, state, ErrUnknownJob)
+	case b.jobs[id] != nil:
+		return nil, fmt.Errorf("luabind: adopt job %d: already adopted: %w", id, ErrUnknownJob)
+	}
+	stream := kind == runtime.KindEmitN || kind == runtime.KindGrep
+	return b.newHandle(b.ls, id, kind, stream), nil
 }

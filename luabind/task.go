@@ -7,6 +7,10 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
+// trampolineSource names the chunk every task starts in; tracebacks leave
+// its frame out.
+const trampolineSource = "pmacs.async"
+
 // idleThreads caps the pool of reusable coroutine threads: enough for the
 // steady churn of short tasks, without pinning the peak of a burst forever.
 const idleThreads = 256
@@ -211,6 +215,9 @@ func traceback(L *lua.LState) string {
 		if _, err := L.GetInfo("Sln", dbg, lua.LNil); err != nil {
 			break
 		}
+		if dbg.Source == trampolineSource {
+			continue
+		}
 		var line string
 		if dbg.What == "G" {
 			line = "[G]:"
@@ -218,10 +225,10 @@ func traceback(L *lua.LState) string {
 			line = fmt.Sprintf("%s:%d:", dbg.Source, dbg.CurrentLine)
 		}
 		switch {
-		case dbg.What == "main" && dbg.LineDefined == 0:
+		case dbg.What != "G" && dbg.LineDefined == 0:
 			line += " in main chunk"
-		case dbg.What == "main":
-			// The bottom frame of a task: gopher-lua has no name for it.
+		case calledBy(L, i+1, trampolineSource):
+			// The name gopher-lua finds is the trampoline's parameter.
 			line += fmt.Sprintf(" in task function <%s:%d>", dbg.Source, dbg.LineDefined)
 		case dbg.Name != "":
 			line += " in function '" + dbg.Name + "'"
@@ -238,6 +245,19 @@ func traceback(L *lua.LState) string {
 		sb.WriteString(line)
 	}
 	return sb.String()
+}
+
+// calledBy reports whether the frame at level is a function of the chunk
+// named source.
+func calledBy(L *lua.LState, level int, source string) bool {
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return false
+	}
+	if _, err := L.GetInfo("S", dbg, lua.LNil); err != nil {
+		return false
+	}
+	return dbg.Source == source
 }
 
 // waitingTask returns the task running on L, or raises the error that says

@@ -30,13 +30,17 @@ func (b *Binding) install() error {
 	b.iterFn = L.NewFunction(b.batchIter)
 
 	// Every task starts in this trampoline: it arms the traceback hook on
-	// the task's thread, then tail-calls the task's function so no extra
-	// frame stays on the stack.
-	mk, err := b.LoadString("local arm = ...\nreturn function(f, ...) arm() return f(...) end", "pmacs.async")
+	// the task's thread, then calls the task's function. The call must not
+	// be a tail call: gopher-lua ends a coroutine whose bottom frame
+	// tail-calls a Go function that yields ("return h:await()" as the last
+	// statement of a task), so the task's function must never be the
+	// bottom frame.
+	mk, err := b.LoadString("local arm, pass = ...\nreturn function(f, ...) arm() return pass(f(...)) end", trampolineSource)
 	if err != nil {
 		return err
 	}
-	if err := L.CallByParam(lua.P{Fn: mk, NRet: 1, Protect: true}, L.NewFunction(b.armPanic)); err != nil {
+	pass := L.NewFunction(func(L *lua.LState) int { return L.GetTop() })
+	if err := L.CallByParam(lua.P{Fn: mk, NRet: 1, Protect: true}, L.NewFunction(b.armPanic), pass); err != nil {
 		return err
 	}
 	b.trampoline = L.Get(-1).(*lua.LFunction)
@@ -108,10 +112,10 @@ func (b *Binding) taskAwait(L *lua.LState) int {
 		L.Push(lua.LString(t.err.Message))
 		return 2
 	}
-	cur := b.waitingTask(L, "task:await")
-	if cur == t {
+	if b.threads[L] == t {
 		raise(L, "task:await: a task cannot await itself")
 	}
+	cur := b.waitingTask(L, "task:await")
 	t.waiters = append(t.waiters, cur)
 	cur.parked = true
 	return L.Yield()

@@ -1,0 +1,92 @@
+package luabind
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// harness is a runtime and a binding with captured output, closed when the
+// test ends.
+type harness struct {
+	rt     *runtime.Runtime
+	b      *Binding
+	stdout bytes.Buffer
+	stderr bytes.Buffer
+}
+
+func newHarness(t testing.TB, safe bool) *harness {
+	t.Helper()
+	h := &harness{}
+	rt, err := runtime.New(runtime.Options{})
+	require.NoError(t, err)
+	h.rt = rt
+	b, err := New(rt, Options{Safe: safe, Stdout: &h.stdout, Stderr: &h.stderr})
+	require.NoError(t, err)
+	h.b = b
+	t.Cleanup(func() {
+		b.Close()
+		rt.Close()
+	})
+	return h
+}
+
+// drive runs frames, waking on worker replies or every millisecond, until
+// the binding is idle or the deadline passes.
+func (h *harness) drive(t testing.TB, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for h.b.Busy() {
+		require.False(t, h.b.Stalled(), "tasks wait on each other")
+		require.True(t, time.Now().Before(deadline), "still busy after %v: %d tasks, %d jobs\nstderr:\n%s",
+			timeout, h.b.LiveTasks(), h.b.PendingJobs(), h.stderr.String())
+		select {
+		case <-h.rt.Ready():
+		case <-tick.C:
+		}
+		h.b.Frame()
+	}
+}
+
+// run runs src as a task to completion and returns it.
+func (h *harness) run(t testing.TB, src string) *Task {
+	t.Helper()
+	fn, err := h.b.LoadString(src, "test.lua")
+	require.NoError(t, err)
+	task := h.b.Spawn(fn)
+	h.drive(t, 20*time.Second)
+	return task
+}
+
+// writeFixture builds the trees the Lua suite's grep and fs scripts use.
+func writeFixture(t *testing.T, dir string) {
+	t.Helper()
+	files := map[string]string{
+		"grep/a.txt":              "hello world, hello again\nnothing here\nsay hello\n",
+		"grep/sub/b.go":           "package hello\n",
+		"grep/.hidden/c.txt":      "hello hidden\n",
+		"grep/node_modules/d.txt": "hello module\n",
+		"fs/a.txt":                "aaaaa",
+		"fs/b.txt":                "bb",
+		"fs/full/inner.txt":       "x",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, "fs/link")))
+}

@@ -1,0 +1,92 @@
+-- Every misuse raises a Lua error that names the function and the argument.
+local w = pmacs.workers
+local dir = arg[1]
+
+local function raises(want, fn, ...)
+  local ok, err = pcall(fn, ...)
+  assert(not ok, "expected an error containing: " .. want)
+  assert(type(err) == "string" and err:find(want, 1, true),
+    "error\n  " .. tostring(err) .. "\ndoes not contain\n  " .. want)
+end
+
+-- Wrong types and values.
+raises("pmacs.workers.sleep: argument #1 (ms) expected number, got string", w.sleep, "x")
+raises("pmacs.workers.sleep: argument #2 (opts) expected table, got string", w.sleep, 1, "k")
+raises("pmacs.workers.sleep: unknown option max_batch (known: key)", w.sleep, 1, {max_batch = 2})
+raises("pmacs.workers.sleep: option 'key' expected string, got number", w.sleep, 1, {key = 5})
+raises("pmacs.workers.sum: argument #1 (n) expected a whole number >= 0, got -1", w.sum, -1)
+raises("pmacs.workers.sum: argument #1 (n) expected a whole number >= 0, got 1.5", w.sum, 1.5)
+raises("pmacs.workers.emit_n: argument #1 (count) expected number, got nil", w.emit_n)
+raises("pmacs.workers.emit_n: option 'max_batch' expected a whole number >= 0, got -3", w.emit_n, 1, {max_batch = -3})
+raises("pmacs.workers.grep: argument #1 (spec) expected table, got string", w.grep, "x")
+raises("pmacs.workers.grep: missing field 'root' (string)", w.grep, {pattern = "x"})
+raises("pmacs.workers.grep: missing field 'pattern' (string)", w.grep, {root = dir})
+raises("pmacs.workers.grep: field 'pattern' expected string, got number", w.grep, {root = dir, pattern = 1})
+raises("pmacs.workers.grep: field 'regex' expected boolean, got string", w.grep, {root = dir, pattern = "x", regex = "yes"})
+raises("pmacs.workers.grep: unknown field patern", w.grep, {root = dir, patern = "x"})
+raises("pmacs.workers.grep: field 'skip_dirs' item 2 expected string, got number", w.grep, {root = dir, pattern = "x", skip_dirs = {"a", 2}})
+raises("pmacs.workers.parse: field 'language': syntax: unknown language \"klingon\" (known: ", w.parse, {source = "x", language = "klingon"})
+raises("lua", w.parse, {source = "x", language = "klingon"})
+raises("pmacs.workers.parse: missing field 'source' (string)", w.parse, {language = "lua"})
+raises("pmacs.workers.parse: missing field 'language' (string)", w.parse, {source = "x"})
+raises("pmacs.workers.parse: field 'prior' expected tree, got table", w.parse, {source = "x", language = "lua", prior = {}})
+raises("pmacs.workers.fs.stat: argument #1 (path) expected string, got number", w.fs.stat, 1)
+raises("pmacs.workers.fs.rename: argument #2 (to) expected string, got nil", w.fs.rename, "a")
+raises("pmacs.workers.fs.rename: unknown option force (known: key, overwrite)", w.fs.rename, "a", "b", {force = true})
+raises("pmacs.workers.fs.read_dir: option 'per_entry' expected boolean, got number", w.fs.read_dir, dir, {per_entry = 1})
+raises("pmacs.workers.fs.chmod: argument #2 (mode) expected an integer from 0 to 4095 or an octal string like \"644\", got \"9z\"", w.fs.chmod, dir, "9z")
+raises("got \"\"", w.fs.chmod, dir, "")
+raises("got \"17777\"", w.fs.chmod, dir, "17777")
+raises("got 70000", w.fs.chmod, dir, 70000)
+raises("got 1.5", w.fs.chmod, dir, 1.5)
+raises("got nil", w.fs.chmod, dir)
+raises("pmacs.workers.cancel: argument #1 (id) expected number, got string", w.cancel, "x")
+raises("pmacs.workers.set_frame_target_ms: argument #1 (ms) expected number, got string", w.set_frame_target_ms, "x")
+raises("pmacs.workers.set_default_max_batch: argument #1 (n) expected number, got nil", w.set_default_max_batch)
+raises("pmacs.async.run: argument #1 (fn) expected function, got nil", pmacs.async.run)
+
+-- Methods called on the wrong thing.
+local h = w.sleep(1)
+raises("h:await: argument #1 (self) expected job handle", h.await, {})
+raises("h:await: argument #1 (self) expected job handle (call it as h:method()), got nil", h.await)
+raises("h:batches: job " .. h:id() .. " (sleep) is not a stream; use h:await()", h.batches, h)
+local t = pmacs.async.run(function() end)
+raises("task:await: argument #1 (self) expected task", t.await, h)
+local tree = w.parse{source = "x = 1", language = "lua"}:await()
+raises("tree:highlights: argument #2 (start_row) expected number, got nil", tree.highlights, tree)
+raises("tree:highlights: syntax: invalid row range", tree.highlights, tree, 3, 1)
+raises("tree:language: argument #1 (self) expected tree", tree.language, h)
+raises("pmacs.workers.parse: field 'prior' is a lua tree, the request is go", w.parse, {source = "x", language = "go", prior = tree})
+
+-- Waiting where gopher-lua cannot yield raises instead of hanging.
+local pending = w.sleep(20)
+raises("h:await cannot wait inside 'pcall': gopher-lua cannot yield across it; run that part as its own task", function()
+  return pending:await()
+end)
+raises("h:await cannot wait inside 'pcall'", pending.await, pending)
+local ok, err = xpcall(function() return pending:await() end, function(e) return e end)
+assert(not ok and err:find("cannot wait inside 'xpcall'", 1, true), tostring(err))
+local s = w.emit_n(5)
+raises("h:batches cannot wait inside 'pcall'", function() for _ in s:batches() do end end)
+local other = pmacs.async.run(function() w.sleep(20):await() end)
+raises("task:await cannot wait inside 'pcall'", other.await, other)
+ok, err = pcall(table.sort, {3, 2, 1}, function(a, b) pending:await() return a < b end)
+assert(not ok and err:find("cannot wait inside", 1, true), tostring(err))
+-- A metatable's __index function runs nested in the VM without a Go frame.
+local proxy = setmetatable({}, {__index = function() return pending:await() end})
+ok, err = pcall(function() return proxy.x end)
+assert(not ok and err:find("cannot wait inside", 1, true), tostring(err))
+
+-- A coroutine made by coroutine.wrap inside a task is not a task.
+local co = coroutine.wrap(function() return pending:await() end)
+raises("h:await must be called inside a task, not inside a coroutine made with coroutine.create or coroutine.wrap; use pmacs.async.run", co)
+
+-- The pattern that works: the risky part as its own task, awaited.
+local risky = pmacs.async.run(function()
+  local v = pending:await()
+  error("failed after waiting: " .. tostring(v))
+end)
+local value, rerr = risky:await()
+assert(value == nil and rerr:find("failed after waiting: true", 1, true), tostring(rerr))
+assert(other:await() == nil)
+assert(s:await() == true)
