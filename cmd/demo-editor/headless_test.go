@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func script(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.lua")
+	require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+	return p
+}
+
+func run(t *testing.T, path string, args []string, safe bool) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := RunScript(path, args, safe, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestHeadlessSuccessPrintsAndExitsZero proves the runner gives the script
+// its arguments in arg, drives frames until the script's jobs and tasks are
+// done, prints what it prints, and exits 0.
+func TestHeadlessSuccessPrintsAndExitsZero(t *testing.T) {
+	p := script(t, `
+		local w = pmacs.workers
+		print("args", #arg, arg[1], arg[2], select("#", ...))
+		local later = pmacs.async.run(function() w.sleep(20):await(); print("later") end)
+		print("sum", w.sum(10):await())
+		for batch in w.emit_n(3):batches() do print("batch", table.concat(batch, ",")) end
+	`)
+	code, out, errOut := run(t, p, []string{"one", "-two"}, false)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "args\t2\tone\t-two\t2\nsum\t55\tnil\nbatch\t1,2,3\nlater\n", out)
+	require.Empty(t, errOut)
+}
+
+// TestHeadlessErrorExitsOneWithTraceback proves a script error exits 1 with
+// the message and the traceback on stderr.
+func TestHeadlessErrorExitsOneWithTraceback(t *testing.T) {
+	p := script(t, "local function f()\n  pmacs.workers.sleep(1):await()\n  error('broken')\nend\nf()\n")
+	code, _, errOut := run(t, p, nil, false)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "s.lua:3: broken")
+	require.Contains(t, errOut, "stack traceback:")
+	require.Contains(t, errOut, "s.lua:3: in function 'f'")
+	require.Contains(t, errOut, "s.lua:5: in main chunk")
+}
+
+// TestHeadlessUncollectedTaskErrorExitsOne proves an error in a task that
+// nobody awaited fails the run, while one collected by await does not.
+func TestHeadlessUncollectedTaskErrorExitsOne(t *testing.T) {
+	code, _, errOut := run(t, script(t, `pmacs.async.run(function() error("lost") end)`), nil, false)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "lost")
+
+	code, _, errOut = run(t, script(t, `
+		local t = pmacs.async.run(function() error("handled") end)
+		assert(t:await() == nil)
+	`), nil, false)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "handled", "the failure is still reported")
+}
+
+// TestHeadlessLoadFailuresExitOne proves a missing file and a syntax error
+// exit 1 with a message.
+func TestHeadlessLoadFailuresExitOne(t *testing.T) {
+	code, _, errOut := run(t, filepath.Join(t.TempDir(), "missing.lua"), nil, false)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "missing.lua")
+
+	code, _, errOut = run(t, script(t, "local = 1"), nil, false)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "s.lua")
+}
+
+// TestHeadlessSafeLeavesOutIoAndOs proves --safe's library set.
+func TestHeadlessSafeLeavesOutIoAndOs(t *testing.T) {
+	p := script(t, `print(io == nil, os == nil, string ~= nil)`)
+	code, out, _ := run(t, p, nil, true)
+	require.Equal(t, 0, code)
+	require.Equal(t, "true\ttrue\ttrue\n", out)
+	code, out, _ = run(t, p, nil, false)
+	require.Equal(t, 0, code)
+	require.Equal(t, "false\tfalse\ttrue\n", out)
+}
+
+// TestHeadlessStalledTasksExitOne proves tasks that wait on each other end
+// the run with an error instead of hanging it.
+func TestHeadlessStalledTasksExitOne(t *testing.T) {
+	p := script(t, `
+		local a, b
+		a = pmacs.async.run(function() coroutine.yield(); b:await() end)
+		b = pmacs.async.run(function() coroutine.yield(); a:await() end)
+	`)
+	code, _, errOut := run(t, p, nil, false)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "2 task(s) wait on each other")
+}
+
+// TestParseArgs proves the command line: flags before --script, everything
+// after the script path belongs to the script.
+func TestParseArgs(t *testing.T) {
+	c, err := parseArgs([]string{"--safe", "--script", "x.lua", "--safe", "a"})
+	require.NoError(t, err)
+	require.Equal(t, config{script: "x.lua", args: []string{"--safe", "a"}, safe: true}, c)
+	c, err = parseArgs([]string{"--script=y.lua"})
+	require.NoError(t, err)
+	require.Equal(t, "y.lua", c.script)
+	require.Empty(t, c.args)
+	_, err = parseArgs([]string{"--script"})
+	require.Error(t, err)
+	_, err = parseArgs([]string{"--bogus"})
+	require.Error(t, err)
+	c, err = parseArgs(nil)
+	require.NoError(t, err)
+	require.Empty(t, c.script, "no --script: main prints usage and exits 2")
+}
