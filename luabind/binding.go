@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -25,6 +26,12 @@ type Options struct {
 	// Stderr receives the report (error and traceback) of every task that
 	// fails; nil means os.Stderr.
 	Stderr io.Writer
+	// FrameBudget caps the time one Frame spends resuming tasks; the
+	// tasks still to resume when it runs out go first next frame. Zero
+	// means no cap. Resuming a parked gopher-lua coroutine costs about a
+	// microsecond, so a flood of 10,000 settles in one frame would
+	// otherwise stall the editor for ~20 ms.
+	FrameBudget time.Duration
 }
 
 // State sizes for the Lua state and every coroutine made from it. gopher-lua
@@ -49,6 +56,7 @@ type Binding struct {
 	ls     *lua.LState
 	stdout io.Writer
 	stderr io.Writer
+	budget time.Duration
 
 	jobs    map[runtime.JobID]*job // dispatched through this binding, not yet settled
 	threads map[*lua.LState]*Task  // running or parked tasks by their thread
@@ -83,6 +91,7 @@ func New(rt *runtime.Runtime, opts Options) (*Binding, error) {
 		ls:      lua.NewState(stateOptions),
 		stdout:  opts.Stdout,
 		stderr:  opts.Stderr,
+		budget:  opts.FrameBudget,
 		jobs:    make(map[runtime.JobID]*job),
 		threads: make(map[*lua.LState]*Task),
 	}
@@ -151,7 +160,9 @@ func (b *Binding) Runtime() *runtime.Runtime { return b.rt }
 
 // Busy reports whether a task is alive or a job dispatched through the
 // binding has not settled yet.
-func (b *Binding) Busy() bool { return b.live > 0 || len(b.jobs) > 0 || len(b.next) > 0 }
+func (b *Binding) Busy() bool {
+	return b.live > 0 || len(b.jobs) > 0 || len(b.next) > 0 || len(b.run) > 0
+}
 
 // LiveTasks counts tasks started and not finished (running or parked).
 func (b *Binding) LiveTasks() int { return b.live }

@@ -208,3 +208,35 @@ func TestCloseCancelsJobsAndDropsTasks(t *testing.T) {
 	}
 	require.Equal(t, runtime.Cancelled, h.rt.Snapshot().Completed[0].State)
 }
+
+// TestFrameBudgetDefersResumptionsInOrder proves a frame budget bounds one
+// frame's resumptions and the rest run next frame, none lost.
+func TestFrameBudgetDefersResumptionsInOrder(t *testing.T) {
+	h := newHarness(t, false)
+	h.b.budget = time.Nanosecond
+	fn, err := h.b.LoadString(`local h, out, i = ...; h:await(); out[#out + 1] = i`, "budget.lua")
+	require.NoError(t, err)
+	id, _ := h.rt.RegisterExternal(runtime.KindLspRequest, "")
+	handle, err := h.b.Adopt(id)
+	require.NoError(t, err)
+	out := h.b.L().NewTable()
+	for i := 1; i <= 200; i++ {
+		h.b.Spawn(fn, handle, out, lua.LNumber(i))
+	}
+	require.NoError(t, h.rt.CompleteExternalOK(id, true))
+	deadline := time.Now().Add(5 * time.Second)
+	var frames int
+	for out.Len() < 200 {
+		require.True(t, time.Now().Before(deadline))
+		fs := h.b.Frame()
+		if fs.Resumed > 0 {
+			frames++
+			require.LessOrEqual(t, fs.Resumed, 64, "the budget is checked every 64 resumptions")
+		}
+	}
+	require.Greater(t, frames, 1)
+	for i := 1; i <= 200; i++ {
+		require.Equal(t, lua.LNumber(i), out.RawGetInt(i), "resumed in settle order")
+	}
+	require.False(t, h.b.Busy())
+}

@@ -18,6 +18,9 @@ type FrameStats struct {
 	// Resumed counts task resumptions; Batches counts stream batches taken
 	// for Lua (queued or handed to an iterator).
 	Resumed, Batches int
+	// Deferred counts resumptions left for the next frame because the
+	// frame budget ran out.
+	Deferred int
 	// Duration is the wall time of the frame's work.
 	Duration time.Duration
 }
@@ -63,15 +66,24 @@ func (b *Binding) Frame() FrameStats {
 	}
 
 	// The queue grows while it is drained: a task that ends wakes its
-	// awaiters, who run in this frame too.
-	for i := 0; i < len(b.run) && !b.closed; i++ {
+	// awaiters, who run in this frame too. With a budget, what is left
+	// when it runs out waits for the next frame, still in order; the clock
+	// is read every 64 resumptions to keep its cost out of the loop.
+	i := 0
+	for ; i < len(b.run) && !b.closed; i++ {
+		if b.budget > 0 && i&63 == 63 && time.Since(start) > b.budget {
+			fs.Deferred = len(b.run) - i
+			break
+		}
 		r := b.run[i]
 		b.run[i] = resumption{}
 		b.resume(b.ls, r.t, nil, r.vals)
 		fs.Resumed++
 	}
 	if !b.closed {
-		b.run = b.run[:0]
+		n := copy(b.run, b.run[i:])
+		clear(b.run[n:])
+		b.run = b.run[:n]
 	}
 	fs.Duration = time.Since(start)
 	return fs

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -89,4 +90,17 @@ func writeFixture(t *testing.T, dir string) {
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, "fs/link")))
+}
+
+// writeGrepCorpus writes files files of lines lines, every line matching
+// "needle".
+func writeGrepCorpus(t testing.TB, dir string, files, lines int) {
+	t.Helper()
+	var body bytes.Buffer
+	for i := range lines {
+		fmt.Fprintf(&body, "line %d with a needle in it\n", i)
+	}
+	for i := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.txt", i)), body.Bytes(), 0o644))
+	}
 }

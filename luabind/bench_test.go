@@ -1,0 +1,168 @@
+package luabind
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// BenchmarkFrame10kSettles measures frames in which 10,000 tasks each have
+// their job settle: Tick decoding 10,000 replies, converting each result,
+// and resuming each task to its end. Goal: at most 5 ms per frame. The jobs
+// are external jobs completed from Go, so all 10,000 replies are on the bus
+// before the first frame. "unbudgeted" does it all in one frame; "budget"
+// runs with Options.FrameBudget and reports its longest frame and how many
+// frames the 10,000 resumptions took.
+func BenchmarkFrame10kSettles(b *testing.B) {
+	for _, budget := range []time.Duration{0, 4 * time.Millisecond} {
+		name := "unbudgeted"
+		if budget > 0 {
+			name = "budget=" + budget.String()
+		}
+		b.Run(name, func(b *testing.B) { benchFrame10k(b, budget) })
+	}
+}
+
+func benchFrame10k(b *testing.B, budget time.Duration) {
+	const tasks = 10_000
+	h := newHarness(b, false)
+	h.b.budget = budget
+	fn, err := h.b.LoadString(`local h = ...; local v = h:await(); return v`, "bench.lua")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]runtime.JobID, tasks)
+	var total, longest time.Duration
+	var frames int
+	for b.Loop() {
+		b.StopTimer()
+		for i := range ids {
+			id, _ := h.rt.RegisterExternal(runtime.KindLspRequest, "")
+			handle, err := h.b.Adopt(id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			h.b.Spawn(fn, handle)
+			ids[i] = id
+		}
+		for i, id := range ids {
+			if err := h.rt.CompleteExternalOK(id, int64(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		for h.b.LiveTasks() > 0 {
+			start := time.Now()
+			h.b.Frame()
+			d := time.Since(start)
+			total += d
+			longest = max(longest, d)
+			frames++
+		}
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*tasks), "ns/task")
+	b.ReportMetric(float64(longest.Microseconds())/1000, "ms/longest-frame")
+	b.ReportMetric(float64(frames)/float64(b.N), "frames")
+}
+
+// BenchmarkSpawnEmpty measures pmacs.async.run of an empty function, called
+// from Lua in a loop. Goal: at most 5 us per task.
+func BenchmarkSpawnEmpty(b *testing.B) {
+	h := newHarness(b, false)
+	fn, err := h.b.LoadString(`
+		local n = ...
+		local run, empty = pmacs.async.run, function() end
+		for i = 1, n do run(empty) end
+	`, "spawn.lua")
+	if err != nil {
+		b.Fatal(err)
+	}
+	L := h.b.L()
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true}, lua.LNumber(b.N)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkSpawnEmptyFromGo measures Binding.Spawn of an empty function.
+func BenchmarkSpawnEmptyFromGo(b *testing.B) {
+	h := newHarness(b, false)
+	fn, err := h.b.LoadString(`return`, "empty.lua")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.b.Spawn(fn)
+	}
+}
+
+// BenchmarkStreamDelivery measures items per second through h:batches()
+// with max_batch 4096: a task iterates an emit_n stream of a million
+// integers while frames are driven as fast as replies arrive.
+func BenchmarkStreamDelivery(b *testing.B) {
+	for _, maxBatch := range []int{4096} {
+		b.Run(fmt.Sprintf("max_batch=%d", maxBatch), func(b *testing.B) {
+			const items = 1_000_000
+			h := newHarness(b, false)
+			fn, err := h.b.LoadString(`
+				local n, max_batch = ...
+				local h = pmacs.workers.emit_n(n, {max_batch = max_batch})
+				local got = 0
+				for batch in h:batches() do got = got + #batch end
+				assert(got == n and h:await())
+			`, "stream.lua")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var elapsed time.Duration
+			for b.Loop() {
+				start := time.Now()
+				task := h.b.Spawn(fn, lua.LNumber(items), lua.LNumber(maxBatch))
+				h.drive(b, time.Minute)
+				elapsed += time.Since(start)
+				if task.Err() != nil {
+					b.Fatal(task.Err())
+				}
+			}
+			b.ReportMetric(float64(items*b.N)/elapsed.Seconds(), "items/s")
+		})
+	}
+}
+
+// BenchmarkGrepDelivery measures grep matches per second converted to Lua
+// tables through h:batches() with max_batch 4096.
+func BenchmarkGrepDelivery(b *testing.B) {
+	dir := b.TempDir()
+	writeGrepCorpus(b, dir, 200, 500)
+	h := newHarness(b, false)
+	fn, err := h.b.LoadString(`
+		local root = ...
+		local h = pmacs.workers.grep{root = root, pattern = "needle", max_batch = 4096}
+		local got = 0
+		for batch in h:batches() do got = got + #batch end
+		assert(h:await())
+		return got
+	`, "grep.lua")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var elapsed time.Duration
+	var matches int
+	for b.Loop() {
+		start := time.Now()
+		task := h.b.Spawn(fn, lua.LString(dir))
+		h.drive(b, time.Minute)
+		elapsed += time.Since(start)
+		if task.Err() != nil {
+			b.Fatal(task.Err())
+		}
+		matches = int(task.Results()[0].(lua.LNumber))
+	}
+	b.ReportMetric(float64(matches*b.N)/elapsed.Seconds(), "matches/s")
+}
