@@ -1,0 +1,368 @@
+package editor
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Pos is a position in a buffer: a zero-based row and a byte column within
+// that row's text. Byte columns are what tree-sitter and grep report, so
+// highlights and matches need no conversion.
+type Pos struct{ Row, Col int }
+
+func (p Pos) before(q Pos) bool { return p.Row < q.Row || (p.Row == q.Row && p.Col < q.Col) }
+
+// ErrReadOnly is returned (wrapped) by edits to a read-only buffer.
+var ErrReadOnly = errors.New("buffer is read-only")
+
+// ErrRange is returned (wrapped) for rows or positions outside a buffer.
+var ErrRange = errors.New("position out of range")
+
+// Buffer is one text in the editor: a file, or a scratch view such as
+// *workers* or the grep results. Its text is a slice of lines without their
+// newlines. A Buffer belongs to the main goroutine.
+type Buffer struct {
+	id       int
+	name     string
+	path     string // absolute; "" for a scratch buffer
+	lang     string // syntax language from the extension, "" for none
+	readOnly bool
+	// cursorLine draws the cursor's row highlighted: list views (grep
+	// results, dired, *workers*) select a row rather than a character.
+	cursorLine bool
+
+	lines []string
+	// eol records whether the file ended with a newline, so a save writes
+	// back exactly what it read when nothing was edited.
+	eol  bool
+	crlf bool
+
+	cursor  Pos
+	wantCol int // display column vertical moves try to keep
+	top     int // first row shown when this buffer is in the window
+	left    int // first display column shown
+
+	undo      undoLog
+	savedStep uint64 // undo step id the file on disk matches
+	noUndo    bool   // scratch buffers keep no history
+
+	hl hlRows
+
+	// rev grows on every change to the text, so a consumer can tell
+	// whether what it computed is still current.
+	rev uint64
+	// notifiedRev is the rev the last "change" event reported.
+	notifiedRev uint64
+	// dirtyFrom and dirtyTo bound the rows changed since the last draw
+	// ([dirtyFrom, dirtyTo)); dirtyFrom is -1 when the text shown is
+	// current. Rewriting one row in place (a list view's header) repaints
+	// that row only; adding or removing rows repaints from there down.
+	dirtyFrom, dirtyTo int
+
+	loading       bool
+	pendingCursor *Pos
+	saving        bool
+	saveAgain     []saveRequest // saves asked for while one runs
+}
+
+func newBuffer(id int, name string) *Buffer {
+	return &Buffer{id: id, name: name, lines: []string{""}, dirtyFrom: 0, dirtyTo: math.MaxInt}
+}
+
+// LineCount returns the number of rows (at least one).
+func (b *Buffer) LineCount() int { return len(b.lines) }
+
+// Line returns row's text, "" outside the buffer.
+func (b *Buffer) Line(row int) string {
+	if row < 0 || row >= len(b.lines) {
+		return ""
+	}
+	return b.lines[row]
+}
+
+// Text returns the whole text joined with newlines, with a final newline if
+// the file had one.
+func (b *Buffer) Text() string {
+	n := len(b.lines)
+	for _, l := range b.lines {
+		n += len(l)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for i, l := range b.lines {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(l)
+	}
+	if b.eol {
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// Modified reports whether the text differs from the file as last read or
+// saved.
+func (b *Buffer) Modified() bool { return !b.noUndo && b.undo.current() != b.savedStep }
+
+// clampPos moves p onto the text: a valid row, and a column on a rune
+// boundary no further than the row's end.
+func (b *Buffer) clampPos(p Pos) Pos {
+	p.Row = min(max(p.Row, 0), len(b.lines)-1)
+	line := b.lines[p.Row]
+	p.Col = min(max(p.Col, 0), len(line))
+	for p.Col > 0 && p.Col < len(line) && !utf8.RuneStart(line[p.Col]) {
+		p.Col--
+	}
+	return p
+}
+
+func (b *Buffer) validPos(p Pos) error {
+	if p.Row < 0 || p.Row >= len(b.lines) || p.Col < 0 || p.Col > len(b.lines[p.Row]) {
+		return fmt.Errorf("%w: row %d col %d in a buffer of %d rows", ErrRange, p.Row, p.Col, len(b.lines))
+	}
+	return nil
+}
+
+// textRange returns the text between s and e (s before or at e).
+func (b *Buffer) textRange(s, e Pos) string {
+	if s.Row == e.Row {
+		return b.lines[s.Row][s.Col:e.Col]
+	}
+	var sb strings.Builder
+	sb.WriteString(b.lines[s.Row][s.Col:])
+	for r := s.Row + 1; r < e.Row; r++ {
+		sb.WriteByte('\n')
+		sb.WriteString(b.lines[r])
+	}
+	sb.WriteByte('\n')
+	sb.WriteString(b.lines[e.Row][:e.Col])
+	return sb.String()
+}
+
+// endOf returns where text ends when inserted at s.
+func endOf(s Pos, text string) Pos {
+	n := strings.Count(text, "\n")
+	if n == 0 {
+		return Pos{s.Row, s.Col + len(text)}
+	}
+	return Pos{s.Row + n, len(text) - strings.LastIndexByte(text, '\n') - 1}
+}
+
+// replace swaps the text between s and e for text and returns the end of
+// the inserted text and what was removed. It is the one primitive every edit
+// goes through; positions must be valid and s not after e.
+func (b *Buffer) replace(s, e Pos, text string) (Pos, string) {
+	removed := b.textRange(s, e)
+	head := b.lines[s.Row][:s.Col]
+	tail := b.lines[e.Row][e.Col:]
+	parts := strings.Split(text, "\n")
+	parts[0] = head + parts[0]
+	last := len(parts) - 1
+	end := Pos{s.Row + last, len(parts[last])}
+	parts[last] += tail
+	oldRows := e.Row - s.Row + 1
+	if oldRows == 1 && len(parts) == 1 {
+		b.lines[s.Row] = parts[0]
+	} else {
+		b.lines = slices.Replace(b.lines, s.Row, e.Row+1, parts...)
+	}
+	b.hl.replace(s, e, end, len(b.lines))
+	b.rev++
+	if oldRows == len(parts) {
+		b.markDirtyRows(s.Row, e.Row+1)
+	} else {
+		b.markDirty(s.Row) // the rows below moved
+	}
+	return end, removed
+}
+
+// markDirty repaints from row down.
+func (b *Buffer) markDirty(row int) { b.markDirtyRows(row, math.MaxInt) }
+
+// markDirtyRows repaints rows [from, to).
+func (b *Buffer) markDirtyRows(from, to int) {
+	if b.dirtyFrom < 0 {
+		b.dirtyFrom, b.dirtyTo = from, to
+		return
+	}
+	b.dirtyFrom = min(b.dirtyFrom, from)
+	b.dirtyTo = max(b.dirtyTo, to)
+}
+
+// setLines replaces rows [start, end) with lines; end < 0 means the last
+// row. A scratch buffer keeps no undo; a file buffer records one step.
+func (b *Buffer) setLines(start, end int, lines []string) error {
+	if end < 0 {
+		end = len(b.lines)
+	}
+	if start < 0 || start > len(b.lines) || end < start || end > len(b.lines) {
+		return fmt.Errorf("%w: rows [%d, %d) of a buffer of %d rows", ErrRange, start, end, len(b.lines))
+	}
+	if b.noUndo {
+		b.spliceLines(start, end, lines)
+		return nil
+	}
+	// As a text replacement, so undo and highlights follow the usual path.
+	var s, e Pos
+	text := strings.Join(lines, "\n")
+	switch {
+	case start == end && start == len(b.lines): // append after the last row
+		s = Pos{start - 1, len(b.lines[start-1])}
+		e = s
+		text = "\n" + text
+	case start == end: // insert before row start
+		s, e = Pos{start, 0}, Pos{start, 0}
+		text += "\n"
+	case len(lines) == 0 && end == len(b.lines) && start > 0: // delete through the last row
+		s = Pos{start - 1, len(b.lines[start-1])}
+		e = Pos{end - 1, len(b.lines[end-1])}
+	case len(lines) == 0 && end < len(b.lines): // delete rows in the middle
+		s, e = Pos{start, 0}, Pos{end, 0}
+	default:
+		s, e = Pos{start, 0}, Pos{end - 1, len(b.lines[end-1])}
+	}
+	b.edit(s, e, text, false)
+	return nil
+}
+
+// spliceLines is setLines without history, for scratch buffers whose text a
+// script rebuilds wholesale (it may be 100,000 grep results).
+func (b *Buffer) spliceLines(start, end int, lines []string) {
+	b.lines = slices.Replace(b.lines, start, end, lines...)
+	if len(b.lines) == 0 {
+		b.lines = []string{""}
+	}
+	b.hl.splice(start, end, len(lines))
+	b.rev++
+	if end-start == len(lines) {
+		b.markDirtyRows(start, end)
+	} else {
+		b.markDirty(start)
+	}
+	b.cursor = b.clampPos(b.cursor)
+}
+
+// appendLines adds lines after the last row. Appending to a buffer holding
+// one empty row replaces that row, so a fresh list view has no blank first
+// line.
+func (b *Buffer) appendLines(lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	if len(b.lines) == 1 && b.lines[0] == "" {
+		b.spliceLines(0, 1, lines)
+		return
+	}
+	b.spliceLines(len(b.lines), len(b.lines), lines)
+}
+
+// edit replaces [s, e) with text, recording it for undo (merged into the
+// previous step when typing continues a run), and leaves the cursor after
+// the inserted text.
+func (b *Buffer) edit(s, e Pos, text string, typing bool) {
+	before := b.cursor
+	end, removed := b.replace(s, e, text)
+	b.cursor = end
+	if !b.noUndo {
+		b.undo.record(change{at: s, removed: removed, inserted: text}, before, end, typing)
+	}
+	b.wantCol = -1
+}
+
+// insert types text at the cursor.
+func (b *Buffer) insert(text string) error {
+	if b.readOnly {
+		return fmt.Errorf("insert into %s: %w", b.name, ErrReadOnly)
+	}
+	b.edit(b.cursor, b.cursor, text, !strings.ContainsAny(text, "\n"))
+	return nil
+}
+
+// deleteBack removes the rune (or line break) before the cursor.
+func (b *Buffer) deleteBack() error {
+	if b.readOnly {
+		return fmt.Errorf("delete in %s: %w", b.name, ErrReadOnly)
+	}
+	c := b.cursor
+	switch {
+	case c.Col > 0:
+		_, n := utf8.DecodeLastRuneInString(b.lines[c.Row][:c.Col])
+		b.edit(Pos{c.Row, c.Col - n}, c, "", false)
+	case c.Row > 0:
+		b.edit(Pos{c.Row - 1, len(b.lines[c.Row-1])}, c, "", false)
+	}
+	return nil
+}
+
+// deleteForward removes the rune (or line break) under the cursor.
+func (b *Buffer) deleteForward() error {
+	if b.readOnly {
+		return fmt.Errorf("delete in %s: %w", b.name, ErrReadOnly)
+	}
+	c := b.cursor
+	line := b.lines[c.Row]
+	switch {
+	case c.Col < len(line):
+		_, n := utf8.DecodeRuneInString(line[c.Col:])
+		b.edit(c, Pos{c.Row, c.Col + n}, "", false)
+	case c.Row < len(b.lines)-1:
+		b.edit(c, Pos{c.Row + 1, 0}, "", false)
+	}
+	return nil
+}
+
+// undoStep reverts the newest step; false when there is none.
+func (b *Buffer) undoStep() bool {
+	st, ok := b.undo.popUndo()
+	if !ok {
+		return false
+	}
+	for i := len(st.changes) - 1; i >= 0; i-- {
+		c := st.changes[i]
+		b.replace(c.at, endOf(c.at, c.inserted), c.removed)
+	}
+	b.cursor = b.clampPos(st.before)
+	b.wantCol = -1
+	return true
+}
+
+// redoStep re-applies the newest undone step; false when there is none.
+func (b *Buffer) redoStep() bool {
+	st, ok := b.undo.popRedo()
+	if !ok {
+		return false
+	}
+	for _, c := range st.changes {
+		b.replace(c.at, endOf(c.at, c.removed), c.inserted)
+	}
+	b.cursor = b.clampPos(st.after)
+	b.wantCol = -1
+	return true
+}
+
+// setCursor moves the cursor (clamped) and ends the current typing run, so
+// the next keystroke starts a new undo step.
+func (b *Buffer) setCursor(p Pos) {
+	b.cursor = b.clampPos(p)
+	b.undo.seal()
+}
+
+// load replaces the whole text with what was read from disk, forgetting the
+// history: the buffer now matches the file.
+func (b *Buffer) load(lines []string, eol, crlf bool) {
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	b.lines, b.eol, b.crlf = lines, eol, crlf
+	b.hl = nil
+	b.undo = undoLog{}
+	b.savedStep = 0
+	b.rev++
+	b.markDirty(0)
+	b.cursor = b.clampPos(b.cursor)
+}

@@ -1,0 +1,243 @@
+package editor
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// languageFor picks the syntax language from a file name; "" for none.
+func languageFor(path string) string {
+	base := filepath.Base(path)
+	switch strings.ToLower(filepath.Ext(base)) {
+	case ".go":
+		return "go"
+	case ".lua":
+		return "lua"
+	case ".c", ".h":
+		return "c"
+	case ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx":
+		return "cpp"
+	case ".css":
+		return "css"
+	case ".html", ".htm":
+		return "html"
+	case ".js", ".mjs", ".cjs", ".jsx":
+		return "javascript"
+	case ".ts", ".mts", ".cts":
+		return "typescript"
+	case ".tsx":
+		return "tsx"
+	case ".md", ".markdown":
+		return "markdown"
+	case ".py", ".pyi":
+		return "python"
+	case ".rs":
+		return "rust"
+	case ".toml":
+		return "toml"
+	case ".yaml", ".yml":
+		return "yaml"
+	case ".sh", ".bash":
+		return "bash"
+	}
+	switch base {
+	case "Makefile", "makefile", "GNUmakefile":
+		return ""
+	case ".bashrc", ".profile", ".bash_profile":
+		return "bash"
+	}
+	return ""
+}
+
+func (e *Editor) addBuffer(b *Buffer) *Buffer {
+	e.bufs[b.id] = b
+	e.order = append(e.order, b.id)
+	return b
+}
+
+// newScratch makes a read-only buffer with no file and no history, shown
+// as a list (the selected row highlighted).
+func (e *Editor) newScratch(name string) *Buffer {
+	b := newBuffer(e.nextBuf, name)
+	e.nextBuf++
+	b.readOnly, b.noUndo, b.cursorLine = true, true, true
+	return e.addBuffer(b)
+}
+
+// findBuffer returns the buffer called name, or visiting the file at name.
+func (e *Editor) findBuffer(name string) *Buffer {
+	abs, _ := filepath.Abs(name)
+	for _, id := range e.order {
+		b := e.bufs[id]
+		if b.name == name || (b.path != "" && b.path == abs) {
+			return b
+		}
+	}
+	return nil
+}
+
+// openFile returns the buffer visiting path, creating it if needed. The
+// text is read on a helper goroutine: the buffer shows at once, empty and
+// marked loading, and fills in when the read lands (then "open" fires). A
+// path that does not exist opens an empty buffer the first save creates.
+func (e *Editor) openFile(path string) (*Buffer, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	for _, id := range e.order {
+		if b := e.bufs[id]; b.path == abs {
+			return b, nil
+		}
+	}
+	b := newBuffer(e.nextBuf, e.uniqueName(filepath.Base(abs)))
+	e.nextBuf++
+	b.path, b.lang, b.loading = abs, languageFor(abs), true
+	e.addBuffer(b)
+	e.goIO(func() func() {
+		ft, _, err := readFileText(abs)
+		return func() { e.loaded(b, ft, err) }
+	})
+	return b, nil
+}
+
+// uniqueName adds <2>, <3>... to a buffer name already taken.
+func (e *Editor) uniqueName(name string) string {
+	taken := func(n string) bool {
+		for _, b := range e.bufs {
+			if b.name == n {
+				return true
+			}
+		}
+		return false
+	}
+	if !taken(name) {
+		return name
+	}
+	for i := 2; ; i++ {
+		if n := fmt.Sprintf("%s<%d>", name, i); !taken(n) {
+			return n
+		}
+	}
+}
+
+// loaded installs a file's text read by openFile.
+func (e *Editor) loaded(b *Buffer, ft fileText, err error) {
+	if e.bufs[b.id] != b {
+		return // closed while it loaded
+	}
+	b.loading = false
+	if err != nil {
+		b.readOnly = true
+		e.reportError(err.Error(), "")
+		return
+	}
+	b.load(ft.lines, ft.eol, ft.crlf)
+	b.notifiedRev = b.rev
+	if p := b.pendingCursor; p != nil {
+		b.pendingCursor = nil
+		b.setCursor(*p)
+	}
+	e.raise(event{name: "open", buf: b.id})
+}
+
+// saveRequest is a save waiting for the one in flight.
+type saveRequest struct{ onDone *lua.LFunction }
+
+// save writes b to its file atomically on a helper goroutine. The text is
+// copied first, so editing goes on while the disk works; the buffer counts
+// as unmodified afterwards only if it was not edited in the meantime.
+// onDone (may be nil) is called with (true) or (false, message).
+func (e *Editor) save(b *Buffer, onDone *lua.LFunction) {
+	fail := func(msg string) {
+		e.reportError(msg, "")
+		if onDone != nil {
+			e.callLua(onDone, "save on_done", lua.LFalse, lua.LString(msg))
+		}
+	}
+	switch {
+	case b.path == "":
+		fail(fmt.Sprintf("save: %s has no file", b.name))
+		return
+	case b.loading:
+		fail(fmt.Sprintf("save: %s is still loading", b.name))
+		return
+	case b.saving:
+		// Two writers racing on one temp-and-rename could land the older
+		// text last: queue behind the one in flight.
+		b.saveAgain = append(b.saveAgain, saveRequest{onDone: onDone})
+		return
+	}
+	b.undo.seal()
+	stepAt := b.undo.current()
+	data := joinText(b.lines, b.eol, b.crlf)
+	path := b.path
+	b.saving = true
+	e.goIO(func() func() {
+		err := writeFileAtomic(path, data)
+		return func() { e.saved(b, stepAt, len(data), err, onDone) }
+	})
+}
+
+func (e *Editor) saved(b *Buffer, stepAt uint64, n int, err error, onDone *lua.LFunction) {
+	b.saving = false
+	if err != nil {
+		e.reportError(err.Error(), "")
+		if onDone != nil {
+			e.callLua(onDone, "save on_done", lua.LFalse, lua.LString(err.Error()))
+		}
+	} else {
+		b.savedStep = stepAt
+		e.message(fmt.Sprintf("wrote %s (%d bytes)", b.path, n))
+		if onDone != nil {
+			e.callLua(onDone, "save on_done", lua.LTrue)
+		}
+		e.raise(event{name: "save", buf: b.id})
+	}
+	if len(b.saveAgain) > 0 {
+		next := b.saveAgain[0]
+		b.saveAgain = b.saveAgain[1:]
+		e.save(b, next.onDone)
+	}
+}
+
+// show puts b in the window.
+func (e *Editor) show(b *Buffer) {
+	if b == e.cur {
+		return
+	}
+	e.prev = e.cur
+	e.cur = b
+}
+
+// closeBuffer forgets b. The window falls back to the previous buffer, or
+// *messages*, which cannot be closed.
+func (e *Editor) closeBuffer(b *Buffer) error {
+	if b == e.messages {
+		return fmt.Errorf("close: *messages* cannot be closed")
+	}
+	delete(e.bufs, b.id)
+	for i, id := range e.order {
+		if id == b.id {
+			e.order = append(e.order[:i:i], e.order[i+1:]...)
+			break
+		}
+	}
+	delete(e.keys.buffer, b.id)
+	delete(e.viewSent, b.id)
+	e.hooks.dropBuffer(b.id)
+	if e.prev == b {
+		e.prev = nil
+	}
+	if e.cur == b {
+		next := e.prev
+		if next == nil {
+			next = e.messages
+		}
+		e.cur, e.prev = next, nil
+	}
+	return nil
+}

@@ -1,0 +1,348 @@
+package editor
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/luabind"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+//go:embed init.lua
+var embeddedInit string
+
+// EmbeddedInit returns the init.lua built into the editor, for a user who
+// wants a copy to start an --init file from.
+func EmbeddedInit() string { return embeddedInit }
+
+// Options configures Run.
+type Options struct {
+	// Path is the file or directory to open first; "" means ".".
+	Path string
+	// InitFile is a Lua file run instead of the embedded init.lua.
+	InitFile string
+	// Screen is where the editor draws and reads keys; nil means the
+	// terminal. Run initialises it and finalises it before returning.
+	Screen tcell.Screen
+
+	// runtime overrides the job runtime's options (tests shrink the
+	// stream credit).
+	runtime runtime.Options
+}
+
+// ErrInit is returned (wrapped) when the editor cannot start: no terminal,
+// no runtime, or no Lua state.
+var ErrInit = errors.New("editor: cannot start")
+
+// Run runs the editor until the user quits or ctx ends. Lua errors,
+// including a broken init file, never end it: they show in the message
+// line and in *messages*.
+func Run(ctx context.Context, opts Options) error {
+	e, err := newEditor(opts)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	e.start()
+	return e.loop(ctx)
+}
+
+// Editor is the running editor. Every field belongs to the main goroutine
+// (the one in loop); other goroutines reach it only by sending a func on
+// calls.
+type Editor struct {
+	scr   tcell.Screen
+	rt    *runtime.Runtime
+	lb    *luabind.Binding
+	L     *lua.LState
+	opts  Options
+	root  string // absolute directory the editor was started in
+	faces *faces
+
+	bufs     map[int]*Buffer
+	order    []int // buffer ids in creation order
+	nextBuf  int
+	cur      *Buffer
+	prev     *Buffer // the buffer shown before cur
+	messages *Buffer
+
+	prompt *prompt
+	msg    string
+	msgErr bool
+	help   string
+
+	keys   keymaps
+	hooks  hooks
+	events []event // raised since the last flush
+
+	// Drawing state: what is on the screen, so a frame repaints only
+	// what changed.
+	winAll     bool   // repaint the whole window
+	shownBuf   *Buffer
+	shownTop   int
+	shownLeft  int
+	shownCur   Pos
+	shownLines [4]string // status, help, message, and the cursor line key
+	viewSent   map[int][2]int
+	width      int
+	height     int
+	mustShow   bool
+
+	// The loop.
+	calls     chan func() // work handed to the main goroutine
+	ioWG      sync.WaitGroup
+	stop      chan struct{} // closed when the loop ends: helpers give up
+	replies   bool          // rt.Ready fired since the last frame
+	lastFrame time.Time
+	stats     frameStats
+	quitting  bool
+	quitAsked time.Time
+
+	// afterShow, when set (tests), is called on the main goroutine after
+	// every Show.
+	afterShow func()
+
+	tracebackFn *lua.LFunction
+}
+
+// newEditor sets up the screen, the runtime and Lua. Nothing is drawn and
+// no Lua runs until start.
+func newEditor(opts Options) (*Editor, error) {
+	path := opts.Path
+	if path == "" {
+		path = "."
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInit, err)
+	}
+	opts.Path = abs
+	root := abs
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		root = filepath.Dir(abs)
+	}
+
+	scr := opts.Screen
+	if scr == nil {
+		if scr, err = tcell.NewScreen(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInit, err)
+		}
+	}
+	rt, err := runtime.New(opts.runtime)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInit, err)
+	}
+	// Jobs under the project share one actor: its renames run in order
+	// and a listing dispatched after a rename sees it.
+	if _, err := rt.RegisterRoot(root); err != nil {
+		rt.Close()
+		return nil, fmt.Errorf("%w: %w", ErrInit, err)
+	}
+	e := &Editor{
+		scr:      scr,
+		rt:       rt,
+		opts:     opts,
+		root:     root,
+		faces:    newFaces(),
+		bufs:     map[int]*Buffer{},
+		nextBuf:  1,
+		viewSent: map[int][2]int{},
+		calls:    make(chan func(), 64),
+		stop:     make(chan struct{}),
+		winAll:   true,
+	}
+	e.keys.init()
+	e.messages = e.newScratch("*messages*")
+	e.cur = e.messages
+	out := &messageWriter{e: e}
+	lb, err := luabind.New(rt, luabind.Options{Stdout: out, Stderr: out})
+	if err != nil {
+		rt.Close()
+		return nil, fmt.Errorf("%w: %w", ErrInit, err)
+	}
+	e.lb, e.L = lb, lb.L()
+	e.installAPI()
+	if err := scr.Init(); err != nil {
+		lb.Close()
+		rt.Close()
+		return nil, fmt.Errorf("%w: %w", ErrInit, err)
+	}
+	e.width, e.height = scr.Size()
+	return e, nil
+}
+
+// start runs init.lua and fires the start event with the path to open.
+func (e *Editor) start() {
+	var fn *lua.LFunction
+	var err error
+	if e.opts.InitFile != "" {
+		fn, err = e.lb.LoadFile(e.opts.InitFile)
+	} else {
+		fn, err = e.lb.LoadString(embeddedInit, "init.lua")
+	}
+	if err != nil {
+		e.reportError(fmt.Sprintf("init: %v", err), "")
+	} else {
+		// The init file runs as a task, so it may await at top level.
+		t := e.lb.Spawn(fn)
+		if terr := t.Err(); terr != nil {
+			e.lb.TakeFailed() // reported here, with the init context
+			e.reportTaskError("init", terr)
+		}
+	}
+	e.raise(event{name: "start", path: e.opts.Path})
+	e.settle()
+}
+
+func (e *Editor) close() {
+	close(e.stop)
+	e.ioWG.Wait()
+	e.lb.Close()
+	e.rt.Close()
+	e.scr.Fini()
+}
+
+// loop is the main loop: it waits on a terminal event, worker replies, a
+// helper's result or the frame deadline, and never on a job.
+func (e *Editor) loop(ctx context.Context) error {
+	events := make(chan tcell.Event, 64)
+	stopEvents := make(chan struct{})
+	go e.scr.ChannelEvents(events, stopEvents)
+	defer func() {
+		close(stopEvents)
+		for range events { // ChannelEvents closes it when it returns
+		}
+	}()
+
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for !e.quitting {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return nil
+			}
+			e.handleEvent(ev)
+			// A paste or a held key queues many events: take what is
+			// already there before paying for a redraw.
+			for i := 0; i < 64 && len(events) > 0; i++ {
+				e.handleEvent(<-events)
+			}
+		case <-e.rt.Ready():
+			e.replies = true
+		case fn := <-e.calls:
+			fn()
+		case <-timer.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		now := time.Now()
+		framed := false
+		if e.frameWanted() && now.Sub(e.lastFrame) >= e.rt.FrameTarget() {
+			e.frame(now)
+			framed = true
+		}
+		e.settle()
+		e.draw()
+		if framed {
+			e.stats.add(now, time.Since(now))
+		}
+		timer.Reset(e.nextWake(time.Now()))
+	}
+	return nil
+}
+
+// frameWanted reports whether a frame has work: replies to take, tasks or
+// jobs in flight, or a shown buffer that redraws every frame.
+func (e *Editor) frameWanted() bool {
+	return e.replies || e.lb.Busy() || e.hooks.hasFrame(e.cur.id)
+}
+
+// nextWake is how long the loop may sleep when no event comes.
+func (e *Editor) nextWake(now time.Time) time.Duration {
+	if e.frameWanted() {
+		return max(e.lastFrame.Add(e.rt.FrameTarget()).Sub(now), 0)
+	}
+	// Idle: wake now and then so the status line's frame figures age out.
+	return time.Second
+}
+
+// frame is one frame: the Lua frame driver (tick, settle, resume tasks),
+// then what it reported: filesystem changes, failed tasks, frame hooks.
+func (e *Editor) frame(now time.Time) {
+	e.lastFrame = now
+	e.replies = false
+	fs := e.lb.Frame()
+	for _, op := range fs.Tick.Resources {
+		e.applyResource(op)
+	}
+	for _, t := range e.lb.TakeFailed() {
+		if err := t.Err(); err != nil {
+			e.reportTaskError("task", err)
+		}
+	}
+	e.raise(event{name: "frame", buf: e.cur.id})
+}
+
+// applyResource follows a completed rename or remove: a buffer visiting the
+// renamed file follows it, and scripts hear of it (dired refreshes).
+func (e *Editor) applyResource(op runtime.ResourceOp) {
+	if op.Op == runtime.ResourceRename {
+		from, _ := filepath.Abs(op.From)
+		to, _ := filepath.Abs(op.To)
+		for _, b := range e.bufs {
+			if b.path == "" {
+				continue
+			}
+			if b.path == from {
+				b.path = to
+				b.name = filepath.Base(to)
+				b.lang = languageFor(to)
+			} else if rel, err := filepath.Rel(from, b.path); err == nil && filepath.IsLocal(rel) {
+				b.path = filepath.Join(to, rel)
+			}
+		}
+	}
+	e.raise(event{name: "resource", op: op})
+}
+
+// call runs fn on the main goroutine and waits for it (tests use it to read
+// the editor's state without a race). It returns false if the loop ended.
+func (e *Editor) call(fn func()) bool {
+	done := make(chan struct{})
+	select {
+	case e.calls <- func() { fn(); close(done) }:
+	case <-e.stop:
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-e.stop:
+		return false
+	}
+}
+
+// goIO runs fn on a helper goroutine (file reads and writes: they may block
+// for as long as the disk likes) and hands its result back to the main
+// goroutine as the func it returns.
+func (e *Editor) goIO(fn func() func()) {
+	e.ioWG.Add(1)
+	go func() {
+		defer e.ioWG.Done()
+		done := fn()
+		select {
+		case e.calls <- done:
+		case <-e.stop:
+		}
+	}()
+}

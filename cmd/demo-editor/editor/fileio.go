@@ -1,0 +1,172 @@
+package editor
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxFileBytes bounds what the editor opens: a buffer keeps the whole text
+// in memory, one string per row.
+const maxFileBytes = 64 << 20
+
+// ErrTooLarge is returned (wrapped) when a file is over maxFileBytes.
+var ErrTooLarge = errors.New("file too large to edit")
+
+// fileText is a file split into rows.
+type fileText struct {
+	lines []string
+	eol   bool // the last row ended with a newline
+	crlf  bool // rows ended with CRLF; saved back the same way
+}
+
+// readFileText reads and splits path. A missing file is an empty text (a new
+// file the first save creates), reported with exists false.
+func readFileText(path string) (ft fileText, exists bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fileText{lines: []string{""}}, false, nil
+	}
+	if err != nil {
+		return ft, false, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return ft, true, fmt.Errorf("open %s: %w", path, err)
+	}
+	if st.IsDir() {
+		return ft, true, fmt.Errorf("open %s: is a directory", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return ft, true, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > maxFileBytes {
+		return ft, true, fmt.Errorf("open %s: %w (over %d MiB)", path, ErrTooLarge, maxFileBytes>>20)
+	}
+	return splitText(data), true, nil
+}
+
+func splitText(data []byte) fileText {
+	var ft fileText
+	if len(data) == 0 {
+		ft.lines = []string{""}
+		return ft
+	}
+	// One string for the whole file; the rows are slices of it, so a
+	// 100,000-row file costs one copy and one slice header per row.
+	s := string(data)
+	if i := strings.IndexByte(s, '\n'); i > 0 && s[i-1] == '\r' {
+		ft.crlf = true
+	}
+	ft.eol = s[len(s)-1] == '\n'
+	if ft.eol {
+		s = s[:len(s)-1]
+	}
+	ft.lines = make([]string, 0, bytes.Count(data, []byte{'\n'})+1)
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			ft.lines = append(ft.lines, trimCR(s, ft.crlf))
+			break
+		}
+		ft.lines = append(ft.lines, trimCR(s[:i], ft.crlf))
+		s = s[i+1:]
+	}
+	return ft
+}
+
+func trimCR(s string, crlf bool) string {
+	if crlf && strings.HasSuffix(s, "\r") {
+		return s[:len(s)-1]
+	}
+	return s
+}
+
+// joinText is the inverse of splitText.
+func joinText(lines []string, eol, crlf bool) []byte {
+	sep := "\n"
+	if crlf {
+		sep = "\r\n"
+	}
+	n := 0
+	for _, l := range lines {
+		n += len(l) + len(sep)
+	}
+	out := make([]byte, 0, n)
+	for i, l := range lines {
+		if i > 0 {
+			out = append(out, sep...)
+		}
+		out = append(out, l...)
+	}
+	if eol {
+		out = append(out, sep...)
+	}
+	return out
+}
+
+// writeFileAtomic replaces path with data so that a reader (or a crash)
+// sees either the old file or the new one, never a half-written file: the
+// data goes to a temporary file in the same directory (so the rename cannot
+// cross filesystems), is synced, gets the old file's permission bits, and
+// is renamed over path; the directory is then synced so the rename itself
+// survives a crash. A symlink is followed, so the link stays a link and its
+// target gets the new text. On failure the temporary file is removed.
+func writeFileAtomic(path string, data []byte) (err error) {
+	target := path
+	if resolved, rerr := filepath.EvalSymlinks(path); rerr == nil {
+		target = resolved
+	} else if !errors.Is(rerr, os.ErrNotExist) {
+		return fmt.Errorf("save %s: %w", path, rerr)
+	}
+	mode := os.FileMode(0o644)
+	if st, serr := os.Stat(target); serr == nil {
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("save %s: not a regular file", path)
+		}
+		mode = st.Mode() & (os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky)
+	}
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".pmacs-save-*")
+	if err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	// CreateTemp makes the file 0600; the saved file keeps its own mode.
+	if err = tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), target); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	// The new text is in place; a failed directory sync only weakens the
+	// crash guarantee, so it is not reported as a failed save.
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,256 @@
+package editor
+
+import (
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/gdamore/tcell/v2"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// keyName spells a key press the way keymaps name it: "a", "A", "C-s",
+// "M-x", "Enter", "Up", "S-Up", "C-Left", "F5". Shift is spelled only on
+// keys that have no shifted character of their own.
+func keyName(ev *tcell.EventKey) string {
+	mod := ev.Modifiers()
+	k := ev.Key()
+	var base string
+	switch {
+	case k == tcell.KeyRune:
+		r := ev.Rune()
+		if r == ' ' {
+			base = "Space"
+		} else {
+			base = string(r)
+		}
+		mod &^= tcell.ModShift
+	case k >= tcell.KeyCtrlA && k <= tcell.KeyCtrlZ:
+		base = string(rune('a' + k - tcell.KeyCtrlA))
+		mod |= tcell.ModCtrl
+	case k == tcell.KeyCtrlSpace:
+		base, mod = "Space", mod|tcell.ModCtrl
+	case k == tcell.KeyBackspace || k == tcell.KeyBackspace2:
+		base = "Backspace"
+	case k == tcell.KeyEnter:
+		base = "Enter"
+	case k == tcell.KeyTab:
+		base = "Tab"
+	case k == tcell.KeyEsc:
+		base = "Esc"
+	case k > 0 && k < 0x20:
+		// A raw control code the terminal layer did not name.
+		base, mod = string(rune('a'+k-1)), mod|tcell.ModCtrl
+	default:
+		name, ok := tcell.KeyNames[k]
+		if !ok {
+			return ""
+		}
+		base = name
+	}
+	var sb strings.Builder
+	if mod&tcell.ModCtrl != 0 {
+		sb.WriteString("C-")
+	}
+	if mod&(tcell.ModAlt|tcell.ModMeta) != 0 {
+		sb.WriteString("M-")
+	}
+	if mod&tcell.ModShift != 0 {
+		sb.WriteString("S-")
+	}
+	sb.WriteString(base)
+	return sb.String()
+}
+
+// normalizeKey accepts the spellings people write ("Ctrl-S", "c-s",
+// "<C-s>", "ctrl+s", "Alt-x", "return") and returns keyName's.
+func normalizeKey(s string) string {
+	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "<"), ">")
+	if s == "" {
+		return ""
+	}
+	var prefix string
+	for {
+		lower := strings.ToLower(s)
+		cut := 0
+		for _, m := range []struct{ spelled, canon string }{
+			{"ctrl-", "C-"}, {"ctrl+", "C-"}, {"c-", "C-"},
+			{"alt-", "M-"}, {"alt+", "M-"}, {"meta-", "M-"}, {"m-", "M-"}, {"a-", "M-"},
+			{"shift-", "S-"}, {"shift+", "S-"}, {"s-", "S-"},
+		} {
+			if strings.HasPrefix(lower, m.spelled) && len(s) > len(m.spelled) {
+				if !strings.Contains(prefix, m.canon) {
+					prefix += m.canon
+				}
+				cut = len(m.spelled)
+				break
+			}
+		}
+		if cut == 0 {
+			break
+		}
+		s = s[cut:]
+	}
+	if len([]rune(s)) == 1 {
+		r := []rune(s)[0]
+		if strings.Contains(prefix, "C-") {
+			r = unicode.ToLower(r)
+		}
+		if r == ' ' {
+			return orderMods(prefix) + "Space"
+		}
+		return orderMods(prefix) + string(r)
+	}
+	lower := strings.ToLower(s)
+	if alias, ok := map[string]string{
+		"return": "Enter", "ret": "Enter", "cr": "Enter", "escape": "Esc", "bs": "Backspace",
+		"del": "Delete", "pageup": "PgUp", "pagedown": "PgDn", "space": "Space", "spc": "Space",
+	}[lower]; ok {
+		return orderMods(prefix) + alias
+	}
+	for _, name := range tcell.KeyNames {
+		if strings.ToLower(name) == lower {
+			return orderMods(prefix) + name
+		}
+	}
+	return orderMods(prefix) + s
+}
+
+// orderMods puts modifiers in keyName's order: C-, M-, S-.
+func orderMods(p string) string {
+	var sb strings.Builder
+	for _, m := range []string{"C-", "M-", "S-"} {
+		if strings.Contains(p, m) {
+			sb.WriteString(m)
+		}
+	}
+	return sb.String()
+}
+
+// keymaps holds Lua bindings: global ones and per-buffer ones.
+type keymaps struct {
+	global map[string]*lua.LFunction
+	buffer map[int]map[string]*lua.LFunction
+}
+
+func (k *keymaps) init() {
+	k.global = map[string]*lua.LFunction{}
+	k.buffer = map[int]map[string]*lua.LFunction{}
+}
+
+func (k *keymaps) lookup(buf int, key string) *lua.LFunction {
+	if fn := k.buffer[buf][key]; fn != nil {
+		return fn
+	}
+	return k.global[key]
+}
+
+// handleEvent takes one terminal event.
+func (e *Editor) handleEvent(ev tcell.Event) {
+	switch ev := ev.(type) {
+	case *tcell.EventKey:
+		e.handleKey(ev)
+	case *tcell.EventResize:
+		e.scr.Sync()
+		e.width, e.height = e.scr.Size()
+		e.invalidate()
+	case *tcell.EventPaste:
+		// Bracketed paste is not enabled; nothing to do.
+	}
+}
+
+// handleKey routes a key: the prompt's line editing first, then the shown
+// buffer's bindings, the global bindings, and last the built-in behaviour.
+func (e *Editor) handleKey(ev *tcell.EventKey) {
+	name := keyName(ev)
+	if name == "" {
+		return
+	}
+	// Like Emacs, a key press clears the last message.
+	e.setMessage("", false)
+	if e.prompt != nil && e.promptKey(name, ev) {
+		return
+	}
+	if fn := e.keys.lookup(e.cur.id, name); fn != nil {
+		e.callLua(fn, "key "+name, lua.LNumber(e.cur.id))
+		return
+	}
+	e.defaultKey(name, ev)
+}
+
+// defaultKey is what a key does when nothing is bound to it: move, edit
+// (in a buffer that allows it), and a few commands that must work even when
+// init.lua failed to load.
+func (e *Editor) defaultKey(name string, ev *tcell.EventKey) {
+	b := e.cur
+	var err error
+	switch name {
+	case "Up":
+		e.moveVert(b, -1)
+	case "Down":
+		e.moveVert(b, 1)
+	case "Left":
+		e.moveHoriz(b, -1)
+	case "Right":
+		e.moveHoriz(b, 1)
+	case "Home", "C-a":
+		b.setCursor(Pos{b.cursor.Row, 0})
+		b.wantCol = -1
+	case "End", "C-e":
+		b.setCursor(Pos{b.cursor.Row, len(b.lines[b.cursor.Row])})
+		b.wantCol = -1
+	case "PgUp":
+		e.movePage(b, -1)
+	case "PgDn":
+		e.movePage(b, 1)
+	case "C-Home":
+		b.setCursor(Pos{})
+	case "C-End":
+		b.setCursor(Pos{len(b.lines) - 1, len(b.lines[len(b.lines)-1])})
+	case "Enter":
+		err = b.insert("\n")
+	case "Tab":
+		err = b.insert("\t")
+	case "Backspace":
+		err = b.deleteBack()
+	case "Delete":
+		err = b.deleteForward()
+	case "C-z":
+		if !b.undoStep() {
+			e.setMessage("nothing to undo", false)
+		}
+	case "C-y":
+		if !b.redoStep() {
+			e.setMessage("nothing to redo", false)
+		}
+	case "C-s":
+		e.save(b, nil)
+	case "C-q":
+		e.requestQuit(false)
+	default:
+		if ev.Key() == tcell.KeyRune && ev.Modifiers()&(tcell.ModAlt|tcell.ModMeta|tcell.ModCtrl) == 0 {
+			err = b.insert(string(ev.Rune()))
+		} else {
+			e.setMessage(name+" is not bound", false)
+		}
+	}
+	if err != nil {
+		e.setMessage(err.Error(), true)
+	}
+}
+
+// requestQuit quits, or, with unsaved file buffers and not force, warns
+// once; a second request within a few seconds quits anyway.
+func (e *Editor) requestQuit(force bool) bool {
+	if !force && time.Since(e.quitAsked) > 3*time.Second {
+		for _, id := range e.order {
+			if b := e.bufs[id]; b.path != "" && b.Modified() {
+				e.quitAsked = time.Now()
+				e.setMessage(b.name+" has unsaved changes; quit again to discard them", true)
+				return false
+			}
+		}
+	}
+	e.quitting = true
+	return true
+}

@@ -1,0 +1,665 @@
+package editor
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// installAPI adds pmacs.editor to the Lua state: the primitives init.lua
+// builds the editor's commands from. docs/editor-api.md documents each.
+func (e *Editor) installAPI() {
+	L := e.L
+	e.tracebackFn = L.NewFunction(e.traceback)
+	api := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
+		// buffers
+		"open": e.luaOpen, "create": e.luaCreate, "find": e.luaFind, "buffers": e.luaBuffers,
+		"close": e.luaClose, "name": e.luaName, "path": e.luaPath, "language": e.luaLanguage,
+		"modified": e.luaModified, "loading": e.luaLoading, "line_count": e.luaLineCount,
+		"get_text": e.luaGetText, "get_lines": e.luaGetLines, "set_lines": e.luaSetLines,
+		"append_lines": e.luaAppendLines, "insert": e.luaInsert, "undo": e.luaUndo,
+		"redo": e.luaRedo, "save": e.luaSave, "set_highlights": e.luaSetHighlights,
+		"add_highlights": e.luaAddHighlights, "clear_highlights": e.luaClearHighlights,
+		"cursor": e.luaCursor, "set_cursor": e.luaSetCursor, "set_style": e.luaSetStyle,
+		// windows
+		"current": e.luaCurrent, "show": e.luaShow, "previous": e.luaPrevious,
+		"visible_rows": e.luaVisibleRows, "scroll": e.luaScroll, "size": e.luaSize,
+		// keymaps and events
+		"map": e.luaMap, "unmap": e.luaUnmap, "on": e.luaOn, "off": e.luaOff,
+		// prompts and messages
+		"prompt": e.luaPrompt, "prompt_text": e.luaPromptText, "close_prompt": e.luaClosePrompt,
+		"message": e.luaMessage, "error": e.luaError, "set_help": e.luaSetHelp,
+		// the editor
+		"quit": e.luaQuit, "frame_stats": e.luaFrameStats, "root": e.luaRoot,
+	})
+	pmacs, ok := L.GetGlobal("pmacs").(*lua.LTable)
+	if !ok {
+		pmacs = L.NewTable()
+		L.SetGlobal("pmacs", pmacs)
+	}
+	pmacs.RawSetString("editor", api)
+}
+
+// Argument helpers. Like the rest of pmacs, misuse raises an error naming
+// the function and the argument.
+
+func argErr(L *lua.LState, fname string, n int, name, want string) {
+	got := L.Get(n)
+	L.RaiseError("pmacs.editor.%s: argument #%d (%s) expected %s, got %s", fname, n, name, want, got.Type().String())
+}
+
+func intArg(L *lua.LState, fname string, n int, name string) int {
+	v, ok := L.Get(n).(lua.LNumber)
+	if !ok || float64(v) != math.Trunc(float64(v)) || math.Abs(float64(v)) > 1<<40 {
+		argErr(L, fname, n, name, "an integer")
+	}
+	return int(v)
+}
+
+func optIntArg(L *lua.LState, fname string, n int, name string, def int) int {
+	if L.Get(n) == lua.LNil {
+		return def
+	}
+	return intArg(L, fname, n, name)
+}
+
+func strArg(L *lua.LState, fname string, n int, name string) string {
+	v, ok := L.Get(n).(lua.LString)
+	if !ok {
+		argErr(L, fname, n, name, "a string")
+	}
+	return string(v)
+}
+
+func fnArg(L *lua.LState, fname string, n int, name string) *lua.LFunction {
+	v, ok := L.Get(n).(*lua.LFunction)
+	if !ok {
+		argErr(L, fname, n, name, "a function")
+	}
+	return v
+}
+
+// bufArg reads a buffer id; nil or 0 means the buffer in the window.
+func (e *Editor) bufArg(L *lua.LState, fname string, n int) *Buffer {
+	v := L.Get(n)
+	if v == lua.LNil {
+		return e.cur
+	}
+	id := intArg(L, fname, n, "buf")
+	if id == 0 {
+		return e.cur
+	}
+	b := e.bufs[id]
+	if b == nil {
+		L.RaiseError("pmacs.editor.%s: no buffer %d (closed, or never opened)", fname, id)
+	}
+	return b
+}
+
+func linesArg(L *lua.LState, fname string, n int) []string {
+	t, ok := L.Get(n).(*lua.LTable)
+	if !ok {
+		argErr(L, fname, n, "lines", "a list of strings")
+	}
+	out := make([]string, 0, t.Len())
+	for i := 1; i <= t.Len(); i++ {
+		switch v := t.RawGetInt(i).(type) {
+		case lua.LString:
+			s := string(v)
+			if strings.IndexByte(s, '\n') >= 0 {
+				// A row cannot hold a newline; split it rather than
+				// corrupt the row structure.
+				out = append(out, strings.Split(s, "\n")...)
+				continue
+			}
+			out = append(out, s)
+		case lua.LNumber:
+			out = append(out, v.String())
+		default:
+			L.RaiseError("pmacs.editor.%s: argument #%d (lines) item %d expected a string, got %s", fname, n, i, v.Type().String())
+		}
+	}
+	return out
+}
+
+func optTable(L *lua.LState, fname string, n int, name string, known ...string) *lua.LTable {
+	v := L.Get(n)
+	if v == lua.LNil {
+		return nil
+	}
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		argErr(L, fname, n, name, "a table")
+	}
+	t.ForEach(func(k, _ lua.LValue) {
+		if ks, ok := k.(lua.LString); !ok || !slices.Contains(known, string(ks)) {
+			L.RaiseError("pmacs.editor.%s: unknown option %s (known: %s)", fname, lua.LVAsString(k), strings.Join(known, ", "))
+		}
+	})
+	return t
+}
+
+func optBool(t *lua.LTable, name string, def bool) bool {
+	if t == nil {
+		return def
+	}
+	switch v := t.RawGetString(name).(type) {
+	case lua.LBool:
+		return bool(v)
+	case *lua.LNilType:
+		return def
+	default:
+		return lua.LVAsBool(v)
+	}
+}
+
+func optFn(L *lua.LState, fname string, t *lua.LTable, name string) *lua.LFunction {
+	if t == nil {
+		return nil
+	}
+	switch v := t.RawGetString(name).(type) {
+	case *lua.LFunction:
+		return v
+	case *lua.LNilType:
+		return nil
+	default:
+		L.RaiseError("pmacs.editor.%s: option '%s' expected a function, got %s", fname, name, v.Type().String())
+	}
+	return nil
+}
+
+func push(L *lua.LState, vals ...lua.LValue) int {
+	for _, v := range vals {
+		L.Push(v)
+	}
+	return len(vals)
+}
+
+func pushErr(L *lua.LState, err error) int { return push(L, lua.LNil, lua.LString(err.Error())) }
+
+// ---- buffers ----
+
+func (e *Editor) luaOpen(L *lua.LState) int {
+	path := strArg(L, "open", 1, "path")
+	b, err := e.openFile(path)
+	if err != nil {
+		return pushErr(L, err)
+	}
+	return push(L, lua.LNumber(b.id))
+}
+
+func (e *Editor) luaCreate(L *lua.LState) int {
+	name := strArg(L, "create", 1, "name")
+	opts := optTable(L, "create", 2, "opts", "readonly", "list")
+	if b := e.findBuffer(name); b != nil && b.path == "" {
+		return push(L, lua.LNumber(b.id))
+	}
+	b := e.newScratch(e.uniqueName(name))
+	b.readOnly = optBool(opts, "readonly", true)
+	b.cursorLine = optBool(opts, "list", true)
+	return push(L, lua.LNumber(b.id))
+}
+
+func (e *Editor) luaFind(L *lua.LState) int {
+	if b := e.findBuffer(strArg(L, "find", 1, "name")); b != nil {
+		return push(L, lua.LNumber(b.id))
+	}
+	return push(L, lua.LNil)
+}
+
+func (e *Editor) luaBuffers(L *lua.LState) int {
+	out := L.CreateTable(len(e.order), 0)
+	for _, id := range e.order {
+		b := e.bufs[id]
+		t := L.CreateTable(0, 5)
+		t.RawSetString("id", lua.LNumber(b.id))
+		t.RawSetString("name", lua.LString(b.name))
+		if b.path != "" {
+			t.RawSetString("path", lua.LString(b.path))
+		}
+		if b.lang != "" {
+			t.RawSetString("language", lua.LString(b.lang))
+		}
+		t.RawSetString("modified", lua.LBool(b.Modified()))
+		out.Append(t)
+	}
+	return push(L, out)
+}
+
+func (e *Editor) luaClose(L *lua.LState) int {
+	if err := e.closeBuffer(e.bufArg(L, "close", 1)); err != nil {
+		return pushErr(L, err)
+	}
+	return push(L, lua.LTrue)
+}
+
+func (e *Editor) luaName(L *lua.LState) int {
+	return push(L, lua.LString(e.bufArg(L, "name", 1).name))
+}
+
+func (e *Editor) luaPath(L *lua.LState) int {
+	if p := e.bufArg(L, "path", 1).path; p != "" {
+		return push(L, lua.LString(p))
+	}
+	return push(L, lua.LNil)
+}
+
+func (e *Editor) luaLanguage(L *lua.LState) int {
+	if l := e.bufArg(L, "language", 1).lang; l != "" {
+		return push(L, lua.LString(l))
+	}
+	return push(L, lua.LNil)
+}
+
+func (e *Editor) luaModified(L *lua.LState) int {
+	return push(L, lua.LBool(e.bufArg(L, "modified", 1).Modified()))
+}
+
+func (e *Editor) luaLoading(L *lua.LState) int {
+	return push(L, lua.LBool(e.bufArg(L, "loading", 1).loading))
+}
+
+func (e *Editor) luaLineCount(L *lua.LState) int {
+	return push(L, lua.LNumber(e.bufArg(L, "line_count", 1).LineCount()))
+}
+
+func (e *Editor) luaGetText(L *lua.LState) int {
+	return push(L, lua.LString(e.bufArg(L, "get_text", 1).Text()))
+}
+
+// rowRange reads [start, end) at args n, n+1; end may be -1 (or omitted)
+// for "to the last row".
+func rowRange(L *lua.LState, fname string, b *Buffer, n int) (int, int) {
+	start := intArg(L, fname, n, "start")
+	end := optIntArg(L, fname, n+1, "end", -1)
+	if end < 0 {
+		end = len(b.lines)
+	}
+	if start < 0 || start > len(b.lines) || end < start || end > len(b.lines) {
+		L.RaiseError("pmacs.editor.%s: rows [%d, %d) are outside buffer %d (%d rows)", fname, start, end, b.id, len(b.lines))
+	}
+	return start, end
+}
+
+func (e *Editor) luaGetLines(L *lua.LState) int {
+	b := e.bufArg(L, "get_lines", 1)
+	start, end := rowRange(L, "get_lines", b, 2)
+	out := L.CreateTable(end-start, 0)
+	for _, l := range b.lines[start:end] {
+		out.Append(lua.LString(l))
+	}
+	return push(L, out)
+}
+
+// editable refuses script edits to a buffer that is loading (the read
+// would overwrite them).
+func editable(L *lua.LState, fname string, b *Buffer) {
+	if b.loading {
+		L.RaiseError("pmacs.editor.%s: buffer %d is still loading (wait for the \"open\" event)", fname, b.id)
+	}
+}
+
+func (e *Editor) luaSetLines(L *lua.LState) int {
+	b := e.bufArg(L, "set_lines", 1)
+	editable(L, "set_lines", b)
+	start, end := rowRange(L, "set_lines", b, 2)
+	lines := linesArg(L, "set_lines", 4)
+	if err := b.setLines(start, end, lines); err != nil {
+		L.RaiseError("pmacs.editor.set_lines: %v", err)
+	}
+	b.cursor = b.clampPos(b.cursor)
+	return 0
+}
+
+func (e *Editor) luaAppendLines(L *lua.LState) int {
+	b := e.bufArg(L, "append_lines", 1)
+	editable(L, "append_lines", b)
+	lines := linesArg(L, "append_lines", 2)
+	if b.noUndo {
+		b.appendLines(lines)
+	} else if err := b.setLines(len(b.lines), len(b.lines), lines); err != nil {
+		L.RaiseError("pmacs.editor.append_lines: %v", err)
+	}
+	return 0
+}
+
+// luaInsert types text at the cursor, even in a read-only buffer: the
+// read-only flag stops keys, not scripts.
+func (e *Editor) luaInsert(L *lua.LState) int {
+	b := e.bufArg(L, "insert", 1)
+	editable(L, "insert", b)
+	text := strArg(L, "insert", 2, "text")
+	b.edit(b.cursor, b.cursor, text, false)
+	return 0
+}
+
+func (e *Editor) luaUndo(L *lua.LState) int {
+	return push(L, lua.LBool(e.bufArg(L, "undo", 1).undoStep()))
+}
+
+func (e *Editor) luaRedo(L *lua.LState) int {
+	return push(L, lua.LBool(e.bufArg(L, "redo", 1).redoStep()))
+}
+
+func (e *Editor) luaSave(L *lua.LState) int {
+	b := e.bufArg(L, "save", 1)
+	var onDone *lua.LFunction
+	if L.Get(2) != lua.LNil {
+		onDone = fnArg(L, "save", 2, "on_done")
+	}
+	e.save(b, onDone)
+	return 0
+}
+
+// spanField reads a span's field by name or position.
+func spanField(t *lua.LTable, name string, i int) lua.LValue {
+	if v := t.RawGetString(name); v != lua.LNil {
+		return v
+	}
+	return t.RawGetInt(i)
+}
+
+func (e *Editor) addHighlights(L *lua.LState, fname string, b *Buffer, n int) {
+	t, ok := L.Get(n).(*lua.LTable)
+	if !ok {
+		argErr(L, fname, n, "spans", "a list of spans")
+	}
+	lineLen := func(r int) int { return len(b.lines[r]) }
+	for i := 1; i <= t.Len(); i++ {
+		st, ok := t.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			L.RaiseError("pmacs.editor.%s: span %d expected a table {start_row, start_col, end_row, end_col, group}", fname, i)
+		}
+		var nums [4]int
+		for k, name := range [4]string{"start_row", "start_col", "end_row", "end_col"} {
+			v, ok := spanField(st, name, k+1).(lua.LNumber)
+			if !ok {
+				L.RaiseError("pmacs.editor.%s: span %d field '%s' expected a number", fname, i, name)
+			}
+			nums[k] = int(v)
+		}
+		group, ok := spanField(st, "group", 5).(lua.LString)
+		if !ok {
+			L.RaiseError("pmacs.editor.%s: span %d field 'group' expected a string", fname, i)
+		}
+		b.hl.add(Pos{nums[0], nums[1]}, Pos{nums[2], nums[3]}, e.faces.intern(string(group)), len(b.lines), lineLen)
+	}
+	b.markDirty(0)
+}
+
+func (e *Editor) luaSetHighlights(L *lua.LState) int {
+	b := e.bufArg(L, "set_highlights", 1)
+	b.hl = nil
+	e.addHighlights(L, "set_highlights", b, 2)
+	return 0
+}
+
+func (e *Editor) luaAddHighlights(L *lua.LState) int {
+	b := e.bufArg(L, "add_highlights", 1)
+	e.addHighlights(L, "add_highlights", b, 2)
+	return 0
+}
+
+func (e *Editor) luaClearHighlights(L *lua.LState) int {
+	b := e.bufArg(L, "clear_highlights", 1)
+	b.hl = nil
+	b.markDirty(0)
+	return 0
+}
+
+func (e *Editor) luaCursor(L *lua.LState) int {
+	b := e.bufArg(L, "cursor", 1)
+	c := b.cursor
+	if b.pendingCursor != nil {
+		c = *b.pendingCursor
+	}
+	return push(L, lua.LNumber(c.Row), lua.LNumber(c.Col))
+}
+
+// luaSetCursor moves the cursor (clamped to the text). On a buffer still
+// loading, the move waits for the text.
+func (e *Editor) luaSetCursor(L *lua.LState) int {
+	b := e.bufArg(L, "set_cursor", 1)
+	p := Pos{intArg(L, "set_cursor", 2, "row"), optIntArg(L, "set_cursor", 3, "col", 0)}
+	if b.loading {
+		b.pendingCursor = &p
+		return 0
+	}
+	b.setCursor(p)
+	b.wantCol = -1
+	return 0
+}
+
+var colorNames = func() map[string]tcell.Color {
+	m := map[string]tcell.Color{}
+	for name, c := range tcell.ColorNames {
+		m[name] = c
+	}
+	return m
+}()
+
+func (e *Editor) luaSetStyle(L *lua.LState) int {
+	group := strArg(L, "set_style", 1, "group")
+	t := optTable(L, "set_style", 2, "style", "fg", "bg", "bold", "italic", "underline", "reverse")
+	st := tcell.StyleDefault
+	color := func(name string) (tcell.Color, bool) {
+		v, ok := t.RawGetString(name).(lua.LString)
+		if !ok {
+			return 0, false
+		}
+		if c, ok := colorNames[strings.ToLower(string(v))]; ok {
+			return c, true
+		}
+		if strings.HasPrefix(string(v), "#") {
+			return tcell.GetColor(string(v)), true
+		}
+		L.RaiseError("pmacs.editor.set_style: unknown colour %q (a name like \"red\" or \"#rrggbb\")", string(v))
+		return 0, false
+	}
+	if t != nil {
+		if c, ok := color("fg"); ok {
+			st = st.Foreground(c)
+		}
+		if c, ok := color("bg"); ok {
+			st = st.Background(c)
+		}
+		st = st.Bold(optBool(t, "bold", false)).Italic(optBool(t, "italic", false)).
+			Underline(optBool(t, "underline", false)).Reverse(optBool(t, "reverse", false))
+	}
+	e.faces.setStyle(group, st)
+	e.winAll = true
+	return 0
+}
+
+// ---- windows ----
+
+func (e *Editor) luaCurrent(L *lua.LState) int { return push(L, lua.LNumber(e.cur.id)) }
+
+func (e *Editor) luaShow(L *lua.LState) int {
+	e.show(e.bufArg(L, "show", 1))
+	return 0
+}
+
+func (e *Editor) luaPrevious(L *lua.LState) int {
+	if e.prev != nil && e.bufs[e.prev.id] == e.prev {
+		return push(L, lua.LNumber(e.prev.id))
+	}
+	return push(L, lua.LNil)
+}
+
+// luaVisibleRows returns the rows [top, bottom) the window shows of buf
+// (the rows it would show, for a buffer not in the window).
+func (e *Editor) luaVisibleRows(L *lua.LState) int {
+	b := e.bufArg(L, "visible_rows", 1)
+	if b == e.cur {
+		e.scrollToCursor(b)
+	}
+	return push(L, lua.LNumber(b.top), lua.LNumber(b.top+e.windowHeight()))
+}
+
+// luaScroll puts row top at the top of the window, moving the cursor into
+// view if it would leave it.
+func (e *Editor) luaScroll(L *lua.LState) int {
+	b := e.bufArg(L, "scroll", 1)
+	top := min(max(intArg(L, "scroll", 2, "top"), 0), len(b.lines)-1)
+	b.top = top
+	h := e.windowHeight()
+	if b.cursor.Row < top || b.cursor.Row >= top+h {
+		b.setCursor(Pos{top, 0})
+	}
+	return 0
+}
+
+func (e *Editor) luaSize(L *lua.LState) int {
+	return push(L, lua.LNumber(e.width), lua.LNumber(e.windowHeight()))
+}
+
+// ---- keymaps and events ----
+
+// scopeArg reads a keymap scope: "global", or a buffer id.
+func (e *Editor) scopeArg(L *lua.LState, fname string) int {
+	switch v := L.Get(1).(type) {
+	case lua.LString:
+		if v != "global" {
+			L.RaiseError("pmacs.editor.%s: argument #1 (scope) expected \"global\" or a buffer id, got %q", fname, string(v))
+		}
+		return 0
+	case lua.LNumber:
+		return e.bufArg(L, fname, 1).id
+	}
+	argErr(L, fname, 1, "scope", "\"global\" or a buffer id")
+	return 0
+}
+
+func (e *Editor) luaMap(L *lua.LState) int {
+	scope := e.scopeArg(L, "map")
+	key := normalizeKey(strArg(L, "map", 2, "key"))
+	if key == "" {
+		L.RaiseError("pmacs.editor.map: argument #2 (key) is empty")
+	}
+	fn := fnArg(L, "map", 3, "fn")
+	if scope == 0 {
+		e.keys.global[key] = fn
+	} else {
+		m := e.keys.buffer[scope]
+		if m == nil {
+			m = map[string]*lua.LFunction{}
+			e.keys.buffer[scope] = m
+		}
+		m[key] = fn
+	}
+	return 0
+}
+
+func (e *Editor) luaUnmap(L *lua.LState) int {
+	scope := e.scopeArg(L, "unmap")
+	key := normalizeKey(strArg(L, "unmap", 2, "key"))
+	if scope == 0 {
+		delete(e.keys.global, key)
+	} else {
+		delete(e.keys.buffer[scope], key)
+	}
+	return 0
+}
+
+func eventArg(L *lua.LState, fname string) string {
+	name := strArg(L, fname, 1, "event")
+	if !slices.Contains(eventNames, name) {
+		L.RaiseError("pmacs.editor.%s: unknown event %q (known: %s)", fname, name, strings.Join(eventNames, ", "))
+	}
+	return name
+}
+
+func (e *Editor) luaOn(L *lua.LState) int {
+	name := eventArg(L, "on")
+	fn := fnArg(L, "on", 2, "fn")
+	buf := 0
+	if L.Get(3) != lua.LNil {
+		buf = e.bufArg(L, "on", 3).id
+	}
+	e.hooks.add(name, fn, buf)
+	return 0
+}
+
+func (e *Editor) luaOff(L *lua.LState) int {
+	name := eventArg(L, "off")
+	return push(L, lua.LBool(e.hooks.remove(name, fnArg(L, "off", 2, "fn"))))
+}
+
+// ---- prompts and messages ----
+
+func (e *Editor) luaPrompt(L *lua.LState) int {
+	const fname = "prompt"
+	label := strArg(L, fname, 1, "label")
+	t := optTable(L, fname, 2, "opts", "on_change", "on_submit", "on_cancel", "text")
+	p := &prompt{
+		label:    label,
+		onChange: optFn(L, fname, t, "on_change"),
+		onSubmit: optFn(L, fname, t, "on_submit"),
+		onCancel: optFn(L, fname, t, "on_cancel"),
+	}
+	if t != nil {
+		if s, ok := t.RawGetString("text").(lua.LString); ok {
+			p.text = string(s)
+		}
+	}
+	e.openPrompt(p)
+	return 0
+}
+
+func (e *Editor) luaPromptText(L *lua.LState) int {
+	if e.prompt == nil {
+		return push(L, lua.LNil)
+	}
+	return push(L, lua.LString(e.prompt.text))
+}
+
+func (e *Editor) luaClosePrompt(L *lua.LState) int {
+	e.closePrompt()
+	return 0
+}
+
+func luaJoin(L *lua.LState) string {
+	parts := make([]string, 0, L.GetTop())
+	for i := 1; i <= L.GetTop(); i++ {
+		parts = append(parts, L.ToStringMeta(L.Get(i)).String())
+	}
+	return strings.Join(parts, " ")
+}
+
+func (e *Editor) luaMessage(L *lua.LState) int {
+	e.message(luaJoin(L))
+	return 0
+}
+
+func (e *Editor) luaError(L *lua.LState) int {
+	e.reportError(luaJoin(L), "")
+	return 0
+}
+
+func (e *Editor) luaSetHelp(L *lua.LState) int {
+	e.help = strArg(L, "set_help", 1, "text")
+	return 0
+}
+
+// ---- the editor ----
+
+func (e *Editor) luaQuit(L *lua.LState) int {
+	force := lua.LVAsBool(L.Get(1))
+	return push(L, lua.LBool(e.requestQuit(force)))
+}
+
+func (e *Editor) luaFrameStats(L *lua.LState) int {
+	p99, n := e.stats.p99(time.Now())
+	t := L.CreateTable(0, 3)
+	t.RawSetString("p99_ms", lua.LNumber(float64(p99.Microseconds())/1000))
+	t.RawSetString("frames", lua.LNumber(n))
+	t.RawSetString("total_frames", lua.LNumber(e.stats.total))
+	return push(L, t)
+}
+
+func (e *Editor) luaRoot(L *lua.LState) int { return push(L, lua.LString(e.root)) }

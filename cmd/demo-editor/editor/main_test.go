@@ -1,0 +1,152 @@
+package editor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// harness runs the real editor loop on a simulation screen.
+type harness struct {
+	t    *testing.T
+	scr  tcell.SimulationScreen
+	e    *Editor
+	done chan error
+}
+
+const (
+	screenW = 100
+	screenH = 30
+	// waitTimeout bounds every wait for the screen: generous, because
+	// the race detector slows everything down several times.
+	waitTimeout = 10 * time.Second
+)
+
+// startEditor starts the editor on a simulation screen of screenW x
+// screenH and stops it when the test ends.
+func startEditor(t *testing.T, opts Options) *harness {
+	t.Helper()
+	scr := tcell.NewSimulationScreen("UTF-8")
+	opts.Screen = scr
+	e, err := newEditor(opts)
+	require.NoError(t, err)
+	scr.SetSize(screenW, screenH)
+	e.width, e.height = scr.Size()
+	h := &harness{t: t, scr: scr, e: e, done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		e.start()
+		err := e.loop(ctx)
+		e.close()
+		h.done <- err
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-h.done:
+		case <-time.After(waitTimeout):
+			t.Error("editor did not stop")
+		}
+	})
+	return h
+}
+
+// rows returns the screen's text, one string per row, read on the main
+// goroutine so it never races a draw.
+func (h *harness) rows() []string {
+	var out []string
+	h.e.call(func() { out = screenRows(h.scr) })
+	return out
+}
+
+func screenRows(scr tcell.SimulationScreen) []string {
+	cells, w, hgt := scr.GetContents()
+	out := make([]string, hgt)
+	for y := range hgt {
+		var sb strings.Builder
+		for x := range w {
+			c := cells[y*w+x]
+			if len(c.Runes) == 0 {
+				sb.WriteByte(' ')
+				continue
+			}
+			sb.WriteString(string(c.Runes))
+		}
+		out[y] = strings.TrimRight(sb.String(), " ")
+	}
+	return out
+}
+
+// waitScreen polls the screen until cond holds, failing after waitTimeout
+// with the screen in the message.
+func (h *harness) waitScreen(what string, cond func(rows []string) bool) []string {
+	h.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		rows := h.rows()
+		if cond(rows) {
+			return rows
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, strings.Join(rows, "\n"))
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// waitText waits until some row contains text.
+func (h *harness) waitText(text string) []string {
+	h.t.Helper()
+	return h.waitScreen(fmt.Sprintf("%q on screen", text), func(rows []string) bool { return anyContains(rows, text) })
+}
+
+func anyContains(rows []string, text string) bool {
+	for _, r := range rows {
+		if strings.Contains(r, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// messageLine returns the bottom row.
+func messageLine(rows []string) string { return rows[len(rows)-1] }
+
+// until polls cond on the main goroutine.
+func (h *harness) until(what string, cond func(e *Editor) bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		var ok bool
+		h.e.call(func() { ok = cond(h.e) })
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, strings.Join(h.rows(), "\n"))
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.scr.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+}
+
+func (h *harness) key(k tcell.Key) { h.scr.InjectKey(k, 0, tcell.ModNone) }
+
+func (h *harness) ctrl(r rune) { h.scr.InjectKey(tcell.KeyRune, r, tcell.ModCtrl) }
+
+func (h *harness) alt(r rune) { h.scr.InjectKey(tcell.KeyRune, r, tcell.ModAlt) }

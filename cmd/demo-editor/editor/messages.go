@@ -1,0 +1,138 @@
+package editor
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/luabind"
+)
+
+// maxMessages bounds the *messages* buffer; the oldest rows go first.
+const maxMessages = 5000
+
+// setMessage shows text on the message line (the first line of it).
+func (e *Editor) setMessage(text string, isErr bool) {
+	e.msg, e.msgErr = text, isErr
+}
+
+// logMessage appends text to *messages*.
+func (e *Editor) logMessage(text string) {
+	m := e.messages
+	m.appendLines(strings.Split(strings.TrimRight(text, "\n"), "\n"))
+	if over := len(m.lines) - maxMessages; over > 0 {
+		m.spliceLines(0, over, nil)
+	}
+	// Keep the newest message in view when *messages* is shown.
+	m.cursor = Pos{len(m.lines) - 1, 0}
+}
+
+// message shows and logs an informational message.
+func (e *Editor) message(text string) {
+	e.setMessage(text, false)
+	e.logMessage(text)
+}
+
+// reportError shows an error on the message line and logs it, with its
+// traceback if there is one, in *messages*. The editor carries on.
+func (e *Editor) reportError(msg, trace string) {
+	e.setMessage(msg, true)
+	if trace != "" {
+		e.logMessage("error: " + msg + "\n" + trace)
+	} else {
+		e.logMessage("error: " + msg)
+	}
+}
+
+// reportTaskError reports a task that failed. The binding has already
+// written its traceback to *messages* through its Stderr.
+func (e *Editor) reportTaskError(what string, err error) {
+	var te *luabind.TaskError
+	if errors.As(err, &te) {
+		e.setMessage(what+": "+te.Message, true)
+		return
+	}
+	e.reportError(fmt.Sprintf("%s: %v", what, err), "")
+}
+
+// messageWriter is where the binding's print and task failure reports go:
+// into *messages* instead of the terminal the editor draws on. The binding
+// writes only from the main goroutine.
+type messageWriter struct {
+	e       *Editor
+	partial string
+}
+
+func (w *messageWriter) Write(p []byte) (int, error) {
+	s := w.partial + string(p)
+	i := strings.LastIndexByte(s, '\n')
+	if i < 0 {
+		w.partial = s
+		return len(p), nil
+	}
+	w.partial = s[i+1:]
+	text := s[:i]
+	w.e.logMessage(text)
+	if first, _, _ := strings.Cut(text, "\n"); strings.HasPrefix(first, "pmacs: task failed: ") {
+		w.e.setMessage(strings.TrimPrefix(first, "pmacs: "), true)
+	}
+	return len(p), nil
+}
+
+// callLua calls fn on the main Lua state, protected. An error (with its
+// traceback) goes to the message line and *messages*; the editor carries
+// on. what names the caller in the report ("key C-s", "open hook").
+func (e *Editor) callLua(fn *lua.LFunction, what string, args ...lua.LValue) bool {
+	L := e.L
+	err := L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: e.tracebackFn}, args...)
+	if err == nil {
+		return true
+	}
+	msg, trace := err.Error(), ""
+	var ae *lua.ApiError
+	if errors.As(err, &ae) && ae.Object != nil {
+		msg = ae.Object.String()
+		if m, t, ok := strings.Cut(msg, "\nstack traceback:"); ok {
+			msg, trace = m, "stack traceback:"+t
+		}
+	}
+	e.reportError(what+": "+msg, trace)
+	return false
+}
+
+// traceback is the message handler of callLua: it appends the Lua stack
+// where the error was raised, before the stack unwinds.
+func (e *Editor) traceback(L *lua.LState) int {
+	msg := L.Get(1)
+	text := lua.LVAsString(msg)
+	if text == "" {
+		text = msg.String()
+	}
+	var sb strings.Builder
+	sb.WriteString(text)
+	sb.WriteString("\nstack traceback:")
+	for i := 1; i < 32; i++ {
+		dbg, ok := L.GetStack(i)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sln", dbg, lua.LNil); err != nil {
+			break
+		}
+		if dbg.What == "G" {
+			continue
+		}
+		fmt.Fprintf(&sb, "\n\t%s:%d:", dbg.Source, dbg.CurrentLine)
+		if dbg.Name != "" {
+			fmt.Fprintf(&sb, " in function '%s'", dbg.Name)
+		} else if dbg.What == "main" {
+			sb.WriteString(" in main chunk")
+		} else {
+			fmt.Fprintf(&sb, " in function <%s:%d>", dbg.Source, dbg.LineDefined)
+		}
+	}
+	L.Push(lua.LString(sb.String()))
+	return 1
+}

@@ -1,0 +1,100 @@
+package editor
+
+import (
+	"unicode/utf8"
+
+	"github.com/gdamore/tcell/v2"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// prompt is the one-line input on the bottom row. Its callbacks are Lua
+// functions; any of them may be nil.
+type prompt struct {
+	label    string
+	text     string
+	cursor   int // byte offset in text
+	onChange *lua.LFunction
+	onSubmit *lua.LFunction
+	onCancel *lua.LFunction
+}
+
+// openPrompt shows a prompt, cancelling one already open.
+func (e *Editor) openPrompt(p *prompt) {
+	if old := e.prompt; old != nil {
+		e.prompt = nil
+		if old.onCancel != nil {
+			e.callLua(old.onCancel, "prompt on_cancel")
+		}
+	}
+	p.cursor = len(p.text)
+	e.prompt = p
+}
+
+// closePrompt removes the prompt without calling anything.
+func (e *Editor) closePrompt() { e.prompt = nil }
+
+// promptKey edits the prompt; it reports false for keys the prompt does not
+// use, which then go to the buffer's bindings (Up and Down move through
+// grep results while the query is being typed).
+func (e *Editor) promptKey(name string, ev *tcell.EventKey) bool {
+	p := e.prompt
+	old := p.text
+	switch name {
+	case "Enter":
+		e.prompt = nil
+		if p.onSubmit != nil {
+			e.callLua(p.onSubmit, "prompt on_submit", lua.LString(p.text))
+		}
+		return true
+	case "Esc", "C-g":
+		e.prompt = nil
+		if p.onCancel != nil {
+			e.callLua(p.onCancel, "prompt on_cancel")
+		}
+		return true
+	case "Backspace":
+		if p.cursor > 0 {
+			_, n := utf8.DecodeLastRuneInString(p.text[:p.cursor])
+			p.text = p.text[:p.cursor-n] + p.text[p.cursor:]
+			p.cursor -= n
+		}
+	case "Delete":
+		if p.cursor < len(p.text) {
+			_, n := utf8.DecodeRuneInString(p.text[p.cursor:])
+			p.text = p.text[:p.cursor] + p.text[p.cursor+n:]
+		}
+	case "Left":
+		if p.cursor > 0 {
+			_, n := utf8.DecodeLastRuneInString(p.text[:p.cursor])
+			p.cursor -= n
+		}
+	case "Right":
+		if p.cursor < len(p.text) {
+			_, n := utf8.DecodeRuneInString(p.text[p.cursor:])
+			p.cursor += n
+		}
+	case "Home", "C-a":
+		p.cursor = 0
+	case "End", "C-e":
+		p.cursor = len(p.text)
+	case "C-u":
+		p.text, p.cursor = p.text[p.cursor:], 0
+	default:
+		if ev.Key() != tcell.KeyRune || ev.Modifiers()&(tcell.ModAlt|tcell.ModMeta|tcell.ModCtrl) != 0 {
+			return false
+		}
+		r := string(ev.Rune())
+		p.text = p.text[:p.cursor] + r + p.text[p.cursor:]
+		p.cursor += len(r)
+	}
+	if p.text != old && p.onChange != nil {
+		e.callLua(p.onChange, "prompt on_change", lua.LString(p.text))
+	}
+	return true
+}
+
+func (e *Editor) promptCursorX() int {
+	p := e.prompt
+	x := displayCol(p.label, len(p.label)) + displayCol(p.text, p.cursor)
+	return min(x, e.width-1)
+}

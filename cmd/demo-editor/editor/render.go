@@ -1,0 +1,261 @@
+package editor
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+var (
+	styleStatus    = tcell.StyleDefault.Reverse(true)
+	styleHelp      = tcell.StyleDefault.Foreground(tcell.ColorGray)
+	styleError     = tcell.StyleDefault.Foreground(tcell.ColorRed).Bold(true)
+	stylePrompt    = tcell.StyleDefault.Bold(true)
+	styleSelection = tcell.ColorNavy
+	styleTilde     = tcell.StyleDefault.Foreground(tcell.ColorGray)
+)
+
+// invalidate makes the next draw repaint everything.
+func (e *Editor) invalidate() {
+	e.winAll = true
+	e.shownLines = [4]string{"\x00", "\x00", "\x00", "\x00"}
+}
+
+// draw repaints what changed since the last draw: the window rows from the
+// first changed one, and the bottom lines whose text changed. Appending
+// below the visible rows (a streaming grep) repaints nothing but the
+// status line.
+func (e *Editor) draw() {
+	if e.width <= 0 || e.height <= 0 {
+		return
+	}
+	b := e.cur
+	h := e.windowHeight()
+	changed := e.mustShow
+	e.mustShow = false
+
+	from, to := 0, 0 // window rows to repaint
+	switch {
+	case e.winAll || e.shownBuf != b || e.shownTop != b.top || e.shownLeft != b.left:
+		from, to = 0, h
+	case b.dirtyFrom >= 0:
+		from = max(b.dirtyFrom-b.top, 0)
+		to = min(b.dirtyTo-b.top, h)
+		if b.dirtyTo == math.MaxInt {
+			to = h
+		}
+	}
+	if b.cursorLine && e.shownCur != b.cursor {
+		// The selection moved: repaint the rows it left and reached.
+		for _, r := range [2]int{e.shownCur.Row - b.top, b.cursor.Row - b.top} {
+			if r >= 0 && r < h && (r < from || r >= to) {
+				e.drawRow(b, r)
+				changed = true
+			}
+		}
+	}
+	for y := from; y < to; y++ {
+		e.drawRow(b, y)
+		changed = true
+	}
+	e.winAll = false
+	e.shownBuf, e.shownTop, e.shownLeft = b, b.top, b.left
+	b.dirtyFrom = -1
+
+	y := h
+	for i, text := range [3]string{e.statusText(), e.help, ""} {
+		if y+i >= e.height {
+			break
+		}
+		if i == 2 {
+			changed = e.drawBottomLine(y+i) || changed
+			continue
+		}
+		if e.shownLines[i] == text {
+			continue
+		}
+		e.shownLines[i] = text
+		st := styleStatus
+		if i == 1 {
+			st = styleHelp
+		}
+		e.putLine(0, y+i, text, st)
+		changed = true
+	}
+
+	// The cursor: in the prompt, in the text, or hidden in a list view
+	// whose selected row is drawn highlighted instead.
+	cx, cy := -1, -1
+	if e.prompt != nil {
+		cx, cy = e.promptCursorX(), e.height-1
+	} else if !b.cursorLine {
+		cx = displayCol(b.lines[b.cursor.Row], b.cursor.Col) - b.left
+		cy = b.cursor.Row - b.top
+	}
+	if b.cursor != e.shownCur || changed {
+		e.scr.ShowCursor(cx, cy)
+		e.shownCur = b.cursor
+		changed = true
+	}
+	if changed {
+		e.scr.Show()
+		if e.afterShow != nil {
+			e.afterShow()
+		}
+	}
+}
+
+// drawRow paints window row y of b.
+func (e *Editor) drawRow(b *Buffer, y int) {
+	row := b.top + y
+	w := e.width
+	selected := b.cursorLine && row == b.cursor.Row
+	base := tcell.StyleDefault
+	if selected {
+		base = base.Background(styleSelection)
+	}
+	x := 0
+	if row < len(b.lines) {
+		spans := b.hl.row(row)
+		eachCell(b.lines[row], func(c cell, cx int) bool {
+			sx := cx - b.left
+			if sx >= w {
+				return false
+			}
+			if sx < 0 {
+				return true
+			}
+			st := base
+			if f := spanAt(spans, c.col); f != 0 {
+				st = e.faces.style(f)
+				if selected {
+					st = st.Background(styleSelection)
+				}
+			}
+			if c.width > 1 && c.text == " " { // a tab
+				for i := 0; i < c.width && sx+i < w; i++ {
+					e.scr.Put(sx+i, y, " ", st)
+				}
+			} else if sx+c.width <= w {
+				e.scr.Put(sx, y, c.text, st)
+			} else {
+				e.scr.Put(sx, y, " ", st) // a wide glyph cut by the edge
+			}
+			x = sx + c.width
+			return true
+		})
+	} else {
+		e.scr.Put(0, y, "~", styleTilde)
+		x = 1
+	}
+	for ; x < w; x++ {
+		e.scr.Put(x, y, " ", base)
+	}
+}
+
+// spanAt returns the face of the narrowest span covering col, so a nested
+// capture (an escape inside a string) wins over its container.
+func spanAt(spans []hlSpan, col int) face {
+	var f face
+	best := -1
+	for _, sp := range spans {
+		if sp.start <= col && col < sp.end && (best < 0 || sp.end-sp.start < best) {
+			f, best = sp.face, sp.end-sp.start
+		}
+	}
+	return f
+}
+
+// putLine paints text across the whole row y from x, padding with spaces.
+func (e *Editor) putLine(x, y int, text string, st tcell.Style) int {
+	eachCell(text, func(c cell, cx int) bool {
+		if x+cx+c.width > e.width {
+			return false
+		}
+		e.scr.Put(x+cx, y, c.text, st)
+		for i := 1; i < c.width && c.text == " "; i++ {
+			e.scr.Put(x+cx+i, y, " ", st)
+		}
+		return true
+	})
+	end := x + displayCol(text, len(text))
+	for i := end; i < e.width; i++ {
+		e.scr.Put(i, y, " ", st)
+	}
+	return end
+}
+
+// drawBottomLine paints the prompt or the message; it reports whether the
+// row changed.
+func (e *Editor) drawBottomLine(y int) bool {
+	var key string
+	if p := e.prompt; p != nil {
+		key = "p\x00" + p.label + "\x00" + p.text
+	} else {
+		key = fmt.Sprintf("m\x00%v\x00%s", e.msgErr, e.msg)
+	}
+	if e.shownLines[2] == key {
+		return false
+	}
+	e.shownLines[2] = key
+	if p := e.prompt; p != nil {
+		x := e.putLine(0, y, p.label, stylePrompt)
+		text := p.text
+		// Keep the end of a long query in view.
+		for x+displayCol(text, len(text)) >= e.width && text != "" {
+			_, n := utf8.DecodeRuneInString(text)
+			text = text[n:]
+		}
+		e.putLine(x, y, text, tcell.StyleDefault)
+		return true
+	}
+	st := tcell.StyleDefault
+	if e.msgErr {
+		st = styleError
+	}
+	msg, _, _ := strings.Cut(e.msg, "\n")
+	e.putLine(0, y, msg, st)
+	return true
+}
+
+// statusText is the status line: the buffer, the cursor, then the frame
+// time (p99 over the last second) and the work in flight.
+func (e *Editor) statusText() string {
+	b := e.cur
+	flags := ""
+	switch {
+	case b.loading:
+		flags = " [loading]"
+	case b.saving:
+		flags = " [saving]"
+	case b.Modified():
+		flags = " [+]"
+	case b.readOnly:
+		flags = " [ro]"
+	}
+	lang := b.lang
+	if lang != "" {
+		lang = " " + lang
+	}
+	p99, n := e.stats.p99(time.Now())
+	frame := "frame p99 -"
+	if n > 0 {
+		frame = fmt.Sprintf("frame p99 %.1fms", float64(p99.Microseconds())/1000)
+	}
+	left := fmt.Sprintf(" %s%s  %d:%d%s", b.name, flags, b.cursor.Row+1, b.cursor.Col+1, lang)
+	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, e.activeJobs(), e.lb.LiveTasks())
+	pad := e.width - displayCol(left, len(left)) - displayCol(right, len(right))
+	if pad < 1 {
+		pad = 1
+	}
+	return left + strings.Repeat(" ", pad) + right
+}
+
+// activeJobs counts the jobs in flight without copying the runtime's
+// snapshot every frame: every job the editor runs is started from Lua, so
+// the binding's unsettled jobs are all of them.
+func (e *Editor) activeJobs() int { return e.lb.PendingJobs() }
