@@ -86,7 +86,7 @@ type Editor struct {
 
 	// Drawing state: what is on the screen, so a frame repaints only
 	// what changed.
-	winAll     bool   // repaint the whole window
+	winAll     bool // repaint the whole window
 	shownBuf   *Buffer
 	shownTop   int
 	shownLeft  int
