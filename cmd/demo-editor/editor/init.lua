@@ -239,7 +239,10 @@ local function dired_refresh(buf)
     end
     if not dired[buf] then return end -- closed meanwhile
     local row = ed.cursor(buf)
-    local selected = st.entries[row] and st.entries[row].name
+    -- Keep the selection on the same name (or on the new name after a
+    -- rename); failing that, on the same row.
+    local selected = st.select or (st.entries[row] and st.entries[row].name)
+    st.select = nil
     local lines = {st.path .. ":"}
     local hl = {{0, 0, 0, #lines[1], "header"}}
     st.entries = {[1] = {name = "..", kind = "dir", mode = 0}}
@@ -261,7 +264,6 @@ local function dired_refresh(buf)
     end
     ed.set_lines(buf, 0, -1, lines)
     ed.set_highlights(buf, hl)
-    -- Keep the selection on the same name; else on the same row.
     local new_row = row
     for r, e in pairs(st.entries) do
       if e.name == selected then new_row = r end
@@ -297,10 +299,14 @@ open_dired = function(path)
       ed.prompt("rename " .. e.name .. " to: ", {text = e.name, on_submit = function(to)
         if to == "" or to == e.name then return end
         local h = w.fs.rename(from, join(dired[b].path, to))
+        dired[b].select = to
         run(function()
-          local ok, err = h:await()
           -- Success refreshes through the "resource" event.
-          if not ok then ed.error("rename: " .. err) end
+          local ok, err = h:await()
+          if not ok then
+            dired[b].select = nil
+            ed.error("rename: " .. err)
+          end
         end)
       end})
     end)
@@ -392,7 +398,8 @@ local function show_workers()
       w.cancel(id)
       ed.message("cancel requested for job " .. id)
     end)
-    ed.set_cursor(workers.buf, 2, 0)
+    render_workers(workers.buf)
+    ed.set_cursor(workers.buf, 2, 0) -- the first job row
   end
   ed.show(workers.buf)
   render_workers(workers.buf)

@@ -119,6 +119,10 @@ func anyContains(rows []string, text string) bool {
 	return false
 }
 
+// windowRows returns the rows of the text window (without the status,
+// help and message lines).
+func windowRows(rows []string) []string { return rows[:len(rows)-3] }
+
 // messageLine returns the bottom row.
 func messageLine(rows []string) string { return rows[len(rows)-1] }
 

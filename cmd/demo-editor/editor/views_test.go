@@ -1,0 +1,164 @@
+package editor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// Acceptance: the *workers* buffer lists a running job with its age and
+// key, and cancelling it from its row works.
+func TestWorkersViewListsAndCancelsAJob(t *testing.T) {
+	h := startEditor(t, Options{Path: t.TempDir()})
+	h.waitText("..")
+	h.alt('x')
+	h.waitText("command (")
+	h.typeText("sleep 60000")
+	h.key(tcell.KeyEnter)
+	h.waitText("for 60000 ms")
+
+	h.ctrl('w')
+	rows := h.waitText("Active jobs: 1")
+	var row string
+	for _, r := range rows {
+		if strings.Contains(r, "sleep") {
+			row = r
+		}
+	}
+	require.Contains(t, row, "running")
+	require.Regexp(t, `sleep\s+\d+ms`, row, "the row shows the job's age")
+
+	// The cursor starts on the first job row.
+	h.typeText("c")
+	h.waitText("cancel requested for job")
+	rows = h.waitText("Active jobs: 0")
+	require.True(t, anyContains(rows, "cancelled"), "the completion shows the outcome")
+	h.until("the sleep settled cancelled", func(e *Editor) bool {
+		for _, c := range e.rt.Snapshot().Completed {
+			if c.Kind == runtime.KindSleep {
+				return c.State == runtime.Cancelled
+			}
+		}
+		return false
+	})
+}
+
+// Acceptance: the directory view renames, removes and chmods, refreshing
+// from the runtime's reports (and after a chmod, which is not reported);
+// a failed operation shows its error on the message line.
+func TestDiredRenameRemoveChmodRefreshTheView(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.txt", "b.txt"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	h := startEditor(t, Options{Path: dir})
+	h.waitText("a.txt")
+
+	// Rows: 0 the path, 1 "..", 2 a.txt, 3 b.txt, 4 sub.
+	h.key(tcell.KeyDown)
+	h.typeText("r")
+	h.waitText("rename a.txt to:")
+	h.ctrl('u')
+	h.typeText("c.txt")
+	h.key(tcell.KeyEnter)
+	rows := h.waitText("c.txt")
+	require.False(t, anyContains(rows, "a.txt"), "the view refreshed after the rename")
+	require.FileExists(t, filepath.Join(dir, "c.txt"))
+	require.NoFileExists(t, filepath.Join(dir, "a.txt"))
+
+	// The selection followed c.txt to row 3; b.txt is row 2.
+	h.key(tcell.KeyUp)
+	h.typeText("d")
+	h.waitText("remove b.txt? (y/n)")
+	h.typeText("y")
+	h.waitScreen("b.txt gone", func(rows []string) bool { return !anyContains(windowRows(rows), "b.txt") })
+	require.NoFileExists(t, filepath.Join(dir, "b.txt"))
+
+	// Rows now: 2 c.txt, 3 sub.
+	h.key(tcell.KeyHome)
+	h.until("c.txt selected", func(e *Editor) bool { return strings.HasSuffix(e.cur.Line(e.cur.cursor.Row), "c.txt") })
+	h.typeText("m")
+	h.waitText("chmod c.txt (octal): 644")
+	h.ctrl('u')
+	h.typeText("600")
+	h.key(tcell.KeyEnter)
+	h.waitText("-rw-------")
+	st, err := os.Stat(filepath.Join(dir, "c.txt"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+
+	// Renaming onto an existing name fails and says why.
+	h.typeText("r")
+	h.waitText("rename c.txt to:")
+	h.ctrl('u')
+	h.typeText("sub")
+	h.key(tcell.KeyEnter)
+	rows = h.waitScreen("the error", func(rows []string) bool { return strings.Contains(messageLine(rows), "EEXIST") })
+	require.Contains(t, messageLine(rows), "rename:")
+	require.FileExists(t, filepath.Join(dir, "c.txt"))
+}
+
+// Acceptance: an error in Lua shows on the message line and, with its
+// traceback, in *messages*; the editor keeps running and answering keys.
+func TestLuaErrorsShowAndTheEditorKeepsRunning(t *testing.T) {
+	initFile := filepath.Join(t.TempDir(), "init.lua")
+	src := EmbeddedInit() + `
+pmacs.editor.map("global", "F5", function() local t = nil; return t.field end)
+pmacs.editor.map("global", "F6", function()
+  pmacs.async.run(function()
+    pmacs.workers.sleep(1):await()
+    error("task went wrong")
+  end)
+end)
+`
+	require.NoError(t, os.WriteFile(initFile, []byte(src), 0o644))
+	h := startEditor(t, Options{Path: t.TempDir(), InitFile: initFile})
+	h.waitText("..")
+
+	h.key(tcell.KeyF5)
+	rows := h.waitScreen("the key error", func(rows []string) bool {
+		return strings.Contains(messageLine(rows), "key F5")
+	})
+	require.Contains(t, messageLine(rows), "attempt to index")
+
+	h.key(tcell.KeyF6)
+	h.waitScreen("the task error", func(rows []string) bool {
+		return strings.Contains(messageLine(rows), "task went wrong")
+	})
+
+	h.ctrl('e')
+	rows = h.waitText("*messages*")
+	require.True(t, anyContains(rows, "error: key F5"), "the key error is logged")
+	require.True(t, anyContains(rows, "stack traceback:"), "with its traceback")
+	require.True(t, anyContains(rows, "pmacs: task failed:"), "the task error is logged:\n%s", strings.Join(rows, "\n"))
+
+	// Still running: a prompt opens and takes keys.
+	h.ctrl('o')
+	h.typeText("x")
+	h.waitScreen("the open prompt", func(rows []string) bool {
+		return strings.HasPrefix(messageLine(rows), "open: ") && strings.HasSuffix(messageLine(rows), "/x")
+	})
+}
+
+// A broken init file is reported, and the built-in keys still edit, save
+// and quit.
+func TestBrokenInitFileLeavesAUsableEditor(t *testing.T) {
+	dir := t.TempDir()
+	initFile := filepath.Join(dir, "init.lua")
+	require.NoError(t, os.WriteFile(initFile, []byte("this is not lua"), 0o644))
+	path := filepath.Join(dir, "f.txt")
+	h := startEditor(t, Options{Path: path, InitFile: initFile})
+	rows := h.waitScreen("the init error", func(rows []string) bool {
+		return strings.Contains(messageLine(rows), "init:")
+	})
+	require.Contains(t, messageLine(rows), "init.lua")
+	h.typeText("x")
+	h.waitText("*messages* [ro]") // nothing opened the path: init is what opens it
+}
