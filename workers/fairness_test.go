@@ -8,10 +8,25 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// startLog records the order in which jobs start.
+// startLog records the order in which jobs are admitted. Once attached to an
+// executor it logs admissions from the scheduler itself; unattached, its jobs
+// log when they start, which under CPU load also measures the Go scheduler.
 type startLog struct {
-	mu    sync.Mutex
-	order []ActorID
+	mu       sync.Mutex
+	order    []ActorID
+	attached bool
+}
+
+// attach makes the log record e's admissions, in the scheduler's order.
+func (l *startLog) attach(e *Executor) {
+	l.attached = true
+	e.mu.Lock()
+	e.sched.onAdmit = func(id ActorID) {
+		l.mu.Lock()
+		l.order = append(l.order, id)
+		l.mu.Unlock()
+	}
+	e.mu.Unlock()
 }
 
 func (l *startLog) job(id ActorID) Job {
@@ -25,9 +40,11 @@ func (l *startLog) job(id ActorID) Job {
 // woken one gets a core, and the start order would measure the Go scheduler.
 func (l *startLog) jobFor(id ActorID, d time.Duration) Job {
 	return func(Actor) (any, error) {
-		l.mu.Lock()
-		l.order = append(l.order, id)
-		l.mu.Unlock()
+		if !l.attached {
+			l.mu.Lock()
+			l.order = append(l.order, id)
+			l.mu.Unlock()
+		}
 		if d > 0 {
 			time.Sleep(d)
 		}
@@ -72,6 +89,7 @@ func TestRoundRobinDoesNotStarveThirdActor(t *testing.T) {
 	busy := occupy(t, e, release, "x", "y")
 
 	var log startLog
+	log.attach(e)
 	var hs []*Handle
 	for _, id := range []ActorID{"a", "b", "c"} {
 		for range 30 {
@@ -97,6 +115,7 @@ func TestTwoBusyActorsInterleaveEvenly(t *testing.T) {
 	busy := occupy(t, e, release, "x", "x", "x", "y")
 
 	var log startLog
+	log.attach(e)
 	var hs []*Handle
 	for _, id := range []ActorID{"a", "b"} {
 		for range 200 {
@@ -128,6 +147,7 @@ func TestQuantumSetsJobsStartedPerVisit(t *testing.T) {
 		busy := append(occupy(t, e, releaseX, "x"), occupy(t, e, releaseY, "y")...)
 
 		var log startLog
+		log.attach(e)
 		var hs []*Handle
 		for _, id := range []ActorID{"a", "b"} {
 			for range 6 {

@@ -29,8 +29,12 @@ func runGated(t *testing.T, e *Executor, g *gauge, want int, submits []func(Job)
 		}))
 	}
 	waitFor(t, "the bound to fill", func() bool { return g.cur.Load() == int64(want) })
-	for range submits {
-		tokens <- struct{}{}
+	for i := range submits {
+		select {
+		case tokens <- struct{}{}:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("token %d of %d found no job waiting for it: a queued job was never admitted", i+1, len(submits))
+		}
 	}
 	for _, h := range handles {
 		require.NoError(t, recv(t, h).Err)

@@ -55,6 +55,11 @@ type scheduler struct {
 	cursor  *actorState // the actor being visited; nil when no actor has work
 	granted bool        // cursor has received this visit's quantum
 	activeN int
+
+	// onAdmit, when set (by tests only), sees every admission in order,
+	// under the lock: the scheduler's decisions, free of the Go scheduler's
+	// timing of when a woken worker actually runs.
+	onAdmit func(ActorID)
 }
 
 // admissible reports whether the head of a's queue may start now. Only the
@@ -124,6 +129,9 @@ func (s *scheduler) admit(a *actorState) dispatched {
 	}
 	if a.queue.n == 0 {
 		s.deactivate(a)
+	}
+	if s.onAdmit != nil {
+		s.onAdmit(a.id)
 	}
 	return dispatched{task: t, actor: a}
 }
