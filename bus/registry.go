@@ -142,41 +142,13 @@ func (r *Registry) Encode(topic string, v any) (Envelope, error) {
 // bytes, or does not match the type yields an error wrapping ErrMalformed; a
 // decoder panic (from a custom decoder fed hostile bytes) is turned into the
 // same error rather than escaping.
-func (r *Registry) Decode(env Envelope, v any) (err error) {
-	want, err := r.typeOf(env.Topic)
-	if err != nil {
-		return err
-	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Type().Elem() != want {
-		return fmt.Errorf("%w: decode %q needs *%v, got %T", ErrTypeMismatch, env.Topic, want, v)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: topic %q: decoder panicked: %v", ErrMalformed, env.Topic, p)
-		}
-	}()
-	rd := readerPool.Get().(*bytes.Reader)
-	rd.Reset(env.Payload)
-	dec := msgpack.GetDecoder()
-	dec.Reset(rd)
-	var derr error
-	if cd, ok := v.(msgpack.CustomDecoder); ok {
-		derr = cd.DecodeMsgpack(dec) // v is a vetted non-nil pointer
-	} else {
-		derr = dec.Decode(v)
-	}
-	msgpack.PutDecoder(dec)
-	rest := rd.Len()
-	rd.Reset(nil)
-	readerPool.Put(rd)
-	if derr != nil {
-		return fmt.Errorf("%w: topic %q: %w", ErrMalformed, env.Topic, derr)
-	}
-	if rest != 0 {
-		return fmt.Errorf("%w: topic %q: %d trailing bytes", ErrMalformed, env.Topic, rest)
-	}
-	return nil
+func (r *Registry) Decode(env Envelope, v any) error {
+	d := decoderPool.Get().(*Decoder)
+	d.reg = r
+	err := d.Decode(env, v)
+	d.reg = nil
+	decoderPool.Put(d)
+	return err
 }
 
 // DecodeNew decodes env into a freshly allocated value of the topic's type
@@ -204,6 +176,59 @@ func putBuf(b *bytes.Buffer) {
 }
 
 var (
-	bufPool    = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-	readerPool = sync.Pool{New: func() any { return bytes.NewReader(nil) }}
+	bufPool     = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	decoderPool = sync.Pool{New: func() any { return newDecoder(nil) }}
 )
+
+// Decoder decodes envelopes like Registry.Decode but keeps one MessagePack
+// decoder and reader for all of them, which is what a loop draining
+// thousands of envelopes a frame wants. A Decoder belongs to one goroutine.
+type Decoder struct {
+	reg *Registry
+	rd  bytes.Reader
+	dec *msgpack.Decoder
+}
+
+// NewDecoder returns a reusable decoder for r's topics.
+func (r *Registry) NewDecoder() *Decoder { return newDecoder(r) }
+
+func newDecoder(r *Registry) *Decoder {
+	d := &Decoder{reg: r}
+	d.dec = msgpack.NewDecoder(&d.rd)
+	return d
+}
+
+// Decode decodes env into v, with the checks and errors Registry.Decode
+// documents.
+func (d *Decoder) Decode(env Envelope, v any) (err error) {
+	want, err := d.reg.typeOf(env.Topic)
+	if err != nil {
+		return err
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Type().Elem() != want {
+		return fmt.Errorf("%w: decode %q needs *%v, got %T", ErrTypeMismatch, env.Topic, want, v)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: topic %q: decoder panicked: %v", ErrMalformed, env.Topic, p)
+		}
+	}()
+	d.rd.Reset(env.Payload)
+	d.dec.Reset(&d.rd)
+	var derr error
+	if cd, ok := v.(msgpack.CustomDecoder); ok {
+		derr = cd.DecodeMsgpack(d.dec)
+	} else {
+		derr = d.dec.Decode(v)
+	}
+	rest := d.rd.Len()
+	d.rd.Reset(nil)
+	if derr != nil {
+		return fmt.Errorf("%w: topic %q: %w", ErrMalformed, env.Topic, derr)
+	}
+	if rest != 0 {
+		return fmt.Errorf("%w: topic %q: %d trailing bytes", ErrMalformed, env.Topic, rest)
+	}
+	return nil
+}

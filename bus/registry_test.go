@@ -131,3 +131,21 @@ func TestCustomCodecsRoundTripAndNilPointer(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []byte{0xc0}, env.Payload)
 }
+
+// A reusable Decoder gives the same results and errors as Registry.Decode,
+// and is not confused by a previous envelope.
+func TestReusableDecoderMatchesRegistryDecode(t *testing.T) {
+	r := newTestRegistry(t)
+	d := r.NewDecoder()
+	for i := range 3 {
+		env, err := r.Encode("ping", ping{ID: uint64(i), Note: "n"})
+		require.NoError(t, err)
+		var p ping
+		require.NoError(t, d.Decode(env, &p))
+		require.Equal(t, ping{ID: uint64(i), Note: "n"}, p)
+		var bad ping
+		require.ErrorIs(t, d.Decode(Envelope{Topic: "ping", Payload: env.Payload[:2]}, &bad), ErrMalformed)
+		require.ErrorIs(t, d.Decode(Envelope{Topic: "nope"}, &bad), ErrUnknownTopic)
+		require.ErrorIs(t, d.Decode(env, &pong{}), ErrTypeMismatch)
+	}
+}

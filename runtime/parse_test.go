@@ -121,17 +121,28 @@ func TestCancelLargeParseSettlesQuickly(t *testing.T) {
 	for i := 0; src.Len() < 20<<20; i++ {
 		fmt.Fprintf(&src, "func f%d(a, b int) int { x := a*%d + b; if x > 3 { return x }; return b }\n", i, i)
 	}
-	id := rt.DispatchParse(syntax.Request{Source: src.Bytes(), Language: "go"}, DispatchOptions{})
-	time.Sleep(50 * time.Millisecond) // let the parse get going
-	rt.Tick()
-	require.False(t, rt.IsComplete(id), "a 20 MB parse should still be running")
-	start := time.Now()
-	rt.Cancel(id)
-	pumpUntil(t, rt, func() bool { return rt.IsComplete(id) })
-	elapsed := time.Since(start)
-	require.True(t, rt.IsCancelled(id))
-	t.Logf("cancel of a %d MB parse settled in %v", src.Len()>>20, elapsed)
-	require.Less(t, elapsed, 100*time.Millisecond, "generous bound; the benchmark reports the real figure")
+	// Under the race detector on a loaded two-core machine a worker can wait
+	// a long time for a core, so the bound is checked on the best of three
+	// attempts: a parse that could not be stopped mid-way would miss it in
+	// all three (a fresh parse of 20 MB takes seconds here).
+	best := time.Hour
+	for range 3 {
+		id := rt.DispatchParse(syntax.Request{Source: src.Bytes(), Language: "go"}, DispatchOptions{})
+		time.Sleep(50 * time.Millisecond) // let the parse get going
+		rt.Tick()
+		require.False(t, rt.IsComplete(id), "a 20 MB parse should still be running")
+		start := time.Now()
+		rt.Cancel(id)
+		pumpUntil(t, rt, func() bool { return rt.IsComplete(id) })
+		best = min(best, time.Since(start))
+		require.True(t, rt.IsCancelled(id))
+		rt.TakeResult(id)
+		if best < 100*time.Millisecond {
+			break
+		}
+	}
+	t.Logf("cancel of a %d MB parse settled in %v", src.Len()>>20, best)
+	require.Less(t, best, 100*time.Millisecond, "generous bound; the syntax benchmark reports the real figure")
 	// The next parse on the same pool is correct.
 	o := outcomeOf(t, rt, rt.DispatchParse(syntax.Request{Source: []byte("package q\n"), Language: "go"}, DispatchOptions{}))
 	require.Equal(t, Complete, o.State)

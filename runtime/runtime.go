@@ -96,6 +96,7 @@ type Runtime struct {
 	confine         bool
 
 	drainBuf  []bus.Envelope
+	dec       *bus.Decoder
 	scratch   reply
 	malformed uint64
 	closed    bool
@@ -124,6 +125,7 @@ func New(opts Options) (*Runtime, error) {
 		defaultMaxBatch: DefaultMaxBatch,
 		streamCredit:    min(max(credit, 1), MaxStreamCredit),
 		confine:         opts.ConfineFS,
+		dec:             reg.NewDecoder(),
 	}
 	rt.exec.RegisterActor(DefaultActor, "")
 	rt.exec.RegisterActor(BuiltinActor, "")
@@ -242,7 +244,9 @@ func (rt *Runtime) TakeResult(id JobID) (Outcome, bool) {
 	if j.stream != nil {
 		j.stream.discard()
 	}
-	rt.handoff.drop(id)
+	if j.kind == KindParse {
+		rt.handoff.drop(id)
+	}
 	return j.outcome(), true
 }
 
@@ -259,7 +263,7 @@ func (rt *Runtime) Tick() TickOutcome {
 		// One scratch reply for the whole drain: decoding into a local
 		// would move it to the heap, one allocation per envelope.
 		rt.scratch = reply{}
-		if err := rt.main.Decode(rt.drainBuf[i], &rt.scratch); err != nil {
+		if err := rt.dec.Decode(rt.drainBuf[i], &rt.scratch); err != nil {
 			rt.malformed++
 			continue
 		}
@@ -316,6 +320,10 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 // settled does the bookkeeping of a job that just left Running.
 func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	j.settledAt = now
+	if out.Settled == nil {
+		// Sized for the drain: a flood of replies then grows it once.
+		out.Settled = make([]JobID, 0, len(rt.drainBuf))
+	}
 	out.Settled = append(out.Settled, j.id)
 	if j.resource != nil && j.state == Complete {
 		out.Resources = append(out.Resources, *j.resource)
@@ -327,7 +335,7 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 		id: j.id, kind: j.kind, key: j.key, state: j.state, err: j.err,
 		dispatchedAt: j.dispatchedAt, settledAt: now,
 	})
-	if j.state != Complete {
+	if j.state != Complete && j.kind == KindParse {
 		rt.handoff.drop(j.id)
 	}
 	if j.stream != nil {

@@ -14,6 +14,7 @@ type streamBuf struct {
 	matches  []grep.Match
 	progress uint64 // producer-reported progress (grep: files searched)
 	queued   bool   // in rt.ready
+	held     bool   // HoldStream: deliver nothing until released
 }
 
 func (s *streamBuf) len() int { return len(s.ints) + len(s.matches) }
@@ -99,8 +100,11 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		}
 		s := j.stream
 		s.queued = false
-		if j.state == Running && j.cancelRequested {
-			continue // held: settle re-queues it, with items only if it completed
+		if s.held || (j.state == Running && j.cancelRequested) {
+			// Held (by HoldStream, or until a cancel is observed): the
+			// items stay here, keeping their credit, so the producer
+			// waits. Releasing or settling re-queues the stream.
+			continue
 		}
 		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress}
 		take := min(s.len(), s.maxBatch)
@@ -116,7 +120,6 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		case j.state != Running && s.len() == 0:
 			b.Closed, b.Outcome = true, j.outcome()
 			delete(rt.pending, id)
-			rt.handoff.drop(id)
 		case s.len() > 0:
 			s.queued = true
 			next = append(next, id)
@@ -128,4 +131,20 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 	rt.spare = rt.ready[:0]
 	rt.ready = next
 	return out
+}
+
+// HoldStream stops (hold) or resumes (release) delivery of a stream's
+// batches. A held stream's items stay in the runtime and keep their credit,
+// so a consumer that is not ready for more (a Lua task still busy with the
+// previous batch) pushes back on the producer instead of piling batches up
+// on its own side. Unknown ids and request/reply jobs are ignored.
+func (rt *Runtime) HoldStream(id JobID, hold bool) {
+	j := rt.pending[id]
+	if j == nil || j.stream == nil || j.stream.held == hold {
+		return
+	}
+	j.stream.held = hold
+	if !hold && (j.stream.len() > 0 || j.state != Running) {
+		rt.markReady(j)
+	}
 }

@@ -109,3 +109,42 @@ func TestCancelRequestedStreamHoldsItems(t *testing.T) {
 	require.True(t, batches[0].Closed)
 	require.Equal(t, Complete, batches[0].Outcome.State)
 }
+
+// A held stream delivers nothing and its producer stops at the credit; on
+// release every item arrives, in order, and the stream closes.
+func TestHoldStreamPushesBackOnTheProducer(t *testing.T) {
+	rt, err := New(Options{StreamCredit: 512})
+	require.NoError(t, err)
+	t.Cleanup(rt.Close)
+	id := rt.DispatchEmitN(5000, DispatchOptions{MaxBatch: 100})
+	rt.HoldStream(id, true)
+	rt.HoldStream(12345, true) // unknown: ignored
+	j := rt.pending[id]
+	deadline := time.Now().Add(100 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		rt.Tick()
+		require.Empty(t, rt.TakeStreamBatches())
+		require.LessOrEqual(t, j.stream.credit.InFlight(), 512+emitBatch)
+		waitReady(rt, time.Millisecond)
+	}
+	require.False(t, rt.IsComplete(id))
+	rt.HoldStream(id, false)
+	res := drainStream(t, rt, id, time.Millisecond, 5*time.Second)
+	require.Equal(t, Complete, res.outcome.State)
+	require.Len(t, res.ints, 5000)
+	require.Equal(t, uint64(5000), res.ints[4999])
+}
+
+// Releasing a held stream that settled while held delivers its closing batch.
+func TestHoldStreamReleaseAfterSettle(t *testing.T) {
+	rt := newRT(t, 2)
+	id := rt.DispatchEmitN(3, DispatchOptions{})
+	rt.HoldStream(id, true)
+	pumpUntil(t, rt, func() bool { return rt.IsComplete(id) })
+	require.Empty(t, rt.TakeStreamBatches())
+	rt.HoldStream(id, false)
+	b := rt.TakeStreamBatches()
+	require.Len(t, b, 1)
+	require.True(t, b[0].Closed)
+	require.Equal(t, []uint64{1, 2, 3}, b[0].Ints)
+}
