@@ -31,6 +31,13 @@ type job struct {
 	consumer *Task // the task parked in the iterator, if any
 	items    uint64
 	progress uint64
+	// held: batches are waiting here, so the runtime holds the rest, where
+	// they count against the stream's credit and the producer waits.
+	held bool
+	// iterated: h:batches() was called. discard: a task awaited the stream
+	// without anyone iterating it, so its items are dropped as they come:
+	// holding them would stall the producer and the await with it.
+	iterated, discard bool
 }
 
 func (b *Binding) newHandle(L *lua.LState, id runtime.JobID, kind runtime.Kind, stream bool) *lua.LUserData {
@@ -54,6 +61,11 @@ func (b *Binding) handleAwait(L *lua.LState) int {
 	if j.settled {
 		return pushAll(L, j.results)
 	}
+	if j.stream && !j.iterated && !j.discard {
+		j.discard = true
+		j.queue = nil
+		b.hold(j, false)
+	}
 	t := b.waitingTask(L, "h:await")
 	j.waiters = append(j.waiters, t)
 	t.parked = true
@@ -65,6 +77,7 @@ func (b *Binding) handleBatches(L *lua.LState) int {
 	if !j.stream {
 		raise(L, "h:batches: job %d (%s) is not a stream; use h:await()", j.id, j.kind)
 	}
+	j.iterated = true
 	L.Push(b.iterFn)
 	L.Push(L.Get(1))
 	L.Push(lua.LNil)
@@ -104,6 +117,7 @@ func (b *Binding) cancel(id runtime.JobID) {
 	b.rt.Cancel(id)
 	if j := b.jobs[id]; j != nil && j.stream && !j.settled {
 		j.queue = nil
+		b.hold(j, false)
 	}
 }
 
@@ -204,7 +218,7 @@ func isFS(k runtime.Kind) bool {
 // on the closing batch, the outcome for await.
 func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 	j.progress = sb.Progress
-	if sb.Len() > 0 {
+	if sb.Len() > 0 && !j.discard {
 		j.queue = append(j.queue, *sb)
 	}
 	if sb.Closed {
@@ -229,6 +243,19 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 		}
 		b.run = append(b.run, resumption{t: c, vals: []lua.LValue{next}})
 	}
+	if !j.settled && len(j.queue) > 0 {
+		b.hold(j, true)
+	}
+}
+
+// hold asks the runtime to keep (or resume handing out) a stream's batches,
+// so the binding never queues more than the batch its consumer has not
+// taken yet.
+func (b *Binding) hold(j *job, on bool) {
+	if j.held != on {
+		j.held = on
+		b.rt.HoldStream(j.id, on)
+	}
 }
 
 // popBatch converts the oldest queued batch into a Lua list.
@@ -238,6 +265,7 @@ func (b *Binding) popBatch(L *lua.LState, j *job) *lua.LTable {
 	j.queue = j.queue[1:]
 	if len(j.queue) == 0 {
 		j.queue = nil
+		b.hold(j, false)
 	}
 	j.items += uint64(sb.Len())
 	return batchToLua(L, &sb)
