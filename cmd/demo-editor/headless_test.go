@@ -126,3 +126,23 @@ func TestParseArgs(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, c.script, "no --script: main prints usage and exits 2")
 }
+
+// The README's headless demo runs end to end: it dispatches, streams,
+// supersedes, greps a tree and parses, and says what happened.
+func TestExampleDemoScriptRuns(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\nfunc A() {}\nfunc B() {}\n"), 0o644))
+	code, out, errOut := run(t, filepath.Join("..", "..", "examples", "demo.lua"), []string{root, "func"}, false)
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{
+		"sum(1e6) = 500000500000",
+		"supersede: 10 sleeps under one key -> 1 completed, 9 cancelled",
+		"emit_n: 100000 items in",
+		`grep "func" in ` + root + ": 2 matching lines, 1 files searched",
+		"first: a.go:2: func A() {}",
+		"superseded grep: cancelled; its successor: complete",
+		"parse: program, 8 highlight spans, error=false",
+	} {
+		require.Contains(t, out, want)
+	}
+}
