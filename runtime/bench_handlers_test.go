@@ -1,0 +1,173 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"testing"
+	"time"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/golang"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/fsops"
+	"github.com/pmacs-go/pmacs-go/syntax"
+)
+
+func gorootFile(b *testing.B, rel string) []byte {
+	b.Helper()
+	src, err := os.ReadFile(filepath.Join(goruntime.GOROOT(), "src", rel))
+	if err != nil {
+		b.Skipf("GOROOT source not available: %v", err)
+	}
+	return src
+}
+
+// settleParse dispatches req and waits for its tree the way the editor loop
+// does, returning the tree.
+func settleParse(b *testing.B, rt *Runtime, req syntax.Request) *syntax.Tree {
+	id := rt.DispatchParse(req, DispatchOptions{})
+	for !rt.IsComplete(id) {
+		<-rt.Ready()
+		rt.Tick()
+	}
+	t := rt.TakeParseTree(id)
+	o, _ := rt.TakeResult(id)
+	if t == nil {
+		b.Fatalf("parse failed: %v", o.Err)
+	}
+	return t
+}
+
+// BenchmarkParseColdThroughRuntime: wall time of a cold parse of asm6.go
+// dispatched through the runtime (heavy lane, handoff, Tick) against the
+// bare binding on the calling goroutine, interleaved in one run (issue 4:
+// at most 1.05x bare).
+func BenchmarkParseColdThroughRuntime(b *testing.B) {
+	src := gorootFile(b, "cmd/internal/obj/x86/asm6.go")
+	rt, err := New(Options{})
+	require.NoError(b, err)
+	defer rt.Close()
+	settleParse(b, rt, syntax.Request{Source: src, Language: "go"}).Close()
+	var ours, bare time.Duration
+	for range b.N {
+		start := monoNow()
+		p := sitter.NewParser()
+		p.SetLanguage(golang.GetLanguage())
+		bt, err := p.ParseCtx(context.Background(), nil, src)
+		require.NoError(b, err)
+		bare += monoNow().sub(start)
+		bt.Close()
+		p.Close()
+
+		start = monoNow()
+		settleParse(b, rt, syntax.Request{Source: src, Language: "go"}).Close()
+		ours += monoNow().sub(start)
+	}
+	b.ReportMetric(float64(ours.Microseconds())/1000/float64(b.N), "runtime-ms")
+	b.ReportMetric(float64(bare.Microseconds())/1000/float64(b.N), "bare-ms")
+	b.ReportMetric(float64(ours)/float64(bare), "ratio")
+}
+
+// BenchmarkParseIncrementalThroughRuntime: a one-character edit of
+// net/http/server.go reparsed through the runtime against the previous tree
+// (issue 4: at most 1 ms).
+func BenchmarkParseIncrementalThroughRuntime(b *testing.B) {
+	src := gorootFile(b, "net/http/server.go")
+	at := bytes.Index(src, []byte("func (c *conn) serve(")) + len("func (c *conn) se")
+	next := append(append(append([]byte(nil), src[:at]...), 'X'), src[at:]...)
+	rt, err := New(Options{})
+	require.NoError(b, err)
+	defer rt.Close()
+	prior := settleParse(b, rt, syntax.Request{Source: src, Language: "go"})
+	defer prior.Close()
+	var total time.Duration
+	lat := make([]time.Duration, 0, b.N)
+	for range b.N {
+		start := monoNow()
+		t := settleParse(b, rt, syntax.Request{Source: next, Language: "go", Prior: prior})
+		d := monoNow().sub(start)
+		total += d
+		lat = append(lat, d)
+		t.Close()
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/reparse")
+	b.ReportMetric(float64(percentile(lat, 50).Microseconds())/1000, "p50-ms")
+}
+
+// BenchmarkReadDir100kThroughRuntime: listing a 100,000-entry directory
+// through the runtime (worker, msgpack, Tick) against bare os.ReadDir plus
+// an Lstat per entry, interleaved (issue 5: at most 1.2x), and the latency
+// from Cancel to the job settling Cancelled (issue 5: within 2 ms).
+func BenchmarkReadDir100kThroughRuntime(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 100_000 {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("entry-%06d", i)))
+		require.NoError(b, err)
+		f.Close()
+	}
+	rt, err := New(Options{})
+	require.NoError(b, err)
+	defer rt.Close()
+	list := func() fsops.Listing {
+		id := rt.DispatchReadDir(dir, fsops.Fatal, DispatchOptions{})
+		for !rt.IsComplete(id) {
+			<-rt.Ready()
+			rt.Tick()
+		}
+		o, _ := rt.TakeResult(id)
+		return o.Value.(fsops.Listing)
+	}
+	require.Len(b, list().Entries, 100_000)
+	var ours, bare time.Duration
+	var ms0, ms1 goruntime.MemStats
+	var allocs uint64
+	b.ResetTimer()
+	for range b.N {
+		start := monoNow()
+		ents, err := os.ReadDir(dir)
+		require.NoError(b, err)
+		for _, e := range ents {
+			_, err := os.Lstat(filepath.Join(dir, e.Name()))
+			require.NoError(b, err)
+		}
+		bare += monoNow().sub(start)
+
+		goruntime.ReadMemStats(&ms0)
+		start = monoNow()
+		l := list()
+		ours += monoNow().sub(start)
+		goruntime.ReadMemStats(&ms1)
+		allocs += ms1.Mallocs - ms0.Mallocs
+		require.Len(b, l.Entries, 100_000)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(ours.Nanoseconds())/float64(b.N*100_000), "runtime-ns/entry")
+	b.ReportMetric(float64(bare.Nanoseconds())/float64(b.N*100_000), "bare-ns/entry")
+	b.ReportMetric(float64(ours)/float64(bare), "ratio")
+	b.ReportMetric(float64(allocs)/float64(b.N*100_000), "allocs/entry")
+
+	var cancelLat []time.Duration
+	for range 20 {
+		id := rt.DispatchReadDir(dir, fsops.Fatal, DispatchOptions{})
+		time.Sleep(20 * time.Millisecond) // mid-listing
+		start := monoNow()
+		rt.Cancel(id)
+		for !rt.IsComplete(id) {
+			<-rt.Ready()
+			rt.Tick()
+		}
+		o, _ := rt.TakeResult(id)
+		if o.State == Cancelled {
+			cancelLat = append(cancelLat, monoNow().sub(start))
+		}
+	}
+	if len(cancelLat) > 0 {
+		b.ReportMetric(float64(percentile(cancelLat, 50).Microseconds())/1000, "cancel-p50-ms")
+		b.ReportMetric(float64(percentile(cancelLat, 100).Microseconds())/1000, "cancel-max-ms")
+	}
+}
