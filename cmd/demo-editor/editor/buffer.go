@@ -51,6 +51,9 @@ type Buffer struct {
 	noUndo    bool   // scratch buffers keep no history
 
 	hl hlRows
+	// refs holds, per row, the place a list row points at (a grep match's
+	// file and line), for the rows appended with append_matches.
+	refs []rowRef
 
 	// rev grows on every change to the text, so a consumer can tell
 	// whether what it computed is still current.
@@ -172,6 +175,7 @@ func (b *Buffer) replace(s, e Pos, text string) (Pos, string) {
 		b.lines = slices.Replace(b.lines, s.Row, e.Row+1, parts...)
 	}
 	b.hl.replace(s, e, end, len(b.lines))
+	b.spliceRefs(s.Row, e.Row+1, len(parts))
 	b.rev++
 	if oldRows == len(parts) {
 		b.markDirtyRows(s.Row, e.Row+1)
@@ -238,6 +242,7 @@ func (b *Buffer) spliceLines(start, end int, lines []string) {
 		b.lines = []string{""}
 	}
 	b.hl.splice(start, end, len(lines))
+	b.spliceRefs(start, end, len(lines))
 	b.rev++
 	if end-start == len(lines) {
 		b.markDirtyRows(start, end)
@@ -245,6 +250,29 @@ func (b *Buffer) spliceLines(start, end int, lines []string) {
 		b.markDirty(start)
 	}
 	b.cursor = b.clampPos(b.cursor)
+}
+
+// rowRef is where a list row points: a file (relative to a root the
+// script knows), a 1-based line and a byte column.
+type rowRef struct {
+	file      string
+	line, col int
+}
+
+// spliceRefs mirrors a change of rows [start, end) into n rows.
+func (b *Buffer) spliceRefs(start, end, n int) {
+	if len(b.refs) <= start {
+		return
+	}
+	b.refs = slices.Replace(b.refs, start, min(end, len(b.refs)), make([]rowRef, n)...)
+}
+
+// setRef records where row points.
+func (b *Buffer) setRef(row int, r rowRef) {
+	if len(b.refs) <= row {
+		b.refs = append(b.refs, make([]rowRef, row+1-len(b.refs))...)
+	}
+	b.refs[row] = r
 }
 
 // appendLines adds lines after the last row. Appending to a buffer holding
@@ -359,7 +387,7 @@ func (b *Buffer) load(lines []string, eol, crlf bool) {
 		lines = []string{""}
 	}
 	b.lines, b.eol, b.crlf = lines, eol, crlf
-	b.hl = nil
+	b.hl, b.refs = nil, nil
 	b.undo = undoLog{}
 	b.savedStep = 0
 	b.rev++

@@ -44,6 +44,13 @@ type Options struct {
 // quarter of the 16 ms frame target, leaving the rest for keys and drawing.
 const frameBudget = 3 * time.Millisecond
 
+// streamCredit is the editor's per-stream high-water mark. Tick decodes
+// every item that reached the bus, so the credit is also the most items one
+// frame can have to decode: the runtime's default (64 Ki) would let a fresh
+// grep land ~60 ms of decoding in one frame. A few frames' worth of batches
+// keeps a producer busy without that burst.
+const streamCredit = 2048
+
 // ErrInit is returned (wrapped) when the editor cannot start: no terminal,
 // no runtime, or no Lua state.
 var ErrInit = errors.New("editor: cannot start")
@@ -115,6 +122,9 @@ type Editor struct {
 	// afterShow, when set (tests), is called on the main goroutine after
 	// every Show.
 	afterShow func()
+	// frameProbe, when set (benchmarks), is called before a frame's work
+	// (true) and after its draw (false).
+	frameProbe func(begin bool)
 
 	tracebackFn *lua.LFunction
 }
@@ -142,7 +152,11 @@ func newEditor(opts Options) (*Editor, error) {
 			return nil, fmt.Errorf("%w: %w", ErrInit, err)
 		}
 	}
-	rt, err := runtime.New(opts.runtime)
+	ro := opts.runtime
+	if ro.StreamCredit == 0 {
+		ro.StreamCredit = streamCredit
+	}
+	rt, err := runtime.New(ro)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
 	}
@@ -253,6 +267,9 @@ func (e *Editor) loop(ctx context.Context) error {
 		now := time.Now()
 		framed := false
 		if e.frameWanted() && now.Sub(e.lastFrame) >= e.rt.FrameTarget() {
+			if e.frameProbe != nil {
+				e.frameProbe(true)
+			}
 			e.frame(now)
 			framed = true
 		}
@@ -260,6 +277,9 @@ func (e *Editor) loop(ctx context.Context) error {
 		e.draw()
 		if framed {
 			e.stats.add(now, time.Since(now))
+			if e.frameProbe != nil {
+				e.frameProbe(false)
+			}
 		}
 		timer.Reset(e.nextWake(time.Now()))
 	}

@@ -129,7 +129,7 @@ end)
 -- runtime cancels the previous search, and its results never show under
 -- the new query (the consumer checks that its handle is still current).
 
-local grep = {buf = nil, handle = nil, matches = {}, count = 0, query = "", root = nil}
+local grep = {buf = nil, handle = nil, count = 0, query = "", root = nil}
 local spinner = {"|", "/", "-", "\\"}
 
 local function grep_header(state)
@@ -146,31 +146,24 @@ end
 
 local function start_grep(query)
   if grep.handle then grep.handle:cancel() end
-  grep.handle, grep.query, grep.matches, grep.count, grep.files = nil, query, {}, 0, nil
+  grep.handle, grep.query, grep.count, grep.files = nil, query, 0, nil
   local buf = grep.buf
   ed.set_lines(buf, 0, -1, {""})
   ed.set_cursor(buf, 0, 0)
   if query == "" then grep_header("") return end
   -- Smart case: a capital letter makes the search case-sensitive.
   local h = w.grep{root = grep.root, pattern = query, case_sensitive = query:find("%u") ~= nil,
-                   key = "live-grep", max_batch = 512}
+                   key = "live-grep", max_batch = 256}
   grep.handle = h
   grep_header("searching " .. spinner[1])
   run(function()
     local tick = 0
     for batch in h:batches() do
       if grep.handle ~= h then return end
-      local lines, spans = {}, {}
-      local base = grep.count
-      for i, m in ipairs(batch) do
-        grep.matches[base + i] = m
-        local prefix = m.file .. ":" .. m.line .. ": "
-        lines[i] = prefix .. m.text
-        spans[i] = {base + i, #prefix + m.match_start, base + i, #prefix + m.match_end, "match"}
-      end
-      grep.count = base + #batch
-      ed.append_lines(buf, lines)
-      ed.add_highlights(buf, spans)
+      -- The editor formats the rows and remembers where each points
+      -- (ed.match_at), so the batch is garbage after this frame.
+      ed.append_matches(buf, batch)
+      grep.count = grep.count + #batch
       if h.progress then grep.files = h:progress() end
       tick = tick + 1
       grep_header("searching " .. spinner[tick % #spinner + 1])
@@ -187,10 +180,11 @@ local function start_grep(query)
   end)
 end
 
+-- open_match opens the match on row (row 0, the header, opens the first).
 local function open_match(row)
-  local m = grep.matches[row] or grep.matches[1]
+  local m = ed.match_at(grep.buf, row) or ed.match_at(grep.buf, 1)
   if not m then ed.message("no match to open") return end
-  open_file(join(grep.root, m.file), m.line - 1, m.match_start)
+  open_file(join(grep.root, m.file), m.line - 1, m.col)
 end
 
 local function live_grep()

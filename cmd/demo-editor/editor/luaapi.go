@@ -3,6 +3,7 @@ package editor
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +22,7 @@ func (e *Editor) installAPI() {
 		"close": e.luaClose, "name": e.luaName, "path": e.luaPath, "language": e.luaLanguage,
 		"modified": e.luaModified, "loading": e.luaLoading, "line_count": e.luaLineCount,
 		"get_text": e.luaGetText, "get_lines": e.luaGetLines, "set_lines": e.luaSetLines,
-		"append_lines": e.luaAppendLines, "insert": e.luaInsert, "undo": e.luaUndo,
+		"append_lines": e.luaAppendLines, "append_matches": e.luaAppendMatches, "match_at": e.luaMatchAt, "insert": e.luaInsert, "undo": e.luaUndo,
 		"redo": e.luaRedo, "save": e.luaSave, "set_highlights": e.luaSetHighlights,
 		"add_highlights": e.luaAddHighlights, "clear_highlights": e.luaClearHighlights,
 		"cursor": e.luaCursor, "set_cursor": e.luaSetCursor, "set_style": e.luaSetStyle,
@@ -325,6 +326,104 @@ func (e *Editor) luaAppendLines(L *lua.LState) int {
 		L.RaiseError("pmacs.editor.append_lines: %v", err)
 	}
 	return 0
+}
+
+// luaAppendMatches appends grep matches (the items of a
+// pmacs.workers.grep batch), one row each, "file:line: text", with the
+// prefix dimmed and every span highlighted as "match". It is the hot path
+// of the live grep view: formatting in Go instead of a Lua loop keeps a
+// frame of a streaming search cheap. It returns the row of the first
+// appended match.
+func (e *Editor) luaAppendMatches(L *lua.LState) int {
+	const fname = "append_matches"
+	b := e.bufArg(L, fname, 1)
+	editable(L, fname, b)
+	if !b.noUndo {
+		L.RaiseError("pmacs.editor.%s: buffer %d keeps history; append matches to a buffer made with create", fname, b.id)
+	}
+	t, ok := L.Get(2).(*lua.LTable)
+	if !ok {
+		argErr(L, fname, 2, "matches", "a list of grep matches")
+	}
+	n := t.Len()
+	first := len(b.lines)
+	if len(b.lines) == 1 && b.lines[0] == "" {
+		first = 0
+	}
+	lines := make([]string, 0, n)
+	type rowSpans struct {
+		prefix int
+		spans  *lua.LTable
+		ref    rowRef
+	}
+	marks := make([]rowSpans, 0, n)
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		m, ok := t.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			L.RaiseError("pmacs.editor.%s: item %d expected a grep match table", fname, i)
+		}
+		file, ok1 := m.RawGetString("file").(lua.LString)
+		line, ok2 := m.RawGetString("line").(lua.LNumber)
+		text, ok3 := m.RawGetString("text").(lua.LString)
+		if !ok1 || !ok2 || !ok3 {
+			L.RaiseError("pmacs.editor.%s: item %d lacks file, line or text", fname, i)
+		}
+		sb.Reset()
+		sb.WriteString(string(file))
+		sb.WriteByte(':')
+		sb.WriteString(strconv.FormatInt(int64(line), 10))
+		sb.WriteString(": ")
+		prefix := sb.Len()
+		sb.WriteString(string(text))
+		lines = append(lines, sb.String())
+		spans, _ := m.RawGetString("spans").(*lua.LTable)
+		col, _ := m.RawGetString("match_start").(lua.LNumber)
+		marks = append(marks, rowSpans{prefix, spans, rowRef{file: string(file), line: int(line), col: int(col)}})
+	}
+	b.appendLines(lines)
+	dim, match := e.faces.intern("dim"), e.faces.intern("match")
+	if len(b.hl) < len(b.lines) {
+		b.hl = append(b.hl, make([][]hlSpan, len(b.lines)-len(b.hl))...)
+	}
+	for i, mk := range marks {
+		row := first + i
+		spans := []hlSpan{{0, mk.prefix - 2, dim}}
+		if mk.spans != nil {
+			for j := 1; j <= mk.spans.Len(); j++ {
+				p, ok := mk.spans.RawGetInt(j).(*lua.LTable)
+				if !ok {
+					continue
+				}
+				s, ok1 := p.RawGetInt(1).(lua.LNumber)
+				en, ok2 := p.RawGetInt(2).(lua.LNumber)
+				if ok1 && ok2 && s < en {
+					spans = append(spans, hlSpan{mk.prefix + int(s), mk.prefix + int(en), match})
+				}
+			}
+		}
+		b.hl[row] = spans
+		b.setRef(row, mk.ref)
+	}
+	return push(L, lua.LNumber(first))
+}
+
+// luaMatchAt returns {file, line, col} for a row appended by
+// append_matches (line 1-based, col a 0-based byte column in the file's
+// line), or nil. The editor keeps this per row, so a script need not keep
+// 100,000 match tables alive to open one.
+func (e *Editor) luaMatchAt(L *lua.LState) int {
+	b := e.bufArg(L, "match_at", 1)
+	row := intArg(L, "match_at", 2, "row")
+	if row < 0 || row >= len(b.refs) || b.refs[row].file == "" {
+		return push(L, lua.LNil)
+	}
+	r := b.refs[row]
+	t := L.CreateTable(0, 3)
+	t.RawSetString("file", lua.LString(r.file))
+	t.RawSetString("line", lua.LNumber(r.line))
+	t.RawSetString("col", lua.LNumber(r.col))
+	return push(L, t)
 }
 
 // luaInsert types text at the cursor, even in a read-only buffer: the

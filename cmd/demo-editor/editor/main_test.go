@@ -3,6 +3,7 @@ package editor
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ func TestMain(m *testing.M) {
 
 // harness runs the real editor loop on a simulation screen.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	scr  tcell.SimulationScreen
 	e    *Editor
 	done chan error
@@ -34,17 +35,34 @@ const (
 
 // startEditor starts the editor on a simulation screen of screenW x
 // screenH and stops it when the test ends.
-func startEditor(t *testing.T, opts Options) *harness {
+func startEditor(t testing.TB, opts Options) *harness {
+	return startEditorSized(t, opts, screenW, screenH)
+}
+
+func startEditorSized(t testing.TB, opts Options, width, height int) *harness {
+	return startEditorWith(t, opts, width, height, false)
+}
+
+// startEditorLocked runs the loop on a goroutine locked to its thread.
+func startEditorLocked(t testing.TB, opts Options, width, height int) *harness {
+	return startEditorWith(t, opts, width, height, true)
+}
+
+func startEditorWith(t testing.TB, opts Options, width, height int, lockThread bool) *harness {
 	t.Helper()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	opts.Screen = scr
 	e, err := newEditor(opts)
 	require.NoError(t, err)
-	scr.SetSize(screenW, screenH)
+	scr.SetSize(width, height)
 	e.width, e.height = scr.Size()
 	h := &harness{t: t, scr: scr, e: e, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
+		if lockThread {
+			goruntime.LockOSThread()
+			defer goruntime.UnlockOSThread()
+		}
 		e.start()
 		err := e.loop(ctx)
 		e.close()

@@ -1,0 +1,239 @@
+package editor
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/stretchr/testify/require"
+)
+
+// probe is one keystroke being timed: injected at t0, done when the screen
+// first satisfies seen (checked after every Show, on the main goroutine).
+type probe struct {
+	t0   time.Time
+	seen func(scr tcell.SimulationScreen) bool
+	done chan time.Duration
+}
+
+type latencyMeter struct {
+	h       *harness
+	current atomic.Pointer[probe]
+}
+
+func newLatencyMeter(h *harness) *latencyMeter {
+	m := &latencyMeter{h: h}
+	h.e.call(func() {
+		h.e.afterShow = func() {
+			p := m.current.Load()
+			if p != nil && p.seen(h.scr) && m.current.CompareAndSwap(p, nil) {
+				p.done <- time.Since(p.t0)
+			}
+		}
+	})
+	return m
+}
+
+// press injects a key and returns how long until the screen showed its
+// effect.
+func (m *latencyMeter) press(key tcell.Key, r rune, seen func(tcell.SimulationScreen) bool) time.Duration {
+	p := &probe{seen: seen, done: make(chan time.Duration, 1)}
+	p.t0 = time.Now()
+	m.current.Store(p)
+	m.h.scr.InjectKey(key, r, tcell.ModNone)
+	select {
+	case d := <-p.done:
+		return d
+	case <-time.After(waitTimeout):
+		m.h.t.Fatalf("keystroke %v %q never showed; screen:\n%s", key, r, strings.Join(m.h.rows(), "\n"))
+		return 0
+	}
+}
+
+// bottomRow reads the prompt line and the cursor column.
+func bottomRow(scr tcell.SimulationScreen) (string, int) {
+	cells, w, h := scr.GetContents()
+	var sb strings.Builder
+	for x := range w {
+		sb.WriteString(string(cells[(h-1)*w+x].Runes))
+	}
+	cx, _, _ := scr.GetCursor()
+	return sb.String(), cx
+}
+
+// promptShows reports a screen whose prompt line reads text with the
+// cursor after it.
+func promptShows(text string) func(tcell.SimulationScreen) bool {
+	return func(scr tcell.SimulationScreen) bool {
+		row, cx := bottomRow(scr)
+		return strings.HasPrefix(row, text) && strings.TrimSpace(row[len(text):]) == "" && cx == len(text)
+	}
+}
+
+// selectedRow reports a screen whose window shows row y selected.
+func selectedRow(y int) func(tcell.SimulationScreen) bool {
+	return func(scr tcell.SimulationScreen) bool {
+		_, st, _ := scr.Get(0, y)
+		_, bg, _ := st.Decompose()
+		return bg == styleSelection
+	}
+}
+
+type latencyRow struct {
+	scenario       string
+	keys           int
+	p50, p99, max  time.Duration
+	frames         int
+	frameP50       time.Duration
+	frameP99       time.Duration
+	frameMax       time.Duration
+	cpuP50         time.Duration
+	cpuP99         time.Duration
+	cpuMax         time.Duration
+}
+
+// Benchmark (env-gated: PMACS_EDITOR_BENCH=1): keystroke-to-screen latency
+// while a grep for "func" over $(go env GOROOT)/src streams into the live
+// grep view, and with no grep running, through the real loop on a
+// simulation screen; plus the main goroutine's work per frame.
+func TestKeystrokeLatencyTable(t *testing.T) {
+	if os.Getenv("PMACS_EDITOR_BENCH") == "" {
+		t.Skip("set PMACS_EDITOR_BENCH=1 to run the keystroke latency benchmark")
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	require.NoError(t, err)
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	keys := 200
+	pace := 25 * time.Millisecond // a fast typist: 40 keys a second
+
+	var rows []latencyRow
+	// streaming reports whether a job Lua started is still in flight.
+	streaming := func(h *harness) bool {
+		var busy bool
+		h.e.call(func() { busy = h.e.lb.PendingJobs() > 0 })
+		return busy
+	}
+	run := func(name string, h *harness, m *latencyMeter, press func(i int) time.Duration, whileStreaming bool) {
+		var frames, cpu []time.Duration
+		var begin time.Duration
+		h.e.call(func() {
+			h.e.stats.all = &frames
+			h.e.frameProbe = func(start bool) {
+				if start {
+					begin = threadCPU()
+				} else {
+					cpu = append(cpu, threadCPU()-begin)
+				}
+			}
+		})
+		lat := make([]time.Duration, 0, keys)
+		for i := range keys {
+			if whileStreaming && !streaming(h) {
+				break
+			}
+			lat = append(lat, press(i))
+			time.Sleep(pace)
+		}
+		var fr, fc []time.Duration
+		h.e.call(func() {
+			fr, fc = append(fr, frames...), append(fc, cpu...)
+			h.e.stats.all, h.e.frameProbe = nil, nil
+		})
+		r := latencyRow{scenario: name, keys: len(lat), frames: len(fr)}
+		r.max = slicesMax(lat)
+		r.p99 = percentile(lat, 0.99)
+		r.p50 = percentile(lat, 0.50)
+		if len(fr) > 0 {
+			r.frameMax = slicesMax(fr)
+			r.frameP99 = percentile(fr, 0.99)
+			r.frameP50 = percentile(fr, 0.50)
+			r.cpuP50 = percentile(fc, 0.50)
+			r.cpuP99 = percentile(fc, 0.99)
+			r.cpuMax = slicesMax(fc)
+		}
+		rows = append(rows, r)
+	}
+
+	// The loop's goroutine keeps its thread, so the thread's CPU clock
+	// measures the main goroutine's work alone.
+	h := startEditorLocked(t, Options{Path: src}, 120, 40)
+	h.waitText("archive")
+	m := newLatencyMeter(h)
+
+	// Baseline: no job at all. Typing into a prompt, and moving the
+	// selection of a list view.
+	h.alt('x')
+	h.waitText("command (")
+	label := h.rows()[39] + " " // the row is read with trailing spaces trimmed
+	run("idle: type into a prompt", h, m, func(i int) time.Duration {
+		if i%2 == 0 {
+			return m.press(tcell.KeyRune, 't', promptShows(label+"t"))
+		}
+		return m.press(tcell.KeyBackspace2, 0, promptShows(label))
+	}, false)
+	h.key(tcell.KeyEsc)
+	run("idle: move the selection", h, m, func(i int) time.Duration {
+		if i%2 == 0 {
+			return m.press(tcell.KeyDown, 0, selectedRow(2))
+		}
+		return m.press(tcell.KeyUp, 0, selectedRow(1))
+	}, false)
+
+	// Under load: the live grep for "func" streams ~140,000 matches.
+	h.ctrl('f')
+	h.waitText("grep:")
+	h.typeText("func")
+	h.waitScreen("the first results", func(rows []string) bool { return strings.Contains(rows[2], ".go:") })
+	run(`grep: move the selection while "func" streams`, h, m, func(i int) time.Duration {
+		if i%2 == 0 {
+			return m.press(tcell.KeyDown, 0, selectedRow(1))
+		}
+		return m.press(tcell.KeyUp, 0, selectedRow(0))
+	}, true)
+
+	// Typing into the query: every keystroke supersedes the search and a
+	// new one streams ("funct" ~14,000 matches, "func" ~146,000).
+	run("grep: type into the query (each key restarts it)", h, m, func(i int) time.Duration {
+		if i%2 == 0 {
+			return m.press(tcell.KeyRune, 't', promptShows("grep: funct"))
+		}
+		return m.press(tcell.KeyBackspace2, 0, promptShows("grep: func"))
+	}, false)
+
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\nkeystroke-to-screen latency, simulation screen 120x40, real loop, %d keys at %v intervals\n", keys, pace)
+	fmt.Fprintf(&sb, "load average at the end: %s\n", loadAverage())
+	fmt.Fprintf(&sb, "%-50s | %-26s | %-6s | %-26s | %s\n", "", "key to screen", "", "frame wall time", "frame CPU (main thread)")
+	fmt.Fprintf(&sb, "%-50s | %8s %8s %8s | %6s | %8s %8s %8s | %8s %8s %8s\n", "scenario",
+		"p50", "p99", "max", "frames", "p50", "p99", "max", "p50", "p99", "max")
+	for _, r := range rows {
+		fmt.Fprintf(&sb, "%-50s | %8s %8s %8s | %6d | %8s %8s %8s | %8s %8s %8s\n", r.scenario,
+			ms(r.p50), ms(r.p99), ms(r.max), r.frames, ms(r.frameP50), ms(r.frameP99), ms(r.frameMax),
+			ms(r.cpuP50), ms(r.cpuP99), ms(r.cpuMax))
+	}
+	t.Log(sb.String())
+}
+
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }
+
+func slicesMax(ds []time.Duration) time.Duration {
+	var m time.Duration
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
+}
