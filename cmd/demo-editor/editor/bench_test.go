@@ -86,16 +86,16 @@ func selectedRow(y int) func(tcell.SimulationScreen) bool {
 }
 
 type latencyRow struct {
-	scenario       string
-	keys           int
-	p50, p99, max  time.Duration
-	frames         int
-	frameP50       time.Duration
-	frameP99       time.Duration
-	frameMax       time.Duration
-	cpuP50         time.Duration
-	cpuP99         time.Duration
-	cpuMax         time.Duration
+	scenario      string
+	keys          int
+	p50, p99, max time.Duration
+	frames        int
+	frameP50      time.Duration
+	frameP99      time.Duration
+	frameMax      time.Duration
+	cpuP50        time.Duration
+	cpuP99        time.Duration
+	cpuMax        time.Duration
 }
 
 // Benchmark (env-gated: PMACS_EDITOR_BENCH=1): keystroke-to-screen latency
