@@ -7,7 +7,7 @@ local ed = pmacs.editor
 local w = pmacs.workers
 local run = pmacs.async.run
 
-ed.set_help("^S save  ^Z undo  ^Y redo  ^F grep  ^D dir  ^W workers  ^O open  ^B buffers  ^E messages  M-x command  ^Q quit")
+ed.set_help("^S save ^Z undo ^F grep ^D dir ^W workers ^O open ^B bufs ^E log M-x cmd ^Q quit")
 
 local function dirname(path)
   local d = path:match("^(.*)/[^/]*$")

@@ -1,0 +1,123 @@
+package editor
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// smokeBinary is the package built for the smoke test: the real command.
+// PMACS_EDITOR_SMOKE_PKG names another main package (one that calls Run)
+// to try the test against before the command is wired up.
+func smokeBinary(t *testing.T) string {
+	t.Helper()
+	pkg := os.Getenv("PMACS_EDITOR_SMOKE_PKG")
+	if pkg == "" {
+		pkg = "github.com/pmacs-go/pmacs-go/cmd/demo-editor"
+	}
+	bin := filepath.Join(t.TempDir(), "demo-editor")
+	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	// The interactive mode takes --init; a command that does not know it
+	// yet cannot run the editor.
+	help, _ := exec.Command(bin, "--help").CombinedOutput()
+	if !bytes.Contains(help, []byte("-init")) {
+		t.Skipf("%s has no interactive mode (its usage does not mention --init):\n%s", pkg, help)
+	}
+	return bin
+}
+
+// tmuxSession drives one detached tmux session on a private server.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+}
+
+func (s *tmuxSession) run(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+func (s *tmuxSession) send(keys ...string) {
+	s.t.Helper()
+	out, err := s.run(append([]string{"send-keys", "-t", "smoke"}, keys...)...)
+	require.NoError(s.t, err, "send-keys: %s", out)
+}
+
+func (s *tmuxSession) capture() string {
+	out, _ := s.run("capture-pane", "-p", "-t", "smoke")
+	return out
+}
+
+func (s *tmuxSession) waitFor(what string, cond func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		screen := s.capture()
+		if cond(screen) {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for %s; pane:\n%s", what, screen)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *tmuxSession) waitText(text string) string {
+	s.t.Helper()
+	return s.waitFor(fmt.Sprintf("%q", text), func(screen string) bool { return strings.Contains(screen, text) })
+}
+
+// Acceptance: a smoke test of the real binary in a real terminal (tmux):
+// it opens a file, edits and saves it, greps, shows *workers*, and quits.
+func TestSmokeRealBinaryUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed; the smoke test of the real binary needs it (.ci/run installs it)")
+	}
+	bin := smokeBinary(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hello.txt")
+	require.NoError(t, os.WriteFile(file, []byte("hello smoke\n"), 0o644))
+
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("pmacs-smoke-%d", os.Getpid())}
+	out, err := s.run("-f", "/dev/null", "new-session", "-d", "-s", "smoke", "-x", "100", "-y", "30",
+		"env", "TERM=xterm-256color", bin, file)
+	require.NoError(t, err, "tmux new-session: %s", out)
+	t.Cleanup(func() { _, _ = s.run("kill-server") })
+
+	s.waitText("hello smoke")
+	s.waitText("^Q quit")
+
+	s.send("End", "!", "!")
+	s.waitText("hello smoke!!")
+	s.send("C-s")
+	s.waitText("wrote " + file)
+	got, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.Equal(t, "hello smoke!!\n", string(got))
+
+	s.send("C-f")
+	s.waitText("grep:")
+	s.send("-l", "smoke")
+	s.waitText("hello.txt:1: hello smoke!!")
+	s.send("Escape")
+	s.waitFor("the grep closed", func(screen string) bool { return !strings.Contains(screen, "grep:") })
+
+	s.send("C-w")
+	s.waitText("Active jobs:")
+	s.waitText("Recent completions:")
+
+	s.send("C-q")
+	s.waitFor("the editor to exit", func(string) bool {
+		_, err := s.run("has-session", "-t", "smoke")
+		return err != nil
+	})
+}
