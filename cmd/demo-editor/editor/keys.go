@@ -65,6 +65,9 @@ func keyName(ev *tcell.EventKey) string {
 // normalizeKey accepts the spellings people write ("Ctrl-S", "c-s",
 // "<C-s>", "ctrl+s", "Alt-x", "return") and returns keyName's.
 func normalizeKey(s string) string {
+	if s == " " {
+		return "Space"
+	}
 	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "<"), ">")
 	if s == "" {
 		return ""

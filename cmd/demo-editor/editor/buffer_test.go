@@ -1,0 +1,178 @@
+package editor
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func bufferOf(text string) *Buffer {
+	b := newBuffer(1, "t")
+	ft := splitText([]byte(text))
+	b.load(ft.lines, ft.eol, ft.crlf)
+	return b
+}
+
+// Editing primitives: insert, newline, delete back and forward across
+// line breaks, and the text round-trips.
+func TestBufferInsertNewlineDelete(t *testing.T) {
+	b := bufferOf("ab\ncd\n")
+	b.setCursor(Pos{0, 1})
+	require.NoError(t, b.insert("X"))
+	require.NoError(t, b.insert("\n"))
+	require.Equal(t, "aX\nb\ncd\n", b.Text())
+	require.Equal(t, Pos{1, 0}, b.cursor)
+	require.NoError(t, b.deleteBack())
+	require.Equal(t, "aXb\ncd\n", b.Text())
+	b.setCursor(Pos{0, 3})
+	require.NoError(t, b.deleteForward())
+	require.Equal(t, "aXbcd\n", b.Text())
+	b.setCursor(Pos{0, 0})
+	require.NoError(t, b.deleteBack(), "backspace at the start does nothing")
+	require.Equal(t, "aXbcd\n", b.Text())
+}
+
+// Multi-byte text: the cursor never lands inside a rune and a delete takes
+// the whole rune.
+func TestBufferRunesStayWhole(t *testing.T) {
+	b := bufferOf("héllo")
+	b.setCursor(Pos{0, 2}) // inside é
+	require.Equal(t, Pos{0, 1}, b.cursor)
+	b.setCursor(Pos{0, 3})
+	require.NoError(t, b.deleteBack())
+	require.Equal(t, "hllo", b.Text())
+}
+
+// Undo and redo restore text and cursor, typing merges into word-sized
+// steps, and "modified" follows the saved step through undo.
+func TestUndoRedoAndModified(t *testing.T) {
+	b := bufferOf("x\n")
+	require.False(t, b.Modified())
+	b.setCursor(Pos{0, 1})
+	for _, r := range "ab cd" {
+		require.NoError(t, b.insert(string(r)))
+	}
+	require.Equal(t, "xab cd\n", b.Text())
+	require.True(t, b.Modified())
+	require.True(t, b.undoStep())
+	require.Equal(t, "xab \n", b.Text(), "the last word is one step")
+	require.True(t, b.undoStep())
+	require.Equal(t, "x\n", b.Text())
+	require.False(t, b.Modified(), "back at the loaded text")
+	require.False(t, b.undoStep())
+	require.True(t, b.redoStep())
+	require.True(t, b.redoStep())
+	require.Equal(t, "xab cd\n", b.Text())
+	require.Equal(t, Pos{0, 6}, b.cursor)
+
+	// A save seals the step: typing after it is a new step, so undo gets
+	// back to exactly the saved text.
+	b.undo.seal()
+	b.savedStep = b.undo.current()
+	require.NoError(t, b.insert("!"))
+	require.True(t, b.Modified())
+	require.True(t, b.undoStep())
+	require.False(t, b.Modified())
+
+	// A new edit after undo drops the redo history.
+	require.NoError(t, b.insert("?"))
+	require.False(t, b.redoStep())
+}
+
+// setLines on a file buffer is one undoable step, whatever the range.
+func TestSetLinesIsUndoable(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		start, end int
+		lines      []string
+		want       string
+	}{
+		{"replace middle", 1, 2, []string{"B1", "B2"}, "a\nB1\nB2\nc"},
+		{"insert before", 1, 1, []string{"new"}, "a\nnew\nb\nc"},
+		{"append", 3, 3, []string{"d"}, "a\nb\nc\nd"},
+		{"delete middle", 1, 2, nil, "a\nc"},
+		{"delete to end", 1, 3, nil, "a"},
+		{"replace all", 0, -1, []string{"z"}, "z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := bufferOf("a\nb\nc")
+			require.NoError(t, b.setLines(tc.start, tc.end, tc.lines))
+			require.Equal(t, tc.want, b.Text())
+			require.True(t, b.undoStep())
+			require.Equal(t, "a\nb\nc", b.Text())
+		})
+	}
+	b := bufferOf("a")
+	require.ErrorIs(t, b.setLines(2, 3, nil), ErrRange)
+}
+
+// Highlights move with edits: typing inside a token keeps its colour,
+// text after an insertion shifts right, a new line shifts the rows below.
+func TestHighlightsFollowEdits(t *testing.T) {
+	b := bufferOf("func main\nreturn x")
+	lineLen := func(r int) int { return len(b.lines[r]) }
+	kw := face(1)
+	b.hl.add(Pos{0, 0}, Pos{0, 4}, kw, len(b.lines), lineLen)
+	b.hl.add(Pos{0, 5}, Pos{0, 9}, kw+1, len(b.lines), lineLen)
+	b.hl.add(Pos{1, 0}, Pos{1, 6}, kw, len(b.lines), lineLen)
+
+	b.setCursor(Pos{0, 2})
+	require.NoError(t, b.insert("nn")) // "funnnc main"
+	require.Equal(t, []hlSpan{{0, 6, kw}, {7, 11, kw + 1}}, b.hl.row(0))
+
+	b.setCursor(Pos{0, 6})
+	require.NoError(t, b.insert("\n")) // "funnnc" / " main" / "return x"
+	require.Equal(t, []hlSpan{{0, 6, kw}}, b.hl.row(0))
+	require.Equal(t, []hlSpan{{1, 5, kw + 1}}, b.hl.row(1))
+	require.Equal(t, []hlSpan{{0, 6, kw}}, b.hl.row(2))
+
+	require.True(t, b.undoStep())
+	require.Equal(t, "funnnc main\nreturn x", b.Text())
+	require.Equal(t, []hlSpan{{0, 6, kw}}, b.hl.row(1), "the row below moved back up")
+}
+
+// A multi-row span is split per row; rows past the end are ignored.
+func TestHighlightSpansSplitPerRow(t *testing.T) {
+	b := bufferOf("/* a\nb\nc */ x")
+	lineLen := func(r int) int { return len(b.lines[r]) }
+	b.hl.add(Pos{0, 0}, Pos{2, 4}, 3, len(b.lines), lineLen)
+	b.hl.add(Pos{5, 0}, Pos{6, 1}, 4, len(b.lines), lineLen)
+	require.Equal(t, []hlSpan{{0, 4, 3}}, b.hl.row(0))
+	require.Equal(t, []hlSpan{{0, 1, 3}}, b.hl.row(1))
+	require.Equal(t, []hlSpan{{0, 4, 3}}, b.hl.row(2))
+	require.Len(t, b.hl, 3)
+}
+
+// Scratch buffers append without history, and a fresh one has no blank
+// first row after the first append.
+func TestScratchAppend(t *testing.T) {
+	b := newBuffer(1, "*s*")
+	b.noUndo = true
+	b.appendLines([]string{"a", "b"})
+	b.appendLines([]string{"c"})
+	require.Equal(t, []string{"a", "b", "c"}, b.lines)
+	require.False(t, b.undoStep())
+	require.False(t, b.Modified())
+}
+
+// Text split and join round-trip, keeping CRLF and a missing final newline.
+func TestSplitJoinRoundTrip(t *testing.T) {
+	for _, text := range []string{"", "a", "a\n", "a\nb", "a\r\nb\r\n", "\n\n", strings.Repeat("x\n", 1000)} {
+		ft := splitText([]byte(text))
+		require.Equal(t, text, string(joinText(ft.lines, ft.eol, ft.crlf)), "%q", text)
+	}
+}
+
+// Display columns: tabs expand to the next stop, wide runes take two
+// cells, and byteColAt inverts displayCol.
+func TestDisplayColumns(t *testing.T) {
+	line := "a\tb世c"
+	require.Equal(t, 1, displayCol(line, 1))
+	require.Equal(t, 4, displayCol(line, 2)) // the tab runs to column 4
+	require.Equal(t, 5, displayCol(line, 3))
+	require.Equal(t, 7, displayCol(line, 6)) // 世 is two cells
+	for _, col := range []int{0, 1, 2, 3, 6, 7} {
+		require.Equal(t, col, byteColAt(line, displayCol(line, col)), "col %d", col)
+	}
+}
