@@ -211,7 +211,10 @@ func (b *Buffer) setLines(start, end int, lines []string) error {
 		b.spliceLines(start, end, lines)
 		return nil
 	}
-	// As a text replacement, so undo and highlights follow the usual path.
+	// As a text replacement, so undo and highlights follow the usual path;
+	// the cursor stays where it was (a script's edit does not move it).
+	cursor := b.cursor
+	defer func() { b.cursor = b.clampPos(cursor) }()
 	var s, e Pos
 	text := strings.Join(lines, "\n")
 	switch {
@@ -302,10 +305,25 @@ func (b *Buffer) edit(s, e Pos, text string, typing bool) {
 	b.wantCol = -1
 }
 
+// ErrLoading is returned (wrapped) by key edits to a buffer whose file is
+// still being read: the read would overwrite them.
+var ErrLoading = errors.New("buffer is still loading")
+
+// keyEditable says why keys may not edit b, or nil.
+func (b *Buffer) keyEditable(what string) error {
+	switch {
+	case b.loading:
+		return fmt.Errorf("%s in %s: %w", what, b.name, ErrLoading)
+	case b.readOnly:
+		return fmt.Errorf("%s in %s: %w", what, b.name, ErrReadOnly)
+	}
+	return nil
+}
+
 // insert types text at the cursor.
 func (b *Buffer) insert(text string) error {
-	if b.readOnly {
-		return fmt.Errorf("insert into %s: %w", b.name, ErrReadOnly)
+	if err := b.keyEditable("insert"); err != nil {
+		return err
 	}
 	b.edit(b.cursor, b.cursor, text, !strings.ContainsAny(text, "\n"))
 	return nil
@@ -313,8 +331,8 @@ func (b *Buffer) insert(text string) error {
 
 // deleteBack removes the rune (or line break) before the cursor.
 func (b *Buffer) deleteBack() error {
-	if b.readOnly {
-		return fmt.Errorf("delete in %s: %w", b.name, ErrReadOnly)
+	if err := b.keyEditable("delete"); err != nil {
+		return err
 	}
 	c := b.cursor
 	switch {
@@ -329,8 +347,8 @@ func (b *Buffer) deleteBack() error {
 
 // deleteForward removes the rune (or line break) under the cursor.
 func (b *Buffer) deleteForward() error {
-	if b.readOnly {
-		return fmt.Errorf("delete in %s: %w", b.name, ErrReadOnly)
+	if err := b.keyEditable("delete"); err != nil {
+		return err
 	}
 	c := b.cursor
 	line := b.lines[c.Row]

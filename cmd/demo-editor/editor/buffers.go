@@ -229,6 +229,8 @@ func (e *Editor) closeBuffer(b *Buffer) error {
 	delete(e.keys.buffer, b.id)
 	delete(e.viewSent, b.id)
 	e.hooks.dropBuffer(b.id)
+	// Scripts release what they kept for the buffer (a parse tree).
+	e.raise(event{name: "close", buf: b.id})
 	if e.prev == b {
 		e.prev = nil
 	}

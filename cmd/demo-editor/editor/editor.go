@@ -218,6 +218,15 @@ func (e *Editor) start() {
 			e.reportTaskError("init", terr)
 		}
 	}
+	if len(e.hooks.byName["start"]) == 0 {
+		// No init code to open the path (a broken or minimal init file):
+		// open a file anyway, so the built-in keys can still edit it.
+		if st, err := os.Stat(e.opts.Path); err != nil || !st.IsDir() {
+			if b, err := e.openFile(e.opts.Path); err == nil {
+				e.show(b)
+			}
+		}
+	}
 	e.raise(event{name: "start", path: e.opts.Path})
 	e.settle()
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // The events scripts can hook with pmacs.editor.on.
-var eventNames = []string{"start", "open", "change", "view", "frame", "resource", "save"}
+var eventNames = []string{"start", "open", "change", "view", "frame", "resource", "save", "close"}
 
 // event is something scripts may react to. Events are queued while Go code
 // runs and delivered at one point of the loop (settle), so a hook never
@@ -134,7 +134,7 @@ func (e *Editor) deliver(ev event) {
 		if k.buf != 0 && ev.buf != k.buf {
 			continue
 		}
-		if ev.buf != 0 && e.bufs[ev.buf] == nil {
+		if ev.buf != 0 && e.bufs[ev.buf] == nil && ev.name != "close" {
 			return // a hook closed the buffer
 		}
 		e.callLua(k.fn, ev.name+" hook", args...)

@@ -25,11 +25,12 @@ type fileText struct {
 }
 
 // readFileText reads and splits path. A missing file is an empty text (a new
-// file the first save creates), reported with exists false.
+// file the first save creates, ending with a newline like any text file),
+// reported with exists false.
 func readFileText(path string) (ft fileText, exists bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fileText{lines: []string{""}}, false, nil
+		return fileText{lines: []string{""}, eol: true}, false, nil
 	}
 	if err != nil {
 		return ft, false, fmt.Errorf("open %s: %w", path, err)

@@ -74,6 +74,11 @@ end
 ed.on("open", reparse)
 ed.on("change", reparse)
 ed.on("view", refresh_highlights)
+ed.on("close", function(buf)
+  local s = syntax[buf]
+  if s and s.tree then s.tree:close() end
+  syntax[buf] = nil
+end)
 
 ------------------------------------------------------------------ files
 
@@ -346,6 +351,8 @@ ed.on("resource", function(op)
     end
   end
 end)
+
+ed.on("close", function(buf) dired[buf] = nil end)
 
 ed.map("global", "C-d", function() open_dired(current_dir()) end)
 

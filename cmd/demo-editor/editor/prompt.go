@@ -79,6 +79,8 @@ func (e *Editor) promptKey(name string, ev *tcell.EventKey) bool {
 		p.cursor = len(p.text)
 	case "C-u":
 		p.text, p.cursor = p.text[p.cursor:], 0
+	case "Tab":
+		// Taken so it cannot reach the buffer behind the prompt.
 	default:
 		if ev.Key() != tcell.KeyRune || ev.Modifiers()&(tcell.ModAlt|tcell.ModMeta|tcell.ModCtrl) != 0 {
 			return false

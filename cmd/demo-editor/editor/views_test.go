@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
@@ -148,17 +149,31 @@ end)
 }
 
 // A broken init file is reported, and the built-in keys still edit, save
-// and quit.
+// and quit the file the editor was started on.
 func TestBrokenInitFileLeavesAUsableEditor(t *testing.T) {
 	dir := t.TempDir()
 	initFile := filepath.Join(dir, "init.lua")
 	require.NoError(t, os.WriteFile(initFile, []byte("this is not lua"), 0o644))
-	path := filepath.Join(dir, "f.txt")
+	path := filepath.Join(dir, "new.txt")
 	h := startEditor(t, Options{Path: path, InitFile: initFile})
 	rows := h.waitScreen("the init error", func(rows []string) bool {
 		return strings.Contains(messageLine(rows), "init:")
 	})
 	require.Contains(t, messageLine(rows), "init.lua")
-	h.typeText("x")
-	h.waitText("*messages* [ro]") // nothing opened the path: init is what opens it
+	h.waitText("new.txt")
+	h.typeText("xy")
+	h.key(tcell.KeyBackspace2)
+	h.ctrl('s')
+	h.waitText("wrote " + path)
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "x\n", string(got), "a new file ends with a newline")
+	h.ctrl('q')
+	select {
+	case err := <-h.done:
+		require.NoError(t, err)
+		h.done <- err // for the cleanup
+	case <-time.After(waitTimeout):
+		t.Fatal("C-q did not quit")
+	}
 }
