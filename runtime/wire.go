@@ -7,6 +7,7 @@ import (
 	"github.com/pmacs-go/pmacs-go/grep"
 
 	"github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
 
 // replyTopic is the one bus topic every worker reply travels on; the reply's
@@ -146,7 +147,7 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 		r.Entry = &ent
 	case replyValue:
 		want = 3
-		r.Value, err = d.DecodeInterface()
+		r.Value, err = decodeValue(d, 0)
 	default:
 		return fmt.Errorf("reply: unknown kind %d", kind)
 	}
@@ -157,6 +158,61 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 		return fmt.Errorf("reply kind %d: %d fields, want %d", kind, n, want)
 	}
 	return nil
+}
+
+// maxWireDepth bounds how deeply an external job's value may nest, so a
+// hostile payload cannot recurse the decoder off its stack.
+const maxWireDepth = 64
+
+// decodeValue decodes an arbitrary value as DecodeInterface does (arrays as
+// []any, maps as map[string]any), but refuses arrays and maps longer than
+// maxWireItems and values nested deeper than maxWireDepth. DecodeInterface
+// sizes a slice or map by its length prefix before reading an element, so a
+// few bytes claiming billions of items would exhaust memory.
+func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
+	if depth > maxWireDepth {
+		return nil, fmt.Errorf("value nested deeper than %d", maxWireDepth)
+	}
+	c, err := d.PeekCode()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case msgpcode.IsFixedArray(c) || c == msgpcode.Array16 || c == msgpcode.Array32:
+		n, err := decodeLen(d)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, 0, min(n, 64))
+		for range n {
+			v, err := decodeValue(d, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case msgpcode.IsFixedMap(c) || c == msgpcode.Map16 || c == msgpcode.Map32:
+		n, err := d.DecodeMapLen()
+		if err != nil {
+			return nil, err
+		}
+		if n > maxWireItems {
+			return nil, fmt.Errorf("map of %d entries exceeds %d", n, maxWireItems)
+		}
+		out := make(map[string]any, min(n, 64))
+		for range n {
+			k, err := d.DecodeString()
+			if err != nil {
+				return nil, err
+			}
+			if out[k], err = decodeValue(d, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return d.DecodeInterface()
 }
 
 // decodeLen reads an array header and refuses lengths past maxWireItems.
