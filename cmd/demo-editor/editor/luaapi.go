@@ -350,14 +350,17 @@ func (e *Editor) luaAppendMatches(L *lua.LState) int {
 	if len(b.lines) == 1 && b.lines[0] == "" {
 		first = 0
 	}
-	lines := make([]string, 0, n)
-	type rowSpans struct {
-		prefix int
-		spans  *lua.LTable
-		ref    rowRef
+	// A frame of a streaming search appends hundreds of rows: they share
+	// one string and their spans one array, so the batch costs a handful
+	// of allocations rather than a few per row.
+	type row struct {
+		start, prefix, end int // byte offsets in text
+		spans              *lua.LTable
+		ref                rowRef
 	}
-	marks := make([]rowSpans, 0, n)
-	var sb strings.Builder
+	rows := make([]row, 0, n)
+	text := make([]byte, 0, 96*n)
+	nspans := 0
 	for i := 1; i <= n; i++ {
 		m, ok := t.RawGetInt(i).(*lua.LTable)
 		if !ok {
@@ -365,45 +368,56 @@ func (e *Editor) luaAppendMatches(L *lua.LState) int {
 		}
 		file, ok1 := m.RawGetString("file").(lua.LString)
 		line, ok2 := m.RawGetString("line").(lua.LNumber)
-		text, ok3 := m.RawGetString("text").(lua.LString)
+		body, ok3 := m.RawGetString("text").(lua.LString)
 		if !ok1 || !ok2 || !ok3 {
 			L.RaiseError("pmacs.editor.%s: item %d lacks file, line or text", fname, i)
 		}
-		sb.Reset()
-		sb.WriteString(string(file))
-		sb.WriteByte(':')
-		sb.WriteString(strconv.FormatInt(int64(line), 10))
-		sb.WriteString(": ")
-		prefix := sb.Len()
-		sb.WriteString(string(text))
-		lines = append(lines, sb.String())
-		spans, _ := m.RawGetString("spans").(*lua.LTable)
+		r := row{start: len(text)}
+		text = append(text, file...)
+		text = append(text, ':')
+		text = strconv.AppendInt(text, int64(line), 10)
+		text = append(text, ": "...)
+		r.prefix = len(text) - r.start
+		text = append(text, body...)
+		r.end = len(text)
+		r.spans, _ = m.RawGetString("spans").(*lua.LTable)
+		if r.spans != nil {
+			nspans += r.spans.Len()
+		}
 		col, _ := m.RawGetString("match_start").(lua.LNumber)
-		marks = append(marks, rowSpans{prefix, spans, rowRef{file: string(file), line: int(line), col: int(col)}})
+		r.ref = rowRef{file: string(file), line: int(line), col: int(col)}
+		rows = append(rows, r)
+	}
+	all := string(text)
+	lines := make([]string, len(rows))
+	for i, r := range rows {
+		lines[i] = all[r.start:r.end]
 	}
 	b.appendLines(lines)
 	dim, match := e.faces.intern("dim"), e.faces.intern("match")
 	if len(b.hl) < len(b.lines) {
 		b.hl = append(b.hl, make([][]hlSpan, len(b.lines)-len(b.hl))...)
 	}
-	for i, mk := range marks {
-		row := first + i
-		spans := []hlSpan{{0, mk.prefix - 2, dim}}
-		if mk.spans != nil {
-			for j := 1; j <= mk.spans.Len(); j++ {
-				p, ok := mk.spans.RawGetInt(j).(*lua.LTable)
+	spans := make([]hlSpan, 0, len(rows)+nspans)
+	for i, r := range rows {
+		from := len(spans)
+		spans = append(spans, hlSpan{0, r.prefix - 2, dim})
+		if r.spans != nil {
+			for j := 1; j <= r.spans.Len(); j++ {
+				p, ok := r.spans.RawGetInt(j).(*lua.LTable)
 				if !ok {
 					continue
 				}
 				s, ok1 := p.RawGetInt(1).(lua.LNumber)
 				en, ok2 := p.RawGetInt(2).(lua.LNumber)
 				if ok1 && ok2 && s < en {
-					spans = append(spans, hlSpan{mk.prefix + int(s), mk.prefix + int(en), match})
+					spans = append(spans, hlSpan{r.prefix + int(s), r.prefix + int(en), match})
 				}
 			}
 		}
-		b.hl[row] = spans
-		b.setRef(row, mk.ref)
+		// Capped, so a later edit of this row cannot write into the next.
+		b.hl[first+i] = spans[from:len(spans):len(spans)]
+		b.setRef(first+i, r.ref)
 	}
 	return push(L, lua.LNumber(first))
 }
