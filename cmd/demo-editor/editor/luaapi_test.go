@@ -10,7 +10,7 @@ import (
 
 // newIdleEditor builds an editor whose loop does not run: the test
 // goroutine is its main goroutine and calls Lua directly.
-func newIdleEditor(t *testing.T) *Editor {
+func newIdleEditor(t testing.TB) *Editor {
 	t.Helper()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	e, err := newEditor(Options{Path: t.TempDir(), Screen: scr})
