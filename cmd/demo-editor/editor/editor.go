@@ -254,11 +254,13 @@ func (e *Editor) loop(ctx context.Context) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for !e.quitting {
+		keyed := false
 		select {
 		case ev, ok := <-events:
 			if !ok {
 				return nil
 			}
+			keyed = true
 			e.handleEvent(ev)
 			// A paste or a held key queues many events: take what is
 			// already there before paying for a redraw.
@@ -275,7 +277,12 @@ func (e *Editor) loop(ctx context.Context) error {
 		}
 		now := time.Now()
 		framed := false
-		if e.frameWanted() && now.Sub(e.lastFrame) >= e.rt.FrameTarget() {
+		// A key is drawn before the frame that is due, which then runs
+		// at once in the next turn: the keystroke does not wait for the
+		// frame's work. A frame overdue by two targets (keys arriving
+		// without a pause) runs anyway.
+		due := now.Sub(e.lastFrame)
+		if e.frameWanted() && due >= e.rt.FrameTarget() && (!keyed || due >= 3*e.rt.FrameTarget()) {
 			if e.frameProbe != nil {
 				e.frameProbe(true)
 			}
