@@ -9,23 +9,23 @@ import (
 	"unicode/utf8"
 )
 
-// Pos is a position in a buffer: a zero-based row and a byte column within
+// pos is a position in a buffer: a zero-based row and a byte column within
 // that row's text. Byte columns are what tree-sitter and grep report, so
 // highlights and matches need no conversion.
-type Pos struct{ Row, Col int }
+type pos struct{ Row, Col int }
 
-func (p Pos) before(q Pos) bool { return p.Row < q.Row || (p.Row == q.Row && p.Col < q.Col) }
+func (p pos) before(q pos) bool { return p.Row < q.Row || (p.Row == q.Row && p.Col < q.Col) }
 
-// ErrReadOnly is returned (wrapped) by edits to a read-only buffer.
-var ErrReadOnly = errors.New("buffer is read-only")
+// errReadOnly is returned (wrapped) by edits to a read-only buffer.
+var errReadOnly = errors.New("buffer is read-only")
 
-// ErrRange is returned (wrapped) for rows or positions outside a buffer.
-var ErrRange = errors.New("position out of range")
+// errRange is returned (wrapped) for rows or positions outside a buffer.
+var errRange = errors.New("position out of range")
 
-// Buffer is one text in the editor: a file, or a scratch view such as
+// buffer is one text in the editor: a file, or a scratch view such as
 // *workers* or the grep results. Its text is a slice of lines without their
-// newlines. A Buffer belongs to the main goroutine.
-type Buffer struct {
+// newlines. A buffer belongs to the main goroutine.
+type buffer struct {
 	id       int
 	name     string
 	path     string // absolute; "" for a scratch buffer
@@ -41,7 +41,7 @@ type Buffer struct {
 	eol  bool
 	crlf bool
 
-	cursor  Pos
+	cursor  pos
 	wantCol int // display column vertical moves try to keep
 	top     int // first row shown when this buffer is in the window
 	left    int // first display column shown
@@ -67,20 +67,20 @@ type Buffer struct {
 	dirtyFrom, dirtyTo int
 
 	loading       bool
-	pendingCursor *Pos
+	pendingCursor *pos
 	saving        bool
 	saveAgain     []saveRequest // saves asked for while one runs
 }
 
-func newBuffer(id int, name string) *Buffer {
-	return &Buffer{id: id, name: name, lines: []string{""}, dirtyFrom: 0, dirtyTo: math.MaxInt}
+func newBuffer(id int, name string) *buffer {
+	return &buffer{id: id, name: name, lines: []string{""}, dirtyFrom: 0, dirtyTo: math.MaxInt}
 }
 
 // LineCount returns the number of rows (at least one).
-func (b *Buffer) LineCount() int { return len(b.lines) }
+func (b *buffer) LineCount() int { return len(b.lines) }
 
 // Line returns row's text, "" outside the buffer.
-func (b *Buffer) Line(row int) string {
+func (b *buffer) Line(row int) string {
 	if row < 0 || row >= len(b.lines) {
 		return ""
 	}
@@ -89,7 +89,7 @@ func (b *Buffer) Line(row int) string {
 
 // Text returns the whole text joined with newlines, with a final newline if
 // the file had one.
-func (b *Buffer) Text() string {
+func (b *buffer) Text() string {
 	n := len(b.lines)
 	for _, l := range b.lines {
 		n += len(l)
@@ -110,11 +110,11 @@ func (b *Buffer) Text() string {
 
 // Modified reports whether the text differs from the file as last read or
 // saved.
-func (b *Buffer) Modified() bool { return !b.noUndo && b.undo.current() != b.savedStep }
+func (b *buffer) Modified() bool { return !b.noUndo && b.undo.current() != b.savedStep }
 
 // clampPos moves p onto the text: a valid row, and a column on a rune
 // boundary no further than the row's end.
-func (b *Buffer) clampPos(p Pos) Pos {
+func (b *buffer) clampPos(p pos) pos {
 	p.Row = min(max(p.Row, 0), len(b.lines)-1)
 	line := b.lines[p.Row]
 	p.Col = min(max(p.Col, 0), len(line))
@@ -124,15 +124,15 @@ func (b *Buffer) clampPos(p Pos) Pos {
 	return p
 }
 
-func (b *Buffer) validPos(p Pos) error {
+func (b *buffer) validPos(p pos) error {
 	if p.Row < 0 || p.Row >= len(b.lines) || p.Col < 0 || p.Col > len(b.lines[p.Row]) {
-		return fmt.Errorf("%w: row %d col %d in a buffer of %d rows", ErrRange, p.Row, p.Col, len(b.lines))
+		return fmt.Errorf("%w: row %d col %d in a buffer of %d rows", errRange, p.Row, p.Col, len(b.lines))
 	}
 	return nil
 }
 
 // textRange returns the text between s and e (s before or at e).
-func (b *Buffer) textRange(s, e Pos) string {
+func (b *buffer) textRange(s, e pos) string {
 	if s.Row == e.Row {
 		return b.lines[s.Row][s.Col:e.Col]
 	}
@@ -148,25 +148,25 @@ func (b *Buffer) textRange(s, e Pos) string {
 }
 
 // endOf returns where text ends when inserted at s.
-func endOf(s Pos, text string) Pos {
+func endOf(s pos, text string) pos {
 	n := strings.Count(text, "\n")
 	if n == 0 {
-		return Pos{s.Row, s.Col + len(text)}
+		return pos{s.Row, s.Col + len(text)}
 	}
-	return Pos{s.Row + n, len(text) - strings.LastIndexByte(text, '\n') - 1}
+	return pos{s.Row + n, len(text) - strings.LastIndexByte(text, '\n') - 1}
 }
 
 // replace swaps the text between s and e for text and returns the end of
 // the inserted text and what was removed. It is the one primitive every edit
 // goes through; positions must be valid and s not after e.
-func (b *Buffer) replace(s, e Pos, text string) (Pos, string) {
+func (b *buffer) replace(s, e pos, text string) (pos, string) {
 	removed := b.textRange(s, e)
 	head := b.lines[s.Row][:s.Col]
 	tail := b.lines[e.Row][e.Col:]
 	parts := strings.Split(text, "\n")
 	parts[0] = head + parts[0]
 	last := len(parts) - 1
-	end := Pos{s.Row + last, len(parts[last])}
+	end := pos{s.Row + last, len(parts[last])}
 	parts[last] += tail
 	oldRows := e.Row - s.Row + 1
 	if oldRows == 1 && len(parts) == 1 {
@@ -186,10 +186,10 @@ func (b *Buffer) replace(s, e Pos, text string) (Pos, string) {
 }
 
 // markDirty repaints from row down.
-func (b *Buffer) markDirty(row int) { b.markDirtyRows(row, math.MaxInt) }
+func (b *buffer) markDirty(row int) { b.markDirtyRows(row, math.MaxInt) }
 
 // markDirtyRows repaints rows [from, to).
-func (b *Buffer) markDirtyRows(from, to int) {
+func (b *buffer) markDirtyRows(from, to int) {
 	if b.dirtyFrom < 0 {
 		b.dirtyFrom, b.dirtyTo = from, to
 		return
@@ -200,12 +200,12 @@ func (b *Buffer) markDirtyRows(from, to int) {
 
 // setLines replaces rows [start, end) with lines; end < 0 means the last
 // row. A scratch buffer keeps no undo; a file buffer records one step.
-func (b *Buffer) setLines(start, end int, lines []string) error {
+func (b *buffer) setLines(start, end int, lines []string) error {
 	if end < 0 {
 		end = len(b.lines)
 	}
 	if start < 0 || start > len(b.lines) || end < start || end > len(b.lines) {
-		return fmt.Errorf("%w: rows [%d, %d) of a buffer of %d rows", ErrRange, start, end, len(b.lines))
+		return fmt.Errorf("%w: rows [%d, %d) of a buffer of %d rows", errRange, start, end, len(b.lines))
 	}
 	if b.noUndo {
 		b.spliceLines(start, end, lines)
@@ -215,23 +215,23 @@ func (b *Buffer) setLines(start, end int, lines []string) error {
 	// the cursor stays where it was (a script's edit does not move it).
 	cursor := b.cursor
 	defer func() { b.cursor = b.clampPos(cursor) }()
-	var s, e Pos
+	var s, e pos
 	text := strings.Join(lines, "\n")
 	switch {
 	case start == end && start == len(b.lines): // append after the last row
-		s = Pos{start - 1, len(b.lines[start-1])}
+		s = pos{start - 1, len(b.lines[start-1])}
 		e = s
 		text = "\n" + text
 	case start == end: // insert before row start
-		s, e = Pos{start, 0}, Pos{start, 0}
+		s, e = pos{start, 0}, pos{start, 0}
 		text += "\n"
 	case len(lines) == 0 && end == len(b.lines) && start > 0: // delete through the last row
-		s = Pos{start - 1, len(b.lines[start-1])}
-		e = Pos{end - 1, len(b.lines[end-1])}
+		s = pos{start - 1, len(b.lines[start-1])}
+		e = pos{end - 1, len(b.lines[end-1])}
 	case len(lines) == 0 && end < len(b.lines): // delete rows in the middle
-		s, e = Pos{start, 0}, Pos{end, 0}
+		s, e = pos{start, 0}, pos{end, 0}
 	default:
-		s, e = Pos{start, 0}, Pos{end - 1, len(b.lines[end-1])}
+		s, e = pos{start, 0}, pos{end - 1, len(b.lines[end-1])}
 	}
 	b.edit(s, e, text, false)
 	return nil
@@ -239,7 +239,7 @@ func (b *Buffer) setLines(start, end int, lines []string) error {
 
 // spliceLines is setLines without history, for scratch buffers whose text a
 // script rebuilds wholesale (it may be 100,000 grep results).
-func (b *Buffer) spliceLines(start, end int, lines []string) {
+func (b *buffer) spliceLines(start, end int, lines []string) {
 	b.lines = slices.Replace(b.lines, start, end, lines...)
 	if len(b.lines) == 0 {
 		b.lines = []string{""}
@@ -263,7 +263,7 @@ type rowRef struct {
 }
 
 // spliceRefs mirrors a change of rows [start, end) into n rows.
-func (b *Buffer) spliceRefs(start, end, n int) {
+func (b *buffer) spliceRefs(start, end, n int) {
 	if len(b.refs) <= start {
 		return
 	}
@@ -271,7 +271,7 @@ func (b *Buffer) spliceRefs(start, end, n int) {
 }
 
 // setRef records where row points.
-func (b *Buffer) setRef(row int, r rowRef) {
+func (b *buffer) setRef(row int, r rowRef) {
 	if len(b.refs) <= row {
 		b.refs = append(b.refs, make([]rowRef, row+1-len(b.refs))...)
 	}
@@ -281,7 +281,7 @@ func (b *Buffer) setRef(row int, r rowRef) {
 // appendLines adds lines after the last row. Appending to a buffer holding
 // one empty row replaces that row, so a fresh list view has no blank first
 // line.
-func (b *Buffer) appendLines(lines []string) {
+func (b *buffer) appendLines(lines []string) {
 	if len(lines) == 0 {
 		return
 	}
@@ -295,7 +295,7 @@ func (b *Buffer) appendLines(lines []string) {
 // edit replaces [s, e) with text, recording it for undo (merged into the
 // previous step when typing continues a run), and leaves the cursor after
 // the inserted text.
-func (b *Buffer) edit(s, e Pos, text string, typing bool) {
+func (b *buffer) edit(s, e pos, text string, typing bool) {
 	before := b.cursor
 	end, removed := b.replace(s, e, text)
 	b.cursor = end
@@ -305,23 +305,23 @@ func (b *Buffer) edit(s, e Pos, text string, typing bool) {
 	b.wantCol = -1
 }
 
-// ErrLoading is returned (wrapped) by key edits to a buffer whose file is
+// errLoading is returned (wrapped) by key edits to a buffer whose file is
 // still being read: the read would overwrite them.
-var ErrLoading = errors.New("buffer is still loading")
+var errLoading = errors.New("buffer is still loading")
 
 // keyEditable says why keys may not edit b, or nil.
-func (b *Buffer) keyEditable(what string) error {
+func (b *buffer) keyEditable(what string) error {
 	switch {
 	case b.loading:
-		return fmt.Errorf("%s in %s: %w", what, b.name, ErrLoading)
+		return fmt.Errorf("%s in %s: %w", what, b.name, errLoading)
 	case b.readOnly:
-		return fmt.Errorf("%s in %s: %w", what, b.name, ErrReadOnly)
+		return fmt.Errorf("%s in %s: %w", what, b.name, errReadOnly)
 	}
 	return nil
 }
 
 // insert types text at the cursor.
-func (b *Buffer) insert(text string) error {
+func (b *buffer) insert(text string) error {
 	if err := b.keyEditable("insert"); err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func (b *Buffer) insert(text string) error {
 }
 
 // deleteBack removes the rune (or line break) before the cursor.
-func (b *Buffer) deleteBack() error {
+func (b *buffer) deleteBack() error {
 	if err := b.keyEditable("delete"); err != nil {
 		return err
 	}
@@ -338,15 +338,15 @@ func (b *Buffer) deleteBack() error {
 	switch {
 	case c.Col > 0:
 		_, n := utf8.DecodeLastRuneInString(b.lines[c.Row][:c.Col])
-		b.edit(Pos{c.Row, c.Col - n}, c, "", false)
+		b.edit(pos{c.Row, c.Col - n}, c, "", false)
 	case c.Row > 0:
-		b.edit(Pos{c.Row - 1, len(b.lines[c.Row-1])}, c, "", false)
+		b.edit(pos{c.Row - 1, len(b.lines[c.Row-1])}, c, "", false)
 	}
 	return nil
 }
 
 // deleteForward removes the rune (or line break) under the cursor.
-func (b *Buffer) deleteForward() error {
+func (b *buffer) deleteForward() error {
 	if err := b.keyEditable("delete"); err != nil {
 		return err
 	}
@@ -355,15 +355,15 @@ func (b *Buffer) deleteForward() error {
 	switch {
 	case c.Col < len(line):
 		_, n := utf8.DecodeRuneInString(line[c.Col:])
-		b.edit(c, Pos{c.Row, c.Col + n}, "", false)
+		b.edit(c, pos{c.Row, c.Col + n}, "", false)
 	case c.Row < len(b.lines)-1:
-		b.edit(c, Pos{c.Row + 1, 0}, "", false)
+		b.edit(c, pos{c.Row + 1, 0}, "", false)
 	}
 	return nil
 }
 
 // undoStep reverts the newest step; false when there is none.
-func (b *Buffer) undoStep() bool {
+func (b *buffer) undoStep() bool {
 	st, ok := b.undo.popUndo()
 	if !ok {
 		return false
@@ -378,7 +378,7 @@ func (b *Buffer) undoStep() bool {
 }
 
 // redoStep re-applies the newest undone step; false when there is none.
-func (b *Buffer) redoStep() bool {
+func (b *buffer) redoStep() bool {
 	st, ok := b.undo.popRedo()
 	if !ok {
 		return false
@@ -393,14 +393,14 @@ func (b *Buffer) redoStep() bool {
 
 // setCursor moves the cursor (clamped) and ends the current typing run, so
 // the next keystroke starts a new undo step.
-func (b *Buffer) setCursor(p Pos) {
+func (b *buffer) setCursor(p pos) {
 	b.cursor = b.clampPos(p)
 	b.undo.seal()
 }
 
 // load replaces the whole text with what was read from disk, forgetting the
 // history: the buffer now matches the file.
-func (b *Buffer) load(lines []string, eol, crlf bool) {
+func (b *buffer) load(lines []string, eol, crlf bool) {
 	if len(lines) == 0 {
 		lines = []string{""}
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func bufferOf(text string) *Buffer {
+func bufferOf(text string) *buffer {
 	b := newBuffer(1, "t")
 	ft := splitText([]byte(text))
 	b.load(ft.lines, ft.eol, ft.crlf)
@@ -18,17 +18,17 @@ func bufferOf(text string) *Buffer {
 // line breaks, and the text round-trips.
 func TestBufferInsertNewlineDelete(t *testing.T) {
 	b := bufferOf("ab\ncd\n")
-	b.setCursor(Pos{0, 1})
+	b.setCursor(pos{0, 1})
 	require.NoError(t, b.insert("X"))
 	require.NoError(t, b.insert("\n"))
 	require.Equal(t, "aX\nb\ncd\n", b.Text())
-	require.Equal(t, Pos{1, 0}, b.cursor)
+	require.Equal(t, pos{1, 0}, b.cursor)
 	require.NoError(t, b.deleteBack())
 	require.Equal(t, "aXb\ncd\n", b.Text())
-	b.setCursor(Pos{0, 3})
+	b.setCursor(pos{0, 3})
 	require.NoError(t, b.deleteForward())
 	require.Equal(t, "aXbcd\n", b.Text())
-	b.setCursor(Pos{0, 0})
+	b.setCursor(pos{0, 0})
 	require.NoError(t, b.deleteBack(), "backspace at the start does nothing")
 	require.Equal(t, "aXbcd\n", b.Text())
 }
@@ -37,9 +37,9 @@ func TestBufferInsertNewlineDelete(t *testing.T) {
 // the whole rune.
 func TestBufferRunesStayWhole(t *testing.T) {
 	b := bufferOf("héllo")
-	b.setCursor(Pos{0, 2}) // inside é
-	require.Equal(t, Pos{0, 1}, b.cursor)
-	b.setCursor(Pos{0, 3})
+	b.setCursor(pos{0, 2}) // inside é
+	require.Equal(t, pos{0, 1}, b.cursor)
+	b.setCursor(pos{0, 3})
 	require.NoError(t, b.deleteBack())
 	require.Equal(t, "hllo", b.Text())
 }
@@ -49,7 +49,7 @@ func TestBufferRunesStayWhole(t *testing.T) {
 func TestUndoRedoAndModified(t *testing.T) {
 	b := bufferOf("x\n")
 	require.False(t, b.Modified())
-	b.setCursor(Pos{0, 1})
+	b.setCursor(pos{0, 1})
 	for _, r := range "ab cd" {
 		require.NoError(t, b.insert(string(r)))
 	}
@@ -64,7 +64,7 @@ func TestUndoRedoAndModified(t *testing.T) {
 	require.True(t, b.redoStep())
 	require.True(t, b.redoStep())
 	require.Equal(t, "xab cd\n", b.Text())
-	require.Equal(t, Pos{0, 6}, b.cursor)
+	require.Equal(t, pos{0, 6}, b.cursor)
 
 	// A save seals the step: typing after it is a new step, so undo gets
 	// back to exactly the saved text.
@@ -104,7 +104,7 @@ func TestSetLinesIsUndoable(t *testing.T) {
 		})
 	}
 	b := bufferOf("a")
-	require.ErrorIs(t, b.setLines(2, 3, nil), ErrRange)
+	require.ErrorIs(t, b.setLines(2, 3, nil), errRange)
 }
 
 // Highlights move with edits: typing inside a token keeps its colour,
@@ -113,15 +113,15 @@ func TestHighlightsFollowEdits(t *testing.T) {
 	b := bufferOf("func main\nreturn x")
 	lineLen := func(r int) int { return len(b.lines[r]) }
 	kw := face(1)
-	b.hl.add(Pos{0, 0}, Pos{0, 4}, kw, len(b.lines), lineLen)
-	b.hl.add(Pos{0, 5}, Pos{0, 9}, kw+1, len(b.lines), lineLen)
-	b.hl.add(Pos{1, 0}, Pos{1, 6}, kw, len(b.lines), lineLen)
+	b.hl.add(pos{0, 0}, pos{0, 4}, kw, len(b.lines), lineLen)
+	b.hl.add(pos{0, 5}, pos{0, 9}, kw+1, len(b.lines), lineLen)
+	b.hl.add(pos{1, 0}, pos{1, 6}, kw, len(b.lines), lineLen)
 
-	b.setCursor(Pos{0, 2})
+	b.setCursor(pos{0, 2})
 	require.NoError(t, b.insert("nn")) // "funnnc main"
 	require.Equal(t, []hlSpan{{0, 6, kw}, {7, 11, kw + 1}}, b.hl.row(0))
 
-	b.setCursor(Pos{0, 6})
+	b.setCursor(pos{0, 6})
 	require.NoError(t, b.insert("\n")) // "funnnc" / " main" / "return x"
 	require.Equal(t, []hlSpan{{0, 6, kw}}, b.hl.row(0))
 	require.Equal(t, []hlSpan{{1, 5, kw + 1}}, b.hl.row(1))
@@ -136,8 +136,8 @@ func TestHighlightsFollowEdits(t *testing.T) {
 func TestHighlightSpansSplitPerRow(t *testing.T) {
 	b := bufferOf("/* a\nb\nc */ x")
 	lineLen := func(r int) int { return len(b.lines[r]) }
-	b.hl.add(Pos{0, 0}, Pos{2, 4}, 3, len(b.lines), lineLen)
-	b.hl.add(Pos{5, 0}, Pos{6, 1}, 4, len(b.lines), lineLen)
+	b.hl.add(pos{0, 0}, pos{2, 4}, 3, len(b.lines), lineLen)
+	b.hl.add(pos{5, 0}, pos{6, 1}, 4, len(b.lines), lineLen)
 	require.Equal(t, []hlSpan{{0, 4, 3}}, b.hl.row(0))
 	require.Equal(t, []hlSpan{{0, 1, 3}}, b.hl.row(1))
 	require.Equal(t, []hlSpan{{0, 4, 3}}, b.hl.row(2))

@@ -52,7 +52,7 @@ func languageFor(path string) string {
 	return ""
 }
 
-func (e *Editor) addBuffer(b *Buffer) *Buffer {
+func (e *session) addBuffer(b *buffer) *buffer {
 	e.bufs[b.id] = b
 	e.order = append(e.order, b.id)
 	return b
@@ -60,7 +60,7 @@ func (e *Editor) addBuffer(b *Buffer) *Buffer {
 
 // newScratch makes a read-only buffer with no file and no history, shown
 // as a list (the selected row highlighted).
-func (e *Editor) newScratch(name string) *Buffer {
+func (e *session) newScratch(name string) *buffer {
 	b := newBuffer(e.nextBuf, name)
 	e.nextBuf++
 	b.readOnly, b.noUndo, b.cursorLine = true, true, true
@@ -68,7 +68,7 @@ func (e *Editor) newScratch(name string) *Buffer {
 }
 
 // findBuffer returns the buffer called name, or visiting the file at name.
-func (e *Editor) findBuffer(name string) *Buffer {
+func (e *session) findBuffer(name string) *buffer {
 	abs, _ := filepath.Abs(name)
 	for _, id := range e.order {
 		b := e.bufs[id]
@@ -83,7 +83,7 @@ func (e *Editor) findBuffer(name string) *Buffer {
 // text is read on a helper goroutine: the buffer shows at once, empty and
 // marked loading, and fills in when the read lands (then "open" fires). A
 // path that does not exist opens an empty buffer the first save creates.
-func (e *Editor) openFile(path string) (*Buffer, error) {
+func (e *session) openFile(path string) (*buffer, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -105,7 +105,7 @@ func (e *Editor) openFile(path string) (*Buffer, error) {
 }
 
 // uniqueName adds <2>, <3>... to a buffer name already taken.
-func (e *Editor) uniqueName(name string) string {
+func (e *session) uniqueName(name string) string {
 	taken := func(n string) bool {
 		for _, b := range e.bufs {
 			if b.name == n {
@@ -125,7 +125,7 @@ func (e *Editor) uniqueName(name string) string {
 }
 
 // loaded installs a file's text read by openFile.
-func (e *Editor) loaded(b *Buffer, ft fileText, err error) {
+func (e *session) loaded(b *buffer, ft fileText, err error) {
 	if e.bufs[b.id] != b {
 		return // closed while it loaded
 	}
@@ -151,7 +151,7 @@ type saveRequest struct{ onDone *lua.LFunction }
 // copied first, so editing goes on while the disk works; the buffer counts
 // as unmodified afterwards only if it was not edited in the meantime.
 // onDone (may be nil) is called with (true) or (false, message).
-func (e *Editor) save(b *Buffer, onDone *lua.LFunction) {
+func (e *session) save(b *buffer, onDone *lua.LFunction) {
 	fail := func(msg string) {
 		e.reportError(msg, "")
 		if onDone != nil {
@@ -182,7 +182,7 @@ func (e *Editor) save(b *Buffer, onDone *lua.LFunction) {
 	})
 }
 
-func (e *Editor) saved(b *Buffer, stepAt uint64, n int, err error, onDone *lua.LFunction) {
+func (e *session) saved(b *buffer, stepAt uint64, n int, err error, onDone *lua.LFunction) {
 	b.saving = false
 	if err != nil {
 		e.reportError(err.Error(), "")
@@ -205,7 +205,7 @@ func (e *Editor) saved(b *Buffer, stepAt uint64, n int, err error, onDone *lua.L
 }
 
 // show puts b in the window.
-func (e *Editor) show(b *Buffer) {
+func (e *session) show(b *buffer) {
 	if b == e.cur {
 		return
 	}
@@ -215,7 +215,7 @@ func (e *Editor) show(b *Buffer) {
 
 // closeBuffer forgets b. The window falls back to the previous buffer, or
 // *messages*, which cannot be closed.
-func (e *Editor) closeBuffer(b *Buffer) error {
+func (e *session) closeBuffer(b *buffer) error {
 	if b == e.messages {
 		return fmt.Errorf("close: *messages* cannot be closed")
 	}

@@ -55,9 +55,12 @@ const streamCredit = 2048
 // no runtime, or no Lua state.
 var ErrInit = errors.New("editor: cannot start")
 
-// Run runs the editor until the user quits or ctx ends. Lua errors,
-// including a broken init file, never end it: they show in the message
-// line and in *messages*.
+// Run runs the editor until the user quits (then it returns nil) or ctx
+// ends (then ctx.Err()). It fails at once, with an error matching ErrInit,
+// only when the terminal, the runtime or Lua cannot start. Lua errors,
+// including a broken init file, never end it: they show in the message line
+// and in *messages*. A save in flight when the user quits completes before
+// Run returns.
 func Run(ctx context.Context, opts Options) error {
 	e, err := newEditor(opts)
 	if err != nil {
@@ -68,10 +71,10 @@ func Run(ctx context.Context, opts Options) error {
 	return e.loop(ctx)
 }
 
-// Editor is the running editor. Every field belongs to the main goroutine
+// session is the running editor. Every field belongs to the main goroutine
 // (the one in loop); other goroutines reach it only by sending a func on
 // calls.
-type Editor struct {
+type session struct {
 	scr   tcell.Screen
 	rt    *runtime.Runtime
 	lb    *luabind.Binding
@@ -80,12 +83,12 @@ type Editor struct {
 	root  string // absolute directory the editor was started in
 	faces *faces
 
-	bufs     map[int]*Buffer
+	bufs     map[int]*buffer
 	order    []int // buffer ids in creation order
 	nextBuf  int
-	cur      *Buffer
-	prev     *Buffer // the buffer shown before cur
-	messages *Buffer
+	cur      *buffer
+	prev     *buffer // the buffer shown before cur
+	messages *buffer
 
 	prompt *prompt
 	msg    string
@@ -99,10 +102,10 @@ type Editor struct {
 	// Drawing state: what is on the screen, so a frame repaints only
 	// what changed.
 	winAll     bool // repaint the whole window
-	shownBuf   *Buffer
+	shownBuf   *buffer
 	shownTop   int
 	shownLeft  int
-	shownCur   Pos
+	shownCur   pos
 	shownLines [4]string // status, help, message, and the cursor line key
 	viewSent   map[int][2]int
 	width      int
@@ -131,7 +134,7 @@ type Editor struct {
 
 // newEditor sets up the screen, the runtime and Lua. Nothing is drawn and
 // no Lua runs until start.
-func newEditor(opts Options) (*Editor, error) {
+func newEditor(opts Options) (*session, error) {
 	path := opts.Path
 	if path == "" {
 		path = "."
@@ -166,13 +169,13 @@ func newEditor(opts Options) (*Editor, error) {
 		rt.Close()
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
 	}
-	e := &Editor{
+	e := &session{
 		scr:      scr,
 		rt:       rt,
 		opts:     opts,
 		root:     root,
 		faces:    newFaces(),
-		bufs:     map[int]*Buffer{},
+		bufs:     map[int]*buffer{},
 		nextBuf:  1,
 		viewSent: map[int][2]int{},
 		calls:    make(chan func(), 64),
@@ -200,7 +203,7 @@ func newEditor(opts Options) (*Editor, error) {
 }
 
 // start runs init.lua and fires the start event with the path to open.
-func (e *Editor) start() {
+func (e *session) start() {
 	var fn *lua.LFunction
 	var err error
 	if e.opts.InitFile != "" {
@@ -231,7 +234,7 @@ func (e *Editor) start() {
 	e.settle()
 }
 
-func (e *Editor) close() {
+func (e *session) close() {
 	close(e.stop)
 	e.ioWG.Wait()
 	e.lb.Close()
@@ -241,7 +244,7 @@ func (e *Editor) close() {
 
 // loop is the main loop: it waits on a terminal event, worker replies, a
 // helper's result or the frame deadline, and never on a job.
-func (e *Editor) loop(ctx context.Context) error {
+func (e *session) loop(ctx context.Context) error {
 	events := make(chan tcell.Event, 64)
 	stopEvents := make(chan struct{})
 	go e.scr.ChannelEvents(events, stopEvents)
@@ -304,12 +307,12 @@ func (e *Editor) loop(ctx context.Context) error {
 
 // frameWanted reports whether a frame has work: replies to take, tasks or
 // jobs in flight, or a shown buffer that redraws every frame.
-func (e *Editor) frameWanted() bool {
+func (e *session) frameWanted() bool {
 	return e.replies || e.lb.Busy() || e.hooks.hasFrame(e.cur.id)
 }
 
 // nextWake is how long the loop may sleep when no event comes.
-func (e *Editor) nextWake(now time.Time) time.Duration {
+func (e *session) nextWake(now time.Time) time.Duration {
 	if e.frameWanted() {
 		return max(e.lastFrame.Add(e.rt.FrameTarget()).Sub(now), 0)
 	}
@@ -319,7 +322,7 @@ func (e *Editor) nextWake(now time.Time) time.Duration {
 
 // frame is one frame: the Lua frame driver (tick, settle, resume tasks),
 // then what it reported: filesystem changes, failed tasks, frame hooks.
-func (e *Editor) frame(now time.Time) {
+func (e *session) frame(now time.Time) {
 	e.lastFrame = now
 	e.replies = false
 	fs := e.lb.Frame()
@@ -336,7 +339,7 @@ func (e *Editor) frame(now time.Time) {
 
 // applyResource follows a completed rename or remove: a buffer visiting the
 // renamed file follows it, and scripts hear of it (dired refreshes).
-func (e *Editor) applyResource(op runtime.ResourceOp) {
+func (e *session) applyResource(op runtime.ResourceOp) {
 	if op.Op == runtime.ResourceRename {
 		from, _ := filepath.Abs(op.From)
 		to, _ := filepath.Abs(op.To)
@@ -358,7 +361,7 @@ func (e *Editor) applyResource(op runtime.ResourceOp) {
 
 // call runs fn on the main goroutine and waits for it (tests use it to read
 // the editor's state without a race). It returns false if the loop ended.
-func (e *Editor) call(fn func()) bool {
+func (e *session) call(fn func()) bool {
 	done := make(chan struct{})
 	select {
 	case e.calls <- func() { fn(); close(done) }:
@@ -376,7 +379,7 @@ func (e *Editor) call(fn func()) bool {
 // goIO runs fn on a helper goroutine (file reads and writes: they may block
 // for as long as the disk likes) and hands its result back to the main
 // goroutine as the func it returns.
-func (e *Editor) goIO(fn func() func()) {
+func (e *session) goIO(fn func() func()) {
 	e.ioWG.Add(1)
 	go func() {
 		defer e.ioWG.Done()

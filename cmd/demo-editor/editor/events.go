@@ -72,7 +72,7 @@ func (h *hooks) hasFrame(buf int) bool {
 	return false
 }
 
-func (e *Editor) raise(ev event) { e.events = append(e.events, ev) }
+func (e *session) raise(ev event) { e.events = append(e.events, ev) }
 
 // maxSettleRounds bounds how many times hooks raising events in turn are
 // followed in one loop iteration; what is left waits for the next one.
@@ -81,7 +81,7 @@ const maxSettleRounds = 8
 // settle brings the view up to date and delivers the queued events:
 // "change" for file buffers edited since the last settle, "view" when the
 // window's rows moved, and whatever Go code raised.
-func (e *Editor) settle() {
+func (e *session) settle() {
 	for range maxSettleRounds {
 		for _, id := range e.order {
 			b := e.bufs[id]
@@ -107,7 +107,7 @@ func (e *Editor) settle() {
 	}
 }
 
-func (e *Editor) deliver(ev event) {
+func (e *session) deliver(ev event) {
 	list := e.hooks.byName[ev.name]
 	if len(list) == 0 {
 		return

@@ -14,8 +14,8 @@ import (
 // in memory, one string per row.
 const maxFileBytes = 64 << 20
 
-// ErrTooLarge is returned (wrapped) when a file is over maxFileBytes.
-var ErrTooLarge = errors.New("file too large to edit")
+// errTooLarge is returned (wrapped) when a file is over maxFileBytes.
+var errTooLarge = errors.New("file too large to edit")
 
 // fileText is a file split into rows.
 type fileText struct {
@@ -48,7 +48,7 @@ func readFileText(path string) (ft fileText, exists bool, err error) {
 		return ft, true, fmt.Errorf("read %s: %w", path, err)
 	}
 	if len(data) > maxFileBytes {
-		return ft, true, fmt.Errorf("open %s: %w (over %d MiB)", path, ErrTooLarge, maxFileBytes>>20)
+		return ft, true, fmt.Errorf("open %s: %w (over %d MiB)", path, errTooLarge, maxFileBytes>>20)
 	}
 	return splitText(data), true, nil
 }

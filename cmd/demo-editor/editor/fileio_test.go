@@ -74,5 +74,5 @@ func TestReadFileText(t *testing.T) {
 	require.NoError(t, f.Truncate(maxFileBytes+1))
 	require.NoError(t, f.Close())
 	_, _, err = readFileText(big)
-	require.ErrorIs(t, err, ErrTooLarge)
+	require.ErrorIs(t, err, errTooLarge)
 }

@@ -33,7 +33,7 @@ func grepTree(t *testing.T, files, linesPerFile int) string {
 	return dir
 }
 
-func grepJobs(e *Editor) (active []runtime.ActiveJob, done []runtime.CompletedJob) {
+func grepJobs(e *session) (active []runtime.ActiveJob, done []runtime.CompletedJob) {
 	s := e.rt.Snapshot()
 	for _, a := range s.Active {
 		if a.Kind == runtime.KindGrep {
@@ -66,7 +66,7 @@ func TestLiveGrepSupersedesAndNeverShowsStaleResults(t *testing.T) {
 	h.waitText(`grep "a": `)
 
 	var first runtime.JobID
-	h.until("the first search running", func(e *Editor) bool {
+	h.until("the first search running", func(e *session) bool {
 		active, _ := grepJobs(e)
 		if len(active) == 1 {
 			first = active[0].ID
@@ -94,7 +94,7 @@ func TestLiveGrepSupersedesAndNeverShowsStaleResults(t *testing.T) {
 	h.waitText(`grep "ab": 1 matches in`)
 	h.waitText("f07.txt:5: the abacus counts")
 
-	h.until("the first search settled", func(e *Editor) bool {
+	h.until("the first search settled", func(e *session) bool {
 		_, done := grepJobs(e)
 		for _, c := range done {
 			if c.ID == first {
@@ -132,7 +132,7 @@ func TestLiveGrepEscCancelsTheSearch(t *testing.T) {
 	h.waitScreen("the directory view back", func(rows []string) bool {
 		return strings.HasPrefix(rows[0], dir) && !strings.HasPrefix(messageLine(rows), "grep:")
 	})
-	h.until("no search left running", func(e *Editor) bool {
+	h.until("no search left running", func(e *session) bool {
 		active, done := grepJobs(e)
 		return len(active) == 0 && len(done) > 0 && done[0].State == runtime.Cancelled
 	})

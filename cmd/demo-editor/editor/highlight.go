@@ -28,7 +28,7 @@ func (h *hlRows) row(r int) []hlSpan {
 // add colours [s, e) with f, split into per-row pieces; rows past nrows
 // (the buffer's row count) are ignored. lineLen gives a row's length for
 // the pieces that run to the end of a row.
-func (h *hlRows) add(s, e Pos, f face, nrows int, lineLen func(int) int) {
+func (h *hlRows) add(s, e pos, f face, nrows int, lineLen func(int) int) {
 	if e.before(s) || s.Row >= nrows {
 		return
 	}
@@ -53,7 +53,7 @@ func (h *hlRows) add(s, e Pos, f face, nrows int, lineLen func(int) int) {
 
 // replace moves the spans for an edit that turned [s, oldEnd) into text
 // ending at newEnd; nrows is the row count after the edit.
-func (h *hlRows) replace(s, oldEnd, newEnd Pos, nrows int) {
+func (h *hlRows) replace(s, oldEnd, newEnd pos, nrows int) {
 	if len(*h) == 0 {
 		return
 	}

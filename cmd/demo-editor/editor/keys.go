@@ -149,7 +149,7 @@ func (k *keymaps) lookup(buf int, key string) *lua.LFunction {
 }
 
 // handleEvent takes one terminal event.
-func (e *Editor) handleEvent(ev tcell.Event) {
+func (e *session) handleEvent(ev tcell.Event) {
 	switch ev := ev.(type) {
 	case *tcell.EventKey:
 		e.handleKey(ev)
@@ -164,7 +164,7 @@ func (e *Editor) handleEvent(ev tcell.Event) {
 
 // handleKey routes a key: the prompt's line editing first, then the shown
 // buffer's bindings, the global bindings, and last the built-in behaviour.
-func (e *Editor) handleKey(ev *tcell.EventKey) {
+func (e *session) handleKey(ev *tcell.EventKey) {
 	name := keyName(ev)
 	if name == "" {
 		return
@@ -184,7 +184,7 @@ func (e *Editor) handleKey(ev *tcell.EventKey) {
 // defaultKey is what a key does when nothing is bound to it: move, edit
 // (in a buffer that allows it), and a few commands that must work even when
 // init.lua failed to load.
-func (e *Editor) defaultKey(name string, ev *tcell.EventKey) {
+func (e *session) defaultKey(name string, ev *tcell.EventKey) {
 	b := e.cur
 	var err error
 	switch name {
@@ -197,19 +197,19 @@ func (e *Editor) defaultKey(name string, ev *tcell.EventKey) {
 	case "Right":
 		e.moveHoriz(b, 1)
 	case "Home", "C-a":
-		b.setCursor(Pos{b.cursor.Row, 0})
+		b.setCursor(pos{b.cursor.Row, 0})
 		b.wantCol = -1
 	case "End", "C-e":
-		b.setCursor(Pos{b.cursor.Row, len(b.lines[b.cursor.Row])})
+		b.setCursor(pos{b.cursor.Row, len(b.lines[b.cursor.Row])})
 		b.wantCol = -1
 	case "PgUp":
 		e.movePage(b, -1)
 	case "PgDn":
 		e.movePage(b, 1)
 	case "C-Home":
-		b.setCursor(Pos{})
+		b.setCursor(pos{})
 	case "C-End":
-		b.setCursor(Pos{len(b.lines) - 1, len(b.lines[len(b.lines)-1])})
+		b.setCursor(pos{len(b.lines) - 1, len(b.lines[len(b.lines)-1])})
 	case "Enter":
 		err = b.insert("\n")
 	case "Tab":
@@ -244,7 +244,7 @@ func (e *Editor) defaultKey(name string, ev *tcell.EventKey) {
 
 // requestQuit quits, or, with unsaved file buffers and not force, warns
 // once; a second request within a few seconds quits anyway.
-func (e *Editor) requestQuit(force bool) bool {
+func (e *session) requestQuit(force bool) bool {
 	if !force && time.Since(e.quitAsked) > 3*time.Second {
 		for _, id := range e.order {
 			if b := e.bufs[id]; b.path != "" && b.Modified() {

@@ -13,7 +13,7 @@ import (
 
 // installAPI adds pmacs.editor to the Lua state: the primitives init.lua
 // builds the editor's commands from. docs/editor-api.md documents each.
-func (e *Editor) installAPI() {
+func (e *session) installAPI() {
 	L := e.L
 	e.tracebackFn = L.NewFunction(e.traceback)
 	api := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
@@ -85,7 +85,7 @@ func fnArg(L *lua.LState, fname string, n int, name string) *lua.LFunction {
 }
 
 // bufArg reads a buffer id; nil or 0 means the buffer in the window.
-func (e *Editor) bufArg(L *lua.LState, fname string, n int) *Buffer {
+func (e *session) bufArg(L *lua.LState, fname string, n int) *buffer {
 	v := L.Get(n)
 	if v == lua.LNil {
 		return e.cur
@@ -184,7 +184,7 @@ func pushErr(L *lua.LState, err error) int { return push(L, lua.LNil, lua.LStrin
 
 // ---- buffers ----
 
-func (e *Editor) luaOpen(L *lua.LState) int {
+func (e *session) luaOpen(L *lua.LState) int {
 	path := strArg(L, "open", 1, "path")
 	b, err := e.openFile(path)
 	if err != nil {
@@ -193,7 +193,7 @@ func (e *Editor) luaOpen(L *lua.LState) int {
 	return push(L, lua.LNumber(b.id))
 }
 
-func (e *Editor) luaCreate(L *lua.LState) int {
+func (e *session) luaCreate(L *lua.LState) int {
 	name := strArg(L, "create", 1, "name")
 	opts := optTable(L, "create", 2, "opts", "readonly", "list")
 	if b := e.findBuffer(name); b != nil && b.path == "" {
@@ -205,14 +205,14 @@ func (e *Editor) luaCreate(L *lua.LState) int {
 	return push(L, lua.LNumber(b.id))
 }
 
-func (e *Editor) luaFind(L *lua.LState) int {
+func (e *session) luaFind(L *lua.LState) int {
 	if b := e.findBuffer(strArg(L, "find", 1, "name")); b != nil {
 		return push(L, lua.LNumber(b.id))
 	}
 	return push(L, lua.LNil)
 }
 
-func (e *Editor) luaBuffers(L *lua.LState) int {
+func (e *session) luaBuffers(L *lua.LState) int {
 	out := L.CreateTable(len(e.order), 0)
 	for _, id := range e.order {
 		b := e.bufs[id]
@@ -231,50 +231,50 @@ func (e *Editor) luaBuffers(L *lua.LState) int {
 	return push(L, out)
 }
 
-func (e *Editor) luaClose(L *lua.LState) int {
+func (e *session) luaClose(L *lua.LState) int {
 	if err := e.closeBuffer(e.bufArg(L, "close", 1)); err != nil {
 		return pushErr(L, err)
 	}
 	return push(L, lua.LTrue)
 }
 
-func (e *Editor) luaName(L *lua.LState) int {
+func (e *session) luaName(L *lua.LState) int {
 	return push(L, lua.LString(e.bufArg(L, "name", 1).name))
 }
 
-func (e *Editor) luaPath(L *lua.LState) int {
+func (e *session) luaPath(L *lua.LState) int {
 	if p := e.bufArg(L, "path", 1).path; p != "" {
 		return push(L, lua.LString(p))
 	}
 	return push(L, lua.LNil)
 }
 
-func (e *Editor) luaLanguage(L *lua.LState) int {
+func (e *session) luaLanguage(L *lua.LState) int {
 	if l := e.bufArg(L, "language", 1).lang; l != "" {
 		return push(L, lua.LString(l))
 	}
 	return push(L, lua.LNil)
 }
 
-func (e *Editor) luaModified(L *lua.LState) int {
+func (e *session) luaModified(L *lua.LState) int {
 	return push(L, lua.LBool(e.bufArg(L, "modified", 1).Modified()))
 }
 
-func (e *Editor) luaLoading(L *lua.LState) int {
+func (e *session) luaLoading(L *lua.LState) int {
 	return push(L, lua.LBool(e.bufArg(L, "loading", 1).loading))
 }
 
-func (e *Editor) luaLineCount(L *lua.LState) int {
+func (e *session) luaLineCount(L *lua.LState) int {
 	return push(L, lua.LNumber(e.bufArg(L, "line_count", 1).LineCount()))
 }
 
-func (e *Editor) luaGetText(L *lua.LState) int {
+func (e *session) luaGetText(L *lua.LState) int {
 	return push(L, lua.LString(e.bufArg(L, "get_text", 1).Text()))
 }
 
 // rowRange reads [start, end) at args n, n+1; end may be -1 (or omitted)
 // for "to the last row".
-func rowRange(L *lua.LState, fname string, b *Buffer, n int) (int, int) {
+func rowRange(L *lua.LState, fname string, b *buffer, n int) (int, int) {
 	start := intArg(L, fname, n, "start")
 	end := optIntArg(L, fname, n+1, "end", -1)
 	if end < 0 {
@@ -286,7 +286,7 @@ func rowRange(L *lua.LState, fname string, b *Buffer, n int) (int, int) {
 	return start, end
 }
 
-func (e *Editor) luaGetLines(L *lua.LState) int {
+func (e *session) luaGetLines(L *lua.LState) int {
 	b := e.bufArg(L, "get_lines", 1)
 	start, end := rowRange(L, "get_lines", b, 2)
 	out := L.CreateTable(end-start, 0)
@@ -298,13 +298,13 @@ func (e *Editor) luaGetLines(L *lua.LState) int {
 
 // editable refuses script edits to a buffer that is loading (the read
 // would overwrite them).
-func editable(L *lua.LState, fname string, b *Buffer) {
+func editable(L *lua.LState, fname string, b *buffer) {
 	if b.loading {
 		L.RaiseError("pmacs.editor.%s: buffer %d is still loading (wait for the \"open\" event)", fname, b.id)
 	}
 }
 
-func (e *Editor) luaSetLines(L *lua.LState) int {
+func (e *session) luaSetLines(L *lua.LState) int {
 	b := e.bufArg(L, "set_lines", 1)
 	editable(L, "set_lines", b)
 	start, end := rowRange(L, "set_lines", b, 2)
@@ -316,7 +316,7 @@ func (e *Editor) luaSetLines(L *lua.LState) int {
 	return 0
 }
 
-func (e *Editor) luaAppendLines(L *lua.LState) int {
+func (e *session) luaAppendLines(L *lua.LState) int {
 	b := e.bufArg(L, "append_lines", 1)
 	editable(L, "append_lines", b)
 	lines := linesArg(L, "append_lines", 2)
@@ -334,7 +334,7 @@ func (e *Editor) luaAppendLines(L *lua.LState) int {
 // of the live grep view: formatting in Go instead of a Lua loop keeps a
 // frame of a streaming search cheap. It returns the row of the first
 // appended match.
-func (e *Editor) luaAppendMatches(L *lua.LState) int {
+func (e *session) luaAppendMatches(L *lua.LState) int {
 	const fname = "append_matches"
 	b := e.bufArg(L, fname, 1)
 	editable(L, fname, b)
@@ -426,7 +426,7 @@ func (e *Editor) luaAppendMatches(L *lua.LState) int {
 // append_matches (line 1-based, col a 0-based byte column in the file's
 // line), or nil. The editor keeps this per row, so a script need not keep
 // 100,000 match tables alive to open one.
-func (e *Editor) luaMatchAt(L *lua.LState) int {
+func (e *session) luaMatchAt(L *lua.LState) int {
 	b := e.bufArg(L, "match_at", 1)
 	row := intArg(L, "match_at", 2, "row")
 	if row < 0 || row >= len(b.refs) || b.refs[row].file == "" {
@@ -442,7 +442,7 @@ func (e *Editor) luaMatchAt(L *lua.LState) int {
 
 // luaInsert types text at the cursor, even in a read-only buffer: the
 // read-only flag stops keys, not scripts.
-func (e *Editor) luaInsert(L *lua.LState) int {
+func (e *session) luaInsert(L *lua.LState) int {
 	b := e.bufArg(L, "insert", 1)
 	editable(L, "insert", b)
 	text := strArg(L, "insert", 2, "text")
@@ -450,15 +450,15 @@ func (e *Editor) luaInsert(L *lua.LState) int {
 	return 0
 }
 
-func (e *Editor) luaUndo(L *lua.LState) int {
+func (e *session) luaUndo(L *lua.LState) int {
 	return push(L, lua.LBool(e.bufArg(L, "undo", 1).undoStep()))
 }
 
-func (e *Editor) luaRedo(L *lua.LState) int {
+func (e *session) luaRedo(L *lua.LState) int {
 	return push(L, lua.LBool(e.bufArg(L, "redo", 1).redoStep()))
 }
 
-func (e *Editor) luaSave(L *lua.LState) int {
+func (e *session) luaSave(L *lua.LState) int {
 	b := e.bufArg(L, "save", 1)
 	var onDone *lua.LFunction
 	if L.Get(2) != lua.LNil {
@@ -476,7 +476,7 @@ func spanField(t *lua.LTable, name string, i int) lua.LValue {
 	return t.RawGetInt(i)
 }
 
-func (e *Editor) addHighlights(L *lua.LState, fname string, b *Buffer, n int) {
+func (e *session) addHighlights(L *lua.LState, fname string, b *buffer, n int) {
 	t, ok := L.Get(n).(*lua.LTable)
 	if !ok {
 		argErr(L, fname, n, "spans", "a list of spans")
@@ -499,32 +499,32 @@ func (e *Editor) addHighlights(L *lua.LState, fname string, b *Buffer, n int) {
 		if !ok {
 			L.RaiseError("pmacs.editor.%s: span %d field 'group' expected a string", fname, i)
 		}
-		b.hl.add(Pos{nums[0], nums[1]}, Pos{nums[2], nums[3]}, e.faces.intern(string(group)), len(b.lines), lineLen)
+		b.hl.add(pos{nums[0], nums[1]}, pos{nums[2], nums[3]}, e.faces.intern(string(group)), len(b.lines), lineLen)
 	}
 	b.markDirty(0)
 }
 
-func (e *Editor) luaSetHighlights(L *lua.LState) int {
+func (e *session) luaSetHighlights(L *lua.LState) int {
 	b := e.bufArg(L, "set_highlights", 1)
 	b.hl = nil
 	e.addHighlights(L, "set_highlights", b, 2)
 	return 0
 }
 
-func (e *Editor) luaAddHighlights(L *lua.LState) int {
+func (e *session) luaAddHighlights(L *lua.LState) int {
 	b := e.bufArg(L, "add_highlights", 1)
 	e.addHighlights(L, "add_highlights", b, 2)
 	return 0
 }
 
-func (e *Editor) luaClearHighlights(L *lua.LState) int {
+func (e *session) luaClearHighlights(L *lua.LState) int {
 	b := e.bufArg(L, "clear_highlights", 1)
 	b.hl = nil
 	b.markDirty(0)
 	return 0
 }
 
-func (e *Editor) luaCursor(L *lua.LState) int {
+func (e *session) luaCursor(L *lua.LState) int {
 	b := e.bufArg(L, "cursor", 1)
 	c := b.cursor
 	if b.pendingCursor != nil {
@@ -535,9 +535,9 @@ func (e *Editor) luaCursor(L *lua.LState) int {
 
 // luaSetCursor moves the cursor (clamped to the text). On a buffer still
 // loading, the move waits for the text.
-func (e *Editor) luaSetCursor(L *lua.LState) int {
+func (e *session) luaSetCursor(L *lua.LState) int {
 	b := e.bufArg(L, "set_cursor", 1)
-	p := Pos{intArg(L, "set_cursor", 2, "row"), optIntArg(L, "set_cursor", 3, "col", 0)}
+	p := pos{intArg(L, "set_cursor", 2, "row"), optIntArg(L, "set_cursor", 3, "col", 0)}
 	if b.loading {
 		b.pendingCursor = &p
 		return 0
@@ -555,7 +555,7 @@ var colorNames = func() map[string]tcell.Color {
 	return m
 }()
 
-func (e *Editor) luaSetStyle(L *lua.LState) int {
+func (e *session) luaSetStyle(L *lua.LState) int {
 	group := strArg(L, "set_style", 1, "group")
 	t := optTable(L, "set_style", 2, "style", "fg", "bg", "bold", "italic", "underline", "reverse")
 	st := tcell.StyleDefault
@@ -590,14 +590,14 @@ func (e *Editor) luaSetStyle(L *lua.LState) int {
 
 // ---- windows ----
 
-func (e *Editor) luaCurrent(L *lua.LState) int { return push(L, lua.LNumber(e.cur.id)) }
+func (e *session) luaCurrent(L *lua.LState) int { return push(L, lua.LNumber(e.cur.id)) }
 
-func (e *Editor) luaShow(L *lua.LState) int {
+func (e *session) luaShow(L *lua.LState) int {
 	e.show(e.bufArg(L, "show", 1))
 	return 0
 }
 
-func (e *Editor) luaPrevious(L *lua.LState) int {
+func (e *session) luaPrevious(L *lua.LState) int {
 	if e.prev != nil && e.bufs[e.prev.id] == e.prev {
 		return push(L, lua.LNumber(e.prev.id))
 	}
@@ -606,7 +606,7 @@ func (e *Editor) luaPrevious(L *lua.LState) int {
 
 // luaVisibleRows returns the rows [top, bottom) the window shows of buf
 // (the rows it would show, for a buffer not in the window).
-func (e *Editor) luaVisibleRows(L *lua.LState) int {
+func (e *session) luaVisibleRows(L *lua.LState) int {
 	b := e.bufArg(L, "visible_rows", 1)
 	if b == e.cur {
 		e.scrollToCursor(b)
@@ -616,25 +616,25 @@ func (e *Editor) luaVisibleRows(L *lua.LState) int {
 
 // luaScroll puts row top at the top of the window, moving the cursor into
 // view if it would leave it.
-func (e *Editor) luaScroll(L *lua.LState) int {
+func (e *session) luaScroll(L *lua.LState) int {
 	b := e.bufArg(L, "scroll", 1)
 	top := min(max(intArg(L, "scroll", 2, "top"), 0), len(b.lines)-1)
 	b.top = top
 	h := e.windowHeight()
 	if b.cursor.Row < top || b.cursor.Row >= top+h {
-		b.setCursor(Pos{top, 0})
+		b.setCursor(pos{top, 0})
 	}
 	return 0
 }
 
-func (e *Editor) luaSize(L *lua.LState) int {
+func (e *session) luaSize(L *lua.LState) int {
 	return push(L, lua.LNumber(e.width), lua.LNumber(e.windowHeight()))
 }
 
 // ---- keymaps and events ----
 
 // scopeArg reads a keymap scope: "global", or a buffer id.
-func (e *Editor) scopeArg(L *lua.LState, fname string) int {
+func (e *session) scopeArg(L *lua.LState, fname string) int {
 	switch v := L.Get(1).(type) {
 	case lua.LString:
 		if v != "global" {
@@ -648,7 +648,7 @@ func (e *Editor) scopeArg(L *lua.LState, fname string) int {
 	return 0
 }
 
-func (e *Editor) luaMap(L *lua.LState) int {
+func (e *session) luaMap(L *lua.LState) int {
 	scope := e.scopeArg(L, "map")
 	key := normalizeKey(strArg(L, "map", 2, "key"))
 	if key == "" {
@@ -668,7 +668,7 @@ func (e *Editor) luaMap(L *lua.LState) int {
 	return 0
 }
 
-func (e *Editor) luaUnmap(L *lua.LState) int {
+func (e *session) luaUnmap(L *lua.LState) int {
 	scope := e.scopeArg(L, "unmap")
 	key := normalizeKey(strArg(L, "unmap", 2, "key"))
 	if scope == 0 {
@@ -687,7 +687,7 @@ func eventArg(L *lua.LState, fname string) string {
 	return name
 }
 
-func (e *Editor) luaOn(L *lua.LState) int {
+func (e *session) luaOn(L *lua.LState) int {
 	name := eventArg(L, "on")
 	fn := fnArg(L, "on", 2, "fn")
 	buf := 0
@@ -698,14 +698,14 @@ func (e *Editor) luaOn(L *lua.LState) int {
 	return 0
 }
 
-func (e *Editor) luaOff(L *lua.LState) int {
+func (e *session) luaOff(L *lua.LState) int {
 	name := eventArg(L, "off")
 	return push(L, lua.LBool(e.hooks.remove(name, fnArg(L, "off", 2, "fn"))))
 }
 
 // ---- prompts and messages ----
 
-func (e *Editor) luaPrompt(L *lua.LState) int {
+func (e *session) luaPrompt(L *lua.LState) int {
 	const fname = "prompt"
 	label := strArg(L, fname, 1, "label")
 	t := optTable(L, fname, 2, "opts", "on_change", "on_submit", "on_cancel", "text")
@@ -724,14 +724,14 @@ func (e *Editor) luaPrompt(L *lua.LState) int {
 	return 0
 }
 
-func (e *Editor) luaPromptText(L *lua.LState) int {
+func (e *session) luaPromptText(L *lua.LState) int {
 	if e.prompt == nil {
 		return push(L, lua.LNil)
 	}
 	return push(L, lua.LString(e.prompt.text))
 }
 
-func (e *Editor) luaClosePrompt(L *lua.LState) int {
+func (e *session) luaClosePrompt(L *lua.LState) int {
 	e.closePrompt()
 	return 0
 }
@@ -744,29 +744,29 @@ func luaJoin(L *lua.LState) string {
 	return strings.Join(parts, " ")
 }
 
-func (e *Editor) luaMessage(L *lua.LState) int {
+func (e *session) luaMessage(L *lua.LState) int {
 	e.message(luaJoin(L))
 	return 0
 }
 
-func (e *Editor) luaError(L *lua.LState) int {
+func (e *session) luaError(L *lua.LState) int {
 	e.reportError(luaJoin(L), "")
 	return 0
 }
 
-func (e *Editor) luaSetHelp(L *lua.LState) int {
+func (e *session) luaSetHelp(L *lua.LState) int {
 	e.help = strArg(L, "set_help", 1, "text")
 	return 0
 }
 
 // ---- the editor ----
 
-func (e *Editor) luaQuit(L *lua.LState) int {
+func (e *session) luaQuit(L *lua.LState) int {
 	force := lua.LVAsBool(L.Get(1))
 	return push(L, lua.LBool(e.requestQuit(force)))
 }
 
-func (e *Editor) luaFrameStats(L *lua.LState) int {
+func (e *session) luaFrameStats(L *lua.LState) int {
 	p99, n := e.stats.p99(time.Now())
 	t := L.CreateTable(0, 3)
 	t.RawSetString("p99_ms", lua.LNumber(float64(p99.Microseconds())/1000))
@@ -775,4 +775,4 @@ func (e *Editor) luaFrameStats(L *lua.LState) int {
 	return push(L, t)
 }
 
-func (e *Editor) luaRoot(L *lua.LState) int { return push(L, lua.LString(e.root)) }
+func (e *session) luaRoot(L *lua.LState) int { return push(L, lua.LString(e.root)) }

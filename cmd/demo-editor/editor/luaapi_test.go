@@ -10,7 +10,7 @@ import (
 
 // newIdleEditor builds an editor whose loop does not run: the test
 // goroutine is its main goroutine and calls Lua directly.
-func newIdleEditor(t testing.TB) *Editor {
+func newIdleEditor(t testing.TB) *session {
 	t.Helper()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	e, err := newEditor(Options{Path: t.TempDir(), Screen: scr})
@@ -19,7 +19,7 @@ func newIdleEditor(t testing.TB) *Editor {
 	return e
 }
 
-func runLua(t *testing.T, e *Editor, src string) {
+func runLua(t *testing.T, e *session, src string) {
 	t.Helper()
 	require.NoError(t, e.L.DoString(src))
 }
@@ -115,5 +115,5 @@ ed.set_cursor(buf, 3, 0)
 	fn()
 	require.False(t, b.loading)
 	require.Equal(t, []string{""}, b.lines, "a missing file opens empty")
-	require.Equal(t, Pos{0, 0}, b.cursor, "the pending cursor was clamped to the text")
+	require.Equal(t, pos{0, 0}, b.cursor, "the pending cursor was clamped to the text")
 }

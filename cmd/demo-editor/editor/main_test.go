@@ -21,7 +21,7 @@ func TestMain(m *testing.M) {
 type harness struct {
 	t    testing.TB
 	scr  tcell.SimulationScreen
-	e    *Editor
+	e    *session
 	done chan error
 }
 
@@ -145,7 +145,7 @@ func windowRows(rows []string) []string { return rows[:len(rows)-3] }
 func messageLine(rows []string) string { return rows[len(rows)-1] }
 
 // until polls cond on the main goroutine.
-func (h *harness) until(what string, cond func(e *Editor) bool) {
+func (h *harness) until(what string, cond func(e *session) bool) {
 	h.t.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	for {

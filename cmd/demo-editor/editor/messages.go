@@ -14,30 +14,30 @@ import (
 const maxMessages = 5000
 
 // setMessage shows text on the message line (the first line of it).
-func (e *Editor) setMessage(text string, isErr bool) {
+func (e *session) setMessage(text string, isErr bool) {
 	e.msg, e.msgErr = text, isErr
 }
 
 // logMessage appends text to *messages*.
-func (e *Editor) logMessage(text string) {
+func (e *session) logMessage(text string) {
 	m := e.messages
 	m.appendLines(strings.Split(strings.TrimRight(text, "\n"), "\n"))
 	if over := len(m.lines) - maxMessages; over > 0 {
 		m.spliceLines(0, over, nil)
 	}
 	// Keep the newest message in view when *messages* is shown.
-	m.cursor = Pos{len(m.lines) - 1, 0}
+	m.cursor = pos{len(m.lines) - 1, 0}
 }
 
 // message shows and logs an informational message.
-func (e *Editor) message(text string) {
+func (e *session) message(text string) {
 	e.setMessage(text, false)
 	e.logMessage(text)
 }
 
 // reportError shows an error on the message line and logs it, with its
 // traceback if there is one, in *messages*. The editor carries on.
-func (e *Editor) reportError(msg, trace string) {
+func (e *session) reportError(msg, trace string) {
 	e.setMessage(msg, true)
 	if trace != "" {
 		e.logMessage("error: " + msg + "\n" + trace)
@@ -48,7 +48,7 @@ func (e *Editor) reportError(msg, trace string) {
 
 // reportTaskError reports a task that failed. The binding has already
 // written its traceback to *messages* through its Stderr.
-func (e *Editor) reportTaskError(what string, err error) {
+func (e *session) reportTaskError(what string, err error) {
 	var te *luabind.TaskError
 	if errors.As(err, &te) {
 		e.setMessage(what+": "+te.Message, true)
@@ -61,7 +61,7 @@ func (e *Editor) reportTaskError(what string, err error) {
 // into *messages* instead of the terminal the editor draws on. The binding
 // writes only from the main goroutine.
 type messageWriter struct {
-	e       *Editor
+	e       *session
 	partial string
 }
 
@@ -84,7 +84,7 @@ func (w *messageWriter) Write(p []byte) (int, error) {
 // callLua calls fn on the main Lua state, protected. An error (with its
 // traceback) goes to the message line and *messages*; the editor carries
 // on. what names the caller in the report ("key C-s", "open hook").
-func (e *Editor) callLua(fn *lua.LFunction, what string, args ...lua.LValue) bool {
+func (e *session) callLua(fn *lua.LFunction, what string, args ...lua.LValue) bool {
 	L := e.L
 	err := L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: e.tracebackFn}, args...)
 	if err == nil {
@@ -104,7 +104,7 @@ func (e *Editor) callLua(fn *lua.LFunction, what string, args ...lua.LValue) boo
 
 // traceback is the message handler of callLua: it appends the Lua stack
 // where the error was raised, before the stack unwinds.
-func (e *Editor) traceback(L *lua.LState) int {
+func (e *session) traceback(L *lua.LState) int {
 	msg := L.Get(1)
 	text := lua.LVAsString(msg)
 	if text == "" {

@@ -19,7 +19,7 @@ type prompt struct {
 }
 
 // openPrompt shows a prompt, cancelling one already open.
-func (e *Editor) openPrompt(p *prompt) {
+func (e *session) openPrompt(p *prompt) {
 	if old := e.prompt; old != nil {
 		e.prompt = nil
 		if old.onCancel != nil {
@@ -31,12 +31,12 @@ func (e *Editor) openPrompt(p *prompt) {
 }
 
 // closePrompt removes the prompt without calling anything.
-func (e *Editor) closePrompt() { e.prompt = nil }
+func (e *session) closePrompt() { e.prompt = nil }
 
 // promptKey edits the prompt; it reports false for keys the prompt does not
 // use, which then go to the buffer's bindings (Up and Down move through
 // grep results while the query is being typed).
-func (e *Editor) promptKey(name string, ev *tcell.EventKey) bool {
+func (e *session) promptKey(name string, ev *tcell.EventKey) bool {
 	p := e.prompt
 	old := p.text
 	switch name {
@@ -95,7 +95,7 @@ func (e *Editor) promptKey(name string, ev *tcell.EventKey) bool {
 	return true
 }
 
-func (e *Editor) promptCursorX() int {
+func (e *session) promptCursorX() int {
 	p := e.prompt
 	x := displayCol(p.label, len(p.label)) + displayCol(p.text, p.cursor)
 	return min(x, e.width-1)

@@ -20,7 +20,7 @@ var (
 )
 
 // invalidate makes the next draw repaint everything.
-func (e *Editor) invalidate() {
+func (e *session) invalidate() {
 	e.winAll = true
 	e.shownLines = [4]string{"\x00", "\x00", "\x00", "\x00"}
 }
@@ -29,7 +29,7 @@ func (e *Editor) invalidate() {
 // first changed one, and the bottom lines whose text changed. Appending
 // below the visible rows (a streaming grep) repaints nothing but the
 // status line.
-func (e *Editor) draw() {
+func (e *session) draw() {
 	if e.width <= 0 || e.height <= 0 {
 		return
 	}
@@ -110,7 +110,7 @@ func (e *Editor) draw() {
 }
 
 // drawRow paints window row y of b.
-func (e *Editor) drawRow(b *Buffer, y int) {
+func (e *session) drawRow(b *buffer, y int) {
 	row := b.top + y
 	w := e.width
 	selected := b.cursorLine && row == b.cursor.Row
@@ -171,7 +171,7 @@ func spanAt(spans []hlSpan, col int) face {
 }
 
 // putLine paints text across the whole row y from x, padding with spaces.
-func (e *Editor) putLine(x, y int, text string, st tcell.Style) int {
+func (e *session) putLine(x, y int, text string, st tcell.Style) int {
 	eachCell(text, func(c cell, cx int) bool {
 		if x+cx+c.width > e.width {
 			return false
@@ -191,7 +191,7 @@ func (e *Editor) putLine(x, y int, text string, st tcell.Style) int {
 
 // drawBottomLine paints the prompt or the message; it reports whether the
 // row changed.
-func (e *Editor) drawBottomLine(y int) bool {
+func (e *session) drawBottomLine(y int) bool {
 	var key string
 	if p := e.prompt; p != nil {
 		key = "p\x00" + p.label + "\x00" + p.text
@@ -224,7 +224,7 @@ func (e *Editor) drawBottomLine(y int) bool {
 
 // statusText is the status line: the buffer, the cursor, then the frame
 // time (p99 over the last second) and the work in flight.
-func (e *Editor) statusText() string {
+func (e *session) statusText() string {
 	b := e.cur
 	flags := ""
 	switch {
@@ -258,4 +258,4 @@ func (e *Editor) statusText() string {
 // activeJobs counts the jobs in flight without copying the runtime's
 // snapshot every frame: every job the editor runs is started from Lua, so
 // the binding's unsettled jobs are all of them.
-func (e *Editor) activeJobs() int { return e.lb.PendingJobs() }
+func (e *session) activeJobs() int { return e.lb.PendingJobs() }

@@ -29,7 +29,7 @@ func TestSyntaxHighlightingFollowsParses(t *testing.T) {
 	})
 	waitFg := func(what string, x, y int, want tcell.Color) {
 		t.Helper()
-		h.until(what, func(e *Editor) bool {
+		h.until(what, func(e *session) bool {
 			cells, w, _ := h.scr.GetContents()
 			fg, _, _ := cells[y*w+x].Style.Decompose()
 			return fg == want

@@ -5,7 +5,7 @@ import "strings"
 // change is one replacement: at `at`, removed was replaced by inserted.
 // Reverting it replaces inserted by removed.
 type change struct {
-	at       Pos
+	at       pos
 	removed  string
 	inserted string
 }
@@ -15,7 +15,7 @@ type change struct {
 type step struct {
 	id            uint64
 	changes       []change
-	before, after Pos // cursor before and after the step
+	before, after pos // cursor before and after the step
 }
 
 // undoLog is a buffer's history. Each step has an id that is never reused,
@@ -40,7 +40,7 @@ func (u *undoLog) current() uint64 {
 	return u.done[len(u.done)-1].id
 }
 
-func (u *undoLog) record(c change, before, after Pos, typing bool) {
+func (u *undoLog) record(c change, before, after pos, typing bool) {
 	u.undone = u.undone[:0]
 	if typing && u.open && len(u.done) > 0 && c.removed == "" {
 		last := &u.done[len(u.done)-1]

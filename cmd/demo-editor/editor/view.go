@@ -100,19 +100,19 @@ func byteColAt(line string, x int) int {
 
 // windowHeight is the number of text rows: the screen minus the status,
 // help and message lines.
-func (e *Editor) windowHeight() int { return max(e.height-3, 1) }
+func (e *session) windowHeight() int { return max(e.height-3, 1) }
 
-func (e *Editor) moveVert(b *Buffer, dy int) {
+func (e *session) moveVert(b *buffer, dy int) {
 	if b.wantCol < 0 {
 		b.wantCol = displayCol(b.lines[b.cursor.Row], b.cursor.Col)
 	}
 	row := min(max(b.cursor.Row+dy, 0), len(b.lines)-1)
 	want := b.wantCol
-	b.setCursor(Pos{row, byteColAt(b.lines[row], want)})
+	b.setCursor(pos{row, byteColAt(b.lines[row], want)})
 	b.wantCol = want
 }
 
-func (e *Editor) moveHoriz(b *Buffer, dx int) {
+func (e *session) moveHoriz(b *buffer, dx int) {
 	c := b.cursor
 	line := b.lines[c.Row]
 	switch {
@@ -126,14 +126,14 @@ func (e *Editor) moveHoriz(b *Buffer, dx int) {
 		_, n := utf8.DecodeRuneInString(line[c.Col:])
 		c.Col += n
 	case dx > 0 && c.Row < len(b.lines)-1:
-		c = Pos{c.Row + 1, 0}
+		c = pos{c.Row + 1, 0}
 	}
 	b.setCursor(c)
 	b.wantCol = -1
 }
 
 // movePage scrolls a window-height and moves the cursor with it.
-func (e *Editor) movePage(b *Buffer, dir int) {
+func (e *session) movePage(b *buffer, dir int) {
 	h := e.windowHeight()
 	step := max(h-1, 1) * dir
 	b.top = min(max(b.top+step, 0), max(len(b.lines)-1, 0))
@@ -142,7 +142,7 @@ func (e *Editor) movePage(b *Buffer, dir int) {
 
 // scrollToCursor moves b's view so its cursor is visible, keeping a
 // margin of context rows where there is room.
-func (e *Editor) scrollToCursor(b *Buffer) {
+func (e *session) scrollToCursor(b *buffer) {
 	h := e.windowHeight()
 	margin := min(2, (h-1)/2)
 	row := b.cursor.Row

@@ -40,7 +40,7 @@ func TestWorkersViewListsAndCancelsAJob(t *testing.T) {
 	h.waitText("cancel requested for job")
 	rows = h.waitText("Active jobs: 0")
 	require.True(t, anyContains(rows, "cancelled"), "the completion shows the outcome")
-	h.until("the sleep settled cancelled", func(e *Editor) bool {
+	h.until("the sleep settled cancelled", func(e *session) bool {
 		for _, c := range e.rt.Snapshot().Completed {
 			if c.Kind == runtime.KindSleep {
 				return c.State == runtime.Cancelled
@@ -84,7 +84,7 @@ func TestDiredRenameRemoveChmodRefreshTheView(t *testing.T) {
 
 	// Rows now: 2 c.txt, 3 sub.
 	h.key(tcell.KeyHome)
-	h.until("c.txt selected", func(e *Editor) bool { return strings.HasSuffix(e.cur.Line(e.cur.cursor.Row), "c.txt") })
+	h.until("c.txt selected", func(e *session) bool { return strings.HasSuffix(e.cur.Line(e.cur.cursor.Row), "c.txt") })
 	h.typeText("m")
 	h.waitText("chmod c.txt (octal): 644")
 	h.ctrl('u')
