@@ -137,6 +137,10 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 	}
 	b.load(ft.lines, ft.eol, ft.crlf)
 	b.notifiedRev = b.rev
+	if ft.binary {
+		b.readOnly = true
+		e.message(b.name + " looks binary: opened read-only")
+	}
 	if p := b.pendingCursor; p != nil {
 		b.pendingCursor = nil
 		b.setCursor(*p)

@@ -22,6 +22,10 @@ type fileText struct {
 	lines []string
 	eol   bool // the last row ended with a newline
 	crlf  bool // rows ended with CRLF; saved back the same way
+	// binary is set when the first 8 KiB hold a NUL byte: such a file
+	// opens read-only, since saving the rows back would not give back
+	// the bytes it was read from in every case.
+	binary bool
 }
 
 // readFileText reads and splits path. A missing file is an empty text (a new
@@ -55,6 +59,7 @@ func readFileText(path string) (ft fileText, exists bool, err error) {
 
 func splitText(data []byte) fileText {
 	var ft fileText
+	ft.binary = bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0
 	if len(data) == 0 {
 		ft.lines = []string{""}
 		return ft

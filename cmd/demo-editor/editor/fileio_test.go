@@ -76,3 +76,10 @@ func TestReadFileText(t *testing.T) {
 	_, _, err = readFileText(big)
 	require.ErrorIs(t, err, errTooLarge)
 }
+
+// A file with a NUL byte near its start is flagged binary (opened
+// read-only); text is not.
+func TestSplitTextFlagsBinary(t *testing.T) {
+	require.True(t, splitText([]byte("\x7fELF\x00\x01")).binary)
+	require.False(t, splitText([]byte("plain\ntext\n")).binary)
+}
