@@ -60,6 +60,10 @@ local function reparse(buf)
   local h = w.parse{source = ed.get_text(buf), language = lang, prior = s.tree, key = "buf:" .. buf}
   run(function()
     local tree, err = h:await()
+    if syntax[buf] ~= s then -- the buffer was closed meanwhile
+      if tree then tree:close() end
+      return
+    end
     if not tree then
       if err ~= "cancelled" then ed.error("parse " .. ed.name(buf) .. ": " .. tostring(err)) end
       return
