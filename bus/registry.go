@@ -213,6 +213,14 @@ func (d *Decoder) Decode(env Envelope, v any) (err error) {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: topic %q: decoder panicked: %v", ErrMalformed, env.Topic, p)
 		}
+		if err != nil {
+			// msgpack keeps the buffer a string read grew into, and a
+			// length prefix that claims more than the payload holds grows
+			// it (doubling) before the read fails: reused after garbage,
+			// the buffer would double with every malformed envelope. A
+			// decoder that failed starts afresh instead.
+			d.dec = msgpack.NewDecoder(&d.rd)
+		}
 	}()
 	d.rd.Reset(env.Payload)
 	d.dec.Reset(&d.rd)
