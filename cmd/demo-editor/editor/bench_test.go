@@ -161,6 +161,8 @@ func TestKeystrokeLatencyTable(t *testing.T) {
 		rows = append(rows, r)
 	}
 
+	// As Run does: a spare P for the loop.
+	defer reserveLoopProc()()
 	// The loop's goroutine keeps its thread, so the thread's CPU clock
 	// measures the main goroutine's work alone.
 	h := startEditorLocked(t, Options{Path: src}, 120, 40)

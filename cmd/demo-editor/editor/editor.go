@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sync"
 	"time"
 
@@ -62,6 +63,7 @@ var ErrInit = errors.New("editor: cannot start")
 // and in *messages*. A save in flight when the user quits completes before
 // Run returns.
 func Run(ctx context.Context, opts Options) error {
+	defer reserveLoopProc()()
 	e, err := newEditor(opts)
 	if err != nil {
 		return err
@@ -69,6 +71,22 @@ func Run(ctx context.Context, opts Options) error {
 	defer e.close()
 	e.start()
 	return e.loop(ctx)
+}
+
+// reserveLoopProc gives the Go scheduler one processor more than there are
+// cores while the editor runs, unless GOMAXPROCS was set by the user; it
+// returns the func that puts the old value back. A search keeps every core
+// busy with CPU-bound workers, and with as many Ps as cores the loop's
+// goroutine, woken by a key, would queue behind them until the scheduler
+// preempts one (up to 10 ms). With a spare P it runs at once, on a thread
+// the kernel schedules as soon as it wakes. On two cores it roughly halved
+// the p99 keystroke latency while a search restarts on every key.
+func reserveLoopProc() func() {
+	if os.Getenv("GOMAXPROCS") != "" || goruntime.GOMAXPROCS(0) != goruntime.NumCPU() {
+		return func() {}
+	}
+	prev := goruntime.GOMAXPROCS(goruntime.NumCPU() + 1)
+	return func() { goruntime.GOMAXPROCS(prev) }
 }
 
 // session is the running editor. Every field belongs to the main goroutine
