@@ -31,6 +31,10 @@
 // loop runs. Run returns only after every helper has finished, so a save in
 // flight when the user quits completes (atomically) first.
 //
+// While it runs, Run gives the Go scheduler one processor more than there
+// are cores (unless GOMAXPROCS is set), so a key wakes the loop at once even
+// when search workers keep every core busy.
+//
 // # Lua
 //
 // The embedded init.lua (or the --init file) builds the user-facing
