@@ -117,3 +117,15 @@ ed.set_cursor(buf, 3, 0)
 	require.Equal(t, []string{""}, b.lines, "a missing file opens empty")
 	require.Equal(t, pos{0, 0}, b.cursor, "the pending cursor was clamped to the text")
 }
+
+// A prompt longer than the screen scrolls so the cursor stays visible.
+func TestPromptScrollsToTheCursor(t *testing.T) {
+	e := newIdleEditor(t)
+	e.width = 20
+	e.openPrompt(&prompt{label: "q: ", text: "abcdefghijklmnopqrstuvwxyz"})
+	require.Equal(t, 19, e.promptCursorX())
+	require.Equal(t, "klmnopqrstuvwxyz", e.prompt.text[e.promptSkip():], "16 columns after the label, the cursor in the last")
+	e.prompt.cursor = 0
+	require.Equal(t, 0, e.promptSkip())
+	require.Equal(t, 3, e.promptCursorX())
+}

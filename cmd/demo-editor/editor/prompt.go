@@ -95,8 +95,22 @@ func (e *session) promptKey(name string, ev *tcell.EventKey) bool {
 	return true
 }
 
+// promptSkip is how many bytes of the prompt's text scroll off the left so
+// that the cursor stays on the screen.
+func (e *session) promptSkip() int {
+	p := e.prompt
+	room := e.width - displayCol(p.label, len(p.label)) - 1
+	skip := 0
+	for skip < p.cursor && displayCol(p.text[skip:], p.cursor-skip) > room {
+		_, n := utf8.DecodeRuneInString(p.text[skip:])
+		skip += n
+	}
+	return skip
+}
+
 func (e *session) promptCursorX() int {
 	p := e.prompt
-	x := displayCol(p.label, len(p.label)) + displayCol(p.text, p.cursor)
+	skip := e.promptSkip()
+	x := displayCol(p.label, len(p.label)) + displayCol(p.text[skip:], p.cursor-skip)
 	return min(x, e.width-1)
 }

@@ -3,9 +3,9 @@ package editor
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -194,7 +194,7 @@ func (e *session) putLine(x, y int, text string, st tcell.Style) int {
 func (e *session) drawBottomLine(y int) bool {
 	var key string
 	if p := e.prompt; p != nil {
-		key = "p\x00" + p.label + "\x00" + p.text
+		key = "p\x00" + p.label + "\x00" + p.text + "\x00" + strconv.Itoa(p.cursor)
 	} else {
 		key = fmt.Sprintf("m\x00%v\x00%s", e.msgErr, e.msg)
 	}
@@ -204,13 +204,7 @@ func (e *session) drawBottomLine(y int) bool {
 	e.shownLines[2] = key
 	if p := e.prompt; p != nil {
 		x := e.putLine(0, y, p.label, stylePrompt)
-		text := p.text
-		// Keep the end of a long query in view.
-		for x+displayCol(text, len(text)) >= e.width && text != "" {
-			_, n := utf8.DecodeRuneInString(text)
-			text = text[n:]
-		}
-		e.putLine(x, y, text, tcell.StyleDefault)
+		e.putLine(x, y, p.text[e.promptSkip():], tcell.StyleDefault)
 		return true
 	}
 	st := tcell.StyleDefault
