@@ -163,3 +163,16 @@ func (f fields) strings(name string) []string {
 	}
 	return out
 }
+
+// checkSelf returns the method receiver (argument 1) as a T, raising an
+// argument error that says what was expected when it is anything else.
+func checkSelf[T any](L *lua.LState, fname, what string) T {
+	if ud, ok := L.Get(1).(*lua.LUserData); ok {
+		if v, ok := ud.Value.(T); ok {
+			return v
+		}
+	}
+	argError(L, fname, 1, "self", what, L.Get(1))
+	var zero T
+	return zero
+}

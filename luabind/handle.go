@@ -47,13 +47,7 @@ func (b *Binding) newHandle(L *lua.LState, id runtime.JobID, kind runtime.Kind, 
 }
 
 func checkJob(L *lua.LState, fname string) *job {
-	if ud, ok := L.Get(1).(*lua.LUserData); ok {
-		if j, ok := ud.Value.(*job); ok {
-			return j
-		}
-	}
-	argError(L, fname, 1, "self", "job handle (call it as h:method())", L.Get(1))
-	return nil
+	return checkSelf[*job](L, fname, "job handle (call it as h:method())")
 }
 
 func (b *Binding) handleAwait(L *lua.LState) int {

@@ -16,13 +16,7 @@ func (b *Binding) newTree(t *syntax.Tree) *lua.LUserData {
 }
 
 func checkTree(L *lua.LState, fname string) *syntax.Tree {
-	if ud, ok := L.Get(1).(*lua.LUserData); ok {
-		if tr, ok := ud.Value.(*tree); ok {
-			return tr.t
-		}
-	}
-	argError(L, fname, 1, "self", "tree (call it as tree:method())", L.Get(1))
-	return nil
+	return checkSelf[*tree](L, fname, "tree (call it as tree:method())").t
 }
 
 func treeLanguage(L *lua.LState) int {

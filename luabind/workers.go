@@ -90,13 +90,7 @@ func (b *Binding) asyncRun(L *lua.LState) int {
 }
 
 func checkTask(L *lua.LState, fname string) *Task {
-	if ud, ok := L.Get(1).(*lua.LUserData); ok {
-		if t, ok := ud.Value.(*Task); ok {
-			return t
-		}
-	}
-	argError(L, fname, 1, "self", "task (call it as task:method())", L.Get(1))
-	return nil
+	return checkSelf[*Task](L, fname, "task (call it as task:method())")
 }
 
 // taskAwait returns the task's results once it has ended, or nil and the
