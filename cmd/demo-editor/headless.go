@@ -16,12 +16,17 @@ type config struct {
 	script string
 	args   []string
 	safe   bool
+	init   string // interactive: the init file replacing the embedded one
+	path   string // interactive: what to open
+	help   bool
 }
 
 // parseArgs reads the flags up to the script path; everything after the
-// path belongs to the script, even words that look like flags.
+// path belongs to the script, even words that look like flags. Without a
+// script, one positional argument names the path to open.
 func parseArgs(argv []string) (config, error) {
-	var c config
+	c := config{path: "."}
+	positional := 0
 	for i := 0; i < len(argv); i++ {
 		a := argv[i]
 		switch {
@@ -32,17 +37,42 @@ func parseArgs(argv []string) (config, error) {
 				return c, errors.New("--script needs a file")
 			}
 			c.script, c.args = argv[i+1], argv[i+2:]
-			return c, nil
+			return c, c.checkInteractive(positional)
 		case strings.HasPrefix(a, "--script=") || strings.HasPrefix(a, "-script="):
 			c.script, c.args = a[strings.IndexByte(a, '=')+1:], argv[i+1:]
-			return c, nil
+			return c, c.checkInteractive(positional)
+		case a == "--init" || a == "-init":
+			if i+1 >= len(argv) {
+				return c, errors.New("--init needs a file")
+			}
+			i++
+			c.init = argv[i]
+		case strings.HasPrefix(a, "--init=") || strings.HasPrefix(a, "-init="):
+			c.init = a[strings.IndexByte(a, '=')+1:]
 		case a == "-h" || a == "--help" || a == "-help":
-			return c, nil
-		default:
+			c.help = true
+		case strings.HasPrefix(a, "-") && a != "-":
 			return c, fmt.Errorf("unknown argument %q", a)
+		default:
+			positional++
+			if positional > 1 {
+				return c, fmt.Errorf("one path to open, got %q as well", a)
+			}
+			c.path = a
 		}
 	}
+	if c.safe {
+		return c, errors.New("--safe applies to --script only")
+	}
 	return c, nil
+}
+
+// checkInteractive refuses interactive-only arguments given with --script.
+func (c config) checkInteractive(positional int) error {
+	if c.init != "" || positional > 0 {
+		return errors.New("--init and PATH are for the interactive editor, not --script")
+	}
+	return nil
 }
 
 // Exit statuses of the headless runner.

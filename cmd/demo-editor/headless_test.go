@@ -113,7 +113,7 @@ func TestHeadlessStalledTasksExitOne(t *testing.T) {
 func TestParseArgs(t *testing.T) {
 	c, err := parseArgs([]string{"--safe", "--script", "x.lua", "--safe", "a"})
 	require.NoError(t, err)
-	require.Equal(t, config{script: "x.lua", args: []string{"--safe", "a"}, safe: true}, c)
+	require.Equal(t, config{script: "x.lua", args: []string{"--safe", "a"}, safe: true, path: "."}, c)
 	c, err = parseArgs([]string{"--script=y.lua"})
 	require.NoError(t, err)
 	require.Equal(t, "y.lua", c.script)
@@ -122,9 +122,24 @@ func TestParseArgs(t *testing.T) {
 	require.Error(t, err)
 	_, err = parseArgs([]string{"--bogus"})
 	require.Error(t, err)
+
+	// The interactive editor: a path (default ".") and --init.
 	c, err = parseArgs(nil)
 	require.NoError(t, err)
-	require.Empty(t, c.script, "no --script: main prints usage and exits 2")
+	require.Equal(t, config{path: "."}, c, "no --script: the editor opens the current directory")
+	c, err = parseArgs([]string{"--init", "my.lua", "src/main.go"})
+	require.NoError(t, err)
+	require.Equal(t, config{init: "my.lua", path: "src/main.go"}, c)
+	c, err = parseArgs([]string{"--init=my.lua"})
+	require.NoError(t, err)
+	require.Equal(t, "my.lua", c.init)
+	for _, bad := range [][]string{{"a", "b"}, {"--init"}, {"--safe"}, {"--init", "x.lua", "--script", "s.lua"}, {"dir", "--script", "s.lua"}} {
+		_, err = parseArgs(bad)
+		require.Error(t, err, "%q", bad)
+	}
+	c, err = parseArgs([]string{"--help"})
+	require.NoError(t, err)
+	require.True(t, c.help)
 }
 
 // The README's headless demo runs end to end: it dispatches, streams,

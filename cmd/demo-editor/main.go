@@ -1,13 +1,24 @@
-// Command demo-editor is the pmacs-go demo editor. With --script it runs a
-// Lua script headless: the script is the first task, frames are driven until
-// no task and no job remains, and the exit status says whether it succeeded.
+// Command demo-editor is the pmacs-go demo editor.
 //
+//	demo-editor [--init FILE.lua] [PATH]
 //	demo-editor [--safe] --script FILE.lua [args...]
+//
+// Without --script it opens PATH (a file or a directory; default ".") in the
+// terminal editor, whose features are built in Lua by an embedded init.lua
+// that --init replaces. With --script it runs a Lua script headless: the
+// script is the first task, frames are driven until no task and no job
+// remains, and the exit status says whether it succeeded.
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/pmacs-go/pmacs-go/cmd/demo-editor/editor"
 )
 
 func main() {
@@ -17,18 +28,38 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
-	if cfg.script == "" {
+	switch {
+	case cfg.help:
 		usage()
-		os.Exit(2)
+	case cfg.script != "":
+		os.Exit(RunScript(cfg.script, cfg.args, cfg.safe, os.Stdout, os.Stderr))
+	default:
+		os.Exit(runEditor(cfg))
 	}
-	os.Exit(RunScript(cfg.script, cfg.args, cfg.safe, os.Stdout, os.Stderr))
+}
+
+// runEditor runs the interactive editor until the user quits or the
+// terminal goes away (SIGTERM, SIGHUP).
+func runEditor(cfg config) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	err := editor.Run(ctx, editor.Options{Path: cfg.path, InitFile: cfg.init})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(os.Stderr, "demo-editor: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 func usage() {
-	fmt.Fprint(os.Stderr, `usage: demo-editor [--safe] --script FILE.lua [args...]
+	fmt.Fprint(os.Stderr, `usage: demo-editor [--init FILE.lua] [PATH]
+       demo-editor [--safe] --script FILE.lua [args...]
 
+  PATH               the file or directory to open (default: .)
+  --init FILE.lua    build the editor's features from FILE.lua instead of the
+                     embedded init.lua
   --script FILE.lua  run FILE.lua headless with args in the global 'arg'
-  --safe             open only the base, table, string, math and coroutine
-                     libraries (no io, os, package or debug)
+  --safe             with --script: open only the base, table, string, math
+                     and coroutine libraries (no io, os, package or debug)
 `)
 }
