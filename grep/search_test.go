@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -464,4 +465,23 @@ func TestSearchReadsFilesOfEverySizeUpToTheCap(t *testing.T) {
 	require.Equal(t, int64(1), st.FilesSkipped)
 	ms, _ = collect(t, grep.Spec{Root: root, Pattern: "needle", MaxFileBytes: capped - 1})
 	require.Equal(t, []string{"f00000007.txt", "f00008192.txt", "f00131072.txt"}, files(ms))
+}
+
+// Progress counts every searched file, matching or not, while the search
+// runs: the editor shows it as "files searched".
+func TestSearchCountsProgress(t *testing.T) {
+	root := t.TempDir()
+	for i := range 20 {
+		body := "nothing\n"
+		if i%5 == 0 {
+			body = "needle\n"
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(root, fmt.Sprintf("f%02d.txt", i)), []byte(body), 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bin.dat"), []byte("needle\x00"), 0o644))
+	var progress atomic.Int64
+	ms, st := collect(t, grep.Spec{Root: root, Pattern: "needle", Progress: &progress})
+	require.Len(t, ms, 4)
+	require.Equal(t, int64(20), progress.Load(), "binary files are skipped, not searched")
+	require.Equal(t, st.FilesSearched, progress.Load())
 }

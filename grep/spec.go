@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 )
 
 // DefaultSkipDirs holds the directory names skipped when Spec.SkipDirs is nil: build outputs
@@ -31,6 +32,9 @@ type Spec struct {
 	MaxFileBytes int64    // 0 (or negative) = DefaultMaxFileBytes
 	MaxMatchText int      // 0 (or negative) = DefaultMaxMatchText
 	Fanout       int      // 0 (or negative) = runtime.NumCPU()
+	// Progress, if set, is incremented as each file's content is searched,
+	// so another goroutine can show how far a running search has got.
+	Progress *atomic.Int64
 }
 
 // Match is one matching line.

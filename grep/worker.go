@@ -146,6 +146,9 @@ func (w *worker) searchFile(d *dirNode, name string) {
 	}
 	w.stats.FilesSearched++
 	w.stats.BytesSearched += int64(len(data))
+	if p := w.s.plan.spec.Progress; p != nil {
+		p.Add(1)
+	}
 	rel := name
 	if d.rel != "" {
 		rel = d.rel + "/" + name

@@ -1,11 +1,13 @@
 package luabind
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -77,6 +79,12 @@ type Binding struct {
 	iterFn     *lua.LFunction
 	stack      stackClassifier
 	closed     bool
+
+	// Every task resumes under the current interrupt context; Interrupt
+	// cancels it from any goroutine and installs a fresh one.
+	imu     sync.Mutex
+	ictx    context.Context
+	icancel context.CancelFunc
 }
 
 // New creates a Lua state with the standard libraries (or the safe subset)
@@ -95,6 +103,7 @@ func New(rt *runtime.Runtime, opts Options) (*Binding, error) {
 		jobs:    make(map[runtime.JobID]*job),
 		threads: make(map[*lua.LState]*Task),
 	}
+	b.ictx, b.icancel = newInterruptContext()
 	if b.stdout == nil {
 		b.stdout = os.Stdout
 	}
@@ -228,6 +237,9 @@ func (b *Binding) Close() {
 	b.idle, b.run, b.next, b.failed = nil, nil, nil, nil
 	b.live = 0
 	b.ls.Close()
+	b.imu.Lock()
+	b.icancel()
+	b.imu.Unlock()
 }
 
 func (b *Binding) luaPrint(L *lua.LState) int {
@@ -327,4 +339,64 @@ func (b *Binding) luaDoFile(L *lua.LState) int {
 	L.Push(L.NewFunctionFromProto(proto))
 	L.Call(0, lua.MultRet)
 	return L.GetTop() - top
+}
+
+// Interrupt stops the Lua code a task is running right now, if any: the
+// task raises "interrupted" at its next instruction and fails with its
+// traceback like any other error, and the frame returns. Parked tasks are
+// not affected. Interrupt is safe to call from any goroutine: it is meant
+// for the one that reads the terminal while the main goroutine is stuck in
+// a script's runaway loop.
+//
+// It covers tasks only (everything pmacs.async.run and RunFile start), not
+// calls the embedder makes into the main state itself.
+func (b *Binding) Interrupt() {
+	b.imu.Lock()
+	b.icancel()
+	b.ictx, b.icancel = newInterruptContext()
+	b.imu.Unlock()
+}
+
+// Protect runs f, code of the embedder's that calls into the main Lua state
+// (a key binding, a hook), so that Interrupt stops a runaway loop there too.
+// Calls made through Frame, Spawn and RunFile need no Protect: tasks always
+// run interruptible.
+func (b *Binding) Protect(f func()) {
+	prev := b.ls.Context()
+	b.ls.SetContext(b.runContext())
+	defer func() {
+		if prev != nil {
+			b.ls.SetContext(prev)
+		} else {
+			b.ls.RemoveContext()
+		}
+	}()
+	f()
+}
+
+// runContext is the interrupt context for the next resume.
+func (b *Binding) runContext() context.Context {
+	b.imu.Lock()
+	defer b.imu.Unlock()
+	return b.ictx
+}
+
+// ErrInterrupted is the error Lua code stopped by Interrupt raises.
+var ErrInterrupted = errors.New("interrupted")
+
+// interruptContext is a cancel context whose error reads "interrupted":
+// gopher-lua raises the context's error text at the instruction where it
+// notices the cancel, and that is the message a user should see.
+type interruptContext struct{ context.Context }
+
+func (c interruptContext) Err() error {
+	if c.Context.Err() != nil {
+		return ErrInterrupted
+	}
+	return nil
+}
+
+func newInterruptContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	return interruptContext{ctx}, cancel
 }

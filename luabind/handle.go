@@ -121,6 +121,25 @@ func (b *Binding) handleID(L *lua.LState) int {
 	return 1
 }
 
+// handleProgress returns a stream's progress so far (grep: files searched),
+// live while it runs and final once it has closed; nil for request/reply
+// jobs.
+func (b *Binding) handleProgress(L *lua.LState) int {
+	j := checkJob(L, "h:progress")
+	if !j.stream {
+		L.Push(lua.LNil)
+		return 1
+	}
+	p := j.progress
+	if !j.settled {
+		if live, ok := b.rt.StreamProgress(j.id); ok {
+			p = live
+		}
+	}
+	L.Push(lua.LNumber(p))
+	return 1
+}
+
 func (b *Binding) handleDone(L *lua.LState) int {
 	j := checkJob(L, "h:done")
 	L.Push(lua.LBool(j.settled))

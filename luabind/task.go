@@ -109,6 +109,13 @@ func (b *Binding) thread() *lua.LState {
 		b.idle = b.idle[:n-1]
 		return th
 	}
+	// NewThread ties a thread to a child of the creating state's context
+	// and hands back a cancel func nobody would call: under Protect that
+	// child would stay registered with the interrupt context. Threads get
+	// their context per resume instead, so create them without one.
+	if ctx := b.ls.RemoveContext(); ctx != nil {
+		defer b.ls.SetContext(ctx)
+	}
 	th, _ := b.ls.NewThread()
 	return th
 }
@@ -120,6 +127,12 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 		return
 	}
 	t.parked = false
+	// Set per resume, not once per thread: Interrupt replaces the context,
+	// and a parked task must not wake into one that was already cancelled.
+	// The VM then checks it between instructions, about a tenth of the
+	// cost of a tight Lua loop, which buys an editor that can always stop
+	// a runaway script.
+	t.th.SetContext(b.runContext())
 	st, err, rets := from.Resume(t.th, fn, vals...)
 	if b.closed {
 		return

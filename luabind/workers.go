@@ -17,7 +17,7 @@ func (b *Binding) install() error {
 	L := b.ls
 	b.handleMT = metatable(L, map[string]lua.LGFunction{
 		"await": b.handleAwait, "batches": b.handleBatches, "cancel": b.handleCancel,
-		"id": b.handleID, "done": b.handleDone,
+		"id": b.handleID, "done": b.handleDone, "progress": b.handleProgress,
 	}, b.handleString)
 	b.taskMT = metatable(L, map[string]lua.LGFunction{
 		"await": b.taskAwait, "done": taskDoneFn,

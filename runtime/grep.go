@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pmacs-go/pmacs-go/grep"
@@ -17,19 +18,28 @@ const (
 	// grepFlushDelay bounds how long a match waits in the producer's
 	// batch: well under a frame, so a rare match shows at once.
 	grepFlushDelay = 2 * time.Millisecond
+	// grepProgressEvery is how often a running grep reports how many files
+	// it has searched: once a default frame.
+	grepProgressEvery = 16 * time.Millisecond
 )
 
 // DispatchGrep starts a streaming search in the read lane of the actor that
-// owns spec.Root. Items are grep matches; the closing batch's Progress holds
-// the number of files searched. Bad input (a missing root, an invalid regex,
-// a NUL in the pattern) fails the job with grep's message.
+// owns spec.Root. Items are grep matches. While it runs, StreamProgress (and
+// each batch's Progress) says how many files it has searched, updated about
+// once a frame; the closing batch's Progress is the final count. Bad input
+// (a missing root, an invalid regex, a NUL in the pattern) fails the job
+// with grep's message. spec.Progress is the runtime's to set.
 func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 	j := rt.newJob(KindGrep, o.Key)
 	rt.newStream(j, o.MaxBatch)
 	spec.SkipDirs = slices.Clone(spec.SkipDirs)
 	return rt.start(j, rt.actorFor(spec.Root), workers.LaneRead, func(ctx context.Context, w *task) reply {
 		b := &matchBatcher{ctx: ctx, w: w}
+		var searched atomic.Int64
+		spec.Progress = &searched
+		stopProgress := reportProgress(w, &searched)
 		stats, err := grep.Search(ctx, spec, b.emit)
+		stopProgress()
 		b.close()
 		if err != nil {
 			return terminal(ctx, err, "")
@@ -101,4 +111,33 @@ func (b *matchBatcher) close() {
 		b.w.send(&reply{Kind: replyMatches, Matches: b.buf})
 	}
 	b.buf = nil
+}
+
+// reportProgress sends the count every grepProgressEvery while it changes,
+// from a goroutine of its own (the search's goroutines are busy searching).
+// The returned func stops it and returns once it has sent its last reply,
+// so nothing of it follows the job's terminal reply.
+func reportProgress(w *task, count *atomic.Int64) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(grepProgressEvery)
+		defer t.Stop()
+		var sent int64
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if n := count.Load(); n != sent {
+					sent = n
+					w.send(&reply{Kind: replyProgress, N: uint64(n)})
+				}
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }

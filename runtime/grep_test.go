@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,4 +222,42 @@ func TestGrepUndrainedHoldsBoundedMemory(t *testing.T) {
 	res := collectMatches(t, rt, id, time.Millisecond, 10*time.Second)
 	require.Equal(t, Complete, res.outcome.State)
 	require.Len(t, res.matches, 40_000, "nothing is lost when the consumer catches up")
+}
+
+// A running grep reports how many files it has searched, before it ends and
+// whether or not they matched.
+func TestGrepReportsProgressWhileRunning(t *testing.T) {
+	files := map[string]string{}
+	for i := range 3000 {
+		files[fmt.Sprintf("d%02d/f%04d.txt", i%30, i)] = strings.Repeat("noise noise noise\n", 40)
+	}
+	root := makeTree(t, files)
+	rt := newRT(t, 4)
+	id := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", Fanout: 1}, DispatchOptions{})
+	var seen []uint64
+	var final Outcome
+	closed := false
+	deadline := time.Now().Add(20 * time.Second)
+	for !closed {
+		require.True(t, time.Now().Before(deadline))
+		rt.Tick()
+		if p, ok := rt.StreamProgress(id); ok && p > 0 && !rt.IsComplete(id) {
+			seen = append(seen, p)
+		}
+		for _, b := range rt.TakeStreamBatches() {
+			if b.ID == id && b.Closed {
+				closed, final = true, b.Outcome
+				require.Equal(t, uint64(3000), b.Progress)
+			}
+		}
+		waitReady(rt, time.Millisecond)
+	}
+	require.Equal(t, Complete, final.State)
+	if len(seen) == 0 {
+		t.Skip("the search finished within one progress interval on this machine")
+	}
+	require.True(t, slices.IsSorted(seen), "progress only grows: %v", seen)
+	require.Less(t, seen[0], uint64(3000))
+	_, ok := rt.StreamProgress(id)
+	require.False(t, ok, "a closed stream is gone")
 }

@@ -148,3 +148,13 @@ func (rt *Runtime) HoldStream(id JobID, hold bool) {
 		rt.markReady(j)
 	}
 }
+
+// StreamProgress returns a running stream's last reported progress (grep:
+// files searched so far); false for unknown ids and request/reply jobs.
+func (rt *Runtime) StreamProgress(id JobID) (uint64, bool) {
+	j := rt.pending[id]
+	if j == nil || j.stream == nil {
+		return 0, false
+	}
+	return j.stream.progress, true
+}

@@ -15,6 +15,13 @@ end
 local items, v, err = collect{root = root, pattern = "hello"}
 assert(err == nil, tostring(err))
 assert(type(v) == "table" and v.files_searched >= 2, "outcome reports files searched")
+
+-- h:progress() is the files searched so far; final once the stream closed.
+local ph = w.grep{root = root, pattern = "hello"}
+assert(type(ph:progress()) == "number")
+for _ in ph:batches() do end
+assert(ph:progress() == v.files_searched, "final progress is the files searched")
+assert(w.sum(3):progress() == nil, "request/reply jobs have no progress")
 table.sort(items, function(a, b) return a.file < b.file or (a.file == b.file and a.line < b.line) end)
 -- a.txt has two matching lines, sub/b.go one; .hidden and node_modules are skipped.
 assert(#items == 3, "three matches, got " .. #items)
