@@ -263,9 +263,11 @@ func (e *session) close() {
 // loop is the main loop: it waits on a terminal event, worker replies, a
 // helper's result or the frame deadline, and never on a job.
 func (e *session) loop(ctx context.Context) error {
+	raw := make(chan tcell.Event, 64)
 	events := make(chan tcell.Event, 64)
 	stopEvents := make(chan struct{})
-	go e.scr.ChannelEvents(events, stopEvents)
+	go e.scr.ChannelEvents(raw, stopEvents)
+	go interruptOnQuitKey(raw, events, e.lb.Interrupt)
 	defer func() {
 		close(stopEvents)
 		for range events { // ChannelEvents closes it when it returns
@@ -407,4 +409,20 @@ func (e *session) goIO(fn func() func()) {
 		case <-e.stop:
 		}
 	}()
+}
+
+// interruptOnQuitKey relays terminal events to the main loop, calling
+// interrupt first for every C-g. It runs on its own goroutine so that C-g
+// reaches Lua even while the main goroutine is stuck in a script that never
+// returns: the script then fails with "interrupted" and the loop goes on,
+// and the C-g itself is still handled as a key (it also cancels a prompt).
+// It closes out when in closes.
+func interruptOnQuitKey(in <-chan tcell.Event, out chan<- tcell.Event, interrupt func()) {
+	defer close(out)
+	for ev := range in {
+		if k, ok := ev.(*tcell.EventKey); ok && keyName(k) == "C-g" {
+			interrupt()
+		}
+		out <- ev
+	}
 }

@@ -169,6 +169,11 @@ func (e *session) handleKey(ev *tcell.EventKey) {
 	if name == "" {
 		return
 	}
+	if name == "C-g" && e.prompt == nil && e.keys.lookup(e.cur.id, name) == nil {
+		// Unbound C-g is keyboard-quit: it has already interrupted any
+		// runaway Lua (interruptOnQuitKey), so keep the message saying so.
+		return
+	}
 	// Like Emacs, a key press clears the last message.
 	e.setMessage("", false)
 	if e.prompt != nil && e.promptKey(name, ev) {

@@ -177,3 +177,30 @@ func TestBrokenInitFileLeavesAUsableEditor(t *testing.T) {
 		t.Fatal("C-q did not quit")
 	}
 }
+
+// A key binding or a task stuck in a loop that never waits does not freeze
+// the editor for good: C-g interrupts it, the error shows, and the editor
+// answers keys again.
+func TestQuitKeyInterruptsARunawayScript(t *testing.T) {
+	initFile := filepath.Join(t.TempDir(), "init.lua")
+	src := EmbeddedInit() + `
+pmacs.editor.map("global", "F7", function() while true do end end)
+pmacs.editor.map("global", "F8", function()
+  pmacs.async.run(function() local n = 0; while true do n = n + 1 end end)
+end)
+`
+	require.NoError(t, os.WriteFile(initFile, []byte(src), 0o644))
+	h := startEditor(t, Options{Path: t.TempDir(), InitFile: initFile})
+	h.waitText("..")
+
+	for _, k := range []tcell.Key{tcell.KeyF7, tcell.KeyF8} {
+		h.key(k)
+		time.Sleep(30 * time.Millisecond) // the main goroutine is now spinning in Lua
+		h.ctrl('g')
+		h.waitScreen("the interrupt", func(rows []string) bool {
+			return strings.Contains(messageLine(rows), "interrupted")
+		})
+	}
+	h.ctrl('e')
+	h.waitText("*messages*")
+}
