@@ -33,7 +33,9 @@
 //
 // While it runs, Run gives the Go scheduler one processor more than there
 // are cores (unless GOMAXPROCS is set), so a key wakes the loop at once even
-// when search workers keep every core busy.
+// when search workers keep every core busy, and runs the collector a quarter
+// as often (unless GOGC is set), so that a streaming search's garbage does
+// not land as mark assists in the loop's frames.
 //
 // # Lua
 //
