@@ -18,10 +18,12 @@ const (
 	// grepFlushDelay bounds how long a match waits in the producer's
 	// batch: well under a frame, so a rare match shows at once.
 	grepFlushDelay = 2 * time.Millisecond
-	// grepProgressEvery is how often a running grep reports how many files
-	// it has searched: once a default frame.
-	grepProgressEvery = 16 * time.Millisecond
 )
+
+// grepProgressEvery is how often a running grep reports how many files it
+// has searched: once a default frame. A variable so a test can make a small
+// search report several times.
+var grepProgressEvery = 16 * time.Millisecond
 
 // DispatchGrep starts a streaming search in the read lane of the actor that
 // owns spec.Root. Items are grep matches. While it runs, StreamProgress (and

@@ -233,6 +233,8 @@ func TestGrepReportsProgressWhileRunning(t *testing.T) {
 	}
 	root := makeTree(t, files)
 	rt := newRT(t, 4)
+	defer func(d time.Duration) { grepProgressEvery = d }(grepProgressEvery)
+	grepProgressEvery = 100 * time.Microsecond
 	id := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", Fanout: 1}, DispatchOptions{})
 	var seen []uint64
 	var final Outcome
@@ -253,9 +255,7 @@ func TestGrepReportsProgressWhileRunning(t *testing.T) {
 		waitReady(rt, time.Millisecond)
 	}
 	require.Equal(t, Complete, final.State)
-	if len(seen) == 0 {
-		t.Skip("the search finished within one progress interval on this machine")
-	}
+	require.NotEmpty(t, seen, "progress was reported while the search ran")
 	require.True(t, slices.IsSorted(seen), "progress only grows: %v", seen)
 	require.Less(t, seen[0], uint64(3000))
 	_, ok := rt.StreamProgress(id)
