@@ -57,7 +57,7 @@ type predicate struct {
 // highlightsQuery compiles lang's highlights query on first use.
 func (l *Language) highlightsQuery() (*compiledQuery, error) {
 	l.highlightsOnce.Do(func() {
-		src, err := queryFiles.ReadFile("queries/" + l.name + ".scm")
+		src, err := querySource(l.name)
 		if err != nil {
 			l.highlightsErr = fmt.Errorf("syntax: no highlights query for %s: %w", l.name, err)
 			return
@@ -349,4 +349,27 @@ func (li lineIndex) point(off uint32) Point {
 		row--
 	}
 	return Point{Row: uint32(row), Column: off - li[row]}
+}
+
+// querySource reads queries/NAME.scm. A first line "; inherits: OTHER"
+// appends OTHER's query (itself possibly inheriting) after the file's own
+// patterns, so a grammar that extends another (tsx extends typescript)
+// lists only what it adds. Since the first pattern to capture a node wins,
+// the file's own patterns take precedence: a JSX tag name is a tag, not the
+// plain identifier TypeScript's patterns would make it.
+func querySource(name string) ([]byte, error) {
+	src, err := queryFiles.ReadFile("queries/" + name + ".scm")
+	if err != nil {
+		return nil, err
+	}
+	first, _, _ := bytes.Cut(src, []byte("\n"))
+	base, ok := bytes.CutPrefix(bytes.TrimSpace(first), []byte("; inherits:"))
+	if !ok {
+		return src, nil
+	}
+	parent, err := querySource(string(bytes.TrimSpace(base)))
+	if err != nil {
+		return nil, fmt.Errorf("%s inherits: %w", name, err)
+	}
+	return append(append(src, '\n'), parent...), nil
 }

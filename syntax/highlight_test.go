@@ -1,6 +1,8 @@
 package syntax
 
 import (
+	"bytes"
+	"context"
 	"sort"
 	"sync"
 	"testing"
@@ -153,4 +155,25 @@ func TestRepeatedHighlightsReturnOwnedCopies(t *testing.T) {
 	other, err := tree.Highlights(2, 3)
 	require.NoError(t, err)
 	require.Less(t, len(other), len(want))
+}
+
+// tsx's query inherits typescript's: a TypeScript keyword and a JSX tag are
+// both captured, and a query naming a missing parent is an error.
+func TestTsxQueryInheritsTypescript(t *testing.T) {
+	src, err := querySource("tsx")
+	require.NoError(t, err)
+	ts, err := querySource("typescript")
+	require.NoError(t, err)
+	require.True(t, bytes.HasSuffix(src, ts), "tsx's own patterns come first, then typescript's")
+	tree, err := Parse(context.Background(), Request{Source: []byte("const a: number = <Foo bar={1} />;\n"), Language: "tsx"})
+	require.NoError(t, err)
+	defer tree.Close()
+	spans, err := tree.Highlights(0, 1)
+	require.NoError(t, err)
+	groups := map[string]bool{}
+	for _, s := range spans {
+		groups[s.Group] = true
+	}
+	require.True(t, groups["tag"], "JSX tag: %v", groups)
+	require.True(t, groups["keyword"] || groups["type.builtin"] || groups["type"], "TypeScript captures: %v", groups)
 }
