@@ -26,11 +26,22 @@ type task struct {
 	credit *bus.Credit // nil for request/reply jobs
 }
 
-func (w *task) send(r *reply) {
+// send puts r on the bus as this job's reply. The small fixed-shape replies
+// every job ends with are appended by hand straight into their payload
+// (one allocation, no encoder from a pool, no reflection); the rest go
+// through the registry's encoder. r is passed by value so that the common
+// path leaves it on the stack.
+//
+// A send fails only once the runtime is closed and the bus with it; there
+// is nobody left to tell.
+func (w *task) send(r reply) {
 	r.Job = w.id
-	// A send fails only once the runtime is closed and the bus with it;
-	// there is nobody left to tell.
-	_ = w.bus.Send(replyTopic, r)
+	if p, ok := r.appendFixed(make([]byte, 0, fixedReplyCap)); ok {
+		_ = w.bus.SendEnvelope(bus.Envelope{Topic: replyTopic, Payload: p})
+		return
+	}
+	heap := r // only this branch moves a reply to the heap
+	_ = w.bus.Send(replyTopic, &heap)
 }
 
 // sendItems waits for credit for the batch, then sends it. It returns the
@@ -39,7 +50,7 @@ func (w *task) sendItems(ctx context.Context, r *reply) error {
 	if err := w.credit.Acquire(ctx, len(r.Ints)+len(r.Matches)); err != nil {
 		return err
 	}
-	w.send(r)
+	w.send(*r)
 	return nil
 }
 
@@ -68,11 +79,11 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 	// dispatch builds no string; the failure path below adds the id.
 	rt.exec.SubmitFunc(actor, lane, j.kind.String(), func(workers.Actor) (any, error) {
 		if ctx.Err() != nil {
-			w.send(&reply{Kind: replyCancelled})
+			w.send(reply{Kind: replyCancelled})
 			return nil, nil
 		}
 		r := fn(ctx, w)
-		w.send(&r)
+		w.send(r)
 		return nil, nil
 	}, func(res workers.Result) {
 		if res.Err == nil {
@@ -83,7 +94,7 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 		if errors.As(res.Err, &we) {
 			r.Code = we.Code
 		}
-		w.send(&r)
+		w.send(r)
 	})
 	return j.id
 }

@@ -39,7 +39,7 @@ func TestMalformedRepliesFromAWorkerNeverStopTheLoop(t *testing.T) {
 		_ = rt.wbus.SendEnvelope(busEnvelope([]byte{0x92, 0x01, 0x7f}))
 		_ = rt.wbus.SendEnvelope(busEnvelope(bytes.Repeat([]byte{0xdd, 0xff, 0xff, 0xff, 0xff}, 8)))
 		_ = rt.wbus.Send(replyTopic, &reply{Job: 1 << 40, Kind: replySum, N: 1})
-		w.send(&reply{Kind: replyInts, Ints: []uint64{1, 2}}) // items for a request/reply job
+		w.send(reply{Kind: replyInts, Ints: []uint64{1, 2}}) // items for a request/reply job
 		return reply{Kind: replySum, N: 7}
 	})
 	var settles int

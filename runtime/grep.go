@@ -46,7 +46,7 @@ func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 		if err != nil {
 			return terminal(ctx, err, "")
 		}
-		w.send(&reply{Kind: replyProgress, N: uint64(stats.FilesSearched)})
+		w.send(reply{Kind: replyProgress, N: uint64(stats.FilesSearched)})
 		return reply{Kind: replyClosed}
 	})
 }
@@ -81,7 +81,7 @@ func (b *matchBatcher) emit(ms []grep.Match) error {
 	}
 	b.mu.Unlock()
 	if full != nil {
-		b.w.send(&reply{Kind: replyMatches, Matches: full})
+		b.w.send(reply{Kind: replyMatches, Matches: full})
 	}
 	return nil
 }
@@ -95,7 +95,7 @@ func (b *matchBatcher) flushTimer() {
 	}
 	// Sending under the lock keeps this batch ahead of a later one that
 	// close or emit might send.
-	b.w.send(&reply{Kind: replyMatches, Matches: b.buf})
+	b.w.send(reply{Kind: replyMatches, Matches: b.buf})
 	b.buf = nil
 }
 
@@ -110,7 +110,7 @@ func (b *matchBatcher) close() {
 		b.timer = nil
 	}
 	if len(b.buf) > 0 && b.ctx.Err() == nil {
-		b.w.send(&reply{Kind: replyMatches, Matches: b.buf})
+		b.w.send(reply{Kind: replyMatches, Matches: b.buf})
 	}
 	b.buf = nil
 }
@@ -133,7 +133,7 @@ func reportProgress(w *task, count *atomic.Int64) (stop func()) {
 			case <-t.C:
 				if n := count.Load(); n != sent {
 					sent = n
-					w.send(&reply{Kind: replyProgress, N: uint64(n)})
+					w.send(reply{Kind: replyProgress, N: uint64(n)})
 				}
 			}
 		}
