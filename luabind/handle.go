@@ -31,9 +31,13 @@ type job struct {
 	consumer *Task // the task parked in the iterator, if any
 	items    uint64
 	progress uint64
-	// held: batches are waiting here, so the runtime holds the rest, where
-	// they count against the stream's credit and the producer waits.
-	held bool
+	// held: batches are waiting here for iterTask, the task iterating the
+	// stream, so the runtime holds the rest, where they count against the
+	// stream's credit and the producer waits. Nothing is held for a stream
+	// no live task iterates: its batches could wait for ever, and the
+	// stream with them.
+	held     bool
+	iterTask *Task
 	// iterated: h:batches() was called. discard: a task awaited the stream
 	// without anyone iterating it, so its items are dropped as they come:
 	// holding them would stall the producer and the await with it.
@@ -82,6 +86,10 @@ func (b *Binding) handleBatches(L *lua.LState) int {
 // waiting for one if none is queued; nil once the stream has closed.
 func (b *Binding) batchIter(L *lua.LState) int {
 	j := checkJob(L, "h:batches iterator")
+	if t := b.threads[L]; t != nil && j.iterTask != t {
+		j.iterTask = t
+		t.streams = append(t.streams, j)
+	}
 	if len(j.queue) > 0 {
 		L.Push(b.popBatch(L, j))
 		return 1
@@ -256,7 +264,7 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 		}
 		b.run = append(b.run, resumption{t: c, vals: []lua.LValue{next}})
 	}
-	if !j.settled && len(j.queue) > 0 {
+	if !j.settled && len(j.queue) > 0 && j.iterTask != nil {
 		b.hold(j, true)
 	}
 }

@@ -60,3 +60,26 @@ func TestAwaitWithoutIteratingDoesNotStall(t *testing.T) {
 	`)
 	require.NoError(t, task.Err())
 }
+
+// A task that stops iterating a stream (it fails, or returns from inside
+// the loop) no longer holds the stream in the runtime: the stream runs to
+// its end and the binding becomes idle.
+func TestIteratingTaskEndingReleasesTheStream(t *testing.T) {
+	h := newHarness(t, false)
+	task := h.run(t, `
+		local h = pmacs.workers.emit_n(3000, {max_batch = 10})
+		for batch in h:batches() do
+			return #batch -- leaves after the first batch
+		end
+	`)
+	require.NoError(t, task.Err())
+	require.Zero(t, h.b.PendingJobs(), "the stream ran to its end")
+
+	failing := h.run(t, `
+		local h = pmacs.workers.emit_n(3000, {max_batch = 10})
+		for batch in h:batches() do error("stop here") end
+	`)
+	require.Error(t, failing.Err())
+	h.b.TakeFailed()
+	require.Zero(t, h.b.PendingJobs())
+}

@@ -41,6 +41,9 @@ type Task struct {
 	// collected is set once another task has received this task's error
 	// from task:await(); the error is then handled.
 	collected bool
+	// streams this task has iterated; when it ends, the runtime stops
+	// holding them for it.
+	streams []*job
 }
 
 // TaskError is why a task failed: the Lua error message and the traceback
@@ -195,6 +198,13 @@ func (b *Binding) fail(t *Task, err error) {
 func (b *Binding) retire(t *Task) {
 	delete(b.threads, t.th)
 	b.live--
+	for _, j := range t.streams {
+		if j.iterTask == t {
+			j.iterTask = nil
+			b.hold(j, false)
+		}
+	}
+	t.streams = nil
 }
 
 // armPanic is called by the trampoline at the start of every task: Resume
