@@ -25,40 +25,6 @@ func makeTree(t testing.TB, files map[string]string) string {
 	return dir
 }
 
-type grepResult struct {
-	matches []grep.Match
-	batches int
-	maxLen  int
-	files   uint64
-	outcome Outcome
-}
-
-func collectMatches(t testing.TB, rt *Runtime, id JobID, frame, limit time.Duration) grepResult {
-	t.Helper()
-	var res grepResult
-	deadline := time.Now().Add(limit)
-	for {
-		require.True(t, time.Now().Before(deadline), "grep did not close in time")
-		rt.Tick()
-		for _, b := range rt.TakeStreamBatches() {
-			if b.ID != id {
-				continue
-			}
-			res.batches++
-			res.maxLen = max(res.maxLen, b.Len())
-			res.matches = append(res.matches, b.Matches...)
-			if b.Closed {
-				res.outcome, res.files = b.Outcome, b.Progress
-				return res
-			}
-		}
-		waitReady(rt, frame)
-		if frame > time.Millisecond {
-			time.Sleep(frame)
-		}
-	}
-}
-
 // Known matches come back with their lines, text and offsets (ported:
 // grep_finds_known_matches_in_synthetic_tree).
 func TestGrepFindsKnownMatchesInSyntheticTree(t *testing.T) {
@@ -69,10 +35,10 @@ func TestGrepFindsKnownMatchesInSyntheticTree(t *testing.T) {
 		"README.md":     "needle\n",
 	})
 	rt := newRT(t, 4)
-	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	res := drainStream(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{}), time.Millisecond, 5*time.Second)
 	require.Equal(t, Complete, res.outcome.State)
 	require.Len(t, res.matches, 4)
-	require.Equal(t, uint64(4), res.files, "the closing batch reports files searched")
+	require.Equal(t, uint64(4), res.progress, "the closing batch reports files searched")
 	byFile := map[string][]grep.Match{}
 	for _, m := range res.matches {
 		byFile[m.File] = append(byFile[m.File], m)
@@ -87,7 +53,7 @@ func TestGrepFindsKnownMatchesInSyntheticTree(t *testing.T) {
 func TestGrepCaseInsensitiveMatchesMixedCase(t *testing.T) {
 	root := makeTree(t, map[string]string{"a.txt": "FOO\nfoo\nFoO\n"})
 	rt := newRT(t, 2)
-	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "foo", IgnoreCase: true}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	res := drainStream(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "foo", IgnoreCase: true}, DispatchOptions{}), time.Millisecond, 5*time.Second)
 	require.Len(t, res.matches, 3)
 }
 
@@ -99,7 +65,7 @@ func TestGrepSkipsBinaryAndOversizeFiles(t *testing.T) {
 		"small.txt": "needle\n",
 	})
 	rt := newRT(t, 2)
-	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", MaxFileBytes: 1024}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	res := drainStream(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", MaxFileBytes: 1024}, DispatchOptions{}), time.Millisecond, 5*time.Second)
 	require.Len(t, res.matches, 1)
 	require.Equal(t, "small.txt", res.matches[0].File)
 }
@@ -141,7 +107,7 @@ func TestGrepSupersedeCancelsPredecessorWithin50ms(t *testing.T) {
 func TestGrepCoalescesSaturatingMatchRate(t *testing.T) {
 	root := makeTree(t, map[string]string{"dense.txt": strings.Repeat("needle\n", 500)})
 	rt := newRT(t, 2)
-	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{MaxBatch: 64}), 16*time.Millisecond, 5*time.Second)
+	res := drainStream(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{MaxBatch: 64}), 16*time.Millisecond, 5*time.Second)
 	require.Len(t, res.matches, 500)
 	require.LessOrEqual(t, res.maxLen, 64)
 	require.LessOrEqual(t, res.batches, 64)
@@ -155,7 +121,7 @@ func TestGrepParallelSearchCompletesAtSyntheticScale(t *testing.T) {
 	}
 	root := makeTree(t, files)
 	rt := newRT(t, 4)
-	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	res := drainStream(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{}), time.Millisecond, 5*time.Second)
 	require.Len(t, res.matches, 1000)
 	seen := map[string]bool{}
 	for _, m := range res.matches {
@@ -169,7 +135,7 @@ func TestGrepParallelSearchCompletesAtSyntheticScale(t *testing.T) {
 func TestGrepTruncatesLongLines(t *testing.T) {
 	root := makeTree(t, map[string]string{"long.txt": "needle " + strings.Repeat("x", 16*1024) + "\n"})
 	rt := newRT(t, 2)
-	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", MaxMatchText: 128}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	res := drainStream(t, rt, rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", MaxMatchText: 128}, DispatchOptions{}), time.Millisecond, 5*time.Second)
 	require.Len(t, res.matches, 1)
 	require.LessOrEqual(t, len(res.matches[0].Text), 128)
 	require.True(t, strings.HasPrefix(res.matches[0].Text, "needle"))
@@ -180,7 +146,7 @@ func TestGrepTruncatesLongLines(t *testing.T) {
 func TestGrepEmptyPatternEmitsNoMatches(t *testing.T) {
 	root := makeTree(t, map[string]string{"a.txt": "any line\n"})
 	rt := newRT(t, 2)
-	res := collectMatches(t, rt, rt.DispatchGrep(grep.Spec{Root: root}, DispatchOptions{}), time.Millisecond, 5*time.Second)
+	res := drainStream(t, rt, rt.DispatchGrep(grep.Spec{Root: root}, DispatchOptions{}), time.Millisecond, 5*time.Second)
 	require.Empty(t, res.matches)
 	require.Equal(t, Complete, res.outcome.State)
 }
@@ -196,7 +162,7 @@ func TestGrepBadInputFailsTheJob(t *testing.T) {
 		"nul":       {Root: root, Pattern: "a\x00b"},
 	}
 	for name, spec := range cases {
-		res := collectMatches(t, rt, rt.DispatchGrep(spec, DispatchOptions{}), time.Millisecond, 5*time.Second)
+		res := drainStream(t, rt, rt.DispatchGrep(spec, DispatchOptions{}), time.Millisecond, 5*time.Second)
 		require.Equal(t, Failed, res.outcome.State, name)
 		require.NotEmpty(t, res.outcome.Err.Message, name)
 	}
@@ -219,7 +185,7 @@ func TestGrepUndrainedHoldsBoundedMemory(t *testing.T) {
 		waitReady(rt, time.Millisecond)
 	}
 	require.False(t, rt.IsComplete(id))
-	res := collectMatches(t, rt, id, time.Millisecond, 10*time.Second)
+	res := drainStream(t, rt, id, time.Millisecond, 10*time.Second)
 	require.Equal(t, Complete, res.outcome.State)
 	require.Len(t, res.matches, 40_000, "nothing is lost when the consumer catches up")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -60,12 +61,27 @@ func outcomeOf(t testing.TB, rt *Runtime, id JobID) Outcome {
 
 // streamResult collects a stream until its closing batch.
 type streamResult struct {
-	ints    []uint64
-	batches int
-	maxLen  int
-	outcome Outcome
+	ints     []uint64
+	matches  []grep.Match
+	batches  int
+	maxLen   int
+	progress uint64
+	outcome  Outcome
 }
 
+// add records one batch and reports whether it was the closing one.
+func (r *streamResult) add(b *StreamBatch) bool {
+	r.batches++
+	r.maxLen = max(r.maxLen, b.Len())
+	r.ints = append(r.ints, b.Ints...)
+	r.matches = append(r.matches, b.Matches...)
+	if b.Closed {
+		r.outcome, r.progress = b.Outcome, b.Progress
+	}
+	return b.Closed
+}
+
+// drainStream ticks at the given frame cadence until stream id closes.
 func drainStream(t testing.TB, rt *Runtime, id JobID, frame time.Duration, limit time.Duration) streamResult {
 	t.Helper()
 	var res streamResult
@@ -74,14 +90,7 @@ func drainStream(t testing.TB, rt *Runtime, id JobID, frame time.Duration, limit
 		require.True(t, time.Now().Before(deadline), "stream %d did not close in time", id)
 		rt.Tick()
 		for _, b := range rt.TakeStreamBatches() {
-			if b.ID != id {
-				continue
-			}
-			res.batches++
-			res.maxLen = max(res.maxLen, b.Len())
-			res.ints = append(res.ints, b.Ints...)
-			if b.Closed {
-				res.outcome = b.Outcome
+			if b.ID == id && res.add(&b) {
 				return res
 			}
 		}
@@ -105,15 +114,7 @@ func drainStreams(t testing.TB, rt *Runtime, limit time.Duration, ids ...JobID) 
 		require.True(t, time.Now().Before(deadline), "%d streams did not close in time", open)
 		rt.Tick()
 		for _, b := range rt.TakeStreamBatches() {
-			r := res[b.ID]
-			if r == nil {
-				continue
-			}
-			r.batches++
-			r.maxLen = max(r.maxLen, b.Len())
-			r.ints = append(r.ints, b.Ints...)
-			if b.Closed {
-				r.outcome = b.Outcome
+			if r := res[b.ID]; r != nil && r.add(&b) {
 				open--
 			}
 		}
