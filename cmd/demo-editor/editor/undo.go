@@ -62,24 +62,18 @@ func (u *undoLog) record(c change, before, after pos, typing bool) {
 // seal ends the typing run: the next change starts a new step.
 func (u *undoLog) seal() { u.open = false }
 
-func (u *undoLog) popUndo() (step, bool) {
-	u.open = false
-	if len(u.done) == 0 {
-		return step{}, false
-	}
-	st := u.done[len(u.done)-1]
-	u.done = u.done[:len(u.done)-1]
-	u.undone = append(u.undone, st)
-	return st, true
-}
+func (u *undoLog) popUndo() (step, bool) { return u.move(&u.done, &u.undone) }
 
-func (u *undoLog) popRedo() (step, bool) {
+func (u *undoLog) popRedo() (step, bool) { return u.move(&u.undone, &u.done) }
+
+// move pops the newest step of from onto to, ending any typing run.
+func (u *undoLog) move(from, to *[]step) (step, bool) {
 	u.open = false
-	if len(u.undone) == 0 {
+	if len(*from) == 0 {
 		return step{}, false
 	}
-	st := u.undone[len(u.undone)-1]
-	u.undone = u.undone[:len(u.undone)-1]
-	u.done = append(u.done, st)
+	st := (*from)[len(*from)-1]
+	*from = (*from)[:len(*from)-1]
+	*to = append(*to, st)
 	return st, true
 }
