@@ -179,7 +179,7 @@ func (b *Binding) fail(t *Task, err error) {
 	if trace == "" {
 		// The error did not pass through the panic hook (a Go panic in a
 		// binding function): what is left of the stack still helps.
-		trace = traceback(t.th)
+		trace = Traceback(t.th, 0)
 	}
 	t.state = taskFailed
 	t.err = &TaskError{Message: msg, Traceback: trace}
@@ -220,17 +220,20 @@ func (b *Binding) armPanic(L *lua.LState) int {
 func (b *Binding) panicHook(L *lua.LState) {
 	obj := L.Get(-1)
 	if t := b.threads[L]; t != nil {
-		t.trace = traceback(L)
+		t.trace = Traceback(L, 0)
 	}
 	panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: obj})
 }
 
-// traceback formats L's call stack the way Lua's debug.traceback does.
-func traceback(L *lua.LState) string {
+// Traceback formats L's call stack from level up, the way Lua's
+// debug.traceback does: "stack traceback:" and a line per frame. An
+// embedder's error handler (a message handler for a protected call) passes
+// level 1 to leave itself out.
+func Traceback(L *lua.LState, level int) string {
 	var sb strings.Builder
 	sb.WriteString("stack traceback:")
 	prev := ""
-	for i := 0; i < 64; i++ {
+	for i := level; i < level+64; i++ {
 		dbg, ok := L.GetStack(i)
 		if !ok {
 			break

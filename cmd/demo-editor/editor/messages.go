@@ -115,29 +115,6 @@ func (e *session) traceback(L *lua.LState) int {
 	if text == "" {
 		text = msg.String()
 	}
-	var sb strings.Builder
-	sb.WriteString(text)
-	sb.WriteString("\nstack traceback:")
-	for i := 1; i < 32; i++ {
-		dbg, ok := L.GetStack(i)
-		if !ok {
-			break
-		}
-		if _, err := L.GetInfo("Sln", dbg, lua.LNil); err != nil {
-			break
-		}
-		if dbg.What == "G" {
-			continue
-		}
-		fmt.Fprintf(&sb, "\n\t%s:%d:", dbg.Source, dbg.CurrentLine)
-		if dbg.Name != "" {
-			fmt.Fprintf(&sb, " in function '%s'", dbg.Name)
-		} else if dbg.What == "main" {
-			sb.WriteString(" in main chunk")
-		} else {
-			fmt.Fprintf(&sb, " in function <%s:%d>", dbg.Source, dbg.LineDefined)
-		}
-	}
-	L.Push(lua.LString(sb.String()))
+	L.Push(lua.LString(text + "\n" + luabind.Traceback(L, 1)))
 	return 1
 }
