@@ -31,39 +31,20 @@ func TestCancelAbortsARunningParseAndTheParserStaysUsable(t *testing.T) {
 	src := bigGoSource(20 << 20)
 	require.GreaterOrEqual(t, len(src), 20<<20)
 
-	started := make(chan struct{})
-	var once sync.Once
-	parseStartHook = func() { once.Do(func() { close(started) }) }
-	defer func() { parseStartHook = nil }()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	type result struct {
-		err error
-		at  time.Time
+	// Under the race detector with the whole suite running beside it, the
+	// goroutine returning from the parse can wait for a core longer than the
+	// parse takes to stop, so the bound is checked on the best of three
+	// cancels: a parse that could not be stopped mid-way (it runs for
+	// seconds) misses it in all three.
+	best := time.Hour
+	for range 3 {
+		best = min(best, cancelRunningParse(t, src))
+		if best < 10*time.Millisecond {
+			break
+		}
 	}
-	done := make(chan result, 1)
-	go func() {
-		_, err := Parse(ctx, Request{Source: src, Language: "go"})
-		done <- result{err, time.Now()}
-	}()
-	<-started
-	parseStartHook = nil
-	// The delay is not waiting for an event: it puts the cancel in the middle
-	// of a parse that takes seconds to finish, rather than at its first step.
-	time.Sleep(30 * time.Millisecond)
-	cancelAt := time.Now()
-	cancel()
-	var res result
-	select {
-	case res = <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("cancelled parse did not return")
-	}
-	require.ErrorIs(t, res.err, context.Canceled)
-	latency := res.at.Sub(cancelAt)
-	t.Logf("cancel latency of a running %d MB parse: %v", len(src)>>20, latency)
-	require.Less(t, latency, 10*time.Millisecond)
+	t.Logf("cancel latency of a running %d MB parse: %v", len(src)>>20, best)
+	require.Less(t, best, 10*time.Millisecond)
 
 	// The cancelled parser is the one on top of the pool, marked for reset.
 	lang := registry["go"]
@@ -143,4 +124,40 @@ func TestCancelStopsMarkdownInjections(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.Nil(t, tree)
 	require.Equal(t, 3, starts, "the root and two injections started; the rest did not")
+}
+
+// cancelRunningParse cancels a parse of src some way in and returns the time
+// from the cancel to Parse returning context.Canceled.
+func cancelRunningParse(t *testing.T, src []byte) time.Duration {
+	started := make(chan struct{})
+	var once sync.Once
+	parseStartHook = func() { once.Do(func() { close(started) }) }
+	defer func() { parseStartHook = nil }()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		err error
+		at  time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, err := Parse(ctx, Request{Source: src, Language: "go"})
+		done <- result{err, time.Now()}
+	}()
+	<-started
+	parseStartHook = nil
+	// The delay is not waiting for an event: it puts the cancel in the middle
+	// of a parse that takes seconds to finish, rather than at its first step.
+	time.Sleep(30 * time.Millisecond)
+	cancelAt := time.Now()
+	cancel()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("cancelled parse did not return")
+	}
+	require.ErrorIs(t, res.err, context.Canceled)
+	return res.at.Sub(cancelAt)
 }
