@@ -23,11 +23,10 @@ type gitignore struct {
 }
 
 type ignorePattern struct {
-	glob     string // pattern text, leading '/' and trailing '/' removed
-	negate   bool   // '!' prefix: re-include
-	dirOnly  bool   // trailing '/': directories only
-	anchored bool   // held a '/' other than a trailing one: matched against the whole path
-	literal  bool   // no wildcard nor escape: compared with ==
+	glob     glob // compiled from the text with its leading '/' and trailing '/' removed
+	negate   bool // '!' prefix: re-include
+	dirOnly  bool // trailing '/': directories only
+	anchored bool // held a '/' other than a trailing one: matched against the whole path
 }
 
 // parseGitignore compiles ignore-file text with gitignore's rules: '#' comments, blank lines,
@@ -76,8 +75,7 @@ func parseIgnoreLine(s string) (ignorePattern, bool) {
 	if s == "" {
 		return ignorePattern{}, false
 	}
-	p.glob = s
-	p.literal = !strings.ContainsAny(s, "*?[\\")
+	p.glob = compileGlob(s)
 	return p, true
 }
 
@@ -93,13 +91,7 @@ func (g *gitignore) match(rel string, isDir bool) ignoreResult {
 		if p.anchored {
 			subject = rel
 		}
-		var ok bool
-		if p.literal {
-			ok = subject == p.glob
-		} else {
-			ok = wildmatch(p.glob, subject)
-		}
-		if ok {
+		if p.glob.match(subject) {
 			if p.negate {
 				return ignoreWhitelist
 			}
@@ -109,126 +101,10 @@ func (g *gitignore) match(rel string, isDir bool) ignoreResult {
 	return ignoreNone
 }
 
-// wildmatch matches a gitignore glob against a '/'-separated path: '*' and '?' and classes
-// never match '/', and a '**' segment (a whole one, between slashes or at either end) spans
-// any number of directories.
-func wildmatch(p, t string) bool { return wm(p, t, true) }
-
-// wm is wildmatch with segStart saying p begins a path segment (a '**' there is special).
-func wm(p, t string, segStart bool) bool {
-	for len(p) > 0 {
-		c := p[0]
-		atSeg := segStart
-		segStart = c == '/' // only a literal '/' starts the next segment
-		switch c {
-		case '*':
-			if atSeg && strings.HasPrefix(p, "**") && (len(p) == 2 || p[2] == '/') {
-				if len(p) == 2 {
-					return true
-				}
-				rest := p[3:]
-				for {
-					if wm(rest, t, true) {
-						return true
-					}
-					i := strings.IndexByte(t, '/')
-					if i < 0 {
-						return false
-					}
-					t = t[i+1:]
-				}
-			}
-			p = strings.TrimLeft(p, "*")
-			if p == "" {
-				return !strings.Contains(t, "/")
-			}
-			for i := 0; i <= len(t); i++ {
-				if wm(p, t[i:], false) {
-					return true
-				}
-				if i < len(t) && t[i] == '/' {
-					return false
-				}
-			}
-			return false
-		case '?':
-			if t == "" || t[0] == '/' {
-				return false
-			}
-			_, n := utf8.DecodeRuneInString(t)
-			p, t = p[1:], t[n:]
-		case '[':
-			if t == "" || t[0] == '/' {
-				return false
-			}
-			r, n := utf8.DecodeRuneInString(t)
-			ok, plen, valid := matchClass(p, r)
-			if !valid { // an unterminated class is a literal '['
-				if t[0] != '[' {
-					return false
-				}
-				p, t = p[1:], t[1:]
-				break
-			}
-			if !ok {
-				return false
-			}
-			p, t = p[plen:], t[n:]
-		case '\\':
-			if len(p) >= 2 {
-				p = p[1:]
-			}
-			if t == "" || t[0] != p[0] {
-				return false
-			}
-			p, t = p[1:], t[1:]
-		default:
-			if t == "" || t[0] != c {
-				return false
-			}
-			p, t = p[1:], t[1:]
-		}
-	}
-	return t == ""
-}
-
-// matchClass matches r against the class at the head of p ("[...]"). It returns whether r is
-// in the class, the class's length in p, and false for valid when the class is unterminated.
-func matchClass(p string, r rune) (ok bool, n int, valid bool) {
-	i := 1
-	negate := false
-	if i < len(p) && (p[i] == '!' || p[i] == '^') {
-		negate = true
-		i++
-	}
-	first := true
-	for {
-		if i >= len(p) {
-			return false, 0, false
-		}
-		if p[i] == ']' && !first {
-			return ok != negate, i + 1, true
-		}
-		first = false
-		lo, w := classRune(p[i:])
-		i += w
-		hi := lo
-		if i+1 < len(p) && p[i] == '-' && p[i+1] != ']' {
-			hi, w = classRune(p[i+1:])
-			i += 1 + w
-		}
-		if lo <= r && r <= hi {
-			ok = true
-		}
-	}
-}
-
-func classRune(s string) (rune, int) {
-	if s[0] == '\\' && len(s) > 1 {
-		r, n := utf8.DecodeRuneInString(s[1:])
-		return r, n + 1
-	}
-	return utf8.DecodeRuneInString(s)
+// wildmatch matches a gitignore glob against a '/'-separated path (see compileGlob).
+func wildmatch(p, t string) bool {
+	g := compileGlob(p)
+	return g.match(t)
 }
 
 // ignoreLevel is the ignore state of one directory that holds ignore files or a .git entry.

@@ -1,7 +1,10 @@
 package grep
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -65,4 +68,280 @@ func TestGitignoreLastMatchingPatternWins(t *testing.T) {
 	check("trail", false, ignoreIgnored)
 	check("space ", false, ignoreIgnored)
 	check("comment", false, ignoreNone)
+}
+
+// commonGitignore is a typical project ignore file: extensions, directories, anchored paths,
+// classes, negations and '**'.
+const commonGitignore = `# build outputs
+*.o
+*.a
+*.so
+*.exe
+*.test
+*.out
+*.log
+*.tmp
+*.swp
+*~
+.DS_Store
+/bin/
+/dist/
+build/
+node_modules/
+coverage/
+vendor/**/testdata/
+**/generated/*.go
+docs/_build/
+*.py[cod]
+__pycache__/
+.env
+.env.*
+!.env.example
+/config/local.yaml
+tmp-*
+*.min.js
+`
+
+// commonPaths are the paths a search of an ordinary tree asks about.
+var commonPaths = []struct {
+	rel   string
+	isDir bool
+}{
+	{"main.go", false}, {"README.md", false}, {"go.mod", false}, {"internal", true},
+	{"internal/server/handler.go", false}, {"internal/server/handler_test.go", false},
+	{"cmd/app/main.go", false}, {"web/static/app.min.js", false}, {"web/static/app.js", false},
+	{"pkg/generated/api.go", false}, {"scripts/tool.pyc", false}, {"scripts/tool.py", false},
+	{"build", true}, {"docs/_build", true}, {"docs/index.md", false}, {".env.example", false},
+	{"vendor/x/testdata", true}, {"vendor/x/y.go", false}, {"tmp-cache", true}, {"a/b/c/d/e.txt", false},
+}
+
+// Benchmark: the verdict of an ordinary ignore file on ordinary paths, the work the walk does
+// for every entry.
+func BenchmarkGitignoreMatchCommon(b *testing.B) {
+	g := parseGitignore([]byte(commonGitignore))
+	for b.Loop() {
+		for _, p := range commonPaths {
+			g.match(p.rel, p.isDir)
+		}
+	}
+	b.ReportMetric(float64(len(commonPaths)), "paths/op")
+}
+
+// refWildmatch is the recursive backtracking matcher the package used before issue 11, kept
+// as the reference for glob semantics, with two changes: its stars advance by whole
+// characters (as compileGlob's do; before, a star could stop inside a multi-byte character and
+// let '?' match half of it), and failed (pattern, text, segment-start) states are remembered so
+// that the reference itself stays polynomial on the inputs that made the old code exponential.
+func refWildmatch(p, t string) bool {
+	failed := map[[3]int]bool{}
+	var wm func(p, t string, segStart bool) bool
+	wm = func(p, t string, segStart bool) bool {
+		key := [3]int{len(p), len(t), 0}
+		if segStart {
+			key[2] = 1
+		}
+		if failed[key] {
+			return false
+		}
+		ok := refStep(p, t, segStart, wm)
+		if !ok {
+			failed[key] = true
+		}
+		return ok
+	}
+	return wm(p, t, true)
+}
+
+func refStep(p, t string, segStart bool, wm func(string, string, bool) bool) bool {
+	for len(p) > 0 {
+		c := p[0]
+		atSeg := segStart
+		segStart = c == '/'
+		switch c {
+		case '*':
+			if atSeg && strings.HasPrefix(p, "**") && (len(p) == 2 || p[2] == '/') {
+				if len(p) == 2 {
+					return true
+				}
+				rest := p[3:]
+				for {
+					if wm(rest, t, true) {
+						return true
+					}
+					i := strings.IndexByte(t, '/')
+					if i < 0 {
+						return false
+					}
+					t = t[i+1:]
+				}
+			}
+			p = strings.TrimLeft(p, "*")
+			if p == "" {
+				return !strings.Contains(t, "/")
+			}
+			for i := 0; i <= len(t); {
+				if wm(p, t[i:], false) {
+					return true
+				}
+				if i == len(t) || t[i] == '/' {
+					return false
+				}
+				_, n := utf8.DecodeRuneInString(t[i:])
+				i += n
+			}
+			return false
+		case '?':
+			if t == "" || t[0] == '/' {
+				return false
+			}
+			_, n := utf8.DecodeRuneInString(t)
+			p, t = p[1:], t[n:]
+		case '[':
+			if t == "" || t[0] == '/' {
+				return false
+			}
+			r, n := utf8.DecodeRuneInString(t)
+			ok, plen, valid := matchClass(p, r)
+			if !valid {
+				if t[0] != '[' {
+					return false
+				}
+				p, t = p[1:], t[1:]
+				break
+			}
+			if !ok {
+				return false
+			}
+			p, t = p[plen:], t[n:]
+		case '\\':
+			if len(p) >= 2 {
+				p = p[1:]
+			}
+			if t == "" || t[0] != p[0] {
+				return false
+			}
+			p, t = p[1:], t[1:]
+		default:
+			if t == "" || t[0] != c {
+				return false
+			}
+			p, t = p[1:], t[1:]
+		}
+	}
+	return t == ""
+}
+
+// Glob pieces and path pieces for the differential checks: stars, '**' segments, escapes,
+// classes (ranges, negation, a ']' first, an escaped '/' and unterminated ones), multi-byte
+// and invalid bytes.
+var (
+	globPieces = []string{"a", "b", "*", "**", "/", "?", "[ab]", "[!a]", "[a-c]", "[]]", "[\\/]",
+		"[é-ê]", "[", "\\*", "\\/", "\\", "é", ".", "**/", "/**", "x"}
+	pathPieces = []string{"a", "b", "/", "é", "ê", "\xff", "[", "]", "*", ".", "x", "ab", "\\"}
+)
+
+func decodeGlobCase(data []byte) (pattern, path string) {
+	var p, t strings.Builder
+	for i, b := range data {
+		if i%2 == 0 {
+			p.WriteString(globPieces[int(b)%len(globPieces)])
+		} else {
+			t.WriteString(pathPieces[int(b)%len(pathPieces)])
+		}
+	}
+	return p.String(), t.String()
+}
+
+// Every glob built from the pieces above agrees with the reference on every path built from
+// them, globs up to three pieces and paths up to two: the exhaustive small cases (the fuzz
+// target goes longer).
+func TestGlobAgreesWithReferenceExhaustively(t *testing.T) {
+	var pats, paths []string
+	var build func(pieces []string, prefix string, depth int, out *[]string)
+	build = func(pieces []string, prefix string, depth int, out *[]string) {
+		*out = append(*out, prefix)
+		if depth == 0 {
+			return
+		}
+		for _, pc := range pieces {
+			build(pieces, prefix+pc, depth-1, out)
+		}
+	}
+	build(globPieces, "", 3, &pats)
+	build(pathPieces, "", 2, &paths)
+	n := 0
+	for _, p := range pats {
+		if p == "" || !utf8.ValidString(p) {
+			continue // parseIgnoreLine drops both
+		}
+		g := compileGlob(p)
+		for _, path := range paths {
+			if got, want := g.match(path), refWildmatch(p, path); got != want {
+				t.Fatalf("glob %q on %q: got %v, reference %v", p, path, got, want)
+			}
+			n++
+		}
+	}
+	t.Logf("%d (glob, path) pairs", n)
+}
+
+// FuzzGlobAgreesWithReference compares the compiled glob with the reference on longer
+// combinations than the exhaustive test reaches.
+func FuzzGlobAgreesWithReference(f *testing.F) {
+	f.Add([]byte{2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 1, 0})
+	f.Add([]byte{18, 0, 0, 2, 4, 0, 2, 1})
+	f.Add([]byte{5, 3, 5, 3, 2, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 64 {
+			data = data[:64]
+		}
+		p, path := decodeGlobCase(data)
+		if p == "" || !utf8.ValidString(p) {
+			return
+		}
+		g := compileGlob(p)
+		if got, want := g.match(path), refWildmatch(p, path); got != want {
+			t.Fatalf("glob %q on %q: got %v, reference %v", p, path, got, want)
+		}
+	})
+}
+
+// Issue 11 defect 3: the work of one match is bounded by a small polynomial in the lengths
+// of the glob and the path, on the shapes that made the backtracking matcher exponential.
+// A step is one token tried at one position; the bound is (pattern+1) * (path+1) per group
+// and slash, far below the old matcher's C(len(path), stars) retries.
+func TestGlobMatchWorkIsPolynomial(t *testing.T) {
+	cases := []struct{ glob, path string }{
+		{strings.Repeat("*a", 10) + "*b", strings.Repeat("a", 41)},
+		{strings.Repeat("*a", 30) + "*b", strings.Repeat("a", 200)},
+		{strings.Repeat("*?", 20) + "x", strings.Repeat("é", 100)},
+		{strings.Repeat("**/a*", 12) + "b", strings.Repeat("a/", 60) + "a"},
+		{strings.Repeat("a*/", 8) + "**/" + strings.Repeat("*a*a/", 5) + "b", strings.Repeat("aaaa/", 40) + "c"},
+		{strings.Repeat("[a-z]*", 15) + "z", strings.Repeat("ab", 80)},
+	}
+	for _, c := range cases {
+		g := compileGlob(c.glob)
+		ok, steps := g.matchSteps(c.path)
+		require.Equal(t, refWildmatch(c.glob, c.path), ok, "%q on %q", c.glob, c.path)
+		slashes := strings.Count(c.path, "/") + 1
+		bound := 4 * (len(c.glob) + 1) * (len(c.path) + 1) * slashes
+		require.LessOrEqual(t, steps, bound, "%q on %q", c.glob, c.path)
+		t.Logf("%-40.40q %5d-byte path: %d steps (bound %d)", c.glob, len(c.path), steps, bound)
+	}
+}
+
+// Benchmark: one match of the issue's pathological glob against names of growing length;
+// time per op grows linearly (the old matcher took 98 s at 41 bytes).
+func BenchmarkGlobPathological(b *testing.B) {
+	g := compileGlob(strings.Repeat("*a", 10) + "*b")
+	for _, n := range []int{41, 400, 4000} {
+		name := strings.Repeat("a", n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				if g.match(name) {
+					b.Fatal("matched")
+				}
+			}
+		})
+	}
 }

@@ -3,7 +3,9 @@ package grep_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -69,4 +71,24 @@ func TestSearchTreatsGitFileAsWorkTree(t *testing.T) {
 	})
 	ms, _ := collect(t, grep.Spec{Root: root, Pattern: "needle"})
 	require.Equal(t, []string{"a.txt"}, files(ms))
+}
+
+// Issue 11 defect 3: a glob with many stars against a name that almost matches made the
+// backtracking matcher exponential (98 s for three files) and cancel could not interrupt it.
+// Matching is now polynomial: the search ends at once. The bound is far above the expected
+// time (microseconds) and far below the old one, so load cannot flip the outcome.
+func TestSearchWithPathologicalIgnoreGlobEndsQuickly(t *testing.T) {
+	tree := map[string]string{".gitignore": "*a*a*a*a*a*a*a*a*a*a*b\n"}
+	for _, tail := range []string{"x", "yz", "xyz"} {
+		name := strings.Repeat("a", 41-len(tail)) + tail
+		require.Len(t, name, 41)
+		tree[name] = "needle\n"
+	}
+	root := makeTree(t, tree)
+	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	start := time.Now()
+	ms, _ := collect(t, grep.Spec{Root: root, Pattern: "needle"})
+	elapsed := time.Since(start)
+	require.Len(t, files(ms), 3, "no name ends in b: nothing is ignored")
+	require.Less(t, elapsed, 2*time.Second)
 }
