@@ -28,7 +28,9 @@
 // skipped unless Spec.Hidden. Directories named in Spec.SkipDirs are skipped. Unless
 // Spec.NoIgnore, ignore files follow ripgrep's rules: `.ignore` everywhere, `.gitignore` and
 // `.git/info/exclude` only inside a git work tree, ignore files of the root's ancestors
-// included, nearer files winning and `.ignore` winning over `.gitignore`. A file larger than
+// included, nearer files winning and `.ignore` winning over `.gitignore`. Matching one path
+// against one ignore line costs at most a small polynomial in their lengths, whatever the
+// stars in the line, so an ignore file cannot stall a search or delay its cancel. A file larger than
 // Spec.MaxFileBytes or holding a NUL byte in its first 8 KiB (binary) is skipped, as is any line
 // that is not valid UTF-8.
 package grep

@@ -5,13 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -49,10 +52,29 @@ var grepPatternTokens = append(append([]string{}, grepTextTokens[:19]...),
 // The files a case may create: nested, hidden, and case variants of names.
 var grepFileNames = []string{"a.txt", "B.txt", "sub/c.txt", "sub/deep/d.txt", ".hidden.txt", "sub/.h/e.txt", "b.txt", "sub/f"}
 
+// With flag 64 the case honours ignore files: the names add ignore files at three depths,
+// .git/info/exclude, a .git file making sub a repository of its own, and a 41-byte name for
+// the star-heavy globs; flag 128 makes the root a git work tree.
+var grepIgnoreModeNames = append(append([]string{}, grepFileNames...),
+	".gitignore", ".ignore", "sub/.gitignore", "sub/.ignore", "sub/deep/.gitignore",
+	".git/info/exclude", "sub/.git", "sub/"+strings.Repeat("a", 41), "sub/.h/.ignore")
+
+// Ignore-file line tokens: gitignore syntax (negation, anchoring, directory-only, '**',
+// classes, escapes, comments, trailing spaces, CR, an invalid byte) over the names above, and
+// the star-heavy glob of issue 11.
+var grepIgnoreTokens = []string{"!", "/", "*", "**", "?", "a", "b", ".txt", ".", "sub", "deep",
+	"[ab]", "[!a]", "[a-c]", "\\", " ", "#", "\xff", "[", ".h", "c", "\r", "*a*a*a*a*a*a*a*a*a*a*b", "f", "B", "é"}
+
 // grepCase is one decoded fuzz input.
 type grepCase struct {
-	spec  grep.Spec
-	files map[string][]byte
+	spec   grep.Spec
+	files  map[string][]byte
+	gitDir bool // the root holds an empty .git directory
+}
+
+func isIgnoreFile(name string) bool {
+	base := name[strings.LastIndexByte(name, '/')+1:]
+	return base == ".gitignore" || base == ".ignore" || base == "exclude"
 }
 
 func decodeGrepCase(data []byte) grepCase {
@@ -62,8 +84,9 @@ func decodeGrepCase(data []byte) grepCase {
 	c.spec.Regex = flags&1 != 0
 	c.spec.IgnoreCase = flags&2 != 0
 	c.spec.Hidden = flags&4 != 0
-	c.spec.NoIgnore = true       // ignore files are covered by their own tests
-	c.spec.SkipDirs = []string{} // so are skipped directory names
+	c.spec.NoIgnore = flags&64 == 0
+	c.gitDir = !c.spec.NoIgnore && flags&128 != 0
+	c.spec.SkipDirs = []string{} // skipped directory names are covered by their own tests
 	if b := r.next(); flags&8 != 0 {
 		c.spec.MaxMatchText = int(b%16) + 1
 	}
@@ -76,15 +99,53 @@ func decodeGrepCase(data []byte) grepCase {
 		pat.WriteString(grepPatternTokens[int(r.next())%len(grepPatternTokens)])
 	}
 	c.spec.Pattern = pat.String()
-	for n := 0; n < 6 && !r.empty(); n++ {
-		name := grepFileNames[int(r.next())%len(grepFileNames)]
+	names, maxFiles := grepFileNames, 6
+	if !c.spec.NoIgnore {
+		names, maxFiles = grepIgnoreModeNames, 10
+	}
+	for n := 0; n < maxFiles && !r.empty(); n++ {
+		name := names[int(r.next())%len(names)]
 		var body bytes.Buffer
-		for range int(r.next() % 40) {
-			body.WriteString(grepTextTokens[int(r.next())%len(grepTextTokens)])
+		if isIgnoreFile(name) {
+			for range int(r.next() % 6) {
+				for range int(r.next() % 6) {
+					body.WriteString(grepIgnoreTokens[int(r.next())%len(grepIgnoreTokens)])
+				}
+				body.WriteByte('\n')
+			}
+		} else {
+			for range int(r.next() % 40) {
+				body.WriteString(grepTextTokens[int(r.next())%len(grepTextTokens)])
+			}
 		}
 		c.files[name] = body.Bytes()
 	}
 	return c
+}
+
+// ignoreSeed builds an ignore-mode input: files are indices into grepIgnoreModeNames with
+// text tokens, ignores the same with lines of grepIgnoreTokens indices.
+func ignoreSeed(flags byte, pattern []int, files map[int][]int, ignores map[int][][]int) []byte {
+	out := []byte{flags | 64, 0, 0, 1, byte(len(pattern))}
+	for _, p := range pattern {
+		out = append(out, byte(p))
+	}
+	for _, n := range slices.Sorted(maps.Keys(files)) {
+		out = append(out, byte(n), byte(len(files[n])))
+		for _, tok := range files[n] {
+			out = append(out, byte(tok))
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(ignores)) {
+		out = append(out, byte(n), byte(len(ignores[n])))
+		for _, line := range ignores[n] {
+			out = append(out, byte(len(line)))
+			for _, tok := range line {
+				out = append(out, byte(tok))
+			}
+		}
+	}
+	return out
 }
 
 // encodeGrepSeed builds an input that decodes to the given case, for seeds
@@ -148,11 +209,7 @@ func referenceSearch(c grepCase) ([]refMatch, int, int, error) {
 	var out []refMatch
 	searched, skipped := 0, 0
 	for name, body := range c.files {
-		hidden := false
-		for _, part := range strings.Split(name, "/") {
-			hidden = hidden || strings.HasPrefix(part, ".")
-		}
-		if hidden && !spec.Hidden {
+		if !refIncluded(c, name) {
 			continue
 		}
 		if bytes.IndexByte(body[:min(len(body), 8<<10)], 0) >= 0 {
@@ -212,6 +269,295 @@ func referenceSearch(c grepCase) ([]refMatch, int, int, error) {
 	return out, searched, skipped, nil
 }
 
+// checkIgnoreDecisions checks every ignore file of the case on its own: its verdict on every
+// path below its directory (files and the directories holding them) agrees with
+// refIgnoreFileVerdict, and no single decision takes 100 ms (issue 11: a star-heavy glob made
+// one decision take minutes). A slow decision is retried twice and the best time counts, so a
+// stalled scheduler alone cannot fail the case.
+func checkIgnoreDecisions(t *testing.T, c grepCase) {
+	paths := map[string]bool{} // path -> is a directory
+	for name := range c.files {
+		parts := strings.Split(name, "/")
+		for i := range parts {
+			p := strings.Join(parts[:i+1], "/")
+			paths[p] = paths[p] || i < len(parts)-1
+		}
+	}
+	for file, body := range c.files {
+		if !isIgnoreFile(file) {
+			continue
+		}
+		dir := ""
+		if file != ".git/info/exclude" {
+			if i := strings.LastIndexByte(file, '/'); i >= 0 {
+				dir = file[:i]
+			}
+		}
+		verdict := grep.CompileIgnoreForTest(body)
+		for p, isDir := range paths {
+			rel := p
+			if dir != "" {
+				if !strings.HasPrefix(p, dir+"/") {
+					continue
+				}
+				rel = p[len(dir)+1:]
+			}
+			var got int
+			best := time.Duration(-1)
+			for attempt := 0; attempt < 3 && (best < 0 || best > 100*time.Millisecond); attempt++ {
+				start := time.Now()
+				got = verdict(rel, isDir)
+				if d := time.Since(start); best < 0 || d < best {
+					best = d
+				}
+			}
+			require.Less(t, best, 100*time.Millisecond, "%s on %q", file, rel)
+			require.Equal(t, refIgnoreFileVerdict(body, rel, isDir), got, "%s (%q) on %q dir=%v", file, body, rel, isDir)
+		}
+	}
+}
+
+// refIncluded reports whether a search of the case reaches the file: no directory on its way
+// nor the file itself is excluded, where an entry is excluded when the ignore files ignore it,
+// or when they say nothing and it is hidden without Spec.Hidden (ripgrep's rules).
+func refIncluded(c grepCase, name string) bool {
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		path := strings.Join(parts[:i+1], "/")
+		isDir := i < len(parts)-1
+		v := refIgnoreNone
+		if !c.spec.NoIgnore {
+			v = refVerdict(c, path, isDir)
+		}
+		if v == refIgnored || (v == refIgnoreNone && !c.spec.Hidden && strings.HasPrefix(parts[i], ".")) {
+			return false
+		}
+	}
+	return true
+}
+
+const (
+	refIgnoreNone = iota
+	refIgnored
+	refWhitelisted
+)
+
+// refVerdict applies the case's ignore files to path, computed from scratch for each path:
+// .ignore files from the nearest directory up to the root; then, if a directory on the way
+// is a repository (holds a .git entry), the .gitignore files and then .git/info/exclude from
+// the nearest directory up to that repository's root. The first file with a matching line
+// decides, and within a file the last matching line.
+func refVerdict(c grepCase, path string, isDir bool) int {
+	var dirs []string // the directories holding path, nearest first; "" is the root
+	for d := path; d != ""; {
+		i := strings.LastIndexByte(d, '/')
+		if i < 0 {
+			d = ""
+		} else {
+			d = d[:i]
+		}
+		dirs = append(dirs, d)
+	}
+	join := func(dir, name string) string {
+		if dir == "" {
+			return name
+		}
+		return dir + "/" + name
+	}
+	relTo := func(dir string) string {
+		if dir == "" {
+			return path
+		}
+		return path[len(dir)+1:]
+	}
+	hasGit := func(dir string) bool {
+		if dir == "" && c.gitDir {
+			return true
+		}
+		g := join(dir, ".git")
+		for name := range c.files {
+			if name == g || strings.HasPrefix(name, g+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	apply := func(dir, file string) int {
+		body, ok := c.files[join(dir, file)]
+		if !ok {
+			return refIgnoreNone
+		}
+		return refIgnoreFileVerdict(body, relTo(dir), isDir)
+	}
+	for _, d := range dirs {
+		if v := apply(d, ".ignore"); v != refIgnoreNone {
+			return v
+		}
+	}
+	repo := -1
+	for i, d := range dirs {
+		if hasGit(d) {
+			repo = i
+			break
+		}
+	}
+	if repo < 0 {
+		return refIgnoreNone
+	}
+	for _, file := range []string{".gitignore", ".git/info/exclude"} {
+		for _, d := range dirs[:repo+1] {
+			if v := apply(d, file); v != refIgnoreNone {
+				return v
+			}
+		}
+	}
+	return refIgnoreNone
+}
+
+// refIgnoreFileVerdict parses one ignore file by gitignore's line rules and matches rel with
+// each line translated to a regular expression (as ripgrep's globset does), last line first.
+func refIgnoreFileVerdict(body []byte, rel string, isDir bool) int {
+	lines := strings.Split(string(body), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		s := strings.TrimSuffix(lines[i], "\r")
+		if s == "" || s[0] == '#' || !utf8.ValidString(s) {
+			continue
+		}
+		for strings.HasSuffix(s, " ") && !strings.HasSuffix(s, "\\ ") {
+			s = s[:len(s)-1]
+		}
+		negate := strings.HasPrefix(s, "!")
+		s = strings.TrimPrefix(s, "!")
+		dirOnly := strings.HasSuffix(s, "/")
+		s = strings.TrimRight(s, "/")
+		anchored := strings.Contains(s, "/")
+		s = strings.TrimPrefix(s, "/")
+		if s == "" || (dirOnly && !isDir) {
+			continue
+		}
+		subject := rel[strings.LastIndexByte(rel, '/')+1:]
+		if anchored {
+			subject = rel
+		}
+		if regexp.MustCompile(globToRegexp(s)).MatchString(subject) {
+			if negate {
+				return refWhitelisted
+			}
+			return refIgnored
+		}
+	}
+	return refIgnoreNone
+}
+
+// globToRegexp translates gitignore glob syntax: '*' is [^/]*, '?' is [^/], a class never
+// matches '/', a '**' that is a whole segment is any directories ("**/" a prefix ending in '/',
+// a final "**" anything), a run of stars elsewhere is one '*', '\\' escapes the next
+// character (a trailing one is itself), an unterminated class is a literal '['.
+func globToRegexp(p string) string {
+	var b strings.Builder
+	b.WriteString(`^`)
+	segStart := true
+	for i := 0; i < len(p); {
+		c := p[i]
+		atSeg := segStart
+		segStart = c == '/'
+		switch c {
+		case '*':
+			if atSeg && strings.HasPrefix(p[i:], "**") && (i+2 == len(p) || p[i+2] == '/') {
+				if i+2 == len(p) {
+					b.WriteString(`(?s:.*)`)
+					i += 2
+				} else {
+					b.WriteString(`(?s:.*/)?`)
+					i += 3
+					segStart = true
+				}
+				continue
+			}
+			for i < len(p) && p[i] == '*' {
+				i++
+			}
+			b.WriteString(`[^/]*`)
+		case '?':
+			b.WriteString(`[^/]`)
+			i++
+		case '[':
+			if re, n, ok := classToRegexp(p[i:]); ok {
+				b.WriteString(re)
+				i += n
+			} else {
+				b.WriteString(`\[`)
+				i++
+			}
+		default:
+			if c == '\\' && i+1 < len(p) {
+				i++
+			}
+			_, n := utf8.DecodeRuneInString(p[i:])
+			b.WriteString(regexp.QuoteMeta(p[i : i+n]))
+			i += n
+		}
+	}
+	b.WriteString(`$`)
+	return b.String()
+}
+
+// classToRegexp translates the class at the head of p: '!' or '^' first negates, a ']' first
+// is a member, a-b is a range (an empty one holds nothing), '\\' escapes; it never matches '/'.
+func classToRegexp(p string) (string, int, bool) {
+	i := 1
+	negate := i < len(p) && (p[i] == '!' || p[i] == '^')
+	if negate {
+		i++
+	}
+	member := func(at int) (rune, int) {
+		if p[at] == '\\' && at+1 < len(p) {
+			r, n := utf8.DecodeRuneInString(p[at+1:])
+			return r, n + 1
+		}
+		return utf8.DecodeRuneInString(p[at:])
+	}
+	var ranges [][2]rune
+	for first := true; ; first = false {
+		if i >= len(p) {
+			return "", 0, false
+		}
+		if p[i] == ']' && !first {
+			break
+		}
+		lo, w := member(i)
+		i += w
+		hi := lo
+		if i+1 < len(p) && p[i] == '-' && p[i+1] != ']' {
+			hi, w = member(i + 1)
+			i += 1 + w
+		}
+		if lo <= hi {
+			ranges = append(ranges, [2]rune{lo, hi})
+		}
+	}
+	var b strings.Builder
+	if negate {
+		b.WriteString(`[^/`)
+		for _, r := range ranges {
+			fmt.Fprintf(&b, `\x{%x}-\x{%x}`, r[0], r[1])
+		}
+		b.WriteString(`]`)
+		return b.String(), i + 1, true
+	}
+	// A member class: its ranges minus '/', or a class of nothing.
+	b.WriteString(`(?:[^\x00-\x{10FFFF}]`)
+	for _, r := range ranges {
+		for _, part := range [][2]rune{{r[0], min(r[1], '/'-1)}, {max(r[0], '/'+1), r[1]}} {
+			if part[0] <= part[1] {
+				fmt.Fprintf(&b, `|[\x{%x}-\x{%x}]`, part[0], part[1])
+			}
+		}
+	}
+	b.WriteString(`)`)
+	return b.String(), i + 1, true
+}
+
 func sortRefMatches(ms []refMatch) {
 	sort.Slice(ms, func(i, j int) bool {
 		if ms[i].File != ms[j].File {
@@ -248,29 +594,62 @@ func FuzzSearchMatchesNaiveReference(f *testing.F) {
 	f.Add(grepSeed(4, 0, 0, 2, []int{0}, map[int][]int{4: {0}, 5: {0}, 0: {0}}))
 	f.Add(grepSeed(0, 0, 0, 1, []int{16}, map[int][]int{0: {0, 16, 0}}))
 	f.Add(grepSeed(0, 0, 0, 1, []int{}, map[int][]int{0: {0, 16, 0}}))
+	// Ignore mode (flag 64, 128 for a root .git). Names: 0 a.txt, 1 B.txt, 2 sub/c.txt,
+	// 3 sub/deep/d.txt, 4 .hidden.txt, 5 sub/.h/e.txt, 8 .gitignore, 9 .ignore,
+	// 10 sub/.gitignore, 11 sub/.ignore, 12 sub/deep/.gitignore, 13 .git/info/exclude,
+	// 14 sub/.git, 15 sub/aaa...a (41 bytes). Glob tokens: 0 '!', 1 '/', 2 '*', 3 '**',
+	// 5 a, 7 .txt, 9 sub, 10 deep, 15 space, 19 .h, 20 c, 22 *a*a*a*a*a*a*a*a*a*a*b.
+	txt := []int{0, 16}
+	f.Add(ignoreSeed(128, []int{0}, map[int][]int{15: txt, 0: txt}, map[int][][]int{8: {{22}}}))
+	f.Add(ignoreSeed(128, []int{0}, map[int][]int{0: txt, 1: txt, 2: txt, 3: txt},
+		map[int][][]int{8: {{2, 7}}, 10: {{0, 20, 7}}, 9: {{0, 5, 7}}}))
+	f.Add(ignoreSeed(128, []int{0}, map[int][]int{2: txt, 3: txt, 5: txt},
+		map[int][][]int{8: {{1, 9, 1, 10}, {10, 1}, {0, 19}}}))
+	f.Add(ignoreSeed(0, []int{0}, map[int][]int{0: txt, 1: txt, 2: txt},
+		map[int][][]int{8: {{2}}, 9: {{2, 7}, {0, 5, 7}}}))
+	f.Add(ignoreSeed(0, []int{0}, map[int][]int{14: txt, 2: txt, 3: txt},
+		map[int][][]int{8: {{3}}, 10: {{20, 7}}}))
+	f.Add(ignoreSeed(128, []int{0}, map[int][]int{0: txt}, map[int][][]int{8: {{15, 15}, {15}}}))
+	f.Add(ignoreSeed(128, []int{0}, map[int][]int{2: txt, 3: txt, 0: txt},
+		map[int][][]int{8: {{3, 1, 10}, {9, 1, 3}}, 13: {{5, 2}}}))
+	f.Add(ignoreSeed(4|128, []int{0}, map[int][]int{0: txt, 4: txt}, map[int][][]int{8: {{5, 7}, {0, 19}}, 9: {{5}}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := decodeGrepCase(data)
 		root := t.TempDir()
+		if c.gitDir {
+			require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+		}
 		for name, body := range c.files {
 			p := filepath.Join(root, filepath.FromSlash(name))
 			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 			require.NoError(t, os.WriteFile(p, body, 0o644))
+		}
+		if !c.spec.NoIgnore {
+			checkIgnoreDecisions(t, c)
 		}
 		c.spec.Root = root
 		want, searched, skipped, wantErr := referenceSearch(c)
 
 		var mu sync.Mutex
 		var got []refMatch
+		var firstSpans [][2][2]uint32 // each match's first span and its MatchStart/MatchEnd
 		st, err := grep.Search(context.Background(), c.spec, func(ms []grep.Match) error {
 			mu.Lock()
 			defer mu.Unlock()
 			for _, m := range ms {
-				require.NotEmpty(t, m.Spans, "%+v", m)
-				require.Equal(t, m.Spans[0], [2]uint32{m.MatchStart, m.MatchEnd}, "first span is MatchStart/MatchEnd")
+				var first [2]uint32
+				if len(m.Spans) > 0 {
+					first = m.Spans[0]
+				}
+				firstSpans = append(firstSpans, [2][2]uint32{first, {m.MatchStart, m.MatchEnd}})
 				got = append(got, refMatch{File: m.File, Line: m.Line, Text: m.Text, Spans: m.Spans})
 			}
 			return nil
 		})
+		for i, m := range got {
+			require.NotEmpty(t, m.Spans, "%+v", m)
+			require.Equal(t, firstSpans[i][0], firstSpans[i][1], "first span is MatchStart/MatchEnd")
+		}
 		if wantErr != nil {
 			require.Error(t, err)
 			require.True(t, errors.Is(err, wantErr), "got %v, want %v", err, wantErr)

@@ -59,6 +59,9 @@ func parseIgnoreLine(s string) (ignorePattern, bool) {
 	for strings.HasSuffix(s, " ") && !strings.HasSuffix(s, "\\ ") {
 		s = s[:len(s)-1]
 	}
+	if s == "" {
+		return ignorePattern{}, false // a line of spaces is blank
+	}
 	var p ignorePattern
 	if s[0] == '!' {
 		p.negate = true

@@ -70,6 +70,16 @@ func TestGitignoreLastMatchingPatternWins(t *testing.T) {
 	check("comment", false, ignoreNone)
 }
 
+// A line of nothing but spaces is a blank line; it used to index past the end of the
+// stripped line and panic the search goroutine.
+func TestGitignoreLineOfSpacesIsBlank(t *testing.T) {
+	g := parseGitignore([]byte("   \n*.log\n \n"))
+	require.NotNil(t, g)
+	require.Len(t, g.patterns, 1)
+	require.Equal(t, ignoreIgnored, g.match("a.log", false))
+	require.Nil(t, parseGitignore([]byte("  \r\n")))
+}
+
 // commonGitignore is a typical project ignore file: extensions, directories, anchored paths,
 // classes, negations and '**'.
 const commonGitignore = `# build outputs
