@@ -21,6 +21,10 @@
 //     context.Canceled or context.DeadlineExceeded, after every goroutine has returned. A
 //     blocked emit is not interrupted: an emit that can block should watch ctx itself.
 //   - Reaching Spec.MaxResults stops the search early without an error.
+//   - A panic on a fanout goroutine, in the search or in emit, does not kill the process: the
+//     search stops and, once every goroutine has returned, Search panics on the caller's
+//     goroutine with the same value (an emit that calls runtime.Goexit likewise makes Search
+//     call it), so the caller's recover or its executor's panic isolation handles it.
 //
 // # Filtering
 //

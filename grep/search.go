@@ -2,8 +2,10 @@ package grep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -36,17 +38,52 @@ type search struct {
 	failed  atomic.Bool  // set on cancel or emit error: held matches are dropped
 	emitted atomic.Int64 // matches handed to emit, for MaxResults
 
-	mu      sync.Mutex
-	cond    sync.Cond
-	tasks   []task // LIFO: depth first keeps the frontier small
-	pending int    // tasks queued or running
-	err     error  // first error: emit's or the context's
+	mu         sync.Mutex
+	cond       sync.Cond
+	tasks      []task    // LIFO: depth first keeps the frontier small
+	pending    int       // tasks queued or running
+	err        error     // first error: emit's or the context's
+	abort      abortKind // how the first fanout goroutine that did not return normally ended
+	panicValue any       // what it panicked with, for abortPanic
+}
+
+// abortKind says how a fanout goroutine ended other than by returning.
+type abortKind uint8
+
+const (
+	abortNone   abortKind = iota
+	abortPanic            // it panicked: Search panics with the same value
+	abortGoexit           // emit called runtime.Goexit: so does Search
+)
+
+// errAborted stops the other goroutines after a panic or Goexit; Search never returns it.
+var errAborted = errors.New("grep: a search goroutine panicked or exited")
+
+// guard runs deferred in every fanout goroutine with what recover returned and whether the
+// goroutine's work returned. It keeps a panic from killing the process: it records the first
+// panic (or Goexit) and stops the search, and Search repeats it on the caller's goroutine
+// once every goroutine has ended.
+func (s *search) guard(v any, returned bool) {
+	if returned {
+		return
+	}
+	kind := abortPanic
+	if v == nil { // since Go 1.21 a panic never recovers nil: this is runtime.Goexit
+		kind = abortGoexit
+	}
+	s.mu.Lock()
+	if s.abort == abortNone {
+		s.abort, s.panicValue = kind, v
+	}
+	s.mu.Unlock()
+	s.fail(errAborted)
 }
 
 // Search walks spec.Root and calls emit with the matches of one file at a time, in line order
 // (see the package doc for the concurrency contract). It returns the statistics of the work
 // done, and a wrapped ErrBadRoot / ErrBadPattern for bad input, the context's error if ctx was
-// cancelled, or emit's error. Every goroutine it starts has returned when it returns.
+// cancelled, or emit's error. Every goroutine it starts has returned when it returns, or when
+// it panics with the value a fanout goroutine (or emit) panicked with.
 func Search(ctx context.Context, spec Spec, emit func([]Match) error) (Stats, error) {
 	p, err := prepare(spec)
 	if err != nil {
@@ -71,12 +108,24 @@ func Search(ctx context.Context, spec Spec, emit func([]Match) error) (Stats, er
 	var wg sync.WaitGroup
 	for i := range p.fanout {
 		wg.Go(func() {
+			returned := false
+			defer func() { s.guard(recover(), returned) }()
 			w := newWorker(s)
 			w.run()
 			stats[i] = w.stats
+			returned = true
 		})
 	}
 	wg.Wait()
+	// A fanout goroutine that panicked (in the search or in emit) or called runtime.Goexit
+	// (in emit) has stopped the others; the caller now gets the same end as if the work had
+	// run on its own goroutine, where a recover or a worker's panic isolation can handle it.
+	switch s.abort {
+	case abortPanic:
+		panic(s.panicValue)
+	case abortGoexit:
+		runtime.Goexit()
+	}
 	var total Stats
 	for _, st := range stats {
 		total.add(st)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
@@ -343,10 +345,12 @@ func TestSearchBatchesHoldOneFileInLineOrder(t *testing.T) {
 	_, err := grep.Search(context.Background(), grep.Spec{Root: root, Pattern: "needle", Fanout: 2}, func(ms []grep.Match) error {
 		mu.Lock()
 		defer mu.Unlock()
-		require.NotEmpty(t, ms)
+		// emit runs on a fanout goroutine: assert, not require (FailNow must stay on the
+		// test goroutine).
+		assert.NotEmpty(t, ms)
 		for _, m := range ms {
-			require.Equal(t, ms[0].File, m.File, "a batch mixes files")
-			require.Equal(t, last[m.File]+1, m.Line, "lines out of order")
+			assert.Equal(t, ms[0].File, m.File, "a batch mixes files")
+			assert.Equal(t, last[m.File]+1, m.Line, "lines out of order")
 			last[m.File] = m.Line
 		}
 		total += len(ms)
@@ -484,4 +488,98 @@ func TestSearchCountsProgress(t *testing.T) {
 	require.Len(t, ms, 4)
 	require.Equal(t, int64(20), progress.Load(), "binary files are skipped, not searched")
 	require.Equal(t, st.FilesSearched, progress.Load())
+}
+
+// injectedPanic is a value only these tests panic with, so a recovered value can be told
+// apart from any other panic.
+type injectedPanic struct{ where string }
+
+// searchRecovering runs Search and returns what it panicked with, and whether it returned
+// normally instead.
+func searchRecovering(spec grep.Spec, emit func([]grep.Match) error) (v any, returned bool) {
+	defer func() { v = recover() }()
+	_, _ = grep.Search(context.Background(), spec, emit)
+	return nil, true
+}
+
+func manyFiles(t *testing.T, n int) string {
+	tree := map[string]string{}
+	for i := range n {
+		tree[fmt.Sprintf("d%02d/f%04d.txt", i%7, i)] = "needle\n"
+	}
+	return makeTree(t, tree)
+}
+
+// Issue 11 defect 5: a panic in a fanout goroutine used to kill the process. Search now stops
+// the rest of the search and panics on the caller's goroutine with the same value (where the
+// runtime's worker isolation settles the job), after every fanout goroutine has ended.
+func TestSearchRepanicsAFanoutPanicOnTheCaller(t *testing.T) {
+	root := manyFiles(t, 200)
+	for _, fanout := range []int{1, 4} {
+		before := goleak.IgnoreCurrent()
+		want := &injectedPanic{"file hook"}
+		var calls atomic.Int64
+		remove := grep.SetFileHookForTest(func(string) {
+			if calls.Add(1) == 10 {
+				panic(want)
+			}
+		})
+		v, returned := searchRecovering(grep.Spec{Root: root, Pattern: "needle", Fanout: fanout}, func([]grep.Match) error { return nil })
+		remove()
+		require.False(t, returned, "fanout %d: Search returned instead of panicking", fanout)
+		require.True(t, v == any(want), "fanout %d: repanicked with %v, not the original value", fanout, v)
+		goleak.VerifyNone(t, before)
+		if fanout == 1 {
+			require.EqualValues(t, 10, calls.Load(), "the search stopped at the panic")
+		}
+	}
+}
+
+// A panic inside the caller's emit runs on a fanout goroutine too: it reaches the caller the
+// same way, and nothing is emitted after it.
+func TestSearchRepanicsAnEmitPanicOnTheCaller(t *testing.T) {
+	root := manyFiles(t, 200)
+	for _, fanout := range []int{1, 4} {
+		before := goleak.IgnoreCurrent()
+		want := &injectedPanic{"emit"}
+		var calls atomic.Int64
+		v, returned := searchRecovering(grep.Spec{Root: root, Pattern: "needle", Fanout: fanout}, func([]grep.Match) error {
+			calls.Add(1)
+			panic(want)
+		})
+		require.False(t, returned, "fanout %d: Search returned instead of panicking", fanout)
+		require.True(t, v == any(want), "fanout %d: repanicked with %v, not the original value", fanout, v)
+		goleak.VerifyNone(t, before)
+		if fanout == 1 {
+			require.EqualValues(t, 1, calls.Load(), "no emit after the panic")
+		}
+	}
+}
+
+// An emit that calls runtime.Goexit (t.FailNow does) used to end one fanout goroutine
+// silently: Search returned a partial result as a complete one, or, with other goroutines
+// waiting for that goroutine's task, never returned. Now Search stops and exits the caller's
+// goroutine the same way.
+func TestSearchRepeatsAnEmitGoexitOnTheCaller(t *testing.T) {
+	root := manyFiles(t, 200)
+	for _, fanout := range []int{1, 4} {
+		before := goleak.IgnoreCurrent()
+		done := make(chan bool, 1)
+		go func() {
+			returned := false
+			defer func() { done <- returned }()
+			_, _ = grep.Search(context.Background(), grep.Spec{Root: root, Pattern: "needle", Fanout: fanout}, func([]grep.Match) error {
+				runtime.Goexit()
+				return nil
+			})
+			returned = true
+		}()
+		select {
+		case returned := <-done:
+			require.False(t, returned, "fanout %d: Search returned instead of exiting", fanout)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("fanout %d: Search hung after emit called runtime.Goexit", fanout)
+		}
+		goleak.VerifyNone(t, before)
+	}
 }

@@ -12,6 +12,10 @@ const emitChunk = 1024
 // scanWindow is how much of a buffer the prefilter scans between two polls of the stop flag.
 const scanWindow = 256 << 10
 
+// testHookFile, set only by tests, is called by a fanout goroutine with each file it is about
+// to search, so that a test can make that goroutine panic.
+var testHookFile func(rel string)
+
 // worker is one fanout goroutine with its reused buffers.
 type worker struct {
 	s         *search
@@ -152,6 +156,9 @@ func (w *worker) searchFile(d *dirNode, name string) {
 	rel := name
 	if d.rel != "" {
 		rel = d.rel + "/" + name
+	}
+	if testHookFile != nil {
+		testHookFile(rel)
 	}
 	emittedBefore := w.stats.Matches
 	w.scan(data, rel)
