@@ -51,6 +51,10 @@ func main() {
 	threads := flag.Int("threads", runtime.NumCPU(), "fanout for Search and -j for rg")
 	child := flag.String("child", "", "internal: run one case in this process and print its matches")
 	flag.Parse()
+	if *root == "" {
+		fmt.Fprintln(os.Stderr, "grepbench: go env GOROOT failed: give the tree to search with -root")
+		os.Exit(2)
+	}
 	if *child != "" {
 		os.Exit(runChild(*root, *child, *threads))
 	}
@@ -95,12 +99,14 @@ func main() {
 	fmt.Printf("\ncancel: Search returned (every fanout goroutine gone) %.3f ms median, %.3f ms worst after cancel, over 20 cancels mid-search\n", ms(med), ms(worst))
 }
 
+// defaultRoot is the Go distribution's src directory as the go command reports it, or "" if
+// it cannot (then -root is required).
 func defaultRoot() string {
-	goroot := runtime.GOROOT()
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		goroot = strings.TrimSpace(string(out))
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
 	}
-	return filepath.Join(goroot, "src")
+	return filepath.Join(strings.TrimSpace(string(out)), "src")
 }
 
 // timeChild runs argv in dir, drains its output, and returns its wall time, CPU time (user and
