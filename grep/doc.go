@@ -32,7 +32,8 @@
 // skipped unless Spec.Hidden. Directories named in Spec.SkipDirs are skipped. Unless
 // Spec.NoIgnore, ignore files follow ripgrep's rules: `.ignore` everywhere, `.gitignore` and
 // `.git/info/exclude` only inside a git work tree, ignore files of the root's ancestors
-// included, nearer files winning and `.ignore` winning over `.gitignore`. Matching one path
+// included, nearer files winning and `.ignore` winning over `.gitignore`. Globs match bytes,
+// as in git and ripgrep: '?' and a class match one byte of a multi-byte name. Matching one path
 // against one ignore line costs at most a small polynomial in their lengths, whatever the
 // stars in the line, so an ignore file cannot stall a search or delay its cancel. A file larger than
 // Spec.MaxFileBytes or holding a NUL byte in its first 8 KiB (binary) is skipped, as is any line

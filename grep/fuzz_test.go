@@ -439,7 +439,7 @@ func refIgnoreFileVerdict(body []byte, rel string, isDir bool) int {
 		if anchored {
 			subject = rel
 		}
-		if regexp.MustCompile(globToRegexp(s)).MatchString(subject) {
+		if regexp.MustCompile(globToRegexp(s)).MatchString(latin1(subject)) {
 			if negate {
 				return refWhitelisted
 			}
@@ -449,10 +449,22 @@ func refIgnoreFileVerdict(body []byte, rel string, isDir bool) int {
 	return refIgnoreNone
 }
 
-// globToRegexp translates gitignore glob syntax: '*' is [^/]*, '?' is [^/], a class never
-// matches '/', a '**' that is a whole segment is any directories ("**/" a prefix ending in '/',
-// a final "**" anything), a run of stars elsewhere is one '*', '\\' escapes the next
-// character (a trailing one is itself), an unterminated class is a literal '['.
+// latin1 maps each byte of s to the character of the same number, so that a regular
+// expression over characters matches bytes: gitignore globs, like git's wildmatch and
+// ripgrep's globset, work on bytes ('?' is one byte of a multi-byte name).
+func latin1(s string) string {
+	r := make([]rune, len(s))
+	for i := range len(s) {
+		r[i] = rune(s[i])
+	}
+	return string(r)
+}
+
+// globToRegexp translates gitignore glob syntax into a regular expression over latin1 text:
+// '*' is [^/]*, '?' is [^/], a class is a set of bytes never holding '/', a '**' that is a
+// whole segment is any directories ("**/" a prefix ending in '/', a final "**" anything), a
+// run of stars elsewhere is one '*', '\\' escapes the next byte (a trailing one is itself), an
+// unterminated class is a literal '['.
 func globToRegexp(p string) string {
 	var b strings.Builder
 	b.WriteString(`^`)
@@ -493,31 +505,30 @@ func globToRegexp(p string) string {
 			if c == '\\' && i+1 < len(p) {
 				i++
 			}
-			_, n := utf8.DecodeRuneInString(p[i:])
-			b.WriteString(regexp.QuoteMeta(p[i : i+n]))
-			i += n
+			fmt.Fprintf(&b, `\x{%x}`, p[i])
+			i++
 		}
 	}
 	b.WriteString(`$`)
 	return b.String()
 }
 
-// classToRegexp translates the class at the head of p: '!' or '^' first negates, a ']' first
-// is a member, a-b is a range (an empty one holds nothing), '\\' escapes; it never matches '/'.
+// classToRegexp translates the class at the head of p into a set of latin1 characters: '!'
+// or '^' first negates, a ']' first is a member, a-b is a byte range (an inverted one holds
+// nothing), '\\' escapes the next byte; it never matches '/'.
 func classToRegexp(p string) (string, int, bool) {
 	i := 1
 	negate := i < len(p) && (p[i] == '!' || p[i] == '^')
 	if negate {
 		i++
 	}
-	member := func(at int) (rune, int) {
+	member := func(at int) (byte, int) {
 		if p[at] == '\\' && at+1 < len(p) {
-			r, n := utf8.DecodeRuneInString(p[at+1:])
-			return r, n + 1
+			return p[at+1], 2
 		}
-		return utf8.DecodeRuneInString(p[at:])
+		return p[at], 1
 	}
-	var ranges [][2]rune
+	var ranges [][2]byte
 	for first := true; ; first = false {
 		if i >= len(p) {
 			return "", 0, false
@@ -533,7 +544,7 @@ func classToRegexp(p string) (string, int, bool) {
 			i += 1 + w
 		}
 		if lo <= hi {
-			ranges = append(ranges, [2]rune{lo, hi})
+			ranges = append(ranges, [2]byte{lo, hi})
 		}
 	}
 	var b strings.Builder
@@ -548,7 +559,7 @@ func classToRegexp(p string) (string, int, bool) {
 	// A member class: its ranges minus '/', or a class of nothing.
 	b.WriteString(`(?:[^\x00-\x{10FFFF}]`)
 	for _, r := range ranges {
-		for _, part := range [][2]rune{{r[0], min(r[1], '/'-1)}, {max(r[0], '/'+1), r[1]}} {
+		for _, part := range [][2]int{{int(r[0]), min(int(r[1]), '/'-1)}, {max(int(r[0]), '/'+1), int(r[1])}} {
 			if part[0] <= part[1] {
 				fmt.Fprintf(&b, `|[\x{%x}-\x{%x}]`, part[0], part[1])
 			}

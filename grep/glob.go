@@ -1,14 +1,15 @@
 package grep
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "strings"
 
-// A glob is a compiled gitignore pattern. Matching costs O(len(pattern) * len(path) *
-// (slashes+1)) at worst, with no allocation: a backtracking matcher that retries every star
-// at every position is exponential in the number of stars (a `*a*a*a*a*a*a*a*a*a*a*b` line
-// against a 41-byte name took minutes), so the matcher uses two facts of the syntax instead.
+// A glob is a compiled gitignore pattern. Like git's wildmatch and ripgrep's globset, it
+// works on bytes: '?' and a class match one byte, a class's members are bytes (a multi-byte
+// character in a class adds each of its bytes), and a star any bytes but '/'.
+//
+// Matching costs O(len(pattern) * len(path) * (slashes+1)) at worst, with no allocation: a
+// backtracking matcher that retries every star at every position is exponential in the
+// number of stars (a `*a*a*a*a*a*a*a*a*a*a*b` line against a 41-byte name took minutes), so
+// the matcher uses two facts of the syntax instead.
 //
 //   - '*', '?' and classes never match '/', so every '/' of the path is matched by a '/' of
 //     the pattern. A run of pattern between two '**/' segments (a group) therefore spans a
@@ -19,10 +20,6 @@ import (
 //     segment cannot be helped by moving an earlier star: the later star could already reach
 //     every position the move would give it. Only the last star is ever retried, and its
 //     start only moves forward (the classic greedy wildcard match, O(len(group) * len(span))).
-//
-// That second argument needs every token to consume whole characters: a star advances one
-// UTF-8 sequence at a time (an invalid byte counting as one character), as '?' and classes
-// consume one, so no token ever starts inside a character.
 type glob struct {
 	kind   globKind
 	lit    string      // the literal text of globLiteral, globSuffix and globPrefix
@@ -47,17 +44,17 @@ type globGroup struct {
 
 type globTok struct {
 	kind  tokKind
-	b     byte   // tokByte
-	class string // tokClass: the class's text, "[...]"
+	b     byte       // tokByte
+	class *[256]bool // tokClass: the bytes it matches ('/' never)
 }
 
 type tokKind uint8
 
 const (
 	tokByte  tokKind = iota // one literal byte
-	tokAny                  // '?': one character other than '/'
-	tokClass                // "[...]": one character other than '/', in (or not in) the class
-	tokStar                 // '*': any characters other than '/'
+	tokAny                  // '?': one byte other than '/'
+	tokClass                // "[...]": one byte other than '/', in (or not in) the class
+	tokStar                 // '*': any bytes other than '/'
 )
 
 // compileGlob compiles gitignore glob syntax: '*' and '?' and classes never match '/', a run
@@ -95,8 +92,8 @@ func compileGlob(p string) glob {
 			cur.toks = append(cur.toks, globTok{kind: tokAny})
 			i++
 		case '[':
-			if _, n, valid := matchClass(p[i:], 0); valid {
-				cur.toks = append(cur.toks, globTok{kind: tokClass, class: p[i : i+n]})
+			if set, n, valid := parseClass(p[i:]); valid {
+				cur.toks = append(cur.toks, globTok{kind: tokClass, class: set})
 				i += n
 			} else {
 				cur.toks = append(cur.toks, globTok{kind: tokByte, b: '['})
@@ -173,8 +170,6 @@ func (g *glob) matchSteps(t string) (bool, int) {
 	case globLiteral:
 		return t == g.lit, 1
 	case globSuffix:
-		// The literal starts with a whole character, so the star's part ends on a character
-		// boundary whatever the bytes before it.
 		n := len(t) - len(g.lit)
 		return n >= 0 && t[n:] == g.lit && strings.IndexByte(t[:n], '/') < 0, 1
 	case globPrefix:
@@ -234,8 +229,8 @@ func afterSlashes(t string, pos, n int) int {
 }
 
 // matchSpan reports whether toks (no '**' among them) match the whole of t. Only the latest
-// star is retried, one character further each time; its start never moves back, so the
-// loop runs at most len(toks) steps per character of t.
+// star is retried, one byte further each time; its start never moves back, so the loop runs
+// at most len(toks)+1 steps per byte of t.
 func matchSpan(toks []globTok, t string, steps *int) bool {
 	pi, ti := 0, 0
 	star, starT := -1, 0
@@ -248,9 +243,9 @@ func matchSpan(toks []globTok, t string, steps *int) bool {
 				pi++
 				continue
 			}
-			if n := tk.matchAt(t[ti:]); n > 0 {
+			if ti < len(t) && tk.matches(t[ti]) {
 				pi++
-				ti += n
+				ti++
 				continue
 			}
 		} else if ti == len(t) {
@@ -259,77 +254,62 @@ func matchSpan(toks []globTok, t string, steps *int) bool {
 		if star < 0 || starT == len(t) || t[starT] == '/' {
 			return false
 		}
-		_, n := utf8.DecodeRuneInString(t[starT:])
-		starT += n
+		starT++
 		pi, ti = star+1, starT
 	}
 }
 
-// matchAt returns how many bytes of the start of s the token matches, 0 for no match.
-func (tk *globTok) matchAt(s string) int {
-	if s == "" {
-		return 0
-	}
+// matches reports whether the token (not a star) matches byte c.
+func (tk *globTok) matches(c byte) bool {
 	switch tk.kind {
 	case tokByte:
-		if s[0] == tk.b {
-			return 1
-		}
-		return 0
+		return c == tk.b
 	case tokAny:
-		if s[0] == '/' {
-			return 0
-		}
-		_, n := utf8.DecodeRuneInString(s)
-		return n
+		return c != '/'
 	default: // tokClass
-		if s[0] == '/' {
-			return 0
-		}
-		r, n := utf8.DecodeRuneInString(s)
-		if ok, _, _ := matchClass(tk.class, r); ok {
-			return n
-		}
-		return 0
+		return tk.class[c]
 	}
 }
 
-// matchClass matches r against the class at the head of p ("[...]"). It returns whether r is
-// in the class, the class's length in p, and false for valid when the class is unterminated.
-// The length and validity do not depend on r.
-func matchClass(p string, r rune) (ok bool, n int, valid bool) {
+// parseClass compiles the class at the head of p ("[...]"): a '!' or '^' first negates, a ']'
+// first is a member, lo-hi is a byte range (an inverted one holds nothing), '\' escapes the
+// next byte. It returns the bytes the class matches, never '/', the class's length in p, and
+// false for valid when the class is unterminated (then the '[' is a literal).
+func parseClass(p string) (set *[256]bool, n int, valid bool) {
+	var members [256]bool
 	i := 1
-	negate := false
-	if i < len(p) && (p[i] == '!' || p[i] == '^') {
-		negate = true
+	negate := i < len(p) && (p[i] == '!' || p[i] == '^')
+	if negate {
 		i++
 	}
-	first := true
-	for {
+	member := func() byte {
+		if p[i] == '\\' && i+1 < len(p) {
+			i++
+		}
+		c := p[i]
+		i++
+		return c
+	}
+	for first := true; ; first = false {
 		if i >= len(p) {
-			return false, 0, false
+			return nil, 0, false
 		}
 		if p[i] == ']' && !first {
-			return ok != negate, i + 1, true
+			break
 		}
-		first = false
-		lo, w := classRune(p[i:])
-		i += w
+		lo := member()
 		hi := lo
 		if i+1 < len(p) && p[i] == '-' && p[i+1] != ']' {
-			hi, w = classRune(p[i+1:])
-			i += 1 + w
+			i++
+			hi = member()
 		}
-		if lo <= r && r <= hi {
-			ok = true
+		for c := int(lo); c <= int(hi); c++ {
+			members[c] = true
 		}
 	}
-}
-
-func classRune(s string) (rune, int) {
-	if s[0] == '\\' && len(s) > 1 {
-		r, n := utf8.DecodeRuneInString(s[1:])
-		return r, n + 1
+	set = new([256]bool)
+	for c := range set {
+		set[c] = members[c] != negate && c != '/'
 	}
-	return utf8.DecodeRuneInString(s)
+	return set, i + 1, true
 }

@@ -40,6 +40,13 @@ func TestWildmatchFollowsGitignoreGlobRules(t *testing.T) {
 		{"\\*x", "ax", false},
 		{"[unterminated", "[unterminated", true},
 		{"é?", "éa", true},
+		// Bytes, as git and ripgrep match them: '?' and a class take one byte, a class's
+		// members are the bytes of its characters (rg 13 ignores é.md for ??.md and [ü]?.md).
+		{"?.md", "é.md", false},
+		{"??.md", "é.md", true},
+		{"[ü]?.md", "é.md", true},
+		{"[é-ü].c", "é.c", false},
+		{"*?.md", "é.md", true},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, wildmatch(c.glob, c.path), "%q vs %q", c.glob, c.path)
@@ -138,10 +145,10 @@ func BenchmarkGitignoreMatchCommon(b *testing.B) {
 }
 
 // refWildmatch is the recursive backtracking matcher the package used before issue 11, kept
-// as the reference for glob semantics, with two changes: its stars advance by whole
-// characters (as compileGlob's do; before, a star could stop inside a multi-byte character and
-// let '?' match half of it), and failed (pattern, text, segment-start) states are remembered so
-// that the reference itself stays polynomial on the inputs that made the old code exponential.
+// as the reference for glob semantics, with two changes: '?' and classes match one byte, as
+// in git and ripgrep (they matched one UTF-8 character, so "?.md" did not ignore "é.md" as
+// git and rg do), and failed (pattern, text, segment-start) states are remembered so that the
+// reference itself stays polynomial on the inputs that made the old code exponential.
 func refWildmatch(p, t string) bool {
 	failed := map[[3]int]bool{}
 	var wm func(p, t string, segStart bool) bool
@@ -189,29 +196,26 @@ func refStep(p, t string, segStart bool, wm func(string, string, bool) bool) boo
 			if p == "" {
 				return !strings.Contains(t, "/")
 			}
-			for i := 0; i <= len(t); {
+			for i := 0; i <= len(t); i++ {
 				if wm(p, t[i:], false) {
 					return true
 				}
-				if i == len(t) || t[i] == '/' {
+				if i < len(t) && t[i] == '/' {
 					return false
 				}
-				_, n := utf8.DecodeRuneInString(t[i:])
-				i += n
 			}
 			return false
 		case '?':
 			if t == "" || t[0] == '/' {
 				return false
 			}
-			_, n := utf8.DecodeRuneInString(t)
-			p, t = p[1:], t[n:]
+			p, t = p[1:], t[1:]
 		case '[':
 			if t == "" || t[0] == '/' {
 				return false
 			}
-			r, n := utf8.DecodeRuneInString(t)
-			ok, plen, valid := matchClass(p, r)
+			ok, plen, valid := refMatchClass(p, t[0])
+			n := 1
 			if !valid {
 				if t[0] != '[' {
 					return false
@@ -239,6 +243,43 @@ func refStep(p, t string, segStart bool, wm func(string, string, bool) bool) boo
 		}
 	}
 	return t == ""
+}
+
+// refMatchClass is the old class matcher on bytes: whether c is in the class at the head of
+// p, the class's length, and false for valid when it is unterminated.
+func refMatchClass(p string, c byte) (ok bool, n int, valid bool) {
+	i := 1
+	negate := false
+	if i < len(p) && (p[i] == '!' || p[i] == '^') {
+		negate = true
+		i++
+	}
+	member := func(s string) (byte, int) {
+		if s[0] == '\\' && len(s) > 1 {
+			return s[1], 2
+		}
+		return s[0], 1
+	}
+	first := true
+	for {
+		if i >= len(p) {
+			return false, 0, false
+		}
+		if p[i] == ']' && !first {
+			return ok != negate, i + 1, true
+		}
+		first = false
+		lo, w := member(p[i:])
+		i += w
+		hi := lo
+		if i+1 < len(p) && p[i] == '-' && p[i+1] != ']' {
+			hi, w = member(p[i+1:])
+			i += 1 + w
+		}
+		if lo <= c && c <= hi {
+			ok = true
+		}
+	}
 }
 
 // Glob pieces and path pieces for the differential checks: stars, '**' segments, escapes,
@@ -325,6 +366,7 @@ func TestGlobMatchWorkIsPolynomial(t *testing.T) {
 		{strings.Repeat("*a", 10) + "*b", strings.Repeat("a", 41)},
 		{strings.Repeat("*a", 30) + "*b", strings.Repeat("a", 200)},
 		{strings.Repeat("*?", 20) + "x", strings.Repeat("é", 100)},
+		{strings.Repeat("*[é]", 20) + "x", strings.Repeat("é", 100)},
 		{strings.Repeat("**/a*", 12) + "b", strings.Repeat("a/", 60) + "a"},
 		{strings.Repeat("a*/", 8) + "**/" + strings.Repeat("*a*a/", 5) + "b", strings.Repeat("aaaa/", 40) + "c"},
 		{strings.Repeat("[a-z]*", 15) + "z", strings.Repeat("ab", 80)},

@@ -176,3 +176,54 @@ func TestSearchAgreesWithRipgrepOnGoSource(t *testing.T) {
 		})
 	}
 }
+
+// Acceptance (real peer): on a work tree whose ignore files use every part of the glob syntax
+// (and the star-heavy line of issue 11), Search reaches the same files as ripgrep.
+func TestSearchAgreesWithRipgrepOnIgnoreFiles(t *testing.T) {
+	if _, err := exec.LookPath("rg"); err != nil {
+		t.Skip("ripgrep (rg) is not installed: install it (apt-get install ripgrep) to compare with a real peer")
+	}
+	ignores := map[string]string{
+		".gitignore": "*.log\n!keep.log\n/build\nout/\n**/gen/*.go\ndocs/**/*.tmp\n*a*a*a*a*a*a*a*a*a*a*b\n" +
+			"[Tt]emp*\n*.py[co]\n\\#lit\nsub/*.x\nfoo?bar\ntrail   \nspace\\ \n[!a-m]*.z\nlib/**\n# comment\n*.[0-9]\n",
+		".ignore":        "*.ign\n!special.ign\n",
+		"sub/.gitignore": "!*.log\nlocal*\n/anchored.txt\n",
+		"q/.ignore":      "?.md\nm/**/n\n[ü]?.c\n",
+	}
+	names := []string{"a.log", "keep.log", "x/b.log", "build/f.txt", "sub/build/f.txt", "out/f.txt",
+		"x/out/f.txt", "gen/a.go", "x/gen/b.go", "x/gen/y/c.go", "docs/a.tmp", "docs/x/y/b.tmp", "docs.tmp",
+		strings.Repeat("a", 40) + "b", strings.Repeat("a", 41), strings.Repeat("a", 39) + "xb",
+		"Temp1.txt", "temp2.txt", "xtemp.txt", "m.pyc", "m.pyo", "m.py", "#lit", "lit", "sub/q.x", "sub/deep/q.x",
+		"fooXbar", "foo/bar", "a.ign", "special.ign", "sub/c.log", "sub/local1.txt", "sub/x/local2.txt",
+		"sub/anchored.txt", "sub/deep/anchored.txt", "trail", "space ", "space", "n.z", "b.z", "lib/x.txt",
+		"x/lib/y.txt", "lib2", "v.1", "v.10", "é.log", "é.txt",
+		"q/é.md", "q/ab.md", "q/a.md", "q/m/n", "q/m/x/n", "q/m/x/y/n", "q/mm/n", "q/x/m/n",
+		"q/é.c", "q/ü.c", "q/x.c", "q/éé.c"}
+	tree := map[string]string{}
+	for name, body := range ignores {
+		tree[name] = body
+	}
+	for _, n := range names {
+		if _, dup := tree[n]; dup {
+			t.Fatalf("duplicate %q", n)
+		}
+		tree[n] = "needle\n"
+	}
+	root := makeTree(t, tree)
+	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+
+	ours, _ := searchLines(t, grep.Spec{Root: root, Pattern: "needle", SkipDirs: []string{}, Fanout: 2})
+	theirs, _ := ripgrepLines(t, root, append(ripgrepArgs(2), "-F", "needle", ".")...)
+	require.NotEmpty(t, theirs)
+	require.Less(t, len(theirs), len(names), "the ignore files ignore something")
+	require.Equal(t, sortedKeys(theirs), sortedKeys(ours))
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
