@@ -104,12 +104,6 @@ func (g *gitignore) match(rel string, isDir bool) ignoreResult {
 	return ignoreNone
 }
 
-// wildmatch matches a gitignore glob against a '/'-separated path (see compileGlob).
-func wildmatch(p, t string) bool {
-	g := compileGlob(p)
-	return g.match(t)
-}
-
 // ignoreLevel is the ignore state of one directory that holds ignore files or a .git entry.
 // Levels form a chain from the deepest directory up to the file system root; a directory
 // without either shares its parent's level.

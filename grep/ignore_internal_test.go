@@ -9,6 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// wildmatch matches a gitignore glob against a '/'-separated path.
+func wildmatch(p, t string) bool {
+	g := compileGlob(p)
+	return g.match(t)
+}
+
 // Gitignore pattern semantics: wildcards stay within a segment, '**' spans directories only
 // as a whole segment, classes and escapes work.
 func TestWildmatchFollowsGitignoreGlobRules(t *testing.T) {
