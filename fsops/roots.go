@@ -25,10 +25,12 @@ import (
 // cannot be reached, named or observed through these methods, including by
 // the errors they return.
 //
-// A nil or empty Roots confines everything out. The zero value of each
-// argument and the errors are the unconfined operations'; see ReadDir, Stat,
-// Rename, Chmod and Remove for the rest of each contract. A Roots value is
-// read-only and safe for concurrent use.
+// A nil or empty Roots confines everything out. Inside the roots each
+// method answers as the unconfined operation of the same name would, with
+// the same values and errors; see ReadDir, Stat, Rename, Chmod and Remove
+// for the rest of each contract. Roots are resolved (symlinks and all) at
+// every call, and a Roots value is never modified, so it is safe for
+// concurrent use.
 type Roots []string
 
 // ReadDir is the package's ReadDir confined to r.
