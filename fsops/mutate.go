@@ -77,8 +77,10 @@ func explainRename(err error, overwrite bool, sourceMissing func() bool) error {
 // mode, and following it would let a link inside a confined root change a
 // file outside it; chmod the target's path instead. On Linux 6.6 and later
 // this is enforced atomically by fchmodat2(AT_SYMLINK_NOFOLLOW); on older
-// kernels and other platforms it is lstat-then-chmod, so a symlink swapped
-// in between the two is followed.
+// Linux kernels the file is pinned with an O_PATH descriptor that does not
+// follow a link, checked, and changed through /proc/self/fd, which is as
+// safe. Without /proc, and on other platforms, it is lstat-then-chmod, so
+// a symlink swapped in between the two is followed.
 func Chmod(ctx context.Context, path string, mode uint32) error {
 	const op = "chmod"
 	if err := checkPath(op, path, "", path); err != nil {

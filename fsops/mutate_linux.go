@@ -2,6 +2,7 @@ package fsops
 
 import (
 	"errors"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -9,6 +10,10 @@ import (
 // renameat2 is a variable so tests can play a filesystem that rejects
 // RENAME_NOREPLACE and exercise the fallback.
 var renameat2 = unix.Renameat2
+
+// fchmodat is a variable so tests can play a kernel without fchmodat2
+// (before 6.6) and exercise the fallback.
+var fchmodat = unix.Fchmodat
 
 // The operations below act on name relative to the directory descriptor
 // dirfd: unix.AT_FDCWD for the unconfined operations, a directory opened
@@ -76,20 +81,42 @@ func renameNoReplaceFallback(fromfd int, from string, tofd int, to string) error
 
 func chmodNoFollowAt(dirfd int, name string, mode uint32) error {
 	err := retryEINTR(func() error {
-		return unix.Fchmodat(dirfd, name, mode, unix.AT_SYMLINK_NOFOLLOW)
+		return fchmodat(dirfd, name, mode, unix.AT_SYMLINK_NOFOLLOW)
 	})
 	if err != unix.EOPNOTSUPP {
 		return err
 	}
 	// x/sys reports both "path is a symlink" and "kernel has no fchmodat2"
-	// as EOPNOTSUPP; lstat tells them apart.
+	// as EOPNOTSUPP. Pin what the name refers to now with an O_PATH
+	// descriptor that does not follow a link, check that, and change the
+	// mode of that very inode through /proc/self/fd (fchmod refuses O_PATH
+	// descriptors), as glibc does: a link swapped in after the check is
+	// never followed.
+	var fd int
+	err = retryEINTR(func() (err error) {
+		fd, err = unix.Openat(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
 	var st unix.Stat_t
-	if err := fstatatNoFollow(dirfd, name, &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return errSymlinkMode(unix.EOPNOTSUPP)
 	}
+	err = retryEINTR(func() error {
+		return unix.Fchmodat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), mode, 0)
+	})
+	if err != unix.ENOENT {
+		return err
+	}
+	// No /proc mounted: the descriptor pins the inode, so ENOENT can only
+	// mean the magic link is missing. Fall back to the name, with the race
+	// Chmod documents for this case.
 	return retryEINTR(func() error { return unix.Fchmodat(dirfd, name, mode, 0) })
 }
 
