@@ -43,7 +43,10 @@ func openAt(dirfd int, path string, flags int, resolve uint64) (int, error) {
 			return fd, nil
 		case unix.EINTR, unix.EAGAIN:
 			continue
-		case unix.ENOSYS:
+		case unix.ENOSYS, unix.EPERM:
+			// EPERM: a seccomp filter that predates openat2 (as container
+			// runtimes shipped) refuses it that way; opening a directory
+			// with these flags is otherwise never EPERM.
 			return openWalk(dirfd, path, flags)
 		}
 		return -1, err
