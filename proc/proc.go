@@ -73,6 +73,12 @@ type Spec struct {
 	// cannot block) and Wait returns that error. nil discards the output
 	// without reading it (the program writes to /dev/null).
 	Lines func([]Line) error
+	// Output, an alternative to Lines, receives each read's bytes as they
+	// came, unsplit (for a caller that keeps the output whole). The same
+	// rules apply: calls never overlap, chunk aliases proc's buffer and is
+	// valid only during the call, blocking is backpressure and an error
+	// stops the program. Setting both Lines and Output is an error.
+	Output func(s Stream, chunk []byte) error
 	// MaxLine caps a line's Text; 0 means DefaultMaxLine. A longer line is
 	// delivered cut to MaxLine bytes with Truncated set, and the rest of
 	// it is discarded.

@@ -40,6 +40,7 @@ type Process struct {
 
 	emitMu sync.Mutex
 	lines  func([]Line) error
+	output func(Stream, []byte) error
 	cbErr  error         // guarded by emitMu
 	failed chan struct{} // closed on the first Lines error
 	failMu sync.Once
@@ -70,6 +71,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		waitDelay: orDefault(spec.WaitDelay, DefaultWaitDelay),
 		timeout:   spec.Timeout,
 		lines:     spec.Lines,
+		output:    spec.Output,
 		readersCh: make(chan struct{}),
 		failed:    make(chan struct{}),
 		killCh:    make(chan struct{}),
@@ -106,7 +108,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		cmd.Stdin = spec.Stdin
 	}
 	var streams []Stream
-	if spec.Lines != nil {
+	if spec.Lines != nil || spec.Output != nil {
 		for _, s := range []Stream{Stdout, Stderr} {
 			r, w, err := os.Pipe()
 			if err != nil {
@@ -137,7 +139,11 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		close(p.readersCh)
 	}
 	for i, f := range p.outs {
-		go p.read(newSplitter(streams[i], maxLine, p.emit), f)
+		if p.lines != nil {
+			go p.read(newSplitter(streams[i], maxLine, p.emit), f)
+		} else {
+			go p.readRaw(streams[i], f)
+		}
 	}
 	go p.monitor(ctx)
 	return p, nil
@@ -149,6 +155,10 @@ func command(spec Spec) (*exec.Cmd, string, error) {
 		return nil, "", &Error{Op: "spawn", Code: "EINVAL", Err: ErrEmptyCommand}
 	}
 	prog := spec.Argv[0]
+	if spec.Lines != nil && spec.Output != nil {
+		return nil, prog, &Error{Op: "spawn", Prog: prog, Code: "EINVAL",
+			Err: fmt.Errorf("%w: both Lines and Output are set", ErrInvalidArg)}
+	}
 	bad := func(what string) error {
 		return &Error{Op: "spawn", Prog: prog, Code: "EINVAL", Err: fmt.Errorf("%w: %s contains a NUL byte", ErrInvalidArg, what)}
 	}
@@ -280,10 +290,53 @@ func (p *Process) read(sp *splitter, f *os.File) {
 	if err := sp.run(f, arm); err != nil && p.emitFailed() {
 		drain(f, arm)
 	}
+	p.readerDone(f)
+}
+
+// readRaw is read for Spec.Output: each read's bytes go out as they came.
+func (p *Process) readRaw(s Stream, f *os.File) {
+	arm := func() {
+		if p.exited.Load() {
+			_ = f.SetReadDeadline(time.Now().Add(p.waitDelay))
+		}
+	}
+	buf := make([]byte, readChunk)
+	for {
+		arm()
+		n, err := f.Read(buf)
+		if n > 0 {
+			if p.emitRaw(s, buf[:n]) != nil {
+				drain(f, arm)
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	p.readerDone(f)
+}
+
+// readerDone closes a reader's pipe; the last one to finish says so.
+func (p *Process) readerDone(f *os.File) {
 	_ = f.Close()
 	if p.readersN.Add(-1) == 0 {
 		close(p.readersCh)
 	}
+}
+
+func (p *Process) emitRaw(s Stream, chunk []byte) error {
+	p.emitMu.Lock()
+	defer p.emitMu.Unlock()
+	if p.cbErr != nil {
+		return p.cbErr
+	}
+	if err := p.output(s, chunk); err != nil {
+		p.cbErr = err
+		p.failMu.Do(func() { close(p.failed) })
+		return err
+	}
+	return nil
 }
 
 func (p *Process) emitFailed() bool {

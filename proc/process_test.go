@@ -343,3 +343,25 @@ func TestCancelledBeforeStart(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.Len(t, children(), before)
 }
+
+// TestOutputRaw: Output receives the bytes exactly as written, "\r\n" and
+// a missing final newline included, each stream apart.
+func TestOutputRaw(t *testing.T) {
+	var out, errOut []byte
+	_, err := Run(context.Background(), Spec{Argv: sh(`printf 'a\r\nb'; printf 'e\n' >&2`),
+		Output: func(s Stream, chunk []byte) error {
+			if s == Stdout {
+				out = append(out, chunk...)
+			} else {
+				errOut = append(errOut, chunk...)
+			}
+			return nil
+		}})
+	require.NoError(t, err)
+	require.Equal(t, "a\r\nb", string(out))
+	require.Equal(t, "e\n", string(errOut))
+
+	_, err = Start(context.Background(), Spec{Argv: []string{"true"},
+		Lines: func([]Line) error { return nil }, Output: func(Stream, []byte) error { return nil }})
+	require.ErrorIs(t, err, ErrInvalidArg)
+}
