@@ -100,6 +100,7 @@ type Runtime struct {
 	scratch   reply
 	malformed uint64
 	closed    bool
+	spawns    spawnTable
 }
 
 // New starts a runtime and its worker pool.
@@ -145,6 +146,7 @@ func (rt *Runtime) Close() {
 		j.t.ctx.cancel()
 	}
 	rt.exec.Close()
+	rt.spawns.close()
 	rt.wbus.Close()
 }
 
@@ -280,7 +282,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 
 	}
 	switch r.Kind {
-	case replyInts, replyMatches:
+	case replyInts, replyMatches, replyLines:
 		rt.pushItems(j, r)
 		return
 	case replyProgress:
@@ -306,6 +308,8 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 		j.state, j.value = Complete, *r.Entry
 	case replyValue:
 		j.state, j.value = Complete, r.Value
+	case replyExit:
+		j.state, j.value = Complete, *r.Exit
 	case replyCancelled:
 		j.state = Cancelled
 	case replyFailed:
