@@ -161,9 +161,19 @@ func (b *Binding) stdinError(L *lua.LState, fname string, j *job, err error) int
 	return 3
 }
 
+// The fd values, boxed once: a flood converts thousands of lines a frame.
+var (
+	lStdout lua.LValue = lua.LString("stdout")
+	lStderr lua.LValue = lua.LString("stderr")
+)
+
 func lineToLua(L *lua.LState, l *runtime.SpawnLine) *lua.LTable {
 	t := L.CreateTable(0, 4)
-	t.RawSetString("fd", lua.LString(l.Stream.String()))
+	fd := lStdout
+	if l.Stream == proc.Stderr {
+		fd = lStderr
+	}
+	t.RawSetString("fd", fd)
 	t.RawSetString("text", lua.LString(l.Text))
 	if l.Partial {
 		t.RawSetString("partial", lua.LTrue)

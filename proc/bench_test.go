@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+	"time"
 )
 
 const benchOutput = 150 << 20
@@ -68,6 +69,26 @@ func BenchmarkSpawnTrue(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+	// paired alternates the two in one loop, so a machine whose load drifts
+	// weighs on both alike, and reports proc's time over exec's.
+	b.Run("paired", func(b *testing.B) {
+		spec := Spec{Argv: []string{"true"}, Lines: func([]Line) error { return nil }}
+		var te, tp time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			if err := exec.Command("true").Run(); err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			if _, err := Run(context.Background(), spec); err != nil {
+				b.Fatal(err)
+			}
+			te, tp = te+t1.Sub(t0), tp+time.Since(t1)
+		}
+		b.ReportMetric(float64(te.Microseconds())/float64(b.N), "us/exec")
+		b.ReportMetric(float64(tp.Microseconds())/float64(b.N), "us/proc")
+		b.ReportMetric(float64(tp)/float64(te), "proc/exec")
 	})
 	b.Run("proc-no-output", func(b *testing.B) {
 		spec := Spec{Argv: []string{"true"}}

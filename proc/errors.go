@@ -41,9 +41,10 @@ type Error struct {
 	Err error
 }
 
-// Error reads like `spawn "prog": no such file or directory`.
+// Error reads like `spawn "prog": no such file or directory`; without a
+// program to name (an empty argv, a stdin write) like `spawn: empty command`.
 func (e *Error) Error() string {
-	if e.Prog == "" {
+	if e.Prog == "" && (e.Op != "spawn" || e.Err == ErrEmptyCommand) {
 		return e.Op + ": " + e.Err.Error()
 	}
 	return fmt.Sprintf("%s %q: %s", e.Op, e.Prog, e.Err.Error())
