@@ -141,8 +141,9 @@ func TestStdin100MiBThroughCatSlowBothSides(t *testing.T) {
 
 // TestOrphanCycles: spawn/cancel cycles of `sh -c 'sleep 60 & sleep 60 |
 // cat'`, each cancelled once its whole tree runs, leave no process of any
-// of those groups alive or zombie, and no goroutine behind. 200 cycles by
-// default; PROC_ORPHAN_CYCLES=1000 runs the full acceptance count.
+// of those groups alive or zombie, no goroutine behind and the heap back at
+// its baseline. 200 cycles by default (20 with -short);
+// PROC_ORPHAN_CYCLES=1000 runs the full acceptance count.
 func TestOrphanCycles(t *testing.T) {
 	cycles := 200
 	if s := os.Getenv("PROC_ORPHAN_CYCLES"); s != "" {
@@ -154,6 +155,9 @@ func TestOrphanCycles(t *testing.T) {
 		cycles = 20
 	}
 	pgids := map[int]bool{}
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
 	start := time.Now()
 	for range cycles {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -171,4 +175,10 @@ func TestOrphanCycles(t *testing.T) {
 		require.NotEqual(t, byte('Z'), c.state, "zombie child %d (%s)", c.pid, c.comm)
 	}
 	goleak.VerifyNone(t)
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	growth := int64(after.HeapInuse) - int64(before.HeapInuse)
+	t.Logf("heap in use grew by %d KiB over %d cycles", growth>>10, cycles)
+	require.Less(t, growth, int64(4<<20), "heap did not return to baseline")
 }

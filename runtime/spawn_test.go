@@ -370,3 +370,35 @@ func TestSpawnWireRoundTrip(t *testing.T) {
 	require.NoError(t, reg.Decode(env, &out))
 	require.Equal(t, ex, out)
 }
+
+// TestSpawnCancelCyclesLeaveNothing: spawn/supersede cycles of a process
+// tree through the runtime leave no process of any group, no pending entry
+// and no supersede key behind (goleak in TestMain checks the goroutines).
+func TestSpawnCancelCyclesLeaveNothing(t *testing.T) {
+	subreaper(t)
+	rt := newRT(t, 2)
+	tree := shSpec("sleep 60 & sleep 60 | cat")
+	var pgids []int
+	var ids []JobID
+	for range 30 {
+		id := rt.DispatchSpawn(tree, DispatchOptions{Key: "cycle"})
+		pgids = append(pgids, spawnPgid(t, rt, id, 4))
+		ids = append(ids, id)
+	}
+	rt.Cancel(ids[len(ids)-1])
+	res := drainStreams(t, rt, 30*time.Second, ids...)
+	for _, id := range ids {
+		require.Equal(t, Cancelled, res[id].outcome.State)
+	}
+	for _, pg := range pgids {
+		require.Empty(t, groupAlive(pg))
+	}
+	require.Zero(t, rt.PendingLen())
+	require.Zero(t, rt.SupersedeLen())
+	// A runner leaves the table just after sending its last reply.
+	require.Eventually(t, func() bool {
+		rt.spawns.mu.Lock()
+		defer rt.spawns.mu.Unlock()
+		return len(rt.spawns.byJob) == 0
+	}, 10*time.Second, time.Millisecond)
+}
