@@ -43,6 +43,7 @@ type Line struct {
 // Defaults for the zero values of Spec.
 const (
 	DefaultMaxLine   = 1 << 20
+	MaxMaxLine       = 1 << 30 // Spec.MaxLine is clamped to this
 	DefaultKillGrace = 2 * time.Second
 	DefaultWaitDelay = time.Second
 )
@@ -79,7 +80,8 @@ type Spec struct {
 	// valid only during the call, blocking is backpressure and an error
 	// stops the program. Setting both Lines and Output is an error.
 	Output func(s Stream, chunk []byte) error
-	// MaxLine caps a line's Text; 0 means DefaultMaxLine. A longer line is
+	// MaxLine caps a line's Text; 0 means DefaultMaxLine, and it is
+	// clamped to MaxMaxLine. A longer line is
 	// delivered cut to MaxLine bytes with Truncated set, and the rest of
 	// it is discarded.
 	MaxLine int

@@ -20,9 +20,10 @@ import (
 // Process is a started program. Its group is killed when ctx ends, when
 // Spec.Timeout passes, when Lines fails or when Kill is called, and in any
 // case once the program itself has exited (so nothing it left behind in its
-// group keeps running). Wait must be called, or Done awaited, for its
-// goroutines to end only as the program ends; they end on their own either
-// way.
+// group keeps running). Its goroutines end on their own once the program
+// has exited and its output has been read; Wait and Done tell when. A
+// Process nobody waits for therefore leaks nothing, but its exit status is
+// then lost.
 type Process struct {
 	cmd   *exec.Cmd
 	pid   int
@@ -82,6 +83,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
+	maxLine = min(maxLine, MaxMaxLine)
 
 	// The child's ends of the pipes, closed in the parent once it started.
 	var childEnds []*os.File

@@ -38,7 +38,7 @@ func newSplitter(stream Stream, maxLine int, emit func([]Line) error) *splitter 
 		stream: stream,
 		max:    maxLine,
 		emit:   emit,
-		buf:    make([]byte, min(readChunk, maxLine+readChunk+1)),
+		buf:    make([]byte, readChunk),
 	}
 }
 

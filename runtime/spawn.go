@@ -13,8 +13,10 @@ import (
 )
 
 const (
-	// DefaultMaxOutput caps each of stdout and stderr a system job keeps.
+	// DefaultMaxOutput caps each of stdout and stderr a system job keeps;
+	// a larger request is clamped to MaxMaxOutput.
 	DefaultMaxOutput = 16 << 20
+	MaxMaxOutput     = 1 << 30
 	// StdinHighWater is how many bytes a spawn's stdin queue holds before
 	// SpawnWrite asks its caller to wait.
 	StdinHighWater = 1 << 20
@@ -68,7 +70,7 @@ func (rt *Runtime) DispatchSpawn(spec proc.Spec, o DispatchOptions) JobID {
 
 // DispatchSystem runs a program to completion and settles with a
 // SpawnResult holding its exit and output: stdout and stderr each keep at
-// most maxOutput bytes (0 means DefaultMaxOutput), as written, with
+// most maxOutput bytes (0 means DefaultMaxOutput; clamped to MaxMaxOutput), as written, with
 // Truncated set if either lost bytes; the program is never blocked by the
 // cap (the rest is read and dropped). Failures, cancellation and stdin are
 // as for DispatchSpawn.
@@ -76,6 +78,7 @@ func (rt *Runtime) DispatchSystem(spec proc.Spec, maxOutput int, o DispatchOptio
 	if maxOutput <= 0 {
 		maxOutput = DefaultMaxOutput
 	}
+	maxOutput = min(maxOutput, MaxMaxOutput)
 	j := rt.newJob(KindSystem, o.Key)
 	return rt.startProc(j, spec, maxOutput)
 }
