@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pmacs-go/pmacs-go/bus"
 	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
@@ -20,6 +21,10 @@ const (
 	// StdinHighWater is how many bytes a spawn's stdin queue holds before
 	// SpawnWrite asks its caller to wait.
 	StdinHighWater = 1 << 20
+	// spawnCreditBatches sizes a spawn's credit in batches: a program's
+	// output is a flood more often than not, and every undelivered line is
+	// decoded by the next Tick, so a few frames' worth is the window.
+	spawnCreditBatches = 4
 )
 
 // SpawnLine is one line of a spawn job's output: a stream item.
@@ -55,7 +60,9 @@ type SpawnResult struct {
 //
 // Lines are taken from the pipes under the stream's credit: once the
 // consumer is a credit's worth behind, the pipe is not read and the program
-// blocks on its next write. Cancel and supersede stop the program (SIGTERM
+// blocks on its next write. A spawn's credit is four of its batches (at
+// least two of proc's) or the runtime's stream credit if that is smaller,
+// so a flood costs a Tick a few frames' lines at most. Cancel and supersede stop the program (SIGTERM
 // to its group, SIGKILL after spec.KillGrace); Close kills every group at
 // once. The program runs on proc's goroutines, not on a worker, so a
 // long-lived process holds no worker slot and no actor gate.
@@ -65,6 +72,7 @@ type SpawnResult struct {
 func (rt *Runtime) DispatchSpawn(spec proc.Spec, o DispatchOptions) JobID {
 	j := rt.newJob(KindSpawn, o.Key)
 	rt.newStream(j, o.MaxBatch)
+	j.stream.credit = bus.NewCredit(min(rt.streamCredit, max(spawnCreditBatches*j.stream.maxBatch, 2*proc.BatchLines)))
 	return rt.startProc(j, spec, 0)
 }
 
@@ -192,7 +200,11 @@ func runProc(w *task, sp *spawnEntry, spec proc.Spec, maxOutput int) reply {
 	p, err := proc.Start(ctx, spec)
 	if err != nil {
 		if sp.stdin != nil {
-			sp.stdin.fail(err)
+			werr := err
+			if ctx.Err() != nil {
+				werr = &proc.Error{Op: "write", Code: "ECANCELED", Err: errors.New("the job was cancelled before the program started")}
+			}
+			sp.stdin.fail(werr)
 		}
 		return procFailure(ctx, err)
 	}

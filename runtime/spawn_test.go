@@ -282,6 +282,7 @@ func TestSpawnStdinHighWaterWaits(t *testing.T) {
 	require.Equal(t, []SpawnLine{{Stream: proc.Stdout, Text: strconv.Itoa(len(big))}}, res.lines)
 
 	stuck := rt.DispatchSpawn(proc.Spec{Argv: []string{"sleep", "60"}, StdinPipe: true}, DispatchOptions{})
+	spawnPgid(t, rt, stuck, 1) // running: a cancel before the start fails the wait ECANCELED instead
 	wait, err = rt.SpawnWrite(stuck, big)
 	require.NoError(t, err)
 	require.NotZero(t, wait)
@@ -401,4 +402,21 @@ func TestSpawnCancelCyclesLeaveNothing(t *testing.T) {
 		defer rt.spawns.mu.Unlock()
 		return len(rt.spawns.byJob) == 0
 	}, 10*time.Second, time.Millisecond)
+}
+
+// TestSpawnCancelledBeforeStartFailsStdin: a spawn cancelled before its
+// program started settles Cancelled, and its stdin queue refuses writes
+// with ECANCELED rather than a bare context error.
+func TestSpawnCancelledBeforeStartFailsStdin(t *testing.T) {
+	rt := newRT(t, 2)
+	j := rt.newJob(KindSpawn, "")
+	rt.newStream(j, 0)
+	j.t.credit = j.stream.credit
+	j.t.ctx.cancel()
+	sp := &spawnEntry{table: &rt.spawns, stdin: newStdinQueue()}
+	r := runProc(&j.t, sp, proc.Spec{Argv: []string{"cat"}, StdinPipe: true}, 0)
+	require.Equal(t, replyCancelled, r.Kind)
+	_, err := sp.stdin.push([]byte("x"))
+	require.EqualError(t, err, "write: the job was cancelled before the program started")
+	require.Equal(t, "ECANCELED", proc.Code(err))
 }
