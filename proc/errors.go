@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 var (
@@ -83,11 +81,4 @@ func Code(err error) string {
 		return errnoName(errno)
 	}
 	return ""
-}
-
-func errnoName(errno syscall.Errno) string {
-	if n := unix.ErrnoName(errno); n != "" {
-		return n
-	}
-	return fmt.Sprintf("errno(%d)", int(errno))
 }
