@@ -73,14 +73,17 @@ func watchMemory(t *testing.T) *memPeak {
 
 func (m *memPeak) done() { close(m.stop); m.wg.Wait() }
 
-// TestStdin100MiBThroughCatSlowBothSides: 100 MiB of numbered lines go
-// through `cat` with a writer and a reader that both pause now and then.
+// TestStdin100MiBThroughCatSlowBothSides: 100 MiB (10 with -short) of
+// numbered lines go through `cat` with a writer and a reader that both pause now and then.
 // Every line comes back once, in order, and the heap and RSS stay far below
 // the data size: the pipes push back on both sides.
 func TestStdin100MiBThroughCatSlowBothSides(t *testing.T) {
 	const lineLen = 100 // with its newline
-	const total = 100 << 20
-	const nLines = total / lineLen
+	total := 100 << 20
+	if testing.Short() {
+		total = 10 << 20
+	}
+	nLines := total / lineLen
 	pad := strings.Repeat("x", lineLen-1-9)
 
 	runtime.GC()
@@ -135,8 +138,8 @@ func TestStdin100MiBThroughCatSlowBothSides(t *testing.T) {
 
 	heapGrowth := int64(mem.heap.Load()) - int64(base.HeapInuse)
 	rssGrowth := int64(mem.rss.Load()) - int64(baseRSS)
-	t.Logf("100 MiB through cat: heap in use grew at most %.1f MiB, RSS at most %.1f MiB",
-		float64(heapGrowth)/(1<<20), float64(rssGrowth)/(1<<20))
+	t.Logf("%d MiB through cat: heap in use grew at most %.1f MiB, RSS at most %.1f MiB",
+		total>>20, float64(heapGrowth)/(1<<20), float64(rssGrowth)/(1<<20))
 	require.Less(t, heapGrowth, int64(16<<20), "heap grew with the data")
 	require.Less(t, rssGrowth, int64(48<<20), "RSS grew with the data")
 }
