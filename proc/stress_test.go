@@ -74,9 +74,9 @@ func watchMemory(t *testing.T) *memPeak {
 func (m *memPeak) done() { close(m.stop); m.wg.Wait() }
 
 // TestStdin100MiBThroughCatSlowBothSides: 100 MiB (10 with -short) of
-// numbered lines go through `cat` with a writer and a reader that both pause now and then.
-// Every line comes back once, in order, and the heap and RSS stay far below
-// the data size: the pipes push back on both sides.
+// numbered lines go through `cat` with a writer and a reader that both
+// pause now and then. Every line comes back once, in order, and the heap
+// and RSS stay far below the data size: the pipes push back on both sides.
 func TestStdin100MiBThroughCatSlowBothSides(t *testing.T) {
 	const lineLen = 100 // with its newline
 	total := 100 << 20
