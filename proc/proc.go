@@ -36,7 +36,8 @@ type Line struct {
 	// Partial marks a last line the output ended without a newline.
 	Partial bool
 	// Truncated marks a line cut to Spec.MaxLine bytes; the rest of it, up
-	// to its newline, was discarded.
+	// to its newline or the end of the output, was discarded. A cut line
+	// is never also Partial.
 	Truncated bool
 }
 

@@ -169,7 +169,8 @@ func (s *splitter) flushPartial() error {
 	text := s.buf[s.start:s.end]
 	l := Line{Stream: s.stream, Text: text, Partial: true}
 	if len(text) > s.max {
-		l.Text, l.Truncated = text[:s.max], true
+		// Cut like any other line: Truncated says it is not whole.
+		l = Line{Stream: s.stream, Text: text[:s.max], Truncated: true}
 	}
 	s.start, s.scan = s.end, s.end
 	if err := s.add(l); err != nil {
