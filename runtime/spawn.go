@@ -96,7 +96,8 @@ func (rt *Runtime) DispatchSystem(spec proc.Spec, maxOutput int, o DispatchOptio
 // written by a goroutine of the job's own. When the queue holds more than
 // StdinHighWater bytes after this write, it returns the id of a job that
 // completes once the queue has drained below the mark (or fails with the
-// write error); the caller should wait for it before writing more. It
+// write error, or is cancelled like any job); the caller should wait for it
+// before writing more. It
 // returns 0 when there is room. An error means nothing was queued: the job
 // is unknown, has no stdin pipe, its stdin was closed, the program is gone
 // (a write to it failed: "EPIPE") or the job ended.
@@ -113,7 +114,16 @@ func (rt *Runtime) SpawnWrite(id JobID, data []byte) (JobID, error) {
 	if !q.addWaiter(&w.t) {
 		// Drained or failed meanwhile: nothing to wait for.
 		rt.settleNow(w, q.failure())
+		return w.id, nil
 	}
+	// Cancelling the wait (from *workers*, say) ends it at once; the
+	// queued bytes stay queued.
+	t := &w.t
+	t.ctx.AfterFunc(func() {
+		if q.removeWaiter(t) {
+			t.send(reply{Kind: replyCancelled})
+		}
+	})
 	return w.id, nil
 }
 

@@ -422,3 +422,21 @@ func TestSpawnCancelledBeforeStartFailsStdin(t *testing.T) {
 	require.EqualError(t, err, "write: the job was cancelled before the program started")
 	require.Equal(t, "ECANCELED", proc.Code(err))
 }
+
+// TestSpawnWriteWaitIsCancellable: cancelling a write wait (as *workers*
+// can) settles it at once while the program, which reads nothing, runs on.
+func TestSpawnWriteWaitIsCancellable(t *testing.T) {
+	rt := newRT(t, 2)
+	id := rt.DispatchSpawn(proc.Spec{Argv: []string{"sleep", "60"}, StdinPipe: true}, DispatchOptions{})
+	spawnPgid(t, rt, id, 1)
+	wait, err := rt.SpawnWrite(id, make([]byte, StdinHighWater+1))
+	require.NoError(t, err)
+	require.NotZero(t, wait)
+	rt.Cancel(wait)
+	require.Equal(t, Cancelled, outcomeOf(t, rt, wait).State)
+	_, state, ok := rt.Lookup(id)
+	require.True(t, ok)
+	require.Equal(t, Running, state)
+	rt.Cancel(id)
+	require.Equal(t, Cancelled, drainSpawn(t, rt, id).outcome.State)
+}

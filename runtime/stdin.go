@@ -55,6 +55,19 @@ func (q *stdinQueue) addWaiter(t *task) bool {
 	return true
 }
 
+// removeWaiter takes t off the waiters; false if it was settled already.
+func (q *stdinQueue) removeWaiter(t *task) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i, x := range q.waiters {
+		if x == t {
+			q.waiters = append(q.waiters[:i], q.waiters[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
 func (q *stdinQueue) failure() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
