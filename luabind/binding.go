@@ -79,6 +79,7 @@ type Binding struct {
 	iterFn     *lua.LFunction
 	stack      stackClassifier
 	closed     bool
+	safe       bool // --safe: no programs may be run
 
 	// Every task resumes under the current interrupt context; Interrupt
 	// cancels it from any goroutine and installs a fresh one.
@@ -102,6 +103,7 @@ func New(rt *runtime.Runtime, opts Options) (*Binding, error) {
 		budget:  opts.FrameBudget,
 		jobs:    make(map[runtime.JobID]*job),
 		threads: make(map[*lua.LState]*Task),
+		safe:    opts.Safe,
 	}
 	b.ictx, b.icancel = newInterruptContext()
 	if b.stdout == nil {

@@ -35,6 +35,10 @@ func (b *Binding) toLua(kind runtime.Kind, v any, tr *lua.LUserData) lua.LValue 
 		}
 	case runtime.KindMcpRequest, runtime.KindLspRequest:
 		return anyToLua(b.ls, v)
+	case runtime.KindSystem:
+		if r, ok := v.(runtime.SpawnResult); ok {
+			return systemToLua(b.ls, r)
+		}
 	}
 	return lua.LTrue
 }
@@ -82,6 +86,9 @@ func batchToLua(L *lua.LState, sb *runtime.StreamBatch) *lua.LTable {
 	}
 	for i := range sb.Matches {
 		t.Append(matchToLua(L, &sb.Matches[i]))
+	}
+	for i := range sb.Lines {
+		t.Append(lineToLua(L, &sb.Lines[i]))
 	}
 	return t
 }

@@ -221,7 +221,7 @@ func outcomeValues(kind runtime.Kind, out runtime.Outcome, value lua.LValue) []l
 	if code == "" {
 		return []lua.LValue{lua.LNil, lua.LString(msg)}
 	}
-	if isFS(kind) {
+	if isFS(kind) || isSpawn(kind) {
 		msg = code + ": " + msg
 	}
 	return []lua.LValue{lua.LNil, lua.LString(msg), lua.LString(code)}
@@ -253,6 +253,9 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 			t := b.ls.CreateTable(0, 1)
 			t.RawSetString("files_searched", lua.LNumber(sb.Progress))
 			value = t
+		}
+		if r, ok := sb.Outcome.Value.(runtime.SpawnResult); ok && j.kind == runtime.KindSpawn {
+			value = exitToLua(b.ls, r)
 		}
 		b.settled(j, sb.Outcome, value)
 	}

@@ -18,6 +18,7 @@ func (b *Binding) install() error {
 	b.handleMT = metatable(L, map[string]lua.LGFunction{
 		"await": b.handleAwait, "batches": b.handleBatches, "cancel": b.handleCancel,
 		"id": b.handleID, "done": b.handleDone, "progress": b.handleProgress,
+		"write": b.handleWrite, "close_stdin": b.handleCloseStdin,
 	}, b.handleString)
 	b.taskMT = metatable(L, map[string]lua.LGFunction{
 		"await": b.taskAwait, "done": taskDoneFn,
@@ -52,7 +53,7 @@ func (b *Binding) install() error {
 	})
 	w := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
 		"sleep": b.sleep, "sum": b.sum, "emit_n": b.emitN, "grep": b.grep, "parse": b.parse,
-		"cancel": b.cancelByID, "snapshot": b.snapshot,
+		"cancel": b.cancelByID, "snapshot": b.snapshot, "spawn": b.spawnFn, "system": b.systemFn,
 		"frame_target_ms": b.frameTargetMs, "set_frame_target_ms": b.setFrameTargetMs,
 		"default_max_batch": b.defaultMaxBatch, "set_default_max_batch": b.setDefaultMaxBatch,
 	})

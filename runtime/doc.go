@@ -54,4 +54,13 @@
 // credit, so a stream that nobody drains holds bounded memory. When a stream
 // settles Cancelled, its undelivered items are dropped and the closing batch
 // comes at once: results of a superseded search never land late.
+//
+// # Process jobs
+//
+// Spawn and system jobs are the exception to "a closure on the executor":
+// a program may run for the editor's whole session (a language server, a
+// watch build), so it runs on proc's goroutines and holds no worker slot
+// and no actor gate. The runtime keeps a lock-guarded table of the running
+// programs beside the pending table, for stdin writes and for Close, which
+// kills every group at once and waits for each job's last reply.
 package runtime

@@ -22,6 +22,9 @@ const (
 	KindFsRemove
 	KindMcpRequest
 	KindLspRequest
+	KindSpawn
+	KindSystem
+	KindSpawnWrite
 )
 
 var kindLabels = [...]string{
@@ -37,6 +40,9 @@ var kindLabels = [...]string{
 	KindFsRemove:   "fs_remove",
 	KindMcpRequest: "mcp_request",
 	KindLspRequest: "lsp_request",
+	KindSpawn:      "spawn",
+	KindSystem:     "system",
+	KindSpawnWrite: "spawn_write",
 }
 
 // String returns the kind's label, e.g. "compute_sum".

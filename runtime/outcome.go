@@ -28,7 +28,8 @@ func (e *JobError) Is(target error) bool {
 //
 // Value depends on the kind: nil for sleep, streams and fs mutations; uint64
 // for compute_sum; *ParseResult for parse; fsops.Listing for read_dir;
-// fsops.Entry for stat; the decoded MessagePack value for external jobs.
+// fsops.Entry for stat; the decoded MessagePack value for external jobs;
+// SpawnResult for spawn and system.
 type Outcome struct {
 	State State
 	Value any

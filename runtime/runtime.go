@@ -102,6 +102,7 @@ type Runtime struct {
 	scratch   reply
 	malformed uint64
 	closed    bool
+	spawns    spawnTable
 }
 
 // New starts a runtime and its worker pool.
@@ -147,6 +148,7 @@ func (rt *Runtime) Close() {
 		j.t.ctx.cancel()
 	}
 	rt.exec.Close()
+	rt.spawns.close()
 	rt.wbus.Close()
 }
 
@@ -282,7 +284,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 
 	}
 	switch r.Kind {
-	case replyInts, replyMatches:
+	case replyInts, replyMatches, replyLines:
 		rt.pushItems(j, r)
 		return
 	case replyProgress:
@@ -308,6 +310,8 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 		j.state, j.value = Complete, *r.Entry
 	case replyValue:
 		j.state, j.value = Complete, r.Value
+	case replyExit:
+		j.state, j.value = Complete, *r.Exit
 	case replyCancelled:
 		j.state = Cancelled
 	case replyFailed:

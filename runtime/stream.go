@@ -12,18 +12,19 @@ type streamBuf struct {
 	credit   *bus.Credit
 	ints     []uint64
 	matches  []grep.Match
+	lines    []SpawnLine
 	progress uint64 // producer-reported progress (grep: files searched)
 	queued   bool   // in rt.ready
 	held     bool   // HoldStream: deliver nothing until released
 }
 
-func (s *streamBuf) len() int { return len(s.ints) + len(s.matches) }
+func (s *streamBuf) len() int { return len(s.ints) + len(s.matches) + len(s.lines) }
 
 // discard drops undelivered items and returns their credit, so a producer
 // waiting on a cancelled or abandoned stream is not stuck.
 func (s *streamBuf) discard() {
 	n := s.len()
-	s.ints, s.matches = nil, nil
+	s.ints, s.matches, s.lines = nil, nil, nil
 	s.credit.Release(n)
 }
 
@@ -35,6 +36,8 @@ type StreamBatch struct {
 	// max batch in all. The slices are the consumer's to keep.
 	Ints    []uint64
 	Matches []grep.Match
+	// Lines holds spawn output lines.
+	Lines []SpawnLine
 	// Progress is the producer's last reported progress (grep: files
 	// searched so far).
 	Progress uint64
@@ -45,10 +48,10 @@ type StreamBatch struct {
 }
 
 // Len returns the number of items in the batch.
-func (b *StreamBatch) Len() int { return len(b.Ints) + len(b.Matches) }
+func (b *StreamBatch) Len() int { return len(b.Ints) + len(b.Matches) + len(b.Lines) }
 
 func (rt *Runtime) pushItems(j *job, r *reply) {
-	n := len(r.Ints) + len(r.Matches)
+	n := len(r.Ints) + len(r.Matches) + len(r.Lines)
 	s := j.stream
 	if s == nil || j.state != Running {
 		// Items for a request/reply job are a handler bug; items after a
@@ -68,6 +71,11 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		s.matches = r.Matches
 	} else {
 		s.matches = append(s.matches, r.Matches...)
+	}
+	if len(s.lines) == 0 && r.Lines != nil {
+		s.lines = r.Lines
+	} else {
+		s.lines = append(s.lines, r.Lines...)
 	}
 	if n > 0 {
 		rt.markReady(j)
@@ -114,6 +122,9 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		} else if len(s.matches) > 0 {
 			b.Matches = s.matches[:take:take]
 			s.matches = s.matches[take:]
+		} else if len(s.lines) > 0 {
+			b.Lines = s.lines[:take:take]
+			s.lines = s.lines[take:]
 		}
 		s.credit.Release(take)
 		switch {

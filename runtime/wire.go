@@ -5,6 +5,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/proc"
 
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
@@ -29,6 +30,8 @@ const (
 	replyEntry                          // stat completed
 	replyValue                          // external job completed with Value
 	replyProgress                       // stream progress: N = units done (grep: files searched)
+	replyLines                          // stream items: spawn output lines
+	replyExit                           // spawn or system completed: Exit
 	replyKindEnd
 )
 
@@ -54,6 +57,11 @@ type reply struct {
 	Listing *fsops.Listing
 	Entry   *fsops.Entry
 	Value   any
+	Lines   []SpawnLine  // decoded spawn lines
+	Exit    *SpawnResult // spawn and system outcome
+	// rawLines are a worker's lines, encoded straight from proc's buffer
+	// (sending encodes before it returns, so aliasing it is safe).
+	rawLines []proc.Line
 }
 
 func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
@@ -61,7 +69,8 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	switch r.Kind {
 	case replyFailed:
 		fields = 4
-	case replySum, replyParse, replyProgress, replyInts, replyMatches, replyListing, replyEntry, replyValue:
+	case replySum, replyParse, replyProgress, replyInts, replyMatches, replyListing, replyEntry, replyValue,
+		replyLines, replyExit:
 		fields = 3
 	}
 	if err := e.EncodeArrayLen(fields); err != nil {
@@ -99,6 +108,10 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 		return encodeEntry(e, r.Entry)
 	case replyValue:
 		return e.Encode(r.Value)
+	case replyLines:
+		return encodeLines(e, r.rawLines)
+	case replyExit:
+		return encodeExit(e, r.Exit)
 	}
 	return nil
 }
@@ -148,6 +161,12 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 	case replyValue:
 		want = 3
 		r.Value, err = decodeValue(d, 0)
+	case replyLines:
+		want = 3
+		r.Lines, err = decodeLines(d)
+	case replyExit:
+		want = 3
+		r.Exit, err = decodeExit(d)
 	default:
 		return fmt.Errorf("reply: unknown kind %d", kind)
 	}

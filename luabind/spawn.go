@@ -1,0 +1,202 @@
+package luabind
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/proc"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// isSpawn reports the kinds whose failures read like luv's, code first:
+// "ENOENT: spawn "prog": no such file or directory".
+func isSpawn(k runtime.Kind) bool {
+	return k == runtime.KindSpawn || k == runtime.KindSystem || k == runtime.KindSpawnWrite
+}
+
+// spawnFields are the keys w.spawn and w.system share.
+var spawnFields = []string{"cmd", "cwd", "env", "stdin", "key", "timeout_ms", "kill_after_ms"}
+
+// spawnSpec reads a spawn or system spec table. Every mistake a script can
+// make in it is a Lua error here, except the ones only starting the program
+// can find (a missing program, a bad cwd, an empty cmd), which fail the job
+// luv-style.
+func (b *Binding) spawnSpec(L *lua.LState, fname string, extra ...string) (proc.Spec, fields) {
+	if b.safe {
+		raise(L, "%s: running programs is disabled in --safe mode", fname)
+	}
+	f := checkTable(L, fname, 1, "spec", "field", false, append(slices.Clone(spawnFields), extra...)...)
+	if f.get("cmd") == lua.LNil {
+		f.fail("cmd", "list of strings", lua.LNil)
+	}
+	spec := proc.Spec{
+		Argv:      f.strings("cmd"),
+		Dir:       f.str("cwd", false, ""),
+		Timeout:   msField(f, "timeout_ms"),
+		KillGrace: msField(f, "kill_after_ms"),
+	}
+	if spec.Argv == nil {
+		spec.Argv = []string{}
+	}
+	if ev := f.get("env"); ev != lua.LNil {
+		t, ok := ev.(*lua.LTable)
+		if !ok {
+			f.fail("env", "table of strings", ev)
+		}
+		var add []string
+		t.ForEach(func(k, v lua.LValue) {
+			ks, kok := k.(lua.LString)
+			vs, vok := v.(lua.LString)
+			if !kok || !vok {
+				raise(L, "%s: field 'env' expected string keys and values, got %s = %s", fname, typeName(k), typeName(v))
+			}
+			if ks == "" || strings.ContainsAny(string(ks), "=\x00") {
+				raise(L, "%s: field 'env' has an invalid variable name %q", fname, string(ks))
+			}
+			add = append(add, string(ks)+"="+string(vs))
+		})
+		// Sorted, so a run does not depend on table iteration order; on
+		// top of the editor's environment, later entries winning.
+		slices.Sort(add)
+		spec.Env = append(os.Environ(), add...)
+	}
+	switch v := f.get("stdin").(type) {
+	case *lua.LNilType:
+	case lua.LString:
+		if v == "pipe" {
+			spec.StdinPipe = true
+		} else {
+			spec.Stdin = strings.NewReader(string(v))
+		}
+	default:
+		f.fail("stdin", `string (the input) or "pipe"`, v)
+	}
+	return spec, f
+}
+
+func msField(f fields, name string) time.Duration {
+	return time.Duration(min(f.count(name), int64(1<<62/time.Millisecond))) * time.Millisecond
+}
+
+func (b *Binding) spawnFn(L *lua.LState) int {
+	const fname = "pmacs.workers.spawn"
+	spec, f := b.spawnSpec(L, fname, "max_batch", "max_line")
+	spec.MaxLine = int(min(f.count("max_line"), 1<<40))
+	o := b.dispatchOptions(f, true)
+	return b.push(L, o, runtime.KindSpawn, true, func() runtime.JobID { return b.rt.DispatchSpawn(spec, o) })
+}
+
+func (b *Binding) systemFn(L *lua.LState) int {
+	const fname = "pmacs.workers.system"
+	spec, f := b.spawnSpec(L, fname, "max_output")
+	maxOut := int(min(f.count("max_output"), 1<<40))
+	o := b.dispatchOptions(f, false)
+	return b.push(L, o, runtime.KindSystem, false, func() runtime.JobID { return b.rt.DispatchSystem(spec, maxOut, o) })
+}
+
+// handleWrite is h:write(s): it queues s for the program's stdin and
+// returns true at once while the queue has room. Past the high-water mark,
+// inside a task, it waits (the task parks; the frame goes on) until the
+// program has read the queue down. Outside a task it never waits. A program
+// that is gone gives nil, "EPIPE: ...", "EPIPE" (or the start failure's
+// code if it never ran); a handle without a stdin pipe is an error.
+func (b *Binding) handleWrite(L *lua.LState) int {
+	j := checkJob(L, "h:write")
+	s := checkString(L, "h:write", 2, "data")
+	wait, err := b.rt.SpawnWrite(j.id, []byte(s))
+	if err != nil {
+		return b.stdinError(L, "h:write", j, err)
+	}
+	if wait == 0 {
+		L.Push(lua.LTrue)
+		return 1
+	}
+	wj := &job{id: wait, kind: runtime.KindSpawnWrite}
+	b.jobs[wait] = wj // taken when it settles, awaited or not
+	t := b.threads[L]
+	if t == nil || b.stack.vmLoops() != 1 {
+		L.Push(lua.LTrue)
+		return 1
+	}
+	wj.waiters = append(wj.waiters, t)
+	t.parked = true
+	return L.Yield()
+}
+
+// handleCloseStdin is h:close_stdin(): the program sees end of input once
+// the queued writes are written.
+func (b *Binding) handleCloseStdin(L *lua.LState) int {
+	j := checkJob(L, "h:close_stdin")
+	if err := b.rt.SpawnCloseStdin(j.id); err != nil {
+		return b.stdinError(L, "h:close_stdin", j, err)
+	}
+	L.Push(lua.LTrue)
+	return 1
+}
+
+// stdinError returns a gone program's EPIPE luv-style and raises misuse.
+func (b *Binding) stdinError(L *lua.LState, fname string, j *job, err error) int {
+	code := proc.Code(err)
+	if j.settled && isSpawn(j.kind) {
+		// The runtime has forgotten the job; the binding has not.
+		code, err = "EPIPE", fmt.Errorf("%s#%d: the program has exited", j.kind, j.id)
+	} else if je, ok := err.(*runtime.JobError); ok {
+		// The runtime's own refusals are misuse: not a spawn, no pipe.
+		if je.Code == "EINVAL" {
+			if !isSpawn(j.kind) {
+				raise(L, "%s: job %d (%s) is not a spawn", fname, j.id, j.kind)
+			}
+			raise(L, "%s: %s", fname, err.Error())
+		}
+		code = je.Code
+	}
+	L.Push(lua.LNil)
+	L.Push(lua.LString(code + ": " + err.Error()))
+	L.Push(lua.LString(code))
+	return 3
+}
+
+// The fd values, boxed once: a flood converts thousands of lines a frame.
+var (
+	lStdout lua.LValue = lua.LString("stdout")
+	lStderr lua.LValue = lua.LString("stderr")
+)
+
+func lineToLua(L *lua.LState, l *runtime.SpawnLine) *lua.LTable {
+	t := L.CreateTable(0, 4)
+	fd := lStdout
+	if l.Stream == proc.Stderr {
+		fd = lStderr
+	}
+	t.RawSetString("fd", fd)
+	t.RawSetString("text", lua.LString(l.Text))
+	if l.Partial {
+		t.RawSetString("partial", lua.LTrue)
+	}
+	if l.Truncated {
+		t.RawSetString("truncated", lua.LTrue)
+	}
+	return t
+}
+
+func exitToLua(L *lua.LState, r runtime.SpawnResult) *lua.LTable {
+	t := L.CreateTable(0, 5)
+	t.RawSetString("code", lua.LNumber(r.Code))
+	if r.Signal != "" {
+		t.RawSetString("signal", lua.LString(r.Signal))
+	}
+	return t
+}
+
+func systemToLua(L *lua.LState, r runtime.SpawnResult) *lua.LTable {
+	t := exitToLua(L, r)
+	t.RawSetString("stdout", lua.LString(r.Stdout))
+	t.RawSetString("stderr", lua.LString(r.Stderr))
+	t.RawSetString("truncated", lua.LBool(r.Truncated))
+	return t
+}
