@@ -208,13 +208,17 @@ func (e *session) saved(b *buffer, stepAt uint64, n int, err error, onDone *lua.
 	}
 }
 
-// show puts b in the window.
+// show puts b in the window. A prompt owned by the buffer that leaves the
+// window ends (its on_cancel runs after the switch).
 func (e *session) show(b *buffer) {
 	if b == e.cur {
 		return
 	}
 	e.prev = e.cur
 	e.cur = b
+	if e.prompt != nil && e.prompt.owner != b {
+		e.cancelPrompt(cancelSwitch)
+	}
 }
 
 // closeBuffer forgets b. The window falls back to the previous buffer, or
@@ -229,6 +233,9 @@ func (e *session) closeBuffer(b *buffer) error {
 			e.order = append(e.order[:i:i], e.order[i+1:]...)
 			break
 		}
+	}
+	if e.prompt != nil && e.prompt.owner == b {
+		e.cancelPrompt(cancelClose)
 	}
 	delete(e.keys.buffer, b.id)
 	delete(e.viewSent, b.id)

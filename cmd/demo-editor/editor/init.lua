@@ -207,9 +207,13 @@ local function live_grep()
   ed.prompt("grep: ", {
     on_change = start_grep,
     on_submit = function() open_match(ed.cursor(grep.buf)) end,
-    on_cancel = function()
+    -- The prompt belongs to *grep*: showing another buffer ends it too
+    -- (why == "switch"), and then the search stops but the new view stays.
+    on_cancel = function(why)
       if grep.handle then grep.handle:cancel() end
       grep.handle = nil
+      if why ~= "close" and grep.query ~= "" then grep_header("stopped (C-f searches again)") end
+      if why ~= "key" then return end
       local prev = ed.previous()
       if prev then ed.show(prev) end
     end,

@@ -9,7 +9,12 @@ import (
 
 // prompt is the one-line input on the bottom row. Its callbacks are Lua
 // functions; any of them may be nil.
+//
+// A prompt belongs to the buffer shown when it opened (its owner): showing
+// another buffer, or closing the owner, ends it as a cancel would. So a key
+// typed in a view is never taken by a prompt that view did not open.
 type prompt struct {
+	owner    *buffer
 	label    string
 	text     string
 	cursor   int // byte offset in text
@@ -18,16 +23,34 @@ type prompt struct {
 	onCancel *lua.LFunction
 }
 
-// openPrompt shows a prompt, cancelling one already open.
+// Why a prompt ended without a submit: the reason on_cancel receives.
+const (
+	cancelKey      = "key"      // Esc or C-g
+	cancelReplaced = "replaced" // another prompt opened
+	cancelSwitch   = "switch"   // another buffer was shown
+	cancelClose    = "close"    // its buffer was closed
+)
+
+// openPrompt shows a prompt owned by the shown buffer, cancelling one
+// already open.
 func (e *session) openPrompt(p *prompt) {
-	if old := e.prompt; old != nil {
-		e.prompt = nil
-		if old.onCancel != nil {
-			e.callLua(old.onCancel, "prompt on_cancel")
-		}
-	}
+	e.cancelPrompt(cancelReplaced)
 	p.cursor = len(p.text)
+	p.owner = e.cur
 	e.prompt = p
+}
+
+// cancelPrompt ends the open prompt, if any, and calls its on_cancel with
+// why. The prompt is gone before on_cancel runs, so it may open another.
+func (e *session) cancelPrompt(why string) {
+	p := e.prompt
+	if p == nil {
+		return
+	}
+	e.prompt = nil
+	if p.onCancel != nil {
+		e.callLua(p.onCancel, "prompt on_cancel", lua.LString(why))
+	}
 }
 
 // closePrompt removes the prompt without calling anything.
@@ -47,10 +70,7 @@ func (e *session) promptKey(name string, ev *tcell.EventKey) bool {
 		}
 		return true
 	case "Esc", "C-g":
-		e.prompt = nil
-		if p.onCancel != nil {
-			e.callLua(p.onCancel, "prompt on_cancel")
-		}
+		e.cancelPrompt(cancelKey)
 		return true
 	case "Backspace":
 		if p.cursor > 0 {
