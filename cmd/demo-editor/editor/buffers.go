@@ -137,9 +137,13 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 	}
 	b.load(ft.lines, ft.eol, ft.crlf)
 	b.notifiedRev = b.rev
-	if ft.binary {
+	switch {
+	case ft.binary:
 		b.readOnly = true
 		e.message(b.name + " looks binary: opened read-only")
+	case ft.readOnly:
+		b.readOnly = true
+		e.message(b.path + " is not writable by you: opened read-only")
 	}
 	if p := b.pendingCursor; p != nil {
 		b.pendingCursor = nil
@@ -151,7 +155,8 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 // saveRequest is a save waiting for the one in flight.
 type saveRequest struct{ onDone *lua.LFunction }
 
-// save writes b to its file atomically on a helper goroutine. The text is
+// save writes b to its file atomically on a helper goroutine (in place,
+// after keeping the old text in memory, when only the directory refuses). The text is
 // copied first, so editing goes on while the disk works; the buffer counts
 // as unmodified afterwards only if it was not edited in the meantime.
 // onDone (may be nil) is called with (true) or (false, message).
@@ -181,12 +186,12 @@ func (e *session) save(b *buffer, onDone *lua.LFunction) {
 	path := b.path
 	b.saving = true
 	e.goIO(func() func() {
-		err := writeFileAtomic(path, data)
-		return func() { e.saved(b, stepAt, len(data), err, onDone) }
+		inPlace, err := writeFile(path, data)
+		return func() { e.saved(b, stepAt, len(data), inPlace, err, onDone) }
 	})
 }
 
-func (e *session) saved(b *buffer, stepAt uint64, n int, err error, onDone *lua.LFunction) {
+func (e *session) saved(b *buffer, stepAt uint64, n int, inPlace bool, err error, onDone *lua.LFunction) {
 	b.saving = false
 	if err != nil {
 		e.reportError(err.Error(), "")
@@ -195,7 +200,11 @@ func (e *session) saved(b *buffer, stepAt uint64, n int, err error, onDone *lua.
 		}
 	} else {
 		b.savedStep = stepAt
-		e.message(fmt.Sprintf("wrote %s (%d bytes)", b.path, n))
+		if inPlace {
+			e.message(fmt.Sprintf("wrote %s (%d bytes) in place: its directory is not writable, so the save was not atomic", b.path, n))
+		} else {
+			e.message(fmt.Sprintf("wrote %s (%d bytes)", b.path, n))
+		}
 		if onDone != nil {
 			e.callLua(onDone, "save on_done", lua.LTrue)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,9 +20,11 @@ var errTooLarge = errors.New("file too large to edit")
 
 // fileText is a file split into rows.
 type fileText struct {
-	lines []string
-	eol   bool // the last row ended with a newline
-	crlf  bool // rows ended with CRLF; saved back the same way
+	// readOnly is set when the file exists and the user may not write it.
+	readOnly bool
+	lines    []string
+	eol      bool // the last row ended with a newline
+	crlf     bool // rows ended with CRLF; saved back the same way
 	// binary is set when the first 8 KiB hold a NUL byte: such a file
 	// opens read-only, since saving the rows back would not give back
 	// the bytes it was read from in every case.
@@ -54,7 +57,9 @@ func readFileText(path string) (ft fileText, exists bool, err error) {
 	if len(data) > maxFileBytes {
 		return ft, true, fmt.Errorf("open %s: %w (over %d MiB)", path, errTooLarge, maxFileBytes>>20)
 	}
-	return splitText(data), true, nil
+	ft = splitText(data)
+	ft.readOnly = !canWrite(path)
+	return ft, true, nil
 }
 
 func splitText(data []byte) fileText {
@@ -117,13 +122,38 @@ func joinText(lines []string, eol, crlf bool) []byte {
 	return out
 }
 
+// errDirNotWritable is returned (wrapped) by writeFileAtomic when the
+// directory refuses the temporary file or the rename: the file itself may
+// still be writable in place.
+var errDirNotWritable = errors.New("directory not writable")
+
+// writeFile saves data to path: atomically when it can (writeFileAtomic),
+// and in place (writeInPlace) when the directory refuses the temporary file
+// but the file itself is writable. inPlace says which happened.
+func writeFile(path string, data []byte) (inPlace bool, err error) {
+	err = writeFileAtomic(path, data)
+	if !errors.Is(err, errDirNotWritable) {
+		return false, err
+	}
+	if _, serr := os.Stat(path); serr != nil {
+		return false, err // a new file needs the directory
+	}
+	if ierr := writeInPlace(path, data); ierr != nil {
+		return false, fmt.Errorf("save %s in place (its directory is not writable): %w", path, ierr)
+	}
+	return true, nil
+}
+
 // writeFileAtomic replaces path with data so that a reader (or a crash)
 // sees either the old file or the new one, never a half-written file: the
 // data goes to a temporary file in the same directory (so the rename cannot
 // cross filesystems), is synced, gets the old file's permission bits, and
 // is renamed over path; the directory is then synced so the rename itself
 // survives a crash. A symlink is followed, so the link stays a link and its
-// target gets the new text. On failure the temporary file is removed.
+// target gets the new text. On failure the temporary file is removed, and
+// errors never name it: the user knows only path. A directory that refuses
+// the temporary file or the rename gives an error matching
+// errDirNotWritable.
 func writeFileAtomic(path string, data []byte) (err error) {
 	target := path
 	if resolved, rerr := filepath.EvalSymlinks(path); rerr == nil {
@@ -142,9 +172,16 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if dir == "" {
 		dir = "."
 	}
+	dirErr := func(err error) error {
+		err = unwrapPath(err)
+		if errors.Is(err, fs.ErrPermission) {
+			return fmt.Errorf("save %s: cannot write in %s (%w): %w", path, filepath.Clean(dir), err, errDirNotWritable)
+		}
+		return fmt.Errorf("save %s: cannot write in %s: %w", path, filepath.Clean(dir), err)
+	}
 	tmp, err := os.CreateTemp(dir, "."+base+".pmacs-save-*")
 	if err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return dirErr(err)
 	}
 	defer func() {
 		if err != nil {
@@ -152,21 +189,22 @@ func writeFileAtomic(path string, data []byte) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
+	fail := func(err error) error { return fmt.Errorf("save %s: %w", path, unwrapPath(err)) }
 	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return fail(err)
 	}
 	// CreateTemp makes the file 0600; the saved file keeps its own mode.
 	if err = tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return fail(err)
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return fail(err)
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return fail(err)
 	}
 	if err = os.Rename(tmp.Name(), target); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return dirErr(err)
 	}
 	// The new text is in place; a failed directory sync only weakens the
 	// crash guarantee, so it is not reported as a failed save.
@@ -175,4 +213,50 @@ func writeFileAtomic(path string, data []byte) (err error) {
 		d.Close()
 	}
 	return nil
+}
+
+// writeInPlace overwrites path's bytes with data, for a file whose
+// directory the user cannot write. The old bytes are read into memory
+// first, so a write that fails half-way (a full disk, a file size limit)
+// puts them back; the error says whether that worked.
+func writeInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	defer f.Close()
+	backup, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Errorf("cannot read the old text to keep a copy: %w", unwrapPath(err))
+	}
+	// Write first and cut the tail after, so the file is never empty.
+	werr := overwrite(f, data)
+	if werr == nil {
+		return nil
+	}
+	if rerr := overwrite(f, backup); rerr != nil {
+		return fmt.Errorf("%w; putting the old text back failed too (%w): the file is damaged, save again", werr, rerr)
+	}
+	return fmt.Errorf("%w (the old text was put back)", werr)
+}
+
+// overwrite makes f's content data.
+func overwrite(f *os.File, data []byte) error {
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return unwrapPath(err)
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return unwrapPath(err)
+	}
+	return unwrapPath(f.Sync())
+}
+
+// unwrapPath drops the *os.PathError around an errno: the caller names the
+// file already.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
