@@ -1,7 +1,10 @@
 package editor
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -82,8 +85,13 @@ func (e *session) findBuffer(name string) *buffer {
 // openFile returns the buffer visiting path, creating it if needed. The
 // text is read on a helper goroutine: the buffer shows at once, empty and
 // marked loading, and fills in when the read lands (then "open" fires). A
-// path that does not exist opens an empty buffer the first save creates.
+// path that does not exist opens an empty buffer the first save creates,
+// and the message line says it is a new file. A path ending in "/" names a
+// directory, never a file.
 func (e *session) openFile(path string) (*buffer, error) {
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
+		return nil, fmt.Errorf("open %s: a path ending in / names a directory, not a file", path)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -98,8 +106,22 @@ func (e *session) openFile(path string) (*buffer, error) {
 	b.path, b.lang, b.loading = abs, languageFor(abs), true
 	e.addBuffer(b)
 	e.goIO(func() func() {
-		ft, _, err := readFileText(abs)
-		return func() { e.loaded(b, ft, err) }
+		ft, exists, err := readFileText(abs)
+		dirMissing := false
+		if err == nil && !exists {
+			_, derr := os.Stat(filepath.Dir(abs))
+			dirMissing = errors.Is(derr, fs.ErrNotExist)
+		}
+		return func() {
+			e.loaded(b, ft, err)
+			if err == nil && !exists && e.bufs[b.id] == b {
+				if dirMissing {
+					e.message(fmt.Sprintf("new file %s; its directory does not exist either (saving asks to create it)", abs))
+				} else {
+					e.message("new file " + abs + " (the first save creates it)")
+				}
+			}
+		}
 	})
 	return b, nil
 }
@@ -153,14 +175,20 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 }
 
 // saveRequest is a save waiting for the one in flight.
-type saveRequest struct{ onDone *lua.LFunction }
+type saveRequest struct {
+	onDone   *lua.LFunction
+	makeDirs bool
+}
 
 // save writes b to its file atomically on a helper goroutine (in place,
 // after keeping the old text in memory, when only the directory refuses). The text is
 // copied first, so editing goes on while the disk works; the buffer counts
 // as unmodified afterwards only if it was not edited in the meantime.
 // onDone (may be nil) is called with (true) or (false, message).
-func (e *session) save(b *buffer, onDone *lua.LFunction) {
+//
+// A missing directory fails the save unless makeDirs (the caller asked the
+// user) creates it and its missing parents first.
+func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs bool) {
 	fail := func(msg string) {
 		e.reportError(msg, "")
 		if onDone != nil {
@@ -177,7 +205,7 @@ func (e *session) save(b *buffer, onDone *lua.LFunction) {
 	case b.saving:
 		// Two writers racing on one temp-and-rename could land the older
 		// text last: queue behind the one in flight.
-		b.saveAgain = append(b.saveAgain, saveRequest{onDone: onDone})
+		b.saveAgain = append(b.saveAgain, saveRequest{onDone: onDone, makeDirs: makeDirs})
 		return
 	}
 	b.undo.seal()
@@ -186,6 +214,11 @@ func (e *session) save(b *buffer, onDone *lua.LFunction) {
 	path := b.path
 	b.saving = true
 	e.goIO(func() func() {
+		if makeDirs {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return func() { e.saved(b, stepAt, len(data), false, fmt.Errorf("save %s: %w", path, err), onDone) }
+			}
+		}
 		inPlace, err := writeFile(path, data)
 		return func() { e.saved(b, stepAt, len(data), inPlace, err, onDone) }
 	})
@@ -213,7 +246,7 @@ func (e *session) saved(b *buffer, stepAt uint64, n int, inPlace bool, err error
 	if len(b.saveAgain) > 0 {
 		next := b.saveAgain[0]
 		b.saveAgain = b.saveAgain[1:]
-		e.save(b, next.onDone)
+		e.save(b, next.onDone, next.makeDirs)
 	}
 }
 

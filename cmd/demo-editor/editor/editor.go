@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -179,10 +180,15 @@ func newEditor(opts Options) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
 	}
-	opts.Path = abs
 	root := abs
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		root = filepath.Dir(abs)
+	// A trailing slash says "a directory": keep it for the start hook,
+	// which must not open a missing directory as a file.
+	if strings.HasSuffix(path, "/") && !strings.HasSuffix(abs, "/") {
+		abs += "/"
+	}
+	opts.Path = abs
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		root = filepath.Dir(root)
 	}
 
 	scr := opts.Screen

@@ -97,9 +97,12 @@ end
 local open_dired -- defined below
 
 -- open_path opens a directory in a directory view and anything else as a
--- file (a missing file becomes a new buffer the first save creates).
+-- file (a missing file becomes a new buffer the first save creates; the
+-- editor says "new file"). A trailing slash means a directory: a missing
+-- one is an error, never a new file named after it.
 local function open_path(path)
   if path:sub(1, 1) ~= "/" then path = join(current_dir(), path) end
+  local want_dir = path:sub(-1) == "/"
   path = path:gsub("/+$", "")
   if path == "" then path = "/" end
   local h = w.fs.stat(path)
@@ -110,15 +113,36 @@ local function open_path(path)
       local listing = w.fs.read_dir(path):await()
       if listing then open_dired(path) return end
     end
+    if want_dir then
+      if st then ed.error("open: " .. path .. " is not a directory")
+      elseif code == "ENOENT" then ed.error("open: no directory " .. path)
+      else ed.error("open: " .. err) end
+      return
+    end
     if not st and code ~= "ENOENT" then ed.error("open: " .. err) return end
     open_file(path)
   end)
 end
 
-ed.map("global", "C-s", function(buf)
-  if not ed.path(buf) then ed.message(ed.name(buf) .. " has no file to save to") return end
-  ed.save(buf)
-end)
+-- save writes buf; a file whose directory does not exist (a new file
+-- opened under a new path) is saved only after the user agrees to create
+-- the directory.
+local function save(buf)
+  local path = ed.path(buf)
+  if not path then ed.message(ed.name(buf) .. " has no file to save to") return end
+  local dir = dirname(path)
+  local h = w.fs.stat(dir)
+  run(function()
+    local st, _, code = h:await()
+    if st or code ~= "ENOENT" then ed.save(buf) return end -- save reports any other failure
+    ed.prompt("directory " .. dir .. " does not exist: create it and save? (y/n) ", {on_change = function(text)
+      ed.close_prompt()
+      if text == "y" or text == "Y" then ed.save(buf, {make_dirs = true}) else ed.message("not saved") end
+    end})
+  end)
+end
+
+ed.map("global", "C-s", save)
 ed.map("global", "C-z", function(buf)
   if not ed.undo(buf) then ed.message("nothing to undo") end
 end)

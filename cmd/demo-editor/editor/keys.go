@@ -232,7 +232,7 @@ func (e *session) defaultKey(name string, ev *tcell.EventKey) {
 			e.setMessage("nothing to redo", false)
 		}
 	case "C-s":
-		e.save(b, nil)
+		e.save(b, nil, false)
 	case "C-q":
 		e.requestQuit(false)
 	default:

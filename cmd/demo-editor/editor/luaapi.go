@@ -458,13 +458,24 @@ func (e *session) luaRedo(L *lua.LState) int {
 	return push(L, lua.LBool(e.bufArg(L, "redo", 1).redoStep()))
 }
 
+// luaSave saves buf; its second argument is on_done or a table
+// {on_done = fn, make_dirs = bool}.
 func (e *session) luaSave(L *lua.LState) int {
 	b := e.bufArg(L, "save", 1)
 	var onDone *lua.LFunction
-	if L.Get(2) != lua.LNil {
-		onDone = fnArg(L, "save", 2, "on_done")
+	makeDirs := false
+	switch v := L.Get(2).(type) {
+	case *lua.LNilType:
+	case *lua.LFunction:
+		onDone = v
+	case *lua.LTable:
+		t := optTable(L, "save", 2, "opts", "on_done", "make_dirs")
+		onDone = optFn(L, "save", t, "on_done")
+		makeDirs = optBool(t, "make_dirs", false)
+	default:
+		argErr(L, "save", 2, "on_done", "a function or a table {on_done, make_dirs}")
 	}
-	e.save(b, onDone)
+	e.save(b, onDone, makeDirs)
 	return 0
 }
 
