@@ -101,7 +101,7 @@ local open_dired -- defined below
 -- editor says "new file"). A trailing slash means a directory: a missing
 -- one is an error, never a new file named after it.
 local function open_path(path)
-  if path:sub(1, 1) ~= "/" then path = join(current_dir(), path) end
+  if path:sub(1, 1) ~= "/" then path = join(ed.root(), path) end
   local want_dir = path:sub(-1) == "/"
   path = path:gsub("/+$", "")
   if path == "" then path = "/" end
@@ -151,10 +151,55 @@ ed.map("global", "C-y", function(buf)
 end)
 ed.map("global", "C-q", function() ed.quit(false) end)
 ed.map("global", "C-e", function() ed.show(ed.find("*messages*")) end)
+-- complete_path is the open prompt's Tab: it lists the directory of the
+-- typed path (a job: the prompt stays live meanwhile), extends the text to
+-- the longest common prefix of the names that match, and shows the
+-- candidates after the text when more than one is left.
+local function complete_path(text)
+  local full = text:sub(1, 1) == "/" and text or join(ed.root(), text)
+  local dir, prefix = full:match("^(.*/)([^/]*)$")
+  if not dir then return end
+  local h = w.fs.read_dir(dir == "/" and dir or dir:sub(1, -2))
+  run(function()
+    local res, err = h:await()
+    if ed.prompt_text() ~= text then return end -- typed on meanwhile
+    if not res then ed.set_prompt_hint("  [" .. err .. "]") return end
+    local names = {}
+    for _, e in ipairs(res.entries) do
+      if e.name:sub(1, #prefix) == prefix then
+        names[#names + 1] = e.kind == "dir" and e.name .. "/" or e.name
+      end
+    end
+    if #names == 0 then ed.set_prompt_hint("  [no match]") return end
+    table.sort(names)
+    local common = names[1]
+    for i = 2, #names do
+      local n, j = names[i], 0
+      while j < #common and common:byte(j + 1) == n:byte(j + 1) do j = j + 1 end
+      common = common:sub(1, j)
+    end
+    ed.set_prompt_text(text:sub(1, #text - #prefix) .. common)
+    if #names > 1 then
+      local shown = table.concat(names, " ", 1, math.min(#names, 30))
+      ed.set_prompt_hint("  [" .. shown .. (#names > 30 and " ..." or "") .. "]")
+    end
+  end)
+end
+
+-- C-o: relative paths are relative to the project root (where the editor
+-- started), whatever buffer is shown; the prompt starts with the root's
+-- full path, and shows the full path a relative one stands for.
 ed.map("global", "C-o", function()
-  ed.prompt("open: ", {text = current_dir() .. "/", on_submit = function(text)
-    if text ~= "" then open_path(text) end
-  end})
+  ed.prompt("open: ", {
+    text = join(ed.root(), ""),
+    keys = {Tab = complete_path},
+    on_change = function(text)
+      if text ~= "" and text:sub(1, 1) ~= "/" then ed.set_prompt_hint("  = " .. join(ed.root(), text)) end
+    end,
+    on_submit = function(text)
+      if text ~= "" then open_path(text) end
+    end,
+  })
 end)
 
 ------------------------------------------------------------------ live grep

@@ -21,6 +21,12 @@ type prompt struct {
 	onChange *lua.LFunction
 	onSubmit *lua.LFunction
 	onCancel *lua.LFunction
+	// keys are the script's own prompt keys (Tab completes a path): each
+	// is called with the text instead of the key's editing.
+	keys map[string]*lua.LFunction
+	// hint is drawn dimmed after the text (completion candidates); any
+	// edit of the text clears it.
+	hint string
 }
 
 // Why a prompt ended without a submit: the reason on_cancel receives.
@@ -62,6 +68,10 @@ func (e *session) closePrompt() { e.prompt = nil }
 func (e *session) promptKey(name string, ev *tcell.EventKey) bool {
 	p := e.prompt
 	old := p.text
+	if fn := p.keys[name]; fn != nil {
+		e.callLua(fn, "prompt key "+name, lua.LString(p.text))
+		return true
+	}
 	switch name {
 	case "Enter":
 		e.prompt = nil
@@ -109,8 +119,11 @@ func (e *session) promptKey(name string, ev *tcell.EventKey) bool {
 		p.text = p.text[:p.cursor] + r + p.text[p.cursor:]
 		p.cursor += len(r)
 	}
-	if p.text != old && p.onChange != nil {
-		e.callLua(p.onChange, "prompt on_change", lua.LString(p.text))
+	if p.text != old {
+		p.hint = ""
+		if p.onChange != nil {
+			e.callLua(p.onChange, "prompt on_change", lua.LString(p.text))
+		}
 	}
 	return true
 }

@@ -194,7 +194,7 @@ func (e *session) putLine(x, y int, text string, st tcell.Style) int {
 func (e *session) drawBottomLine(y int) bool {
 	var key string
 	if p := e.prompt; p != nil {
-		key = "p\x00" + p.label + "\x00" + p.text + "\x00" + strconv.Itoa(p.cursor)
+		key = "p\x00" + p.label + "\x00" + p.text + "\x00" + strconv.Itoa(p.cursor) + "\x00" + p.hint
 	} else {
 		key = fmt.Sprintf("m\x00%v\x00%s", e.msgErr, e.msg)
 	}
@@ -204,7 +204,10 @@ func (e *session) drawBottomLine(y int) bool {
 	e.shownLines[2] = key
 	if p := e.prompt; p != nil {
 		x := e.putLine(0, y, p.label, stylePrompt)
-		e.putLine(x, y, p.text[e.promptSkip():], tcell.StyleDefault)
+		x = e.putLine(x, y, p.text[e.promptSkip():], tcell.StyleDefault)
+		if p.hint != "" && x < e.width {
+			e.putLine(x, y, p.hint, styleHelp)
+		}
 		return true
 	}
 	st := tcell.StyleDefault
