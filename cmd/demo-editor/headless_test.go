@@ -2,16 +2,77 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
+// mainArgsEnv makes the test binary run main with these arguments (one a
+// line) instead of the tests, so a test can see main's exit status.
+const mainArgsEnv = "DEMO_EDITOR_MAIN_ARGS"
+
 func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv(mainArgsEnv); ok {
+		os.Args = append([]string{"demo-editor"}, strings.Split(args, "\n")...)
+		main()
+		os.Exit(0)
+	}
 	goleak.VerifyTestMain(m)
+}
+
+// runMain runs main in a child process with no terminal (its own session,
+// stdin from /dev/null) and returns its exit status and stderr.
+func runMain(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), mainArgsEnv+"="+strings.Join(args, "\n"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), stderr.String()
+	}
+	require.NoError(t, err)
+	return 0, stderr.String()
+}
+
+// Issue 14: a missing --init file is a usage error: exit 2 with the path
+// on stderr, before any terminal is needed.
+func TestMissingInitFileExitsTwo(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.lua")
+	code, errOut := runMain(t, "--init", missing, t.TempDir())
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "cannot read --init file "+missing+": no such file or directory")
+}
+
+// Issue 14: an --init file with a syntax error is printed whole on stderr
+// before the terminal is taken over (here there is no terminal, so the
+// editor then fails to start, which the error must not depend on).
+func TestInitSyntaxErrorIsPrintedOnStderr(t *testing.T) {
+	dir := t.TempDir()
+	initFile := filepath.Join(dir, strings.Repeat("long_name_", 8)+"init.lua")
+	require.NoError(t, os.WriteFile(initFile, []byte("local ok = 1\nlocal = 2\n"), 0o644))
+	_, errOut := runMain(t, "--init", initFile, dir)
+	line := ""
+	for _, l := range strings.Split(errOut, "\n") {
+		if strings.HasPrefix(l, "demo-editor: init: ") {
+			line = l
+		}
+	}
+	require.NotEmpty(t, line, "the init error is on stderr:\n%s", errOut)
+	require.Contains(t, line, initFile)
+	require.Contains(t, line, "syntax error")
 }
 
 func script(t *testing.T, src string) string {
