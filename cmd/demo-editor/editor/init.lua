@@ -504,13 +504,40 @@ ed.map("global", "C-b", show_buffers)
 -- Commands that show what the runtime does: start jobs to watch in
 -- *workers*.
 
+-- whole_arg reads a command's numeric argument: a whole number in
+-- [lo, hi], or nil and a message saying what was expected.
+local function whole_arg(cmd, arg, what, lo, hi)
+  local range = string.format("%s, %d to %d", what, lo, hi)
+  if not arg:match("^[+-]?%d+$") then
+    return nil, string.format("%s: %q is not a whole number (%s)", cmd, arg, range)
+  end
+  local n = tonumber(arg)
+  if n < lo or n > hi then
+    return nil, string.format("%s: %s is out of range (%s)", cmd, arg, range)
+  end
+  return n
+end
+
+-- no_arg refuses an argument to a command that takes none.
+local function no_arg(cmd, fn)
+  return function(arg)
+    if arg ~= "" then ed.error(cmd .. " takes no argument, got " .. string.format("%q", arg)) return end
+    fn()
+  end
+end
+
 local commands = {
-  grep = live_grep,
+  grep = no_arg("grep", live_grep),
   dired = function(arg) open_dired(arg ~= "" and arg or current_dir()) end,
-  workers = show_workers,
-  open = function(arg) open_path(arg) end,
+  workers = no_arg("workers", show_workers),
+  open = function(arg)
+    if arg == "" then ed.error("open: needs a path") return end
+    open_path(arg)
+  end,
   sleep = function(arg)
-    local ms = tonumber(arg) or 5000
+    local ms, err = 5000, nil
+    if arg ~= "" then ms, err = whole_arg("sleep", arg, "milliseconds", 0, 86400000) end
+    if not ms then ed.error(err) return end
     local h = w.sleep(ms)
     ed.message("sleep job " .. h:id() .. " for " .. ms .. " ms")
     run(function()
@@ -519,7 +546,10 @@ local commands = {
     end)
   end,
   sum = function(arg)
-    local n = tonumber(arg) or 100000000
+    -- Above 134217727 the sum passes 2^53 and Lua numbers lose digits.
+    local n, err = 100000000, nil
+    if arg ~= "" then n, err = whole_arg("sum", arg, "n", 0, 134217727) end
+    if not n then ed.error(err) return end
     local h = w.sum(n)
     run(function()
       local v, err = h:await()
@@ -527,7 +557,11 @@ local commands = {
     end)
   end,
   ["frame-target"] = function(arg)
-    if tonumber(arg) then w.set_frame_target_ms(tonumber(arg)) end
+    if arg ~= "" then
+      local ms, err = whole_arg("frame-target", arg, "milliseconds", 1, 1000)
+      if not ms then ed.error(err) return end
+      w.set_frame_target_ms(ms)
+    end
     ed.message("frame target " .. w.frame_target_ms() .. " ms")
   end,
 }
@@ -536,10 +570,12 @@ ed.map("global", "M-x", function()
   local names = {}
   for name in pairs(commands) do names[#names + 1] = name end
   table.sort(names)
-  ed.prompt("command (" .. table.concat(names, ", ") .. "): ", {on_submit = function(text)
+  local known = table.concat(names, ", ")
+  ed.prompt("command (" .. known .. "): ", {on_submit = function(text)
     local name, arg = text:match("^%s*(%S+)%s*(.-)%s*$")
-    local fn = name and commands[name]
-    if not fn then ed.error("no command " .. tostring(name)) return end
+    if not name then return end
+    local fn = commands[name]
+    if not fn then ed.error("no command " .. name .. " (known: " .. known .. ")") return end
     fn(arg)
   end})
 end)
