@@ -157,8 +157,11 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 		e.reportError(err.Error(), "")
 		return
 	}
-	b.load(ft.lines, ft.eol, ft.crlf)
+	b.load(ft)
 	b.notifiedRev = b.rev
+	if ft.ends != nil {
+		e.message(fmt.Sprintf("%s mixes line endings (%d CRLF, %d LF): each line keeps its own", b.name, ft.crlfRows, ft.lfRows))
+	}
 	switch {
 	case ft.binary:
 		b.readOnly = true
@@ -210,7 +213,7 @@ func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs bool) {
 	}
 	b.undo.seal()
 	stepAt := b.undo.current()
-	data := joinText(b.lines, b.eol, b.crlf)
+	data := joinText(b.lines, b.eol, b.crlf, b.ends)
 	path := b.path
 	b.saving = true
 	e.goIO(func() func() {

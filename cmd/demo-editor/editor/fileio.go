@@ -25,6 +25,11 @@ type fileText struct {
 	lines    []string
 	eol      bool // the last row ended with a newline
 	crlf     bool // rows ended with CRLF; saved back the same way
+	// ends holds each row's line break (true: CRLF) for a file that mixes
+	// CRLF and LF; nil when all rows end alike. crlfRows and lfRows count
+	// them, for the message that says so.
+	ends             []bool
+	crlfRows, lfRows int
 	// binary is set when the first 8 KiB hold a NUL byte: such a file
 	// opens read-only, since saving the rows back would not give back
 	// the bytes it was read from in every case.
@@ -72,52 +77,73 @@ func splitText(data []byte) fileText {
 	// One string for the whole file; the rows are slices of it, so a
 	// 100,000-row file costs one copy and one slice header per row.
 	s := string(data)
-	if i := strings.IndexByte(s, '\n'); i > 0 && s[i-1] == '\r' {
-		ft.crlf = true
-	}
 	ft.eol = s[len(s)-1] == '\n'
 	if ft.eol {
 		s = s[:len(s)-1]
 	}
-	ft.lines = make([]string, 0, bytes.Count(data, []byte{'\n'})+1)
+	n := bytes.Count(data, []byte{'\n'}) + 1
+	ft.lines = make([]string, 0, n)
+	// ends[i] says whether row i's line break is CRLF; it is kept only when
+	// the file mixes both, so each row is saved back with its own.
+	ends := make([]bool, 0, n)
+	crlfRows, lfRows := 0, 0
 	for {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
-			ft.lines = append(ft.lines, trimCR(s, ft.crlf))
+			// The last row: it has a line break only when the file ends
+			// with one, and a CR without a LF after it is text.
+			if ft.eol && strings.HasSuffix(s, "\r") {
+				s = s[:len(s)-1]
+				ends = append(ends, true)
+				crlfRows++
+			} else {
+				ends = append(ends, false)
+				if ft.eol {
+					lfRows++
+				}
+			}
+			ft.lines = append(ft.lines, s)
 			break
 		}
-		ft.lines = append(ft.lines, trimCR(s[:i], ft.crlf))
+		row := s[:i]
+		if strings.HasSuffix(row, "\r") {
+			row = row[:len(row)-1]
+			ends = append(ends, true)
+			crlfRows++
+		} else {
+			ends = append(ends, false)
+			lfRows++
+		}
+		ft.lines = append(ft.lines, row)
 		s = s[i+1:]
+	}
+	switch {
+	case crlfRows > 0 && lfRows > 0:
+		ft.ends = ends
+		ft.crlfRows, ft.lfRows = crlfRows, lfRows
+	case crlfRows > 0:
+		ft.crlf = true
 	}
 	return ft
 }
 
-func trimCR(s string, crlf bool) string {
-	if crlf && strings.HasSuffix(s, "\r") {
-		return s[:len(s)-1]
-	}
-	return s
-}
-
-// joinText is the inverse of splitText.
-func joinText(lines []string, eol, crlf bool) []byte {
-	sep := "\n"
-	if crlf {
-		sep = "\r\n"
-	}
+// joinText is the inverse of splitText: row i ends with CRLF when ends[i]
+// (ends non-nil) or crlf (ends nil).
+func joinText(lines []string, eol, crlf bool, ends []bool) []byte {
 	n := 0
 	for _, l := range lines {
-		n += len(l) + len(sep)
+		n += len(l) + 2
 	}
 	out := make([]byte, 0, n)
 	for i, l := range lines {
-		if i > 0 {
-			out = append(out, sep...)
-		}
 		out = append(out, l...)
-	}
-	if eol {
-		out = append(out, sep...)
+		if i == len(lines)-1 && !eol {
+			break
+		}
+		if (ends == nil && crlf) || (ends != nil && ends[i]) {
+			out = append(out, '\r')
+		}
+		out = append(out, '\n')
 	}
 	return out
 }
