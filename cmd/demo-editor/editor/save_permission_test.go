@@ -110,7 +110,7 @@ func runSavePermissionCases(t *testing.T, tree string) {
 
 	locked := filepath.Join(tree, "locked.txt")
 	h2 := startEditor(t, Options{Path: locked})
-	rows = h2.waitText("[ro]")
+	rows = h2.waitText("locked.txt [ro]")
 	require.Contains(t, messageLine(rows), locked+" is not writable by you: opened read-only")
 	h2.typeText("z")
 	h2.waitScreen("the refusal", func(rows []string) bool { return strings.Contains(messageLine(rows), "read-only") })
