@@ -45,7 +45,11 @@ type buffer struct {
 	// as crlf says.
 	ends []bool
 
-	cursor  pos
+	cursor pos
+	// mark is the selection's other end (the cursor is one end), nil for
+	// no selection. Any change to the text clears it: a selection is of
+	// the text as it was when it was made.
+	mark    *pos
 	wantCol int // display column vertical moves try to keep
 	top     int // first row shown when this buffer is in the window
 	left    int // first display column shown
@@ -198,6 +202,7 @@ func (b *buffer) replace(s, e pos, text string, newEnds []bool) (end pos, remove
 	}
 	b.hl.replace(s, e, end, len(b.lines))
 	b.spliceRefs(s.Row, e.Row+1, len(parts))
+	b.mark = nil
 	b.rev++
 	if oldRows == len(parts) {
 		b.markDirtyRows(s.Row, e.Row+1)
@@ -265,6 +270,7 @@ func (b *buffer) spliceLines(start, end int, lines []string) {
 	if b.ends != nil {
 		b.ends = slices.Replace(b.ends, start, end, make([]bool, len(lines))...)
 	}
+	b.mark = nil
 	b.lines = slices.Replace(b.lines, start, end, lines...)
 	if len(b.lines) == 0 {
 		b.lines = []string{""}
@@ -434,8 +440,22 @@ func (b *buffer) load(ft fileText) {
 	b.lines, b.eol, b.crlf, b.ends = lines, ft.eol, ft.crlf, ends
 	b.hl, b.refs = nil, nil
 	b.undo = undoLog{}
+	b.mark = nil
 	b.savedStep = 0
 	b.rev++
 	b.markDirty(0)
 	b.cursor = b.clampPos(b.cursor)
+}
+
+// selection returns the selected range, start before end; ok is false when
+// there is no mark or the range is empty.
+func (b *buffer) selection() (s, e pos, ok bool) {
+	if b.mark == nil {
+		return pos{}, pos{}, false
+	}
+	s, e = b.clampPos(*b.mark), b.cursor
+	if e.before(s) {
+		s, e = e, s
+	}
+	return s, e, s != e
 }

@@ -164,6 +164,7 @@ type session struct {
 	shownTop   int
 	shownLeft  int
 	shownCur   pos
+	shownSel   [3]pos    // the selection drawn: start, end, and {1, 0} if any
 	shownLines [4]string // status, help, message, and the cursor line key
 	viewSent   map[int][2]int
 	width      int

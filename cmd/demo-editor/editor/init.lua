@@ -7,7 +7,47 @@ local ed = pmacs.editor
 local w = pmacs.workers
 local run = pmacs.async.run
 
-ed.set_help("^S save ^Z undo ^F grep ^D dir ^W workers ^O open ^B bufs ^E log M-x cmd ^Q quit")
+-- The help line fits 80 columns; F1 lists every key.
+ed.set_help("F1 keys ^S save ^Z undo ^C/^X/^V copy ^F grep ^D dir ^W jobs ^O open M-x ^Q quit")
+
+local all_keys = {
+  "Keys (Esc or F1 goes back)",
+  "",
+  "  arrows, Home, End, PgUp, PgDn   move (C-Home, C-End: start and end of the buffer)",
+  "  shift + a movement key          select; a movement without shift ends the selection",
+  "  C-Space                         set the mark: movement selects from it (again: clear)",
+  "  Esc                             clear the selection",
+  "  C-c, C-x, C-v                   copy, cut, paste (copy and cut reach the terminal's clipboard)",
+  "  C-z, C-y                        undo, redo",
+  "  C-s                             save",
+  "  C-o                             open a file or directory (Tab completes)",
+  "  M-g                             go to line (LINE or LINE:COL)",
+  "  C-f                             live grep (Up/Down select, Enter opens, Esc cancels)",
+  "  C-d                             directory view (Enter, Backspace/^ up, r rename, d remove, m chmod, g refresh)",
+  "  C-w                             *workers*: jobs in flight and recent (c cancels the job on the row)",
+  "  C-b                             *buffers* (Enter switches)",
+  "  C-e                             *messages*",
+  "  M-x                             commands: grep, dired, workers, open, sleep, sum, frame-target",
+  "  C-g                             interrupt a runaway script; cancel a prompt",
+  "  C-q                             quit (twice within 3 s with unsaved changes)",
+  "  F1                              this list",
+}
+ed.map("global", "F1", function(buf)
+  local keys = ed.find("*keys*")
+  if keys and buf == keys then
+    local prev = ed.previous()
+    if prev then ed.show(prev) end
+    return
+  end
+  keys = keys or ed.create("*keys*", {list = false})
+  ed.set_lines(keys, 0, -1, all_keys)
+  ed.set_highlights(keys, {{0, 0, 0, #all_keys[1], "header"}})
+  ed.map(keys, "Esc", function()
+    local prev = ed.previous()
+    if prev then ed.show(prev) end
+  end)
+  ed.show(keys)
+end)
 
 local function dirname(path)
   local d = path:match("^(.*)/[^/]*$")
@@ -200,6 +240,113 @@ ed.map("global", "C-o", function()
       if text ~= "" then open_path(text) end
     end,
   })
+end)
+
+------------------------------------------------------------------ selection and clipboard
+-- The mark is the selection's other end (the cursor is the other). C-Space
+-- sets it, and movement then extends the selection until Esc or an edit
+-- clears it; a movement key with shift starts a selection that the next
+-- movement without shift ends. C-c copies, C-x cuts and C-v pastes, through
+-- the editor's register and, for copy and cut, the terminal's clipboard
+-- (OSC 52), so the text reaches the desktop even over ssh.
+
+local register = nil
+local shift_sel = {} -- buf -> true while its selection was made with shift
+
+local moves = {Up = "up", Down = "down", Left = "left", Right = "right", Home = "home",
+               End = "end", PgUp = "pgup", PgDn = "pgdn", ["C-Home"] = "top", ["C-End"] = "bottom"}
+for key, how in pairs(moves) do
+  ed.map("global", "S-" .. key, function(buf)
+    if not ed.mark(buf) then
+      ed.set_mark(buf)
+      shift_sel[buf] = true
+    end
+    ed.move(buf, how)
+  end)
+  ed.map("global", key, function(buf)
+    if shift_sel[buf] then
+      ed.clear_mark(buf)
+      shift_sel[buf] = nil
+    end
+    ed.move(buf, how)
+  end)
+end
+
+ed.map("global", "C-Space", function(buf)
+  shift_sel[buf] = nil
+  if ed.mark(buf) then
+    ed.clear_mark(buf)
+    ed.message("mark cleared")
+  else
+    ed.set_mark(buf)
+    ed.message("mark set (move to select; C-c copy, C-x cut, Esc clears)")
+  end
+end)
+ed.map("global", "Esc", function(buf)
+  ed.clear_mark(buf)
+  shift_sel[buf] = nil
+end)
+
+-- take_selection copies the selection into the register and the system
+-- clipboard; it returns the range, or nil when nothing is selected.
+local function take_selection(buf, verb)
+  local sr, sc, er, ec = ed.selection(buf)
+  if not sr then ed.message("nothing selected to " .. verb .. " (C-Space or shift+movement selects)") return end
+  register = ed.get_range(buf, sr, sc, er, ec)
+  ed.set_clipboard(register)
+  return sr, sc, er, ec
+end
+
+-- can_edit says (and explains) whether keys may change buf.
+local function can_edit(buf, verb)
+  if ed.loading(buf) then ed.error(verb .. ": " .. ed.name(buf) .. " is still loading") return false end
+  if ed.readonly(buf) then ed.error(verb .. ": " .. ed.name(buf) .. " is read-only") return false end
+  return true
+end
+
+ed.map("global", "C-c", function(buf)
+  local sr = take_selection(buf, "copy")
+  if not sr then return end
+  ed.clear_mark(buf)
+  shift_sel[buf] = nil
+  ed.message(("copied %d bytes"):format(#register))
+end)
+ed.map("global", "C-x", function(buf)
+  if not can_edit(buf, "cut") then return end
+  local sr, sc, er, ec = take_selection(buf, "cut")
+  if not sr then return end
+  ed.delete_range(buf, sr, sc, er, ec)
+  shift_sel[buf] = nil
+  ed.message(("cut %d bytes"):format(#register))
+end)
+ed.map("global", "C-v", function(buf)
+  if not register then ed.message("nothing to paste (C-c or C-x first)") return end
+  if not can_edit(buf, "paste") then return end
+  local sr, sc, er, ec = ed.selection(buf)
+  if sr then ed.delete_range(buf, sr, sc, er, ec) end -- a paste replaces the selection
+  shift_sel[buf] = nil
+  ed.insert(buf, register)
+end)
+
+------------------------------------------------------------------ go to line
+
+ed.map("global", "M-g", function(buf)
+  local n = ed.line_count(buf)
+  ed.prompt(("go to line (1 to %d, or LINE:COL): "):format(n), {on_submit = function(text)
+    local line, col = text:match("^%s*(%d+)%s*$"), nil
+    if not line then line, col = text:match("^%s*(%d+):(%d+)%s*$") end
+    if not line then
+      ed.error(("go to line: %q is not a line number (1 to %d, or LINE:COL)"):format(text, n))
+      return
+    end
+    line = tonumber(line)
+    if line < 1 or line > n then
+      ed.error(("go to line: %d is out of range (1 to %d)"):format(line, n))
+      return
+    end
+    ed.clear_mark(buf)
+    ed.set_cursor(buf, line - 1, col and math.max(tonumber(col) - 1, 0) or 0)
+  end})
 end)
 
 ------------------------------------------------------------------ live grep

@@ -191,30 +191,12 @@ func (e *session) handleKey(ev *tcell.EventKey) {
 // init.lua failed to load.
 func (e *session) defaultKey(name string, ev *tcell.EventKey) {
 	b := e.cur
+	if how, ok := movementKeys[name]; ok {
+		e.moveCursor(b, how)
+		return
+	}
 	var err error
 	switch name {
-	case "Up":
-		e.moveVert(b, -1)
-	case "Down":
-		e.moveVert(b, 1)
-	case "Left":
-		e.moveHoriz(b, -1)
-	case "Right":
-		e.moveHoriz(b, 1)
-	case "Home", "C-a":
-		b.setCursor(pos{b.cursor.Row, 0})
-		b.wantCol = -1
-	case "End", "C-e":
-		b.setCursor(pos{b.cursor.Row, len(b.lines[b.cursor.Row])})
-		b.wantCol = -1
-	case "PgUp":
-		e.movePage(b, -1)
-	case "PgDn":
-		e.movePage(b, 1)
-	case "C-Home":
-		b.setCursor(pos{})
-	case "C-End":
-		b.setCursor(pos{len(b.lines) - 1, len(b.lines[len(b.lines)-1])})
 	case "Enter":
 		err = b.insert("\n")
 	case "Tab":
@@ -245,6 +227,49 @@ func (e *session) defaultKey(name string, ev *tcell.EventKey) {
 	if err != nil {
 		e.setMessage(err.Error(), true)
 	}
+}
+
+// movementKeys are the built-in movement keys and the movement each makes
+// (as pmacs.editor.move names it).
+var movementKeys = map[string]string{
+	"Up": "up", "Down": "down", "Left": "left", "Right": "right",
+	"Home": "home", "C-a": "home", "End": "end", "C-e": "end",
+	"PgUp": "pgup", "PgDn": "pgdn", "C-Home": "top", "C-End": "bottom",
+}
+
+// movements lists what moveCursor accepts, for error messages.
+const movements = "up, down, left, right, home, end, pgup, pgdn, top, bottom"
+
+// moveCursor moves b's cursor as the movement keys do; it reports false
+// for a movement it does not know.
+func (e *session) moveCursor(b *buffer, how string) bool {
+	switch how {
+	case "up":
+		e.moveVert(b, -1)
+	case "down":
+		e.moveVert(b, 1)
+	case "left":
+		e.moveHoriz(b, -1)
+	case "right":
+		e.moveHoriz(b, 1)
+	case "home":
+		b.setCursor(pos{b.cursor.Row, 0})
+		b.wantCol = -1
+	case "end":
+		b.setCursor(pos{b.cursor.Row, len(b.lines[b.cursor.Row])})
+		b.wantCol = -1
+	case "pgup":
+		e.movePage(b, -1)
+	case "pgdn":
+		e.movePage(b, 1)
+	case "top":
+		b.setCursor(pos{})
+	case "bottom":
+		b.setCursor(pos{len(b.lines) - 1, len(b.lines[len(b.lines)-1])})
+	default:
+		return false
+	}
+	return true
 }
 
 // requestQuit quits, or, with unsaved file buffers and not force, warns
