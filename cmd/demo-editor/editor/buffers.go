@@ -184,10 +184,10 @@ type saveRequest struct {
 }
 
 // save writes b to its file atomically on a helper goroutine (in place,
-// after keeping the old text in memory, when only the directory refuses). The text is
-// copied first, so editing goes on while the disk works; the buffer counts
-// as unmodified afterwards only if it was not edited in the meantime.
-// onDone (may be nil) is called with (true) or (false, message).
+// after keeping the old text in memory, when only the directory refuses).
+// The text is copied first, so editing goes on while the disk works; the
+// buffer counts as unmodified afterwards only if it was not edited in the
+// meantime. onDone (may be nil) is called with (true) or (false, message).
 //
 // A missing directory fails the save unless makeDirs (the caller asked the
 // user) creates it and its missing parents first.
