@@ -149,6 +149,7 @@ type session struct {
 	messages *buffer
 
 	prompt *prompt
+	paste  *paste // a bracketed paste being received
 	msg    string
 	msgErr bool
 	help   string
@@ -287,6 +288,8 @@ func newEditor(opts Options) (*session, error) {
 		rt.Close()
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
 	}
+	// Bracketed paste: a paste arrives as text, not as keys to obey.
+	scr.EnablePaste()
 	e.width, e.height = scr.Size()
 	return e, nil
 }

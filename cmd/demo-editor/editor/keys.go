@@ -152,14 +152,83 @@ func (k *keymaps) lookup(buf int, key string) *lua.LFunction {
 func (e *session) handleEvent(ev tcell.Event) {
 	switch ev := ev.(type) {
 	case *tcell.EventKey:
+		if e.paste != nil {
+			e.paste.add(ev)
+			return
+		}
 		e.handleKey(ev)
 	case *tcell.EventResize:
 		e.scr.Sync()
 		e.width, e.height = e.scr.Size()
 		e.invalidate()
 	case *tcell.EventPaste:
-		// Bracketed paste is not enabled; nothing to do.
+		if ev.Start() {
+			e.paste = &paste{}
+			return
+		}
+		if e.paste != nil {
+			text := e.paste.sb.String()
+			e.paste = nil
+			e.pasteText(text)
+		}
 	}
+}
+
+// paste collects the keys of a bracketed paste (the terminal's own paste,
+// from the system clipboard) into text.
+type paste struct {
+	sb     strings.Builder
+	lastCR bool
+}
+
+func (p *paste) add(ev *tcell.EventKey) {
+	cr := false
+	switch ev.Key() {
+	case tcell.KeyRune:
+		p.sb.WriteRune(ev.Rune())
+	case tcell.KeyEnter: // a CR
+		p.sb.WriteByte('\n')
+		cr = true
+	case tcell.KeyLF:
+		if !p.lastCR { // CRLF is one line break
+			p.sb.WriteByte('\n')
+		}
+	case tcell.KeyTab:
+		p.sb.WriteByte('\t')
+	}
+	p.lastCR = cr
+}
+
+// pasteText inserts what the terminal pasted as text, never as keys: a
+// pasted "c" must not cancel a job in *workers*, nor a line break submit a
+// prompt. Into a prompt it goes as one line (line breaks become spaces);
+// into a buffer it replaces the selection, as one undo step.
+func (e *session) pasteText(text string) {
+	if text == "" {
+		return
+	}
+	e.setMessage("", false)
+	if p := e.prompt; p != nil {
+		text = strings.NewReplacer("\n", " ", "\t", " ").Replace(text)
+		p.text = p.text[:p.cursor] + text + p.text[p.cursor:]
+		p.cursor += len(text)
+		p.hint = ""
+		if p.onChange != nil {
+			e.callLua(p.onChange, "prompt on_change", lua.LString(p.text))
+		}
+		return
+	}
+	b := e.cur
+	if err := b.keyEditable("paste"); err != nil {
+		e.setMessage(err.Error(), true)
+		return
+	}
+	s, en, ok := b.selection()
+	if !ok {
+		s, en = b.cursor, b.cursor
+	}
+	b.undo.seal()
+	b.edit(s, en, text, false)
 }
 
 // handleKey routes a key: the prompt's line editing first, then the shown

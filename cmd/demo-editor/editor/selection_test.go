@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func (h *harness) shift(k tcell.Key) { h.scr.InjectKey(k, 0, tcell.ModShift) }
+func (h *harness) shift(k tcell.Key) { h.post(tcell.NewEventKey(k, 0, tcell.ModShift)) }
 
 func (h *harness) text() string {
 	var s string
@@ -68,7 +68,7 @@ func TestSelectionCopyCutPaste(t *testing.T) {
 	require.Equal(t, "alpha beta\nalphagamma\n", h.text())
 
 	// C-Space, then movement without shift extends; C-x cuts.
-	h.scr.InjectKey(tcell.KeyCtrlSpace, 0, tcell.ModCtrl)
+	h.post(tcell.NewEventKey(tcell.KeyCtrlSpace, 0, tcell.ModCtrl))
 	h.waitScreen("the mark", func(rows []string) bool { return strings.HasPrefix(messageLine(rows), "mark set") })
 	h.key(tcell.KeyUp)
 	h.key(tcell.KeyEnd)
@@ -138,4 +138,47 @@ func TestF1ListsTheKeys(t *testing.T) {
 	h.waitText("Keys (")
 	h.key(tcell.KeyF1)
 	h.waitScreen("the directory back", func(rows []string) bool { return !anyContains(rows, "Keys (") })
+}
+
+// pasteEvents sends text as the terminal sends a bracketed paste: a start
+// mark, the text as keys (a line break as CR LF), an end mark.
+func (h *harness) pasteEvents(text string) {
+	h.post(tcell.NewEventPaste(true))
+	for _, r := range text {
+		if r == '\n' {
+			h.key(tcell.KeyEnter)
+			h.key(tcell.KeyLF)
+			continue
+		}
+		h.typeText(string(r))
+	}
+	h.post(tcell.NewEventPaste(false))
+}
+
+// A paste from the terminal (the system clipboard) is text, not keys: in a
+// file it is one undo step, in a prompt one line that is not submitted, and
+// in a list view it triggers no binding.
+func TestTerminalPasteIsTextNotKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.txt")
+	require.NoError(t, os.WriteFile(path, []byte("end\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.waitText("end")
+	h.pasteEvents("one\ntwo\n")
+	h.waitText("two")
+	require.Equal(t, "one\ntwo\nend\n", h.text(), "CR LF is one line break")
+	h.ctrl('z')
+	h.until("the paste undone in one step", func(e *session) bool { return e.cur.Text() == "end\n" })
+
+	h.ctrl('o')
+	h.ctrl('u')
+	h.pasteEvents("a\nb")
+	h.until("the prompt text", func(e *session) bool { return e.prompt != nil && e.prompt.text == "a b" })
+
+	h.key(tcell.KeyEsc)
+	h.ctrl('w')
+	h.waitText("Active jobs:")
+	h.pasteEvents("c")
+	h.waitScreen("the refusal", func(rows []string) bool {
+		return messageLine(rows) == "paste in *workers*: buffer is read-only"
+	})
 }
