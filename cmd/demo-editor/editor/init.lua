@@ -19,7 +19,7 @@ local all_keys = {
   "  Esc                             clear the selection",
   "  C-c, C-x, C-v                   copy, cut, paste (copy and cut reach the terminal's clipboard)",
   "  C-z, C-y                        undo, redo",
-  "  C-s                             save",
+  "  C-s, M-s                        save, save as (asks before overwriting)",
   "  C-o                             open a file or directory (Tab completes)",
   "  M-g                             go to line (LINE or LINE:COL)",
   "  C-f                             live grep (Up/Down select, Enter opens, Esc cancels)",
@@ -28,6 +28,7 @@ local all_keys = {
   "  C-b                             *buffers* (Enter switches)",
   "  C-e                             *messages*",
   "  M-x                             commands: grep, dired, workers, open, sleep, sum, frame-target",
+  "  M-:                             evaluate a line of Lua and show what it returns",
   "  C-g                             interrupt a runaway script; cancel a prompt",
   "  C-q                             quit (twice within 3 s with unsaved changes)",
   "  F1                              this list",
@@ -326,6 +327,68 @@ ed.map("global", "C-v", function(buf)
   if sr then ed.delete_range(buf, sr, sc, er, ec) end -- a paste replaces the selection
   shift_sel[buf] = nil
   ed.insert(buf, register)
+end)
+
+-- M-s: save as. A relative path is relative to the project root, like
+-- C-o's; an existing file is overwritten only after a y.
+ed.map("global", "M-s", function(buf)
+  if not ed.path(buf) then ed.message(ed.name(buf) .. " is a view, not a file") return end
+  ed.prompt("save as: ", {text = ed.path(buf), keys = {Tab = complete_path}, on_submit = function(text)
+    if text == "" then return end
+    local path = text:sub(1, 1) == "/" and text or join(ed.root(), text)
+    if path == ed.path(buf) then save(buf) return end
+    local function write()
+      local ok, err = ed.set_path(buf, path)
+      if not ok then ed.error("save as: " .. err) return end
+      reparse(buf)
+      save(buf)
+    end
+    local h = w.fs.stat(path)
+    run(function()
+      local st, err, code = h:await()
+      if not st and code ~= "ENOENT" then ed.error("save as: " .. err) return end
+      if not st then write() return end
+      if st.kind == "dir" then ed.error("save as: " .. path .. " is a directory") return end
+      ed.prompt(path .. " exists: overwrite it? (y/n) ", {on_change = function(answer)
+        ed.close_prompt()
+        if answer == "y" or answer == "Y" then write() else ed.message("not saved") end
+      end})
+    end)
+  end})
+end)
+
+------------------------------------------------------------------ M-: eval
+-- A line of Lua, run at once on the editor's state (C-g stops one that
+-- never ends); the values it returns show on the message line.
+
+local function pack(...) return {n = select("#", ...), ...} end
+
+local function show_value(v, depth)
+  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) ~= "table" or depth > 1 then return tostring(v) end
+  local parts, n = {}, 0
+  for k, x in pairs(v) do
+    n = n + 1
+    if n > 10 then parts[#parts + 1] = "..." break end
+    local key = type(k) == "string" and k:match("^[%a_][%w_]*$") and k or ("[" .. show_value(k, 2) .. "]")
+    parts[#parts + 1] = key .. " = " .. show_value(x, depth + 1)
+  end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+ed.map("global", "M-:", function()
+  ed.prompt("eval: ", {on_submit = function(text)
+    if text:match("^%s*$") then return end
+    local chunk, err = loadstring("return " .. text, "input")
+    if not chunk then chunk, err = loadstring(text, "input") end
+    if not chunk then ed.error("eval: " .. err) return end
+    local res = pack(pcall(chunk))
+    if not res[1] then ed.error("eval: " .. tostring(res[2])) return end
+    if res.n == 1 then ed.message("eval: no value") return end
+    local out = {}
+    for i = 2, res.n do out[#out + 1] = show_value(res[i], 0) end
+    ed.message(table.concat(out, ", "))
+  end})
 end)
 
 ------------------------------------------------------------------ go to line

@@ -1,7 +1,9 @@
 package editor
 
 import (
+	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +28,7 @@ func (e *session) installAPI() {
 		"redo": e.luaRedo, "save": e.luaSave, "set_highlights": e.luaSetHighlights,
 		"add_highlights": e.luaAddHighlights, "clear_highlights": e.luaClearHighlights,
 		"cursor": e.luaCursor, "set_cursor": e.luaSetCursor, "set_style": e.luaSetStyle,
-		"move": e.luaMove, "readonly": e.luaReadonly,
+		"move": e.luaMove, "readonly": e.luaReadonly, "set_path": e.luaSetPath,
 		// selection and clipboard
 		"set_mark": e.luaSetMark, "clear_mark": e.luaClearMark, "mark": e.luaMark,
 		"selection": e.luaSelection, "get_range": e.luaGetRange, "delete_range": e.luaDeleteRange,
@@ -924,4 +926,36 @@ func (e *session) luaDeleteRange(L *lua.LState) int {
 func (e *session) luaSetClipboard(L *lua.LState) int {
 	e.scr.SetClipboard([]byte(strArg(L, "set_clipboard", 1, "text")))
 	return 0
+}
+
+// luaSetPath makes a file buffer visit another path (save as): the text
+// stays, it counts as modified until saved, and its name and language
+// follow the path. It returns nil and a message when another buffer visits
+// that path; a scratch buffer raises.
+func (e *session) luaSetPath(L *lua.LState) int {
+	b := e.bufArg(L, "set_path", 1)
+	path := strArg(L, "set_path", 2, "path")
+	if b.path == "" {
+		L.RaiseError("pmacs.editor.set_path: buffer %d (%s) is a view, not a file", b.id, b.name)
+	}
+	if strings.HasSuffix(path, "/") {
+		return pushErr(L, fmt.Errorf("set_path %s: a path ending in / names a directory, not a file", path))
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return pushErr(L, fmt.Errorf("set_path %s: %w", path, err))
+	}
+	if abs == b.path {
+		return push(L, lua.LTrue)
+	}
+	for _, o := range e.bufs {
+		if o != b && o.path == abs {
+			return pushErr(L, fmt.Errorf("set_path %s: buffer %s already visits it", abs, o.name))
+		}
+	}
+	b.name = "" // so that uniqueName does not see the old name as taken
+	b.path, b.name, b.lang = abs, e.uniqueName(filepath.Base(abs)), languageFor(abs)
+	// Nothing on disk at the new path matches the text yet.
+	b.savedStep = math.MaxUint64
+	return push(L, lua.LTrue)
 }
