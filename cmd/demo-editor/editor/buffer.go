@@ -49,10 +49,13 @@ type buffer struct {
 	// mark is the selection's other end (the cursor is one end), nil for
 	// no selection. Any change to the text clears it: a selection is of
 	// the text as it was when it was made.
-	mark    *pos
-	wantCol int // display column vertical moves try to keep
-	top     int // first row shown when this buffer is in the window
-	left    int // first display column shown
+	mark *pos
+	// markTransient says the selection was made by shift+movement or a
+	// mouse drag: the next movement without shift ends it.
+	markTransient bool
+	wantCol       int // display column vertical moves try to keep
+	top           int // first row shown when this buffer is in the window
+	left          int // first display column shown
 
 	undo      undoLog
 	savedStep uint64 // undo step id the file on disk matches

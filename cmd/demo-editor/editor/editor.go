@@ -150,6 +150,7 @@ type session struct {
 
 	prompt *prompt
 	paste  *paste // a bracketed paste being received
+	mouse  mouseState
 	msg    string
 	msgErr bool
 	help   string
@@ -290,6 +291,9 @@ func newEditor(opts Options) (*session, error) {
 	}
 	// Bracketed paste: a paste arrives as text, not as keys to obey.
 	scr.EnablePaste()
+	// Clicks, drags and the wheel (the terminal's own selection then
+	// needs shift, as in other terminal editors).
+	scr.EnableMouse(tcell.MouseButtonEvents | tcell.MouseDragEvents)
 	e.width, e.height = scr.Size()
 	return e, nil
 }

@@ -15,6 +15,7 @@ local all_keys = {
   "",
   "  arrows, Home, End, PgUp, PgDn   move (C-Home, C-End: start and end of the buffer)",
   "  shift + a movement key          select; a movement without shift ends the selection",
+  "  mouse                           click: place the cursor; drag: select; wheel: scroll",
   "  C-Space                         set the mark: movement selects from it (again: clear)",
   "  Esc                             clear the selection",
   "  C-c, C-x, C-v                   copy, cut, paste (copy and cut reach the terminal's clipboard)",
@@ -252,29 +253,24 @@ end)
 -- (OSC 52), so the text reaches the desktop even over ssh.
 
 local register = nil
-local shift_sel = {} -- buf -> true while its selection was made with shift
 
+-- A transient mark (set by shift+movement, or by a mouse drag in the Go
+-- core) ends at the next movement without shift.
 local moves = {Up = "up", Down = "down", Left = "left", Right = "right", Home = "home",
                End = "end", PgUp = "pgup", PgDn = "pgdn", ["C-Home"] = "top", ["C-End"] = "bottom"}
 for key, how in pairs(moves) do
   ed.map("global", "S-" .. key, function(buf)
-    if not ed.mark(buf) then
-      ed.set_mark(buf)
-      shift_sel[buf] = true
-    end
+    if not ed.mark(buf) then ed.set_mark(buf, nil, nil, true) end
     ed.move(buf, how)
   end)
   ed.map("global", key, function(buf)
-    if shift_sel[buf] then
-      ed.clear_mark(buf)
-      shift_sel[buf] = nil
-    end
+    local _, _, transient = ed.mark(buf)
+    if transient then ed.clear_mark(buf) end
     ed.move(buf, how)
   end)
 end
 
 ed.map("global", "C-Space", function(buf)
-  shift_sel[buf] = nil
   if ed.mark(buf) then
     ed.clear_mark(buf)
     ed.message("mark cleared")
@@ -283,10 +279,7 @@ ed.map("global", "C-Space", function(buf)
     ed.message("mark set (move to select; C-c copy, C-x cut, Esc clears)")
   end
 end)
-ed.map("global", "Esc", function(buf)
-  ed.clear_mark(buf)
-  shift_sel[buf] = nil
-end)
+ed.map("global", "Esc", function(buf) ed.clear_mark(buf) end)
 
 -- take_selection copies the selection into the register and the system
 -- clipboard; it returns the range, or nil when nothing is selected.
@@ -309,7 +302,6 @@ ed.map("global", "C-c", function(buf)
   local sr = take_selection(buf, "copy")
   if not sr then return end
   ed.clear_mark(buf)
-  shift_sel[buf] = nil
   ed.message(("copied %d bytes"):format(#register))
 end)
 ed.map("global", "C-x", function(buf)
@@ -317,7 +309,6 @@ ed.map("global", "C-x", function(buf)
   local sr, sc, er, ec = take_selection(buf, "cut")
   if not sr then return end
   ed.delete_range(buf, sr, sc, er, ec)
-  shift_sel[buf] = nil
   ed.message(("cut %d bytes"):format(#register))
 end)
 ed.map("global", "C-v", function(buf)
@@ -325,7 +316,7 @@ ed.map("global", "C-v", function(buf)
   if not can_edit(buf, "paste") then return end
   local sr, sc, er, ec = ed.selection(buf)
   if sr then ed.delete_range(buf, sr, sc, er, ec) end -- a paste replaces the selection
-  shift_sel[buf] = nil
+  ed.clear_mark(buf)
   ed.insert(buf, register)
 end)
 

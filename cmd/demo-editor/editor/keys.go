@@ -161,6 +161,8 @@ func (e *session) handleEvent(ev tcell.Event) {
 		e.scr.Sync()
 		e.width, e.height = e.scr.Size()
 		e.invalidate()
+	case *tcell.EventMouse:
+		e.handleMouse(ev)
 	case *tcell.EventPaste:
 		if ev.Start() {
 			e.paste = &paste{}

@@ -850,7 +850,8 @@ func (e *session) luaReadonly(L *lua.LState) int {
 }
 
 // luaSetMark sets the selection's other end: at (row, col), clamped, or at
-// the cursor.
+// the cursor. A true transient marks a selection the next movement without
+// shift ends.
 func (e *session) luaSetMark(L *lua.LState) int {
 	b := e.bufArg(L, "set_mark", 1)
 	p := b.cursor
@@ -858,6 +859,7 @@ func (e *session) luaSetMark(L *lua.LState) int {
 		p = b.clampPos(pos{intArg(L, "set_mark", 2, "row"), optIntArg(L, "set_mark", 3, "col", 0)})
 	}
 	b.mark = &p
+	b.markTransient = lua.LVAsBool(L.Get(4))
 	return 0
 }
 
@@ -872,7 +874,7 @@ func (e *session) luaMark(L *lua.LState) int {
 		return push(L, lua.LNil)
 	}
 	m := b.clampPos(*b.mark)
-	return push(L, lua.LNumber(m.Row), lua.LNumber(m.Col))
+	return push(L, lua.LNumber(m.Row), lua.LNumber(m.Col), lua.LBool(b.markTransient))
 }
 
 // luaSelection returns the selected range (start before end), or nil when
