@@ -56,8 +56,12 @@ print(("superseded grep: %s; its successor: %s"):format(
 -- Parse with tree-sitter on a worker, then ask for highlights.
 local src = "local function greet(name)\n  print('hello ' .. name)\nend\n"
 local tree = w.parse{source = src, language = "lua"}:await()
+local spans = tree:highlights(0, 3)
 print(("parse: %s, %d highlight spans, error=%s"):format(
-  tree:root_type(), #tree:highlights(0, 3), tostring(tree:has_error())))
+  tree:root_type(), #spans, tostring(tree:has_error())))
+for _, s in ipairs(spans) do
+  print(("  span %d:%d-%d:%d %s"):format(s.start_row, s.start_col, s.end_row, s.end_col, s.group))
+end
 
 -- The *workers* view's data.
 local snap = w.snapshot()

@@ -39,12 +39,18 @@ func main() {
 }
 
 // runEditor runs the interactive editor until the user quits or the
-// terminal goes away (SIGTERM, SIGHUP).
+// terminal goes away (SIGTERM, SIGHUP). An --init file that cannot be read
+// is a usage error (status 2); one that fails to compile or run is written
+// whole on stderr, and the editor starts without it.
 func runEditor(cfg config) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	err := editor.Run(ctx, editor.Options{Path: cfg.path, InitFile: cfg.init})
-	if err != nil && !errors.Is(err, context.Canceled) {
+	err := editor.Run(ctx, editor.Options{Path: cfg.path, InitFile: cfg.init, Stderr: os.Stderr})
+	switch {
+	case errors.Is(err, editor.ErrInitFile):
+		fmt.Fprintf(os.Stderr, "demo-editor: %v\n", err)
+		return 2
+	case err != nil && !errors.Is(err, context.Canceled):
 		fmt.Fprintf(os.Stderr, "demo-editor: %v\n", err)
 		return 1
 	}
@@ -57,7 +63,8 @@ func usage() {
 
   PATH               the file or directory to open (default: .)
   --init FILE.lua    build the editor's features from FILE.lua instead of the
-                     embedded init.lua
+                     embedded init.lua (a missing FILE exits with status 2;
+                     its errors are printed whole on stderr)
   --script FILE.lua  run FILE.lua headless with args in the global 'arg'
   --safe             with --script: open only the base, table, string, math
                      and coroutine libraries (no io, os, package or debug)

@@ -40,11 +40,22 @@ type buffer struct {
 	// back exactly what it read when nothing was edited.
 	eol  bool
 	crlf bool
+	// ends holds each row's line break (true: CRLF) for a file that mixes
+	// both, kept in step with lines by every edit; nil when every row ends
+	// as crlf says.
+	ends []bool
 
-	cursor  pos
-	wantCol int // display column vertical moves try to keep
-	top     int // first row shown when this buffer is in the window
-	left    int // first display column shown
+	cursor pos
+	// mark is the selection's other end (the cursor is one end), nil for
+	// no selection. Any change to the text clears it: a selection is of
+	// the text as it was when it was made.
+	mark *pos
+	// markTransient says the selection was made by shift+movement or a
+	// mouse drag: the next movement without shift ends it.
+	markTransient bool
+	wantCol       int // display column vertical moves try to keep
+	top           int // first row shown when this buffer is in the window
+	left          int // first display column shown
 
 	undo      undoLog
 	savedStep uint64 // undo step id the file on disk matches
@@ -159,16 +170,34 @@ func endOf(s pos, text string) pos {
 // replace swaps the text between s and e for text and returns the end of
 // the inserted text and what was removed. It is the one primitive every edit
 // goes through; positions must be valid and s not after e.
-func (b *buffer) replace(s, e pos, text string) (pos, string) {
-	removed := b.textRange(s, e)
+//
+// In a buffer with per-row line endings (ends non-nil), the rows replaced
+// give up their endings (returned as oldEnds) and the new rows take
+// newEnds: given ones (undo and redo put back exactly what was there), or,
+// for nil, a new line break ends like the row it was typed in and the last
+// new row keeps the ending of the last replaced one.
+func (b *buffer) replace(s, e pos, text string, newEnds []bool) (end pos, removed string, oldEnds, ends []bool) {
+	removed = b.textRange(s, e)
 	head := b.lines[s.Row][:s.Col]
 	tail := b.lines[e.Row][e.Col:]
 	parts := strings.Split(text, "\n")
 	parts[0] = head + parts[0]
 	last := len(parts) - 1
-	end := pos{s.Row + last, len(parts[last])}
+	end = pos{s.Row + last, len(parts[last])}
 	parts[last] += tail
 	oldRows := e.Row - s.Row + 1
+	if b.ends != nil {
+		oldEnds = slices.Clone(b.ends[s.Row : e.Row+1])
+		if len(newEnds) != len(parts) {
+			newEnds = make([]bool, len(parts))
+			for i := range newEnds {
+				newEnds[i] = b.ends[s.Row]
+			}
+			newEnds[last] = b.ends[e.Row]
+		}
+		b.ends = slices.Replace(b.ends, s.Row, e.Row+1, newEnds...)
+		ends = newEnds
+	}
 	if oldRows == 1 && len(parts) == 1 {
 		b.lines[s.Row] = parts[0]
 	} else {
@@ -176,13 +205,14 @@ func (b *buffer) replace(s, e pos, text string) (pos, string) {
 	}
 	b.hl.replace(s, e, end, len(b.lines))
 	b.spliceRefs(s.Row, e.Row+1, len(parts))
+	b.mark = nil
 	b.rev++
 	if oldRows == len(parts) {
 		b.markDirtyRows(s.Row, e.Row+1)
 	} else {
 		b.markDirty(s.Row) // the rows below moved
 	}
-	return end, removed
+	return end, removed, oldEnds, ends
 }
 
 // markDirty repaints from row down.
@@ -240,6 +270,10 @@ func (b *buffer) setLines(start, end int, lines []string) error {
 // spliceLines is setLines without history, for scratch buffers whose text a
 // script rebuilds wholesale (it may be 100,000 grep results).
 func (b *buffer) spliceLines(start, end int, lines []string) {
+	if b.ends != nil {
+		b.ends = slices.Replace(b.ends, start, end, make([]bool, len(lines))...)
+	}
+	b.mark = nil
 	b.lines = slices.Replace(b.lines, start, end, lines...)
 	if len(b.lines) == 0 {
 		b.lines = []string{""}
@@ -297,10 +331,10 @@ func (b *buffer) appendLines(lines []string) {
 // the inserted text.
 func (b *buffer) edit(s, e pos, text string, typing bool) {
 	before := b.cursor
-	end, removed := b.replace(s, e, text)
+	end, removed, oldEnds, newEnds := b.replace(s, e, text, nil)
 	b.cursor = end
 	if !b.noUndo {
-		b.undo.record(change{at: s, removed: removed, inserted: text}, before, end, typing)
+		b.undo.record(change{at: s, removed: removed, inserted: text, removedEnds: oldEnds, insertedEnds: newEnds}, before, end, typing)
 	}
 	b.wantCol = -1
 }
@@ -370,7 +404,7 @@ func (b *buffer) undoStep() bool {
 	}
 	for i := len(st.changes) - 1; i >= 0; i-- {
 		c := st.changes[i]
-		b.replace(c.at, endOf(c.at, c.inserted), c.removed)
+		b.replace(c.at, endOf(c.at, c.inserted), c.removed, c.removedEnds)
 	}
 	b.cursor = b.clampPos(st.before)
 	b.wantCol = -1
@@ -384,7 +418,7 @@ func (b *buffer) redoStep() bool {
 		return false
 	}
 	for _, c := range st.changes {
-		b.replace(c.at, endOf(c.at, c.removed), c.inserted)
+		b.replace(c.at, endOf(c.at, c.removed), c.inserted, c.insertedEnds)
 	}
 	b.cursor = b.clampPos(st.after)
 	b.wantCol = -1
@@ -400,15 +434,31 @@ func (b *buffer) setCursor(p pos) {
 
 // load replaces the whole text with what was read from disk, forgetting the
 // history: the buffer now matches the file.
-func (b *buffer) load(lines []string, eol, crlf bool) {
+func (b *buffer) load(ft fileText) {
+	lines := ft.lines
+	ends := ft.ends
 	if len(lines) == 0 {
-		lines = []string{""}
+		lines, ends = []string{""}, nil
 	}
-	b.lines, b.eol, b.crlf = lines, eol, crlf
+	b.lines, b.eol, b.crlf, b.ends = lines, ft.eol, ft.crlf, ends
 	b.hl, b.refs = nil, nil
 	b.undo = undoLog{}
+	b.mark = nil
 	b.savedStep = 0
 	b.rev++
 	b.markDirty(0)
 	b.cursor = b.clampPos(b.cursor)
+}
+
+// selection returns the selected range, start before end; ok is false when
+// there is no mark or the range is empty.
+func (b *buffer) selection() (s, e pos, ok bool) {
+	if b.mark == nil {
+		return pos{}, pos{}, false
+	}
+	s, e = b.clampPos(*b.mark), b.cursor
+	if e.before(s) {
+		s, e = e, s
+	}
+	return s, e, s != e
 }

@@ -10,7 +10,7 @@ import (
 func bufferOf(text string) *buffer {
 	b := newBuffer(1, "t")
 	ft := splitText([]byte(text))
-	b.load(ft.lines, ft.eol, ft.crlf)
+	b.load(ft)
 	return b
 }
 
@@ -158,9 +158,10 @@ func TestScratchAppend(t *testing.T) {
 
 // Text split and join round-trip, keeping CRLF and a missing final newline.
 func TestSplitJoinRoundTrip(t *testing.T) {
-	for _, text := range []string{"", "a", "a\n", "a\nb", "a\r\nb\r\n", "\n\n", strings.Repeat("x\n", 1000)} {
+	for _, text := range []string{"", "a", "a\n", "a\nb", "a\r\nb\r\n", "\n\n", strings.Repeat("x\n", 1000),
+		"a\r\nb\n", "a\nb\r\n", "a\r\nb\r", "a\nb\r", "\r\n\n", "\r", "a\rb\n"} {
 		ft := splitText([]byte(text))
-		require.Equal(t, text, string(joinText(ft.lines, ft.eol, ft.crlf)), "%q", text)
+		require.Equal(t, text, string(joinText(ft.lines, ft.eol, ft.crlf, ft.ends)), "%q", text)
 	}
 }
 
@@ -175,4 +176,36 @@ func TestDisplayColumns(t *testing.T) {
 	for _, col := range []int{0, 1, 2, 3, 6, 7} {
 		require.Equal(t, col, byteColAt(line, displayCol(line, col)), "col %d", col)
 	}
+}
+
+// Issue 14: in a file that mixes CRLF and LF, every row keeps its own line
+// ending through edits: a line break typed in a row ends like that row,
+// joining rows keeps the ending of the lower one, and undo and redo put
+// back exactly the endings they took away.
+func TestMixedLineEndingsFollowEditsAndUndo(t *testing.T) {
+	const text = "a\r\nb\nc\r\n"
+	b := bufferOf(text)
+	save := func() string { return string(joinText(b.lines, b.eol, b.crlf, b.ends)) }
+	require.Equal(t, text, save(), "nothing edited: the same bytes")
+
+	b.setCursor(pos{1, 1})
+	require.NoError(t, b.insert("\n"))          // split the LF row
+	require.Equal(t, "a\r\nb\n\nc\r\n", save()) // both halves LF
+	b.setCursor(pos{0, 1})
+	require.NoError(t, b.insert("\n"))              // split the CRLF row
+	require.Equal(t, "a\r\n\r\nb\n\nc\r\n", save()) // both halves CRLF
+
+	// Join "b" (LF) with the CRLF row above it: the joined row keeps the
+	// lower row's ending, and undo restores both.
+	b.setCursor(pos{2, 0})
+	require.NoError(t, b.deleteBack())
+	require.Equal(t, "a\r\nb\n\nc\r\n", save())
+	require.True(t, b.undoStep())
+	require.Equal(t, "a\r\n\r\nb\n\nc\r\n", save())
+	for b.undoStep() {
+	}
+	require.Equal(t, text, save(), "undone to the file's bytes")
+	for b.redoStep() {
+	}
+	require.Equal(t, "a\r\nb\n\nc\r\n", save())
 }

@@ -1,7 +1,10 @@
 package editor
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -82,8 +85,13 @@ func (e *session) findBuffer(name string) *buffer {
 // openFile returns the buffer visiting path, creating it if needed. The
 // text is read on a helper goroutine: the buffer shows at once, empty and
 // marked loading, and fills in when the read lands (then "open" fires). A
-// path that does not exist opens an empty buffer the first save creates.
+// path that does not exist opens an empty buffer the first save creates,
+// and the message line says it is a new file. A path ending in "/" names a
+// directory, never a file.
 func (e *session) openFile(path string) (*buffer, error) {
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
+		return nil, fmt.Errorf("open %s: a path ending in / names a directory, not a file", path)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -98,8 +106,22 @@ func (e *session) openFile(path string) (*buffer, error) {
 	b.path, b.lang, b.loading = abs, languageFor(abs), true
 	e.addBuffer(b)
 	e.goIO(func() func() {
-		ft, _, err := readFileText(abs)
-		return func() { e.loaded(b, ft, err) }
+		ft, exists, err := readFileText(abs)
+		dirMissing := false
+		if err == nil && !exists {
+			_, derr := os.Stat(filepath.Dir(abs))
+			dirMissing = errors.Is(derr, fs.ErrNotExist)
+		}
+		return func() {
+			e.loaded(b, ft, err)
+			if err == nil && !exists && e.bufs[b.id] == b {
+				if dirMissing {
+					e.message(fmt.Sprintf("new file %s; its directory does not exist either (saving asks to create it)", abs))
+				} else {
+					e.message("new file " + abs + " (the first save creates it)")
+				}
+			}
+		}
 	})
 	return b, nil
 }
@@ -135,11 +157,18 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 		e.reportError(err.Error(), "")
 		return
 	}
-	b.load(ft.lines, ft.eol, ft.crlf)
+	b.load(ft)
 	b.notifiedRev = b.rev
-	if ft.binary {
+	if ft.ends != nil {
+		e.message(fmt.Sprintf("%s mixes line endings (%d CRLF, %d LF): each line keeps its own", b.name, ft.crlfRows, ft.lfRows))
+	}
+	switch {
+	case ft.binary:
 		b.readOnly = true
 		e.message(b.name + " looks binary: opened read-only")
+	case ft.readOnly:
+		b.readOnly = true
+		e.message(b.path + " is not writable by you: opened read-only")
 	}
 	if p := b.pendingCursor; p != nil {
 		b.pendingCursor = nil
@@ -149,13 +178,20 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 }
 
 // saveRequest is a save waiting for the one in flight.
-type saveRequest struct{ onDone *lua.LFunction }
+type saveRequest struct {
+	onDone   *lua.LFunction
+	makeDirs bool
+}
 
-// save writes b to its file atomically on a helper goroutine. The text is
-// copied first, so editing goes on while the disk works; the buffer counts
-// as unmodified afterwards only if it was not edited in the meantime.
-// onDone (may be nil) is called with (true) or (false, message).
-func (e *session) save(b *buffer, onDone *lua.LFunction) {
+// save writes b to its file atomically on a helper goroutine (in place,
+// after keeping the old text in memory, when only the directory refuses).
+// The text is copied first, so editing goes on while the disk works; the
+// buffer counts as unmodified afterwards only if it was not edited in the
+// meantime. onDone (may be nil) is called with (true) or (false, message).
+//
+// A missing directory fails the save unless makeDirs (the caller asked the
+// user) creates it and its missing parents first.
+func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs bool) {
 	fail := func(msg string) {
 		e.reportError(msg, "")
 		if onDone != nil {
@@ -172,21 +208,26 @@ func (e *session) save(b *buffer, onDone *lua.LFunction) {
 	case b.saving:
 		// Two writers racing on one temp-and-rename could land the older
 		// text last: queue behind the one in flight.
-		b.saveAgain = append(b.saveAgain, saveRequest{onDone: onDone})
+		b.saveAgain = append(b.saveAgain, saveRequest{onDone: onDone, makeDirs: makeDirs})
 		return
 	}
 	b.undo.seal()
 	stepAt := b.undo.current()
-	data := joinText(b.lines, b.eol, b.crlf)
+	data := joinText(b.lines, b.eol, b.crlf, b.ends)
 	path := b.path
 	b.saving = true
 	e.goIO(func() func() {
-		err := writeFileAtomic(path, data)
-		return func() { e.saved(b, stepAt, len(data), err, onDone) }
+		if makeDirs {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return func() { e.saved(b, stepAt, len(data), false, fmt.Errorf("save %s: %w", path, err), onDone) }
+			}
+		}
+		inPlace, err := writeFile(path, data)
+		return func() { e.saved(b, stepAt, len(data), inPlace, err, onDone) }
 	})
 }
 
-func (e *session) saved(b *buffer, stepAt uint64, n int, err error, onDone *lua.LFunction) {
+func (e *session) saved(b *buffer, stepAt uint64, n int, inPlace bool, err error, onDone *lua.LFunction) {
 	b.saving = false
 	if err != nil {
 		e.reportError(err.Error(), "")
@@ -195,7 +236,11 @@ func (e *session) saved(b *buffer, stepAt uint64, n int, err error, onDone *lua.
 		}
 	} else {
 		b.savedStep = stepAt
-		e.message(fmt.Sprintf("wrote %s (%d bytes)", b.path, n))
+		if inPlace {
+			e.message(fmt.Sprintf("wrote %s (%d bytes) in place: its directory is not writable, so the save was not atomic", b.path, n))
+		} else {
+			e.message(fmt.Sprintf("wrote %s (%d bytes)", b.path, n))
+		}
 		if onDone != nil {
 			e.callLua(onDone, "save on_done", lua.LTrue)
 		}
@@ -204,17 +249,21 @@ func (e *session) saved(b *buffer, stepAt uint64, n int, err error, onDone *lua.
 	if len(b.saveAgain) > 0 {
 		next := b.saveAgain[0]
 		b.saveAgain = b.saveAgain[1:]
-		e.save(b, next.onDone)
+		e.save(b, next.onDone, next.makeDirs)
 	}
 }
 
-// show puts b in the window.
+// show puts b in the window. A prompt owned by the buffer that leaves the
+// window ends (its on_cancel runs after the switch).
 func (e *session) show(b *buffer) {
 	if b == e.cur {
 		return
 	}
 	e.prev = e.cur
 	e.cur = b
+	if e.prompt != nil && e.prompt.owner != b {
+		e.cancelPrompt(cancelSwitch)
+	}
 }
 
 // closeBuffer forgets b. The window falls back to the previous buffer, or
@@ -229,6 +278,9 @@ func (e *session) closeBuffer(b *buffer) error {
 			e.order = append(e.order[:i:i], e.order[i+1:]...)
 			break
 		}
+	}
+	if e.prompt != nil && e.prompt.owner == b {
+		e.cancelPrompt(cancelClose)
 	}
 	delete(e.keys.buffer, b.id)
 	delete(e.viewSent, b.id)

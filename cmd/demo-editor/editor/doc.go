@@ -10,6 +10,7 @@
 //	frame timer ─────────────────────────────────────────┘    │
 //	                                                         ▼
 //	main goroutine: key → prompt / buffer keymap / global keymap / built-in
+//	                mouse, bracketed paste → built-in (cursor, selection, text)
 //	                frame → luabind.Frame (Tick, batches, resume tasks)
 //	                        → resource ops, failed tasks, "frame" hooks
 //	                settle → "change" / "view" / queued events → Lua hooks
@@ -36,6 +37,10 @@
 // when search workers keep every core busy, and runs the collector a quarter
 // as often (unless GOGC is set), so that a streaming search's garbage does
 // not land as mark assists in the loop's frames.
+//
+// A prompt belongs to the buffer shown when it opened: showing another
+// buffer or closing that one ends it (on_cancel hears why), so a key is
+// never taken by a prompt the shown view did not open.
 //
 // # Lua
 //

@@ -5,10 +5,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,8 +32,15 @@ func EmbeddedInit() string { return embeddedInit }
 type Options struct {
 	// Path is the file or directory to open first; "" means ".".
 	Path string
-	// InitFile is a Lua file run instead of the embedded init.lua.
+	// InitFile is a Lua file run instead of the embedded init.lua. A
+	// missing or unreadable one stops Run at once with an error matching
+	// ErrInitFile.
 	InitFile string
+	// Stderr receives the whole text of an init file's errors (the message
+	// line shows only their first line, cut to the screen): a syntax error
+	// before the terminal is taken over, an error while it runs after the
+	// terminal is given back. nil discards them.
+	Stderr io.Writer
 	// Screen is where the editor draws and reads keys; nil means the
 	// terminal. Run initialises it and finalises it before returning.
 	Screen tcell.Screen
@@ -57,6 +66,11 @@ const streamCredit = 2048
 // no runtime, or no Lua state.
 var ErrInit = errors.New("editor: cannot start")
 
+// ErrInitFile is returned (wrapped, with ErrInit and the cause) when the
+// --init file cannot be read: a missing file is a mistake on the command
+// line, not a broken init file to carry on without.
+var ErrInitFile = errors.New("cannot read --init file")
+
 // Run runs the editor until the user quits (then it returns nil) or ctx
 // ends (then ctx.Err()). It fails at once, with an error matching ErrInit,
 // only when the terminal, the runtime or Lua cannot start. Lua errors,
@@ -70,9 +84,17 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	defer e.close()
 	e.start()
-	return e.loop(ctx)
+	err = e.loop(ctx)
+	e.close()
+	// The terminal is the user's again: the init errors it could show
+	// only cut short go out whole.
+	if opts.Stderr != nil {
+		for _, msg := range e.initErrs {
+			fmt.Fprintf(opts.Stderr, "demo-editor: %s\n", msg)
+		}
+	}
+	return err
 }
 
 // reserveLoopProc gives the Go scheduler one processor more than there are
@@ -127,6 +149,8 @@ type session struct {
 	messages *buffer
 
 	prompt *prompt
+	paste  *paste // a bracketed paste being received
+	mouse  mouseState
 	msg    string
 	msgErr bool
 	help   string
@@ -142,6 +166,7 @@ type session struct {
 	shownTop   int
 	shownLeft  int
 	shownCur   pos
+	shownSel   [3]pos    // the selection drawn: start, end, and {1, 0} if any
 	shownLines [4]string // status, help, message, and the cursor line key
 	viewSent   map[int][2]int
 	width      int
@@ -166,6 +191,13 @@ type session struct {
 	frameProbe func(begin bool)
 
 	tracebackFn *lua.LFunction
+
+	// initFn is the compiled init file (or embedded init.lua); initErr is
+	// why it did not compile. initErrs are the init errors raised while it
+	// ran, written whole to Options.Stderr when Run ends.
+	initFn   *lua.LFunction
+	initErr  error
+	initErrs []string
 }
 
 // newEditor sets up the screen, the runtime and Lua. Nothing is drawn and
@@ -179,17 +211,23 @@ func newEditor(opts Options) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
 	}
-	opts.Path = abs
 	root := abs
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		root = filepath.Dir(abs)
+	// A trailing slash says "a directory": keep it for the start hook,
+	// which must not open a missing directory as a file.
+	if strings.HasSuffix(path, "/") && !strings.HasSuffix(abs, "/") {
+		abs += "/"
+	}
+	opts.Path = abs
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		root = filepath.Dir(root)
 	}
 
-	scr := opts.Screen
-	if scr == nil {
-		if scr, err = tcell.NewScreen(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInit, err)
+	if opts.InitFile != "" {
+		f, err := os.Open(opts.InitFile)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w %s: %w", ErrInit, ErrInitFile, opts.InitFile, unwrapPath(err))
 		}
+		f.Close()
 	}
 	ro := opts.runtime
 	if ro.StreamCredit == 0 {
@@ -206,7 +244,6 @@ func newEditor(opts Options) (*session, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
 	}
 	e := &session{
-		scr:      scr,
 		rt:       rt,
 		opts:     opts,
 		root:     root,
@@ -229,32 +266,54 @@ func newEditor(opts Options) (*session, error) {
 	}
 	e.lb, e.L = lb, lb.L()
 	e.installAPI()
+	if opts.InitFile != "" {
+		e.initFn, e.initErr = e.lb.LoadFile(opts.InitFile)
+	} else {
+		e.initFn, e.initErr = e.lb.LoadString(embeddedInit, "init.lua")
+	}
+	if e.initErr != nil && opts.Stderr != nil {
+		// Before the terminal is taken over, so it stays in the scrollback.
+		fmt.Fprintf(opts.Stderr, "demo-editor: init: %s\n", strings.TrimRight(e.initErr.Error(), "\n"))
+	}
+	scr := opts.Screen
+	if scr == nil {
+		if scr, err = tcell.NewScreen(); err != nil {
+			lb.Close()
+			rt.Close()
+			return nil, fmt.Errorf("%w: %w", ErrInit, err)
+		}
+	}
+	e.scr = scr
 	if err := scr.Init(); err != nil {
 		lb.Close()
 		rt.Close()
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
 	}
+	// Bracketed paste: a paste arrives as text, not as keys to obey.
+	scr.EnablePaste()
+	// Clicks, drags and the wheel (the terminal's own selection then
+	// needs shift, as in other terminal editors).
+	scr.EnableMouse(tcell.MouseButtonEvents | tcell.MouseDragEvents)
 	e.width, e.height = scr.Size()
 	return e, nil
 }
 
 // start runs init.lua and fires the start event with the path to open.
 func (e *session) start() {
-	var fn *lua.LFunction
-	var err error
-	if e.opts.InitFile != "" {
-		fn, err = e.lb.LoadFile(e.opts.InitFile)
-	} else {
-		fn, err = e.lb.LoadString(embeddedInit, "init.lua")
-	}
-	if err != nil {
+	if err := e.initErr; err != nil {
 		e.reportError(fmt.Sprintf("init: %v", err), "")
 	} else {
 		// The init file runs as a task, so it may await at top level.
-		t := e.lb.Spawn(fn)
+		t := e.lb.Spawn(e.initFn)
 		if terr := t.Err(); terr != nil {
 			e.lb.TakeFailed() // reported here, with the init context
 			e.reportTaskError("init", terr)
+			full := terr.Error()
+			var te *luabind.TaskError
+			if errors.As(terr, &te) && te.Traceback != "" {
+				full += "\n" + te.Traceback
+			}
+			e.initErrs = append(e.initErrs, "init: "+full)
 		}
 	}
 	if len(e.hooks.byName["start"]) == 0 {

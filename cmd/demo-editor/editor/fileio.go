@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,9 +20,16 @@ var errTooLarge = errors.New("file too large to edit")
 
 // fileText is a file split into rows.
 type fileText struct {
-	lines []string
-	eol   bool // the last row ended with a newline
-	crlf  bool // rows ended with CRLF; saved back the same way
+	// readOnly is set when the file exists and the user may not write it.
+	readOnly bool
+	lines    []string
+	eol      bool // the last row ended with a newline
+	crlf     bool // rows ended with CRLF; saved back the same way
+	// ends holds each row's line break (true: CRLF) for a file that mixes
+	// CRLF and LF; nil when all rows end alike. crlfRows and lfRows count
+	// them, for the message that says so.
+	ends             []bool
+	crlfRows, lfRows int
 	// binary is set when the first 8 KiB hold a NUL byte: such a file
 	// opens read-only, since saving the rows back would not give back
 	// the bytes it was read from in every case.
@@ -54,7 +62,9 @@ func readFileText(path string) (ft fileText, exists bool, err error) {
 	if len(data) > maxFileBytes {
 		return ft, true, fmt.Errorf("open %s: %w (over %d MiB)", path, errTooLarge, maxFileBytes>>20)
 	}
-	return splitText(data), true, nil
+	ft = splitText(data)
+	ft.readOnly = !canWrite(path)
+	return ft, true, nil
 }
 
 func splitText(data []byte) fileText {
@@ -67,54 +77,97 @@ func splitText(data []byte) fileText {
 	// One string for the whole file; the rows are slices of it, so a
 	// 100,000-row file costs one copy and one slice header per row.
 	s := string(data)
-	if i := strings.IndexByte(s, '\n'); i > 0 && s[i-1] == '\r' {
-		ft.crlf = true
-	}
 	ft.eol = s[len(s)-1] == '\n'
 	if ft.eol {
 		s = s[:len(s)-1]
 	}
-	ft.lines = make([]string, 0, bytes.Count(data, []byte{'\n'})+1)
+	n := bytes.Count(data, []byte{'\n'}) + 1
+	ft.lines = make([]string, 0, n)
+	// ends[i] says whether row i's line break is CRLF; it is kept only when
+	// the file mixes both, so each row is saved back with its own.
+	ends := make([]bool, 0, n)
+	crlfRows, lfRows := 0, 0
 	for {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
-			ft.lines = append(ft.lines, trimCR(s, ft.crlf))
+			// The last row: it has a line break only when the file ends
+			// with one, and a CR without a LF after it is text.
+			if ft.eol && strings.HasSuffix(s, "\r") {
+				s = s[:len(s)-1]
+				ends = append(ends, true)
+				crlfRows++
+			} else {
+				ends = append(ends, false)
+				if ft.eol {
+					lfRows++
+				}
+			}
+			ft.lines = append(ft.lines, s)
 			break
 		}
-		ft.lines = append(ft.lines, trimCR(s[:i], ft.crlf))
+		row := s[:i]
+		if strings.HasSuffix(row, "\r") {
+			row = row[:len(row)-1]
+			ends = append(ends, true)
+			crlfRows++
+		} else {
+			ends = append(ends, false)
+			lfRows++
+		}
+		ft.lines = append(ft.lines, row)
 		s = s[i+1:]
+	}
+	switch {
+	case crlfRows > 0 && lfRows > 0:
+		ft.ends = ends
+		ft.crlfRows, ft.lfRows = crlfRows, lfRows
+	case crlfRows > 0:
+		ft.crlf = true
 	}
 	return ft
 }
 
-func trimCR(s string, crlf bool) string {
-	if crlf && strings.HasSuffix(s, "\r") {
-		return s[:len(s)-1]
-	}
-	return s
-}
-
-// joinText is the inverse of splitText.
-func joinText(lines []string, eol, crlf bool) []byte {
-	sep := "\n"
-	if crlf {
-		sep = "\r\n"
-	}
+// joinText is the inverse of splitText: row i ends with CRLF when ends[i]
+// (ends non-nil) or crlf (ends nil).
+func joinText(lines []string, eol, crlf bool, ends []bool) []byte {
 	n := 0
 	for _, l := range lines {
-		n += len(l) + len(sep)
+		n += len(l) + 2
 	}
 	out := make([]byte, 0, n)
 	for i, l := range lines {
-		if i > 0 {
-			out = append(out, sep...)
-		}
 		out = append(out, l...)
-	}
-	if eol {
-		out = append(out, sep...)
+		if i == len(lines)-1 && !eol {
+			break
+		}
+		if (ends == nil && crlf) || (ends != nil && ends[i]) {
+			out = append(out, '\r')
+		}
+		out = append(out, '\n')
 	}
 	return out
+}
+
+// errDirNotWritable is returned (wrapped) by writeFileAtomic when the
+// directory refuses the temporary file or the rename: the file itself may
+// still be writable in place.
+var errDirNotWritable = errors.New("directory not writable")
+
+// writeFile saves data to path: atomically when it can (writeFileAtomic),
+// and in place (writeInPlace) when the directory refuses the temporary file
+// but the file itself is writable. inPlace says which happened.
+func writeFile(path string, data []byte) (inPlace bool, err error) {
+	err = writeFileAtomic(path, data)
+	if !errors.Is(err, errDirNotWritable) {
+		return false, err
+	}
+	if _, serr := os.Stat(path); serr != nil {
+		return false, err // a new file needs the directory
+	}
+	if ierr := writeInPlace(path, data); ierr != nil {
+		return false, fmt.Errorf("save %s in place (its directory is not writable): %w", path, ierr)
+	}
+	return true, nil
 }
 
 // writeFileAtomic replaces path with data so that a reader (or a crash)
@@ -123,7 +176,10 @@ func joinText(lines []string, eol, crlf bool) []byte {
 // cross filesystems), is synced, gets the old file's permission bits, and
 // is renamed over path; the directory is then synced so the rename itself
 // survives a crash. A symlink is followed, so the link stays a link and its
-// target gets the new text. On failure the temporary file is removed.
+// target gets the new text. On failure the temporary file is removed, and
+// errors never name it: the user knows only path. A directory that refuses
+// the temporary file or the rename gives an error matching
+// errDirNotWritable.
 func writeFileAtomic(path string, data []byte) (err error) {
 	target := path
 	if resolved, rerr := filepath.EvalSymlinks(path); rerr == nil {
@@ -142,9 +198,16 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if dir == "" {
 		dir = "."
 	}
+	dirErr := func(err error) error {
+		err = unwrapPath(err)
+		if errors.Is(err, fs.ErrPermission) {
+			return fmt.Errorf("save %s: cannot write in %s (%w): %w", path, filepath.Clean(dir), err, errDirNotWritable)
+		}
+		return fmt.Errorf("save %s: cannot write in %s: %w", path, filepath.Clean(dir), err)
+	}
 	tmp, err := os.CreateTemp(dir, "."+base+".pmacs-save-*")
 	if err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return dirErr(err)
 	}
 	defer func() {
 		if err != nil {
@@ -152,21 +215,22 @@ func writeFileAtomic(path string, data []byte) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
+	fail := func(err error) error { return fmt.Errorf("save %s: %w", path, unwrapPath(err)) }
 	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return fail(err)
 	}
 	// CreateTemp makes the file 0600; the saved file keeps its own mode.
 	if err = tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return fail(err)
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return fail(err)
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return fail(err)
 	}
 	if err = os.Rename(tmp.Name(), target); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return dirErr(err)
 	}
 	// The new text is in place; a failed directory sync only weakens the
 	// crash guarantee, so it is not reported as a failed save.
@@ -175,4 +239,50 @@ func writeFileAtomic(path string, data []byte) (err error) {
 		d.Close()
 	}
 	return nil
+}
+
+// writeInPlace overwrites path's bytes with data, for a file whose
+// directory the user cannot write. The old bytes are read into memory
+// first, so a write that fails half-way (a full disk, a file size limit)
+// puts them back; the error says whether that worked.
+func writeInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	defer f.Close()
+	backup, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Errorf("cannot read the old text to keep a copy: %w", unwrapPath(err))
+	}
+	// Write first and cut the tail after, so the file is never empty.
+	werr := overwrite(f, data)
+	if werr == nil {
+		return nil
+	}
+	if rerr := overwrite(f, backup); rerr != nil {
+		return fmt.Errorf("%w; putting the old text back failed too (%w): the file is damaged, save again", werr, rerr)
+	}
+	return fmt.Errorf("%w (the old text was put back)", werr)
+}
+
+// overwrite makes f's content data.
+func overwrite(f *os.File, data []byte) error {
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return unwrapPath(err)
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return unwrapPath(err)
+	}
+	return unwrapPath(f.Sync())
+}
+
+// unwrapPath drops the *os.PathError around an errno: the caller names the
+// file already.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

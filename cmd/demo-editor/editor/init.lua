@@ -7,7 +7,49 @@ local ed = pmacs.editor
 local w = pmacs.workers
 local run = pmacs.async.run
 
-ed.set_help("^S save ^Z undo ^F grep ^D dir ^W workers ^O open ^B bufs ^E log M-x cmd ^Q quit")
+-- The help line fits 80 columns; F1 lists every key.
+ed.set_help("F1 keys ^S save ^Z undo ^C/^X/^V copy ^F grep ^D dir ^W jobs ^O open M-x ^Q quit")
+
+local all_keys = {
+  "Keys (Esc or F1 goes back)",
+  "",
+  "  arrows, Home, End, PgUp, PgDn   move (C-Home, C-End: start and end of the buffer)",
+  "  shift + a movement key          select; a movement without shift ends the selection",
+  "  mouse                           click: place the cursor; drag: select; wheel: scroll",
+  "  C-Space                         set the mark: movement selects from it (again: clear)",
+  "  Esc                             clear the selection",
+  "  C-c, C-x, C-v                   copy, cut, paste (copy and cut reach the terminal's clipboard)",
+  "  C-z, C-y                        undo, redo",
+  "  C-s, M-s                        save, save as (asks before overwriting)",
+  "  C-o                             open a file or directory (Tab completes)",
+  "  M-g                             go to line (LINE or LINE:COL)",
+  "  C-f                             live grep (Up/Down select, Enter opens, Esc cancels)",
+  "  C-d                             directory view (Enter, Backspace/^ up, r rename, d remove, m chmod, g refresh)",
+  "  C-w                             *workers*: jobs in flight and recent (c cancels the job on the row)",
+  "  C-b                             *buffers* (Enter switches)",
+  "  C-e                             *messages*",
+  "  M-x                             commands: grep, dired, workers, open, sleep, sum, frame-target",
+  "  M-:                             evaluate a line of Lua and show what it returns",
+  "  C-g                             interrupt a runaway script; cancel a prompt",
+  "  C-q                             quit (twice within 3 s with unsaved changes)",
+  "  F1                              this list",
+}
+ed.map("global", "F1", function(buf)
+  local keys = ed.find("*keys*")
+  if keys and buf == keys then
+    local prev = ed.previous()
+    if prev then ed.show(prev) end
+    return
+  end
+  keys = keys or ed.create("*keys*", {list = false})
+  ed.set_lines(keys, 0, -1, all_keys)
+  ed.set_highlights(keys, {{0, 0, 0, #all_keys[1], "header"}})
+  ed.map(keys, "Esc", function()
+    local prev = ed.previous()
+    if prev then ed.show(prev) end
+  end)
+  ed.show(keys)
+end)
 
 local function dirname(path)
   local d = path:match("^(.*)/[^/]*$")
@@ -97,9 +139,12 @@ end
 local open_dired -- defined below
 
 -- open_path opens a directory in a directory view and anything else as a
--- file (a missing file becomes a new buffer the first save creates).
+-- file (a missing file becomes a new buffer the first save creates; the
+-- editor says "new file"). A trailing slash means a directory: a missing
+-- one is an error, never a new file named after it.
 local function open_path(path)
-  if path:sub(1, 1) ~= "/" then path = join(current_dir(), path) end
+  if path:sub(1, 1) ~= "/" then path = join(ed.root(), path) end
+  local want_dir = path:sub(-1) == "/"
   path = path:gsub("/+$", "")
   if path == "" then path = "/" end
   local h = w.fs.stat(path)
@@ -110,15 +155,36 @@ local function open_path(path)
       local listing = w.fs.read_dir(path):await()
       if listing then open_dired(path) return end
     end
+    if want_dir then
+      if st then ed.error("open: " .. path .. " is not a directory")
+      elseif code == "ENOENT" then ed.error("open: no directory " .. path)
+      else ed.error("open: " .. err) end
+      return
+    end
     if not st and code ~= "ENOENT" then ed.error("open: " .. err) return end
     open_file(path)
   end)
 end
 
-ed.map("global", "C-s", function(buf)
-  if not ed.path(buf) then ed.message(ed.name(buf) .. " has no file to save to") return end
-  ed.save(buf)
-end)
+-- save writes buf; a file whose directory does not exist (a new file
+-- opened under a new path) is saved only after the user agrees to create
+-- the directory.
+local function save(buf)
+  local path = ed.path(buf)
+  if not path then ed.message(ed.name(buf) .. " has no file to save to") return end
+  local dir = dirname(path)
+  local h = w.fs.stat(dir)
+  run(function()
+    local st, _, code = h:await()
+    if st or code ~= "ENOENT" then ed.save(buf) return end -- save reports any other failure
+    ed.prompt("directory " .. dir .. " does not exist: create it and save? (y/n) ", {on_change = function(text)
+      ed.close_prompt()
+      if text == "y" or text == "Y" then ed.save(buf, {make_dirs = true}) else ed.message("not saved") end
+    end})
+  end)
+end
+
+ed.map("global", "C-s", save)
 ed.map("global", "C-z", function(buf)
   if not ed.undo(buf) then ed.message("nothing to undo") end
 end)
@@ -127,9 +193,213 @@ ed.map("global", "C-y", function(buf)
 end)
 ed.map("global", "C-q", function() ed.quit(false) end)
 ed.map("global", "C-e", function() ed.show(ed.find("*messages*")) end)
+-- complete_path is the open prompt's Tab: it lists the directory of the
+-- typed path (a job: the prompt stays live meanwhile), extends the text to
+-- the longest common prefix of the names that match, and shows the
+-- candidates after the text when more than one is left.
+local function complete_path(text)
+  local full = text:sub(1, 1) == "/" and text or join(ed.root(), text)
+  local dir, prefix = full:match("^(.*/)([^/]*)$")
+  if not dir then return end
+  local h = w.fs.read_dir(dir == "/" and dir or dir:sub(1, -2))
+  run(function()
+    local res, err = h:await()
+    if ed.prompt_text() ~= text then return end -- typed on meanwhile
+    if not res then ed.set_prompt_hint("  [" .. err .. "]") return end
+    local names = {}
+    for _, e in ipairs(res.entries) do
+      if e.name:sub(1, #prefix) == prefix then
+        names[#names + 1] = e.kind == "dir" and e.name .. "/" or e.name
+      end
+    end
+    if #names == 0 then ed.set_prompt_hint("  [no match]") return end
+    table.sort(names)
+    local common = names[1]
+    for i = 2, #names do
+      local n, j = names[i], 0
+      while j < #common and common:byte(j + 1) == n:byte(j + 1) do j = j + 1 end
+      common = common:sub(1, j)
+    end
+    ed.set_prompt_text(text:sub(1, #text - #prefix) .. common)
+    if #names > 1 then
+      local shown = table.concat(names, " ", 1, math.min(#names, 30))
+      ed.set_prompt_hint("  [" .. shown .. (#names > 30 and " ..." or "") .. "]")
+    end
+  end)
+end
+
+-- C-o: relative paths are relative to the project root (where the editor
+-- started), whatever buffer is shown; the prompt starts with the root's
+-- full path, and shows the full path a relative one stands for.
 ed.map("global", "C-o", function()
-  ed.prompt("open: ", {text = current_dir() .. "/", on_submit = function(text)
-    if text ~= "" then open_path(text) end
+  ed.prompt("open: ", {
+    text = join(ed.root(), ""),
+    keys = {Tab = complete_path},
+    on_change = function(text)
+      if text ~= "" and text:sub(1, 1) ~= "/" then ed.set_prompt_hint("  = " .. join(ed.root(), text)) end
+    end,
+    on_submit = function(text)
+      if text ~= "" then open_path(text) end
+    end,
+  })
+end)
+
+------------------------------------------------------------------ selection and clipboard
+-- The mark is the selection's other end (the cursor is the other). C-Space
+-- sets it, and movement then extends the selection until Esc or an edit
+-- clears it; a movement key with shift starts a selection that the next
+-- movement without shift ends. C-c copies, C-x cuts and C-v pastes, through
+-- the editor's register and, for copy and cut, the terminal's clipboard
+-- (OSC 52), so the text reaches the desktop even over ssh.
+
+local register = nil
+
+-- A transient mark (set by shift+movement, or by a mouse drag in the Go
+-- core) ends at the next movement without shift.
+local moves = {Up = "up", Down = "down", Left = "left", Right = "right", Home = "home",
+               End = "end", PgUp = "pgup", PgDn = "pgdn", ["C-Home"] = "top", ["C-End"] = "bottom"}
+for key, how in pairs(moves) do
+  ed.map("global", "S-" .. key, function(buf)
+    if not ed.mark(buf) then ed.set_mark(buf, nil, nil, true) end
+    ed.move(buf, how)
+  end)
+  ed.map("global", key, function(buf)
+    local _, _, transient = ed.mark(buf)
+    if transient then ed.clear_mark(buf) end
+    ed.move(buf, how)
+  end)
+end
+
+ed.map("global", "C-Space", function(buf)
+  if ed.mark(buf) then
+    ed.clear_mark(buf)
+    ed.message("mark cleared")
+  else
+    ed.set_mark(buf)
+    ed.message("mark set (move to select; C-c copy, C-x cut, Esc clears)")
+  end
+end)
+ed.map("global", "Esc", function(buf) ed.clear_mark(buf) end)
+
+-- take_selection copies the selection into the register and the system
+-- clipboard; it returns the range, or nil when nothing is selected.
+local function take_selection(buf, verb)
+  local sr, sc, er, ec = ed.selection(buf)
+  if not sr then ed.message("nothing selected to " .. verb .. " (C-Space or shift+movement selects)") return end
+  register = ed.get_range(buf, sr, sc, er, ec)
+  ed.set_clipboard(register)
+  return sr, sc, er, ec
+end
+
+-- can_edit says (and explains) whether keys may change buf.
+local function can_edit(buf, verb)
+  if ed.loading(buf) then ed.error(verb .. ": " .. ed.name(buf) .. " is still loading") return false end
+  if ed.readonly(buf) then ed.error(verb .. ": " .. ed.name(buf) .. " is read-only") return false end
+  return true
+end
+
+ed.map("global", "C-c", function(buf)
+  local sr = take_selection(buf, "copy")
+  if not sr then return end
+  ed.clear_mark(buf)
+  ed.message(("copied %d bytes"):format(#register))
+end)
+ed.map("global", "C-x", function(buf)
+  if not can_edit(buf, "cut") then return end
+  local sr, sc, er, ec = take_selection(buf, "cut")
+  if not sr then return end
+  ed.delete_range(buf, sr, sc, er, ec)
+  ed.message(("cut %d bytes"):format(#register))
+end)
+ed.map("global", "C-v", function(buf)
+  if not register then ed.message("nothing to paste (C-c or C-x first)") return end
+  if not can_edit(buf, "paste") then return end
+  local sr, sc, er, ec = ed.selection(buf)
+  if sr then ed.delete_range(buf, sr, sc, er, ec) end -- a paste replaces the selection
+  ed.clear_mark(buf)
+  ed.insert(buf, register)
+end)
+
+-- M-s: save as. A relative path is relative to the project root, like
+-- C-o's; an existing file is overwritten only after a y.
+ed.map("global", "M-s", function(buf)
+  if not ed.path(buf) then ed.message(ed.name(buf) .. " is a view, not a file") return end
+  ed.prompt("save as: ", {text = ed.path(buf), keys = {Tab = complete_path}, on_submit = function(text)
+    if text == "" then return end
+    local path = text:sub(1, 1) == "/" and text or join(ed.root(), text)
+    if path == ed.path(buf) then save(buf) return end
+    local function write()
+      local ok, err = ed.set_path(buf, path)
+      if not ok then ed.error("save as: " .. err) return end
+      reparse(buf)
+      save(buf)
+    end
+    local h = w.fs.stat(path)
+    run(function()
+      local st, err, code = h:await()
+      if not st and code ~= "ENOENT" then ed.error("save as: " .. err) return end
+      if not st then write() return end
+      if st.kind == "dir" then ed.error("save as: " .. path .. " is a directory") return end
+      ed.prompt(path .. " exists: overwrite it? (y/n) ", {on_change = function(answer)
+        ed.close_prompt()
+        if answer == "y" or answer == "Y" then write() else ed.message("not saved") end
+      end})
+    end)
+  end})
+end)
+
+------------------------------------------------------------------ M-: eval
+-- A line of Lua, run at once on the editor's state (C-g stops one that
+-- never ends); the values it returns show on the message line.
+
+local function pack(...) return {n = select("#", ...), ...} end
+
+local function show_value(v, depth)
+  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) ~= "table" or depth > 1 then return tostring(v) end
+  local parts, n = {}, 0
+  for k, x in pairs(v) do
+    n = n + 1
+    if n > 10 then parts[#parts + 1] = "..." break end
+    local key = type(k) == "string" and k:match("^[%a_][%w_]*$") and k or ("[" .. show_value(k, 2) .. "]")
+    parts[#parts + 1] = key .. " = " .. show_value(x, depth + 1)
+  end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+ed.map("global", "M-:", function()
+  ed.prompt("eval: ", {on_submit = function(text)
+    if text:match("^%s*$") then return end
+    local chunk, err = loadstring("return " .. text, "input")
+    if not chunk then chunk, err = loadstring(text, "input") end
+    if not chunk then ed.error("eval: " .. err) return end
+    local res = pack(pcall(chunk))
+    if not res[1] then ed.error("eval: " .. tostring(res[2])) return end
+    if res.n == 1 then ed.message("eval: no value") return end
+    local out = {}
+    for i = 2, res.n do out[#out + 1] = show_value(res[i], 0) end
+    ed.message(table.concat(out, ", "))
+  end})
+end)
+
+------------------------------------------------------------------ go to line
+
+ed.map("global", "M-g", function(buf)
+  local n = ed.line_count(buf)
+  ed.prompt(("go to line (1 to %d, or LINE:COL): "):format(n), {on_submit = function(text)
+    local line, col = text:match("^%s*(%d+)%s*$"), nil
+    if not line then line, col = text:match("^%s*(%d+):(%d+)%s*$") end
+    if not line then
+      ed.error(("go to line: %q is not a line number (1 to %d, or LINE:COL)"):format(text, n))
+      return
+    end
+    line = tonumber(line)
+    if line < 1 or line > n then
+      ed.error(("go to line: %d is out of range (1 to %d)"):format(line, n))
+      return
+    end
+    ed.clear_mark(buf)
+    ed.set_cursor(buf, line - 1, col and math.max(tonumber(col) - 1, 0) or 0)
   end})
 end)
 
@@ -207,9 +477,13 @@ local function live_grep()
   ed.prompt("grep: ", {
     on_change = start_grep,
     on_submit = function() open_match(ed.cursor(grep.buf)) end,
-    on_cancel = function()
+    -- The prompt belongs to *grep*: showing another buffer ends it too
+    -- (why == "switch"), and then the search stops but the new view stays.
+    on_cancel = function(why)
       if grep.handle then grep.handle:cancel() end
       grep.handle = nil
+      if why ~= "close" and grep.query ~= "" then grep_header("stopped (C-f searches again)") end
+      if why ~= "key" then return end
       local prev = ed.previous()
       if prev then ed.show(prev) end
     end,
@@ -431,13 +705,40 @@ ed.map("global", "C-b", show_buffers)
 -- Commands that show what the runtime does: start jobs to watch in
 -- *workers*.
 
+-- whole_arg reads a command's numeric argument: a whole number in
+-- [lo, hi], or nil and a message saying what was expected.
+local function whole_arg(cmd, arg, what, lo, hi)
+  local range = string.format("%s, %d to %d", what, lo, hi)
+  if not arg:match("^[+-]?%d+$") then
+    return nil, string.format("%s: %q is not a whole number (%s)", cmd, arg, range)
+  end
+  local n = tonumber(arg)
+  if n < lo or n > hi then
+    return nil, string.format("%s: %s is out of range (%s)", cmd, arg, range)
+  end
+  return n
+end
+
+-- no_arg refuses an argument to a command that takes none.
+local function no_arg(cmd, fn)
+  return function(arg)
+    if arg ~= "" then ed.error(cmd .. " takes no argument, got " .. string.format("%q", arg)) return end
+    fn()
+  end
+end
+
 local commands = {
-  grep = live_grep,
+  grep = no_arg("grep", live_grep),
   dired = function(arg) open_dired(arg ~= "" and arg or current_dir()) end,
-  workers = show_workers,
-  open = function(arg) open_path(arg) end,
+  workers = no_arg("workers", show_workers),
+  open = function(arg)
+    if arg == "" then ed.error("open: needs a path") return end
+    open_path(arg)
+  end,
   sleep = function(arg)
-    local ms = tonumber(arg) or 5000
+    local ms, err = 5000, nil
+    if arg ~= "" then ms, err = whole_arg("sleep", arg, "milliseconds", 0, 86400000) end
+    if not ms then ed.error(err) return end
     local h = w.sleep(ms)
     ed.message("sleep job " .. h:id() .. " for " .. ms .. " ms")
     run(function()
@@ -446,7 +747,10 @@ local commands = {
     end)
   end,
   sum = function(arg)
-    local n = tonumber(arg) or 100000000
+    -- Above 134217727 the sum passes 2^53 and Lua numbers lose digits.
+    local n, err = 100000000, nil
+    if arg ~= "" then n, err = whole_arg("sum", arg, "n", 0, 134217727) end
+    if not n then ed.error(err) return end
     local h = w.sum(n)
     run(function()
       local v, err = h:await()
@@ -454,7 +758,11 @@ local commands = {
     end)
   end,
   ["frame-target"] = function(arg)
-    if tonumber(arg) then w.set_frame_target_ms(tonumber(arg)) end
+    if arg ~= "" then
+      local ms, err = whole_arg("frame-target", arg, "milliseconds", 1, 1000)
+      if not ms then ed.error(err) return end
+      w.set_frame_target_ms(ms)
+    end
     ed.message("frame target " .. w.frame_target_ms() .. " ms")
   end,
 }
@@ -463,10 +771,12 @@ ed.map("global", "M-x", function()
   local names = {}
   for name in pairs(commands) do names[#names + 1] = name end
   table.sort(names)
-  ed.prompt("command (" .. table.concat(names, ", ") .. "): ", {on_submit = function(text)
+  local known = table.concat(names, ", ")
+  ed.prompt("command (" .. known .. "): ", {on_submit = function(text)
     local name, arg = text:match("^%s*(%S+)%s*(.-)%s*$")
-    local fn = name and commands[name]
-    if not fn then ed.error("no command " .. tostring(name)) return end
+    if not name then return end
+    local fn = commands[name]
+    if not fn then ed.error("no command " .. name .. " (known: " .. known .. ")") return end
     fn(arg)
   end})
 end)
@@ -571,7 +881,10 @@ local function shell_command(cmd)
   end)
 end
 ed.map("global", "M-!", function() ed.prompt("shell command: ", {on_submit = shell_command}) end)
-commands["shell"] = shell_command
+commands.shell = function(arg)
+  if arg == "" then ed.error("shell: needs a command") return end
+  shell_command(arg)
+end
 
 ------------------------------------------------------------------ start
 

@@ -152,14 +152,85 @@ func (k *keymaps) lookup(buf int, key string) *lua.LFunction {
 func (e *session) handleEvent(ev tcell.Event) {
 	switch ev := ev.(type) {
 	case *tcell.EventKey:
+		if e.paste != nil {
+			e.paste.add(ev)
+			return
+		}
 		e.handleKey(ev)
 	case *tcell.EventResize:
 		e.scr.Sync()
 		e.width, e.height = e.scr.Size()
 		e.invalidate()
+	case *tcell.EventMouse:
+		e.handleMouse(ev)
 	case *tcell.EventPaste:
-		// Bracketed paste is not enabled; nothing to do.
+		if ev.Start() {
+			e.paste = &paste{}
+			return
+		}
+		if e.paste != nil {
+			text := e.paste.sb.String()
+			e.paste = nil
+			e.pasteText(text)
+		}
 	}
+}
+
+// paste collects the keys of a bracketed paste (the terminal's own paste,
+// from the system clipboard) into text.
+type paste struct {
+	sb     strings.Builder
+	lastCR bool
+}
+
+func (p *paste) add(ev *tcell.EventKey) {
+	cr := false
+	switch ev.Key() {
+	case tcell.KeyRune:
+		p.sb.WriteRune(ev.Rune())
+	case tcell.KeyEnter: // a CR
+		p.sb.WriteByte('\n')
+		cr = true
+	case tcell.KeyLF:
+		if !p.lastCR { // CRLF is one line break
+			p.sb.WriteByte('\n')
+		}
+	case tcell.KeyTab:
+		p.sb.WriteByte('\t')
+	}
+	p.lastCR = cr
+}
+
+// pasteText inserts what the terminal pasted as text, never as keys: a
+// pasted "c" must not cancel a job in *workers*, nor a line break submit a
+// prompt. Into a prompt it goes as one line (line breaks become spaces);
+// into a buffer it replaces the selection, as one undo step.
+func (e *session) pasteText(text string) {
+	if text == "" {
+		return
+	}
+	e.setMessage("", false)
+	if p := e.prompt; p != nil {
+		text = strings.NewReplacer("\n", " ", "\t", " ").Replace(text)
+		p.text = p.text[:p.cursor] + text + p.text[p.cursor:]
+		p.cursor += len(text)
+		p.hint = ""
+		if p.onChange != nil {
+			e.callLua(p.onChange, "prompt on_change", lua.LString(p.text))
+		}
+		return
+	}
+	b := e.cur
+	if err := b.keyEditable("paste"); err != nil {
+		e.setMessage(err.Error(), true)
+		return
+	}
+	s, en, ok := b.selection()
+	if !ok {
+		s, en = b.cursor, b.cursor
+	}
+	b.undo.seal()
+	b.edit(s, en, text, false)
 }
 
 // handleKey routes a key: the prompt's line editing first, then the shown
@@ -191,30 +262,12 @@ func (e *session) handleKey(ev *tcell.EventKey) {
 // init.lua failed to load.
 func (e *session) defaultKey(name string, ev *tcell.EventKey) {
 	b := e.cur
+	if how, ok := movementKeys[name]; ok {
+		e.moveCursor(b, how)
+		return
+	}
 	var err error
 	switch name {
-	case "Up":
-		e.moveVert(b, -1)
-	case "Down":
-		e.moveVert(b, 1)
-	case "Left":
-		e.moveHoriz(b, -1)
-	case "Right":
-		e.moveHoriz(b, 1)
-	case "Home", "C-a":
-		b.setCursor(pos{b.cursor.Row, 0})
-		b.wantCol = -1
-	case "End", "C-e":
-		b.setCursor(pos{b.cursor.Row, len(b.lines[b.cursor.Row])})
-		b.wantCol = -1
-	case "PgUp":
-		e.movePage(b, -1)
-	case "PgDn":
-		e.movePage(b, 1)
-	case "C-Home":
-		b.setCursor(pos{})
-	case "C-End":
-		b.setCursor(pos{len(b.lines) - 1, len(b.lines[len(b.lines)-1])})
 	case "Enter":
 		err = b.insert("\n")
 	case "Tab":
@@ -232,7 +285,7 @@ func (e *session) defaultKey(name string, ev *tcell.EventKey) {
 			e.setMessage("nothing to redo", false)
 		}
 	case "C-s":
-		e.save(b, nil)
+		e.save(b, nil, false)
 	case "C-q":
 		e.requestQuit(false)
 	default:
@@ -245,6 +298,49 @@ func (e *session) defaultKey(name string, ev *tcell.EventKey) {
 	if err != nil {
 		e.setMessage(err.Error(), true)
 	}
+}
+
+// movementKeys are the built-in movement keys and the movement each makes
+// (as pmacs.editor.move names it).
+var movementKeys = map[string]string{
+	"Up": "up", "Down": "down", "Left": "left", "Right": "right",
+	"Home": "home", "C-a": "home", "End": "end", "C-e": "end",
+	"PgUp": "pgup", "PgDn": "pgdn", "C-Home": "top", "C-End": "bottom",
+}
+
+// movements lists what moveCursor accepts, for error messages.
+const movements = "up, down, left, right, home, end, pgup, pgdn, top, bottom"
+
+// moveCursor moves b's cursor as the movement keys do; it reports false
+// for a movement it does not know.
+func (e *session) moveCursor(b *buffer, how string) bool {
+	switch how {
+	case "up":
+		e.moveVert(b, -1)
+	case "down":
+		e.moveVert(b, 1)
+	case "left":
+		e.moveHoriz(b, -1)
+	case "right":
+		e.moveHoriz(b, 1)
+	case "home":
+		b.setCursor(pos{b.cursor.Row, 0})
+		b.wantCol = -1
+	case "end":
+		b.setCursor(pos{b.cursor.Row, len(b.lines[b.cursor.Row])})
+		b.wantCol = -1
+	case "pgup":
+		e.movePage(b, -1)
+	case "pgdn":
+		e.movePage(b, 1)
+	case "top":
+		b.setCursor(pos{})
+	case "bottom":
+		b.setCursor(pos{len(b.lines) - 1, len(b.lines[len(b.lines)-1])})
+	default:
+		return false
+	}
+	return true
 }
 
 // requestQuit quits, or, with unsaved file buffers and not force, warns

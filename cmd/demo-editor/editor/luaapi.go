@@ -1,7 +1,9 @@
 package editor
 
 import (
+	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +28,11 @@ func (e *session) installAPI() {
 		"redo": e.luaRedo, "save": e.luaSave, "set_highlights": e.luaSetHighlights,
 		"add_highlights": e.luaAddHighlights, "clear_highlights": e.luaClearHighlights,
 		"cursor": e.luaCursor, "set_cursor": e.luaSetCursor, "set_style": e.luaSetStyle,
+		"move": e.luaMove, "readonly": e.luaReadonly, "set_path": e.luaSetPath,
+		// selection and clipboard
+		"set_mark": e.luaSetMark, "clear_mark": e.luaClearMark, "mark": e.luaMark,
+		"selection": e.luaSelection, "get_range": e.luaGetRange, "delete_range": e.luaDeleteRange,
+		"set_clipboard": e.luaSetClipboard,
 		// windows
 		"current": e.luaCurrent, "show": e.luaShow, "previous": e.luaPrevious,
 		"visible_rows": e.luaVisibleRows, "scroll": e.luaScroll, "size": e.luaSize,
@@ -33,6 +40,7 @@ func (e *session) installAPI() {
 		"map": e.luaMap, "unmap": e.luaUnmap, "on": e.luaOn, "off": e.luaOff,
 		// prompts and messages
 		"prompt": e.luaPrompt, "prompt_text": e.luaPromptText, "close_prompt": e.luaClosePrompt,
+		"set_prompt_text": e.luaSetPromptText, "set_prompt_hint": e.luaSetPromptHint,
 		"message": e.luaMessage, "error": e.luaError, "set_help": e.luaSetHelp,
 		// the editor
 		"quit": e.luaQuit, "frame_stats": e.luaFrameStats, "root": e.luaRoot,
@@ -458,13 +466,24 @@ func (e *session) luaRedo(L *lua.LState) int {
 	return push(L, lua.LBool(e.bufArg(L, "redo", 1).redoStep()))
 }
 
+// luaSave saves buf; its second argument is on_done or a table
+// {on_done = fn, make_dirs = bool}.
 func (e *session) luaSave(L *lua.LState) int {
 	b := e.bufArg(L, "save", 1)
 	var onDone *lua.LFunction
-	if L.Get(2) != lua.LNil {
-		onDone = fnArg(L, "save", 2, "on_done")
+	makeDirs := false
+	switch v := L.Get(2).(type) {
+	case *lua.LNilType:
+	case *lua.LFunction:
+		onDone = v
+	case *lua.LTable:
+		t := optTable(L, "save", 2, "opts", "on_done", "make_dirs")
+		onDone = optFn(L, "save", t, "on_done")
+		makeDirs = optBool(t, "make_dirs", false)
+	default:
+		argErr(L, "save", 2, "on_done", "a function or a table {on_done, make_dirs}")
 	}
-	e.save(b, onDone)
+	e.save(b, onDone, makeDirs)
 	return 0
 }
 
@@ -708,7 +727,7 @@ func (e *session) luaOff(L *lua.LState) int {
 func (e *session) luaPrompt(L *lua.LState) int {
 	const fname = "prompt"
 	label := strArg(L, fname, 1, "label")
-	t := optTable(L, fname, 2, "opts", "on_change", "on_submit", "on_cancel", "text")
+	t := optTable(L, fname, 2, "opts", "on_change", "on_submit", "on_cancel", "text", "keys")
 	p := &prompt{
 		label:    label,
 		onChange: optFn(L, fname, t, "on_change"),
@@ -719,9 +738,46 @@ func (e *session) luaPrompt(L *lua.LState) int {
 		if s, ok := t.RawGetString("text").(lua.LString); ok {
 			p.text = string(s)
 		}
+		switch kt := t.RawGetString("keys").(type) {
+		case *lua.LNilType:
+		case *lua.LTable:
+			p.keys = map[string]*lua.LFunction{}
+			kt.ForEach(func(k, v lua.LValue) {
+				ks, ok1 := k.(lua.LString)
+				fn, ok2 := v.(*lua.LFunction)
+				if !ok1 || !ok2 || normalizeKey(string(ks)) == "" {
+					L.RaiseError("pmacs.editor.prompt: option 'keys' maps key names to functions, got %s = %s", k.Type(), v.Type())
+				}
+				p.keys[normalizeKey(string(ks))] = fn
+			})
+		default:
+			L.RaiseError("pmacs.editor.prompt: option 'keys' expected a table, got %s", kt.Type())
+		}
 	}
 	e.openPrompt(p)
 	return 0
+}
+
+// luaSetPromptText replaces the open prompt's text (the cursor goes to its
+// end) without calling on_change; it returns false when no prompt is open.
+func (e *session) luaSetPromptText(L *lua.LState) int {
+	text := strArg(L, "set_prompt_text", 1, "text")
+	if e.prompt == nil {
+		return push(L, lua.LFalse)
+	}
+	e.prompt.text, e.prompt.cursor = text, len(text)
+	return push(L, lua.LTrue)
+}
+
+// luaSetPromptHint shows text dimmed after the open prompt's text until the
+// text is next edited; it returns false when no prompt is open.
+func (e *session) luaSetPromptHint(L *lua.LState) int {
+	hint := strArg(L, "set_prompt_hint", 1, "hint")
+	if e.prompt == nil {
+		return push(L, lua.LFalse)
+	}
+	e.prompt.hint = hint
+	return push(L, lua.LTrue)
 }
 
 func (e *session) luaPromptText(L *lua.LState) int {
@@ -776,3 +832,132 @@ func (e *session) luaFrameStats(L *lua.LState) int {
 }
 
 func (e *session) luaRoot(L *lua.LState) int { return push(L, lua.LString(e.root)) }
+
+// ---- movement, selection and the clipboard ----
+
+// luaMove moves the cursor as a movement key does.
+func (e *session) luaMove(L *lua.LState) int {
+	b := e.bufArg(L, "move", 1)
+	how := strArg(L, "move", 2, "how")
+	if !e.moveCursor(b, how) {
+		L.RaiseError("pmacs.editor.move: unknown movement %q (known: %s)", how, movements)
+	}
+	return 0
+}
+
+func (e *session) luaReadonly(L *lua.LState) int {
+	return push(L, lua.LBool(e.bufArg(L, "readonly", 1).readOnly))
+}
+
+// luaSetMark sets the selection's other end: at (row, col), clamped, or at
+// the cursor. A true transient marks a selection the next movement without
+// shift ends.
+func (e *session) luaSetMark(L *lua.LState) int {
+	b := e.bufArg(L, "set_mark", 1)
+	p := b.cursor
+	if L.Get(2) != lua.LNil {
+		p = b.clampPos(pos{intArg(L, "set_mark", 2, "row"), optIntArg(L, "set_mark", 3, "col", 0)})
+	}
+	b.mark = &p
+	b.markTransient = lua.LVAsBool(L.Get(4))
+	return 0
+}
+
+func (e *session) luaClearMark(L *lua.LState) int {
+	e.bufArg(L, "clear_mark", 1).mark = nil
+	return 0
+}
+
+func (e *session) luaMark(L *lua.LState) int {
+	b := e.bufArg(L, "mark", 1)
+	if b.mark == nil {
+		return push(L, lua.LNil)
+	}
+	m := b.clampPos(*b.mark)
+	return push(L, lua.LNumber(m.Row), lua.LNumber(m.Col), lua.LBool(b.markTransient))
+}
+
+// luaSelection returns the selected range (start before end), or nil when
+// there is no mark or the range is empty.
+func (e *session) luaSelection(L *lua.LState) int {
+	s, en, ok := e.bufArg(L, "selection", 1).selection()
+	if !ok {
+		return push(L, lua.LNil)
+	}
+	return push(L, lua.LNumber(s.Row), lua.LNumber(s.Col), lua.LNumber(en.Row), lua.LNumber(en.Col))
+}
+
+// rangeArgs reads start_row, start_col, end_row, end_col at n..n+3: valid
+// positions, start not after end.
+func rangeArgs(L *lua.LState, fname string, b *buffer, n int) (pos, pos) {
+	s := pos{intArg(L, fname, n, "start_row"), intArg(L, fname, n+1, "start_col")}
+	en := pos{intArg(L, fname, n+2, "end_row"), intArg(L, fname, n+3, "end_col")}
+	for _, p := range [2]pos{s, en} {
+		if err := b.validPos(p); err != nil {
+			L.RaiseError("pmacs.editor.%s: %v", fname, err)
+		}
+	}
+	if en.before(s) {
+		L.RaiseError("pmacs.editor.%s: the range ends (%d:%d) before it starts (%d:%d)", fname, en.Row, en.Col, s.Row, s.Col)
+	}
+	return b.clampPos(s), b.clampPos(en)
+}
+
+func (e *session) luaGetRange(L *lua.LState) int {
+	b := e.bufArg(L, "get_range", 1)
+	s, en := rangeArgs(L, "get_range", b, 2)
+	return push(L, lua.LString(b.textRange(s, en)))
+}
+
+// luaDeleteRange removes a range as one undo step and leaves the cursor at
+// its start. Like insert, it works on read-only buffers: read-only stops
+// keys, not scripts.
+func (e *session) luaDeleteRange(L *lua.LState) int {
+	b := e.bufArg(L, "delete_range", 1)
+	editable(L, "delete_range", b)
+	s, en := rangeArgs(L, "delete_range", b, 2)
+	if s != en {
+		b.edit(s, en, "", false)
+	}
+	return 0
+}
+
+// luaSetClipboard puts text on the system clipboard through the terminal
+// (OSC 52), which works over ssh and in tmux with set-clipboard on;
+// a terminal that does not support it ignores it.
+func (e *session) luaSetClipboard(L *lua.LState) int {
+	e.scr.SetClipboard([]byte(strArg(L, "set_clipboard", 1, "text")))
+	return 0
+}
+
+// luaSetPath makes a file buffer visit another path (save as): the text
+// stays, it counts as modified until saved, and its name and language
+// follow the path. It returns nil and a message when another buffer visits
+// that path; a scratch buffer raises.
+func (e *session) luaSetPath(L *lua.LState) int {
+	b := e.bufArg(L, "set_path", 1)
+	path := strArg(L, "set_path", 2, "path")
+	if b.path == "" {
+		L.RaiseError("pmacs.editor.set_path: buffer %d (%s) is a view, not a file", b.id, b.name)
+	}
+	if strings.HasSuffix(path, "/") {
+		return pushErr(L, fmt.Errorf("set_path %s: a path ending in / names a directory, not a file", path))
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return pushErr(L, fmt.Errorf("set_path %s: %w", path, err))
+	}
+	if abs == b.path {
+		return push(L, lua.LTrue)
+	}
+	for _, o := range e.bufs {
+		if o != b && o.path == abs {
+			return pushErr(L, fmt.Errorf("set_path %s: buffer %s already visits it", abs, o.name))
+		}
+	}
+	b.name = "" // so that uniqueName does not see the old name as taken
+	b.path, b.name, b.lang = abs, e.uniqueName(filepath.Base(abs)), languageFor(abs)
+	// Nothing on disk at the new path matches the text yet.
+	b.savedStep = math.MaxUint64
+	return push(L, lua.LTrue)
+}

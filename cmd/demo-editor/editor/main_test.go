@@ -161,14 +161,28 @@ func (h *harness) until(what string, cond func(e *session) bool) {
 	}
 }
 
-func (h *harness) typeText(s string) {
-	for _, r := range s {
-		h.scr.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+// post hands ev to the screen, waiting while its event queue (ten events)
+// is full: InjectKey would drop the key, and a long typed path under load
+// would lose letters.
+func (h *harness) post(ev tcell.Event) {
+	h.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for h.scr.PostEvent(ev) != nil {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the screen's event queue stayed full")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
-func (h *harness) key(k tcell.Key) { h.scr.InjectKey(k, 0, tcell.ModNone) }
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.post(tcell.NewEventKey(tcell.KeyRune, r, tcell.ModNone))
+	}
+}
 
-func (h *harness) ctrl(r rune) { h.scr.InjectKey(tcell.KeyRune, r, tcell.ModCtrl) }
+func (h *harness) key(k tcell.Key) { h.post(tcell.NewEventKey(k, 0, tcell.ModNone)) }
 
-func (h *harness) alt(r rune) { h.scr.InjectKey(tcell.KeyRune, r, tcell.ModAlt) }
+func (h *harness) ctrl(r rune) { h.post(tcell.NewEventKey(tcell.KeyRune, r, tcell.ModCtrl)) }
+
+func (h *harness) alt(r rune) { h.post(tcell.NewEventKey(tcell.KeyRune, r, tcell.ModAlt)) }

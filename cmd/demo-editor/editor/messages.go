@@ -29,9 +29,14 @@ func (e *session) logMessage(text string) {
 	m.cursor = pos{len(m.lines) - 1, 0}
 }
 
-// message shows and logs an informational message.
+// message shows and logs an informational message. An error already on
+// the message line stays there until the next key press (the message is
+// still logged): a file's "new file" note, say, must not hide why the init
+// file failed.
 func (e *session) message(text string) {
-	e.setMessage(text, false)
+	if !e.msgErr || e.msg == "" {
+		e.setMessage(text, false)
+	}
 	e.logMessage(text)
 }
 

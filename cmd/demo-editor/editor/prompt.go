@@ -9,25 +9,54 @@ import (
 
 // prompt is the one-line input on the bottom row. Its callbacks are Lua
 // functions; any of them may be nil.
+//
+// A prompt belongs to the buffer shown when it opened (its owner): showing
+// another buffer, or closing the owner, ends it as a cancel would. So a key
+// typed in a view is never taken by a prompt that view did not open.
 type prompt struct {
+	owner    *buffer
 	label    string
 	text     string
 	cursor   int // byte offset in text
 	onChange *lua.LFunction
 	onSubmit *lua.LFunction
 	onCancel *lua.LFunction
+	// keys are the script's own prompt keys (Tab completes a path): each
+	// is called with the text instead of the key's editing.
+	keys map[string]*lua.LFunction
+	// hint is drawn dimmed after the text (completion candidates); any
+	// edit of the text clears it.
+	hint string
 }
 
-// openPrompt shows a prompt, cancelling one already open.
+// Why a prompt ended without a submit: the reason on_cancel receives.
+const (
+	cancelKey      = "key"      // Esc or C-g
+	cancelReplaced = "replaced" // another prompt opened
+	cancelSwitch   = "switch"   // another buffer was shown
+	cancelClose    = "close"    // its buffer was closed
+)
+
+// openPrompt shows a prompt owned by the shown buffer, cancelling one
+// already open.
 func (e *session) openPrompt(p *prompt) {
-	if old := e.prompt; old != nil {
-		e.prompt = nil
-		if old.onCancel != nil {
-			e.callLua(old.onCancel, "prompt on_cancel")
-		}
-	}
+	e.cancelPrompt(cancelReplaced)
 	p.cursor = len(p.text)
+	p.owner = e.cur
 	e.prompt = p
+}
+
+// cancelPrompt ends the open prompt, if any, and calls its on_cancel with
+// why. The prompt is gone before on_cancel runs, so it may open another.
+func (e *session) cancelPrompt(why string) {
+	p := e.prompt
+	if p == nil {
+		return
+	}
+	e.prompt = nil
+	if p.onCancel != nil {
+		e.callLua(p.onCancel, "prompt on_cancel", lua.LString(why))
+	}
 }
 
 // closePrompt removes the prompt without calling anything.
@@ -39,6 +68,10 @@ func (e *session) closePrompt() { e.prompt = nil }
 func (e *session) promptKey(name string, ev *tcell.EventKey) bool {
 	p := e.prompt
 	old := p.text
+	if fn := p.keys[name]; fn != nil {
+		e.callLua(fn, "prompt key "+name, lua.LString(p.text))
+		return true
+	}
 	switch name {
 	case "Enter":
 		e.prompt = nil
@@ -47,10 +80,7 @@ func (e *session) promptKey(name string, ev *tcell.EventKey) bool {
 		}
 		return true
 	case "Esc", "C-g":
-		e.prompt = nil
-		if p.onCancel != nil {
-			e.callLua(p.onCancel, "prompt on_cancel")
-		}
+		e.cancelPrompt(cancelKey)
 		return true
 	case "Backspace":
 		if p.cursor > 0 {
@@ -89,8 +119,11 @@ func (e *session) promptKey(name string, ev *tcell.EventKey) bool {
 		p.text = p.text[:p.cursor] + r + p.text[p.cursor:]
 		p.cursor += len(r)
 	}
-	if p.text != old && p.onChange != nil {
-		e.callLua(p.onChange, "prompt on_change", lua.LString(p.text))
+	if p.text != old {
+		p.hint = ""
+		if p.onChange != nil {
+			e.callLua(p.onChange, "prompt on_change", lua.LString(p.text))
+		}
 	}
 	return true
 }

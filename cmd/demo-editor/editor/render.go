@@ -39,8 +39,13 @@ func (e *session) draw() {
 	e.mustShow = false
 
 	from, to := 0, 0 // window rows to repaint
+	ss, se, sel := b.selection()
+	var selNow [3]pos // a selection change repaints the window
+	if sel {
+		selNow = [3]pos{ss, se, {Row: 1}}
+	}
 	switch {
-	case e.winAll || e.shownBuf != b || e.shownTop != b.top || e.shownLeft != b.left:
+	case e.winAll || e.shownBuf != b || e.shownTop != b.top || e.shownLeft != b.left || e.shownSel != selNow:
 		from, to = 0, h
 	case b.dirtyFrom >= 0:
 		from = max(b.dirtyFrom-b.top, 0)
@@ -63,7 +68,7 @@ func (e *session) draw() {
 		changed = true
 	}
 	e.winAll = false
-	e.shownBuf, e.shownTop, e.shownLeft = b, b.top, b.left
+	e.shownBuf, e.shownTop, e.shownLeft, e.shownSel = b, b.top, b.left, selNow
 	b.dirtyFrom = -1
 
 	y := h
@@ -119,6 +124,8 @@ func (e *session) drawRow(b *buffer, y int) {
 		base = base.Background(styleSelection)
 	}
 	x := 0
+	ss, se, sel := b.selection()
+	sel = sel && ss.Row <= row && row <= se.Row
 	if row < len(b.lines) {
 		spans := b.hl.row(row)
 		eachCell(b.lines[row], func(c cell, cx int) bool {
@@ -135,6 +142,9 @@ func (e *session) drawRow(b *buffer, y int) {
 				if selected {
 					st = st.Background(styleSelection)
 				}
+			}
+			if sel && (row > ss.Row || c.col >= ss.Col) && (row < se.Row || c.col < se.Col) {
+				st = st.Reverse(true)
 			}
 			if c.width > 1 && c.text == " " { // a tab
 				for i := 0; i < c.width && sx+i < w; i++ {
@@ -194,7 +204,7 @@ func (e *session) putLine(x, y int, text string, st tcell.Style) int {
 func (e *session) drawBottomLine(y int) bool {
 	var key string
 	if p := e.prompt; p != nil {
-		key = "p\x00" + p.label + "\x00" + p.text + "\x00" + strconv.Itoa(p.cursor)
+		key = "p\x00" + p.label + "\x00" + p.text + "\x00" + strconv.Itoa(p.cursor) + "\x00" + p.hint
 	} else {
 		key = fmt.Sprintf("m\x00%v\x00%s", e.msgErr, e.msg)
 	}
@@ -204,7 +214,10 @@ func (e *session) drawBottomLine(y int) bool {
 	e.shownLines[2] = key
 	if p := e.prompt; p != nil {
 		x := e.putLine(0, y, p.label, stylePrompt)
-		e.putLine(x, y, p.text[e.promptSkip():], tcell.StyleDefault)
+		x = e.putLine(x, y, p.text[e.promptSkip():], tcell.StyleDefault)
+		if p.hint != "" && x < e.width {
+			e.putLine(x, y, p.hint, styleHelp)
+		}
 		return true
 	}
 	st := tcell.StyleDefault

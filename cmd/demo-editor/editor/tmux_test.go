@@ -77,7 +77,8 @@ func (s *tmuxSession) waitText(text string) string {
 }
 
 // Acceptance: a smoke test of the real binary in a real terminal (tmux):
-// it opens a file, edits and saves it, greps, shows *workers*, and quits.
+// it opens a file, edits and saves it, selects, copies (through OSC 52 to
+// tmux's clipboard) and pastes, greps, shows *workers*, and quits.
 func TestSmokeRealBinaryUnderTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed; the smoke test of the real binary needs it (.ci/run installs it)")
@@ -88,13 +89,13 @@ func TestSmokeRealBinaryUnderTmux(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte("hello smoke\n"), 0o644))
 
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("pmacs-smoke-%d", os.Getpid())}
-	out, err := s.run("-f", "/dev/null", "new-session", "-d", "-s", "smoke", "-x", "100", "-y", "30",
+	out, err := s.run("-f", "/dev/null", "new-session", "-d", "-s", "smoke", "-x", "80", "-y", "24",
 		"env", "TERM=xterm-256color", bin, file)
 	require.NoError(t, err, "tmux new-session: %s", out)
 	t.Cleanup(func() { _, _ = s.run("kill-server") })
 
 	s.waitText("hello smoke")
-	s.waitText("^Q quit")
+	s.waitText("^Q quit") // the help line fits an 80-column terminal
 
 	s.send("End", "!", "!")
 	s.waitText("hello smoke!!")
@@ -103,6 +104,21 @@ func TestSmokeRealBinaryUnderTmux(t *testing.T) {
 	got, err := os.ReadFile(file)
 	require.NoError(t, err)
 	require.Equal(t, "hello smoke!!\n", string(got))
+
+	// Select the line with shift, copy it (to tmux's clipboard too, over
+	// OSC 52), and paste it at the end.
+	_, _ = s.run("set-option", "-g", "set-clipboard", "on")
+	s.send("S-Home")
+	s.send("C-c")
+	s.waitText("copied 13 bytes")
+	s.send("End", "C-v")
+	s.waitText("hello smoke!!hello smoke!!")
+	s.waitFor("the copy in tmux's paste buffer", func(string) bool {
+		out, err := s.run("show-buffer")
+		return err == nil && out == "hello smoke!!"
+	})
+	s.send("C-z")
+	s.waitFor("the paste undone", func(screen string) bool { return !strings.Contains(screen, "hello smoke!!hello") })
 
 	s.send("C-f")
 	s.waitText("grep:")

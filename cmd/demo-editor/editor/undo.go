@@ -8,6 +8,9 @@ type change struct {
 	at       pos
 	removed  string
 	inserted string
+	// The line endings of the rows removed and inserted, in a buffer that
+	// keeps one per row (nil otherwise), so undo puts them back exactly.
+	removedEnds, insertedEnds []bool
 }
 
 // step is what one undo reverts: usually one change, or a run of typed
