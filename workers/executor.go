@@ -9,10 +9,14 @@ import (
 type ActorID string
 
 // Actor is what a job sees: the actor it runs for and that actor's context
-// (whatever RegisterActor was given).
+// (whatever RegisterActor was given). The Actor a job receives also lets it
+// park (see Park).
 type Actor struct {
 	ID      ActorID
 	Context any
+
+	run *worker // the worker running the job; nil outside a job
+	seq uint64  // which of run's jobs this is
 }
 
 // Job runs on a worker goroutine. Its return values become the Result.
@@ -31,10 +35,18 @@ type Executor struct {
 	closed bool
 
 	// runCh hands admitted jobs to idle workers. Its capacity is PoolSize and
-	// a job is only sent while a worker is idle, so a send never blocks,
-	// which lets it happen under mu.
+	// a job is only sent while a worker goroutine is free (waiting on runCh
+	// with nothing sent to it yet), so a send never blocks, which lets it
+	// happen under mu. A worker only becomes free while there are at most
+	// PoolSize worker goroutines, so at most PoolSize are ever waiting.
 	runCh   chan dispatched
 	workers sync.WaitGroup
+	// goroutines counts the worker goroutines, PoolSize plus the
+	// substitutes started while jobs were parked; free counts those waiting
+	// on runCh with nothing sent to them. Both are guarded by mu. Without
+	// parked jobs free equals sched.idle.
+	goroutines int
+	free       int
 
 	// Late deliveries to a caller's full channel (see SubmitChan).
 	sendMu   sync.Mutex
@@ -63,9 +75,10 @@ func New(cfg Config) *Executor {
 		idle:       cfg.PoolSize,
 		heavyFree:  cfg.HeavyPermits,
 	}
+	e.goroutines, e.free = cfg.PoolSize, cfg.PoolSize
 	e.workers.Add(cfg.PoolSize)
 	for range cfg.PoolSize {
-		go e.work()
+		go e.work(dispatched{}, false)
 	}
 	return e
 }
@@ -213,9 +226,10 @@ func fatalError(name string, id ActorID) *Error {
 		fmt.Sprintf("was not run: actor %q is fatal after a mutating job panicked", id))
 }
 
-// dispatchLocked hands admissible jobs to idle workers. A finishing worker
-// passes keep=true to take the first one itself, which saves it a trip
-// through runCh.
+// dispatchLocked hands admissible jobs to free worker slots. A finishing
+// worker passes keep=true to take the first one itself, which saves it a
+// trip through runCh. A slot with no free goroutine to run it (its job is
+// parked) gets a substitute goroutine.
 func (e *Executor) dispatchLocked(keep bool) (mine dispatched, have bool) {
 	for e.sched.idle > 0 {
 		d, ok := e.sched.next()
@@ -227,7 +241,14 @@ func (e *Executor) dispatchLocked(keep bool) (mine dispatched, have bool) {
 			mine, have = d, true
 			continue
 		}
-		e.runCh <- d
+		if e.free > 0 {
+			e.free--
+			e.runCh <- d
+			continue
+		}
+		e.goroutines++
+		e.workers.Add(1)
+		go e.work(d, true)
 	}
 	return mine, have
 }
