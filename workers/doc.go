@@ -98,5 +98,8 @@
 // called from a job or a callback. Each job settles exactly once.
 //
 // Close stops admission, settles every queued job with ErrShutdown, waits for
-// the running jobs and joins every goroutine the executor started.
+// the running jobs and joins every goroutine the executor started, but never
+// for longer than DefaultCloseWait (Shutdown takes the bound from a
+// context): a job stuck in a system call is left running with its worker
+// goroutine, and its late Result is still delivered when it returns.
 package workers

@@ -1,8 +1,10 @@
 package workers
 
 import (
+	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // ActorID names an actor: in the editor, a project root.
@@ -33,6 +35,7 @@ type Executor struct {
 	actors map[ActorID]*actorState
 	order  []*actorState // registration order, for ActorContexts
 	closed bool
+	joined chan struct{} // closed once every goroutine has ended; made by Shutdown
 
 	// runCh hands admitted jobs to idle workers. Its capacity is PoolSize and
 	// a job is only sent while a worker goroutine is free (waiting on runCh
@@ -253,12 +256,40 @@ func (e *Executor) dispatchLocked(keep bool) (mine dispatched, have bool) {
 	return mine, have
 }
 
-// Close stops admitting work, settles every queued job with ErrShutdown (on
-// the calling goroutine), waits for the running jobs to return and joins every
-// worker goroutine. Later submits settle with ErrShutdown at once. Close is
-// idempotent and safe to call concurrently; it must not be called from a job
-// or a completion callback, which would wait for itself.
+// DefaultCloseWait is how long Close waits for running jobs before it
+// returns anyway: long enough for jobs that poll their cancellation to
+// finish, short enough that an editor quitting past a stuck handler still
+// quits at once, as far as a user can tell.
+const DefaultCloseWait = time.Second
+
+// Close is Shutdown bounded by DefaultCloseWait: it returns within that
+// time whatever the running jobs do. See Shutdown for what may be left
+// running when it does.
 func (e *Executor) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultCloseWait)
+	defer cancel()
+	_ = e.Shutdown(ctx)
+}
+
+// Shutdown stops admitting work, settles every queued job with ErrShutdown
+// (on the calling goroutine), and waits for the running jobs to return and
+// for every goroutine the executor started to end, or for ctx to end,
+// whichever comes first. Later submits settle with ErrShutdown at once.
+//
+// The executor cannot stop a job: whoever submitted it cancels it (the
+// runtime cancels every job's context before it closes the executor). If
+// ctx ends first, Shutdown returns ctx.Err() and leaves running the jobs
+// that did not return (a handler blocked in a system call, such as a read
+// from a FIFO with no writer, cannot be interrupted), their worker
+// goroutines and one goroutine that waits for them. Each of those ends when
+// its job returns; its Result is still delivered (to a Handle or callback;
+// a send to a full SubmitChan channel is dropped), so the caller must
+// tolerate a settle that arrives after Shutdown. A job that never returns
+// leaks with its goroutine.
+//
+// Shutdown is idempotent and safe to call concurrently; it must not be
+// called from a job or a completion callback, which would wait for itself.
+func (e *Executor) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	var dropped []task
 	if !e.closed {
@@ -269,21 +300,42 @@ func (e *Executor) Close() {
 		}
 		// No send can follow: every send happens under mu after a closed check.
 		close(e.runCh)
+		e.joined = make(chan struct{})
+		go e.join()
 	}
+	joined := e.joined
 	e.mu.Unlock()
 
 	for _, t := range dropped {
 		e.deliver(t.done, Result{Err: jobError(CodeShutdown, t.name, "was not run: the executor was closed")})
 	}
-	e.workers.Wait()
+	select {
+	case <-joined:
+		return nil
+	case <-ctx.Done():
+		// Nobody waits for late sends any more: drop them rather than leave
+		// their goroutines behind with the stuck jobs.
+		e.stopSenders()
+		return ctx.Err()
+	}
+}
 
+// join waits for the worker goroutines, then for the late senders, which
+// may keep trying until the workers have stopped, and closes joined.
+func (e *Executor) join() {
+	e.workers.Wait()
+	e.stopSenders()
+	e.senders.Wait()
+	close(e.joined)
+}
+
+func (e *Executor) stopSenders() {
 	e.sendMu.Lock()
+	defer e.sendMu.Unlock()
 	if !e.stopped {
 		e.stopped = true
 		close(e.stopping)
 	}
-	e.sendMu.Unlock()
-	e.senders.Wait()
 }
 
 // deliver settles one job. It never blocks on a caller's channel.
