@@ -45,11 +45,17 @@ func (a Actor) Park(wait func()) {
 func (w *worker) park(seq uint64) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.seq != seq {
+	st := w.state.Load()
+	if st>>parkBits != seq {
 		return false
 	}
-	w.parked++
-	if w.parked > 1 {
+	// Under mu nobody else changes parked, and endJob's lock-free path
+	// only moves a state with parked == 0; so if this Add wins, the job
+	// has not ended, and if endJob's swap won, the check above failed.
+	if !w.state.CompareAndSwap(st, st+1) {
+		return false
+	}
+	if st&parkMask > 0 {
 		return true
 	}
 	d := &w.cur
@@ -71,19 +77,22 @@ func (w *worker) park(seq uint64) bool {
 func (w *worker) unpark(seq uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.seq != seq {
+	st := w.state.Load()
+	if st>>parkBits != seq {
 		return
 	}
-	w.parked--
-	if w.parked > 0 {
+	if st&parkMask > 1 {
+		w.state.Store(st - 1)
 		return
 	}
 	w.reclaim()
 	if d := &w.cur; d.lane == LaneRead || d.lane == LaneSerial {
 		// Never under e.mu: the gate may be held by a mutating job that
-		// needs e.mu to finish.
+		// needs e.mu to finish. The count drops to zero only once the gate
+		// is held again, so endJob's lock-free path cannot release it first.
 		d.actor.gate.RLock()
 	}
+	w.state.Store(st - 1)
 }
 
 func (w *worker) reclaim() {
@@ -100,11 +109,19 @@ func (w *worker) reclaim() {
 // gate was given up by the first park. Otherwise endJob releases the read
 // gate (shared) of a LaneRead or LaneSerial job.
 func (w *worker) endJob(shared bool) {
+	st := w.state.Load()
+	next := (st>>parkBits + 1) << parkBits
+	if st&parkMask == 0 && w.state.CompareAndSwap(st, next) {
+		if shared {
+			w.cur.actor.gate.RUnlock()
+		}
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.seq++
-	if w.parked > 0 {
-		w.parked = 0
+	st = w.state.Load()
+	w.state.Store((st>>parkBits + 1) << parkBits)
+	if st&parkMask > 0 {
 		w.reclaim()
 		return
 	}

@@ -3,6 +3,7 @@ package workers
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // worker is one worker goroutine's state. It lives as long as the goroutine
@@ -13,14 +14,23 @@ type worker struct {
 	cur dispatched // the job being run; written only by the worker goroutine
 
 	// mu orders the park transitions of cur's job, whose goroutines may
-	// park and unpark concurrently, and the job's end.
+	// park and unpark concurrently, and the end of a job that has parked.
 	mu sync.Mutex
-	// seq names the job being run; it changes when the job ends, so a
-	// goroutine the job left behind cannot park or unpark a later job.
-	// Written by the worker goroutine under mu.
-	seq    uint64
-	parked int // goroutines of cur's job inside Park
+	// state is seq<<parkBits | parked. seq names the job being run; it
+	// changes when the job ends, so a goroutine the job left behind cannot
+	// park or unpark a later job. parked counts the job's goroutines inside
+	// Park. Changes to parked happen under mu; a job that never parked ends
+	// with one compare-and-swap and no lock.
+	state atomic.Uint64
 }
+
+const (
+	parkBits = 24
+	parkMask = 1<<parkBits - 1
+)
+
+// seq returns the current job's sequence number, for the job's Actor.
+func (w *worker) seq() uint64 { return w.state.Load() >> parkBits }
 
 // work is one worker goroutine. It runs first (if have), then takes jobs
 // from runCh, and in between keeps taking the next admissible job directly
@@ -144,7 +154,7 @@ func (e *Executor) call(w *worker) (res Result, panicked bool) {
 func (e *Executor) gated(w *worker) (any, error) {
 	d := &w.cur
 	a := d.actor
-	who := Actor{ID: a.id, Context: a.ctx, run: w, seq: w.seq}
+	who := Actor{ID: a.id, Context: a.ctx, run: w, seq: w.seq()}
 	switch d.lane {
 	case LaneRead, LaneSerial:
 		a.gate.RLock()
