@@ -88,6 +88,9 @@
 //   - a mutating job that panics also makes its actor fatal: the actor's
 //     queued jobs settle with actor_fatal and so does every later submit to
 //     it. The actor is fatal before the panic's own Result is delivered.
+//     FatalActors lists fatal actors with the panic's error as the reason,
+//     and ResetActor makes one accept jobs again once every job of it that
+//     was still running has ended.
 //
 // # Concurrency contract
 //

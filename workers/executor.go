@@ -154,6 +154,50 @@ func (e *Executor) ActorIsFatal(id ActorID) bool {
 	return ok && a.fatal
 }
 
+// FatalActor names a fatal actor and why it is fatal.
+type FatalActor struct {
+	ID ActorID
+	// Reason is the internal_error the panicking mutating job settled
+	// with; it names the job and the panic value.
+	Reason string
+}
+
+// FatalActors returns the registered actors that are fatal, in registration
+// order.
+func (e *Executor) FatalActors() []FatalActor {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []FatalActor
+	for _, a := range e.order {
+		if a.fatal {
+			out = append(out, FatalActor{ID: a.id, Reason: a.fatalReason})
+		}
+	}
+	return out
+}
+
+// ResetActor makes a fatal actor accept jobs again, once every job of it
+// that was running when it became fatal (parked ones included) has ended.
+// It fails with an *Error matching ErrActorNotRegistered, ErrActorNotFatal
+// or ErrActorBusy (try again later) and changes nothing then. Whatever the
+// panicking job left half done stays so: resetting is the user's call.
+func (e *Executor) ResetActor(id ActorID) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a, ok := e.actors[id]
+	switch {
+	case !ok:
+		return &Error{Code: CodeActorNotRegistered, Message: fmt.Sprintf("cannot reset actor %q: it is not registered", id)}
+	case !a.fatal:
+		return &Error{Code: CodeActorNotFatal, Message: fmt.Sprintf("cannot reset actor %q: it is not fatal", id)}
+	case a.live > 0:
+		return &Error{Code: CodeActorBusy, Message: fmt.Sprintf(
+			"cannot reset actor %q yet: %d of its jobs are still running; reset it once they have ended", id, a.live)}
+	}
+	a.fatal, a.fatalReason = false, ""
+	return nil
+}
+
 // Submit queues job and returns a Handle to wait on.
 func (e *Executor) Submit(id ActorID, lane Lane, name string, job Job) *Handle {
 	h := newHandle()

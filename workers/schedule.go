@@ -33,7 +33,8 @@ type actorState struct {
 	gate sync.RWMutex
 
 	queue    taskQueue
-	inflight int  // all lanes
+	inflight int  // all lanes, parked jobs excepted
+	live     int  // admitted and not finished, parked jobs included
 	reads    int  // LaneRead in flight
 	serial   bool // a LaneSerial job is in flight
 	writer   bool // a LaneMutating job is in flight (aft's writer_pending)
@@ -128,6 +129,7 @@ func (s *scheduler) next() (dispatched, bool) {
 func (s *scheduler) admit(a *actorState) dispatched {
 	t := a.queue.pop()
 	a.inflight++
+	a.live++
 	switch t.lane {
 	case LaneRead:
 		a.reads++
@@ -153,6 +155,7 @@ func (s *scheduler) admit(a *actorState) dispatched {
 func (s *scheduler) finish(d *dispatched) {
 	a := d.actor
 	a.inflight--
+	a.live--
 	switch d.lane {
 	case LaneRead:
 		a.reads--
