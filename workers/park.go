@@ -13,7 +13,8 @@ package workers
 //   - LaneStream holds nothing else (it never holds the gate);
 //   - LaneRead gives up the actor's read gate and its ReadCap count, so a
 //     mutating job may run meanwhile;
-//   - LaneSerial gives up the read gate but stays the actor's one serial job;
+//   - LaneSerial gives up the read gate (a mutating job may run meanwhile)
+//     but stays the actor's one serial job;
 //   - LaneHeavy gives up its heavy permit;
 //   - LaneMutating keeps the write gate and the barrier: mutations stay one
 //     at a time in submission order, so a mutating job must never park on

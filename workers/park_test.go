@@ -235,3 +235,24 @@ func TestParkedMutatingJobKeepsBarrierButFreesItsWorker(t *testing.T) {
 	require.Equal(t, "read-a", recv(t, readA).Value)
 	requireSettledBooks(t, e, "a", "b", "c")
 }
+
+// Acceptance: a parked serial job lets a mutating job of its actor run, but
+// stays the actor's one serial job: a second serial job waits for it.
+func TestParkedSerialJobLetsAWriterRunButNotAnotherSerialJob(t *testing.T) {
+	e := newExecutor(t, Config{PoolSize: 4}, "a")
+	var parked atomic.Int64
+	hold, release := holdJobs(t)
+	first := e.Submit("a", LaneSerial, "lsp-1", parkedJob(&parked, hold, 1))
+	waitFor(t, "the serial job to park", func() bool { return parked.Load() == 1 })
+	write := e.Submit("a", LaneMutating, "write", value("w"))
+	require.Equal(t, "w", recv(t, write).Value)
+	second := e.Submit("a", LaneSerial, "lsp-2", value(2))
+	e.mu.Lock()
+	queued := e.actors["a"].queue.n
+	e.mu.Unlock()
+	require.Equal(t, 1, queued, "two serial jobs of one actor overlapped")
+	release()
+	require.Equal(t, 1, recv(t, first).Value)
+	require.Equal(t, 2, recv(t, second).Value)
+	requireSettledBooks(t, e, "a")
+}

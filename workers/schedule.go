@@ -37,8 +37,10 @@ type actorState struct {
 	live     int  // admitted and not finished, parked jobs included
 	reads    int  // LaneRead in flight
 	serial   bool // a LaneSerial job is in flight
-	writer   bool // a LaneMutating job is in flight (aft's writer_pending)
-	fatal    bool
+	// serialParked: that serial job is parked and has given up the gate.
+	serialParked bool
+	writer       bool // a LaneMutating job is in flight (aft's writer_pending)
+	fatal        bool
 	// fatalReason is the settled error of the mutating job whose panic made
 	// the actor fatal.
 	fatalReason string
@@ -92,7 +94,7 @@ func (s *scheduler) admissible(a *actorState) bool {
 		// gate behind any serial job or earlier writer. Holding it here
 		// instead keeps writers in submission order (a parked writer could
 		// otherwise overtake another on the RWMutex) and keeps the worker free.
-		return !a.writer && !a.serial && a.reads == 0
+		return !a.writer && (!a.serial || a.serialParked) && a.reads == 0
 	}
 }
 
@@ -170,15 +172,18 @@ func (s *scheduler) finish(d *dispatched) {
 }
 
 // release gives back, while d's job is parked, what a parked job does not
-// hold: its worker slot, its ActorCap slot, and its read-cap count or heavy
-// permit. A serial job keeps its exclusivity and a mutating job its barrier:
-// releasing those would break the order their lanes promise.
+// hold: its worker slot, its ActorCap slot, and its read-cap count, its
+// hold on the writer barrier (a serial job) or its heavy permit. A serial
+// job stays the actor's one serial job and a mutating job keeps its
+// barrier: releasing those would break the order their lanes promise.
 func (s *scheduler) release(d *dispatched) {
 	a := d.actor
 	a.inflight--
 	switch d.lane {
 	case LaneRead:
 		a.reads--
+	case LaneSerial:
+		a.serialParked = true
 	case LaneHeavy:
 		s.heavyFree++
 	}
@@ -193,6 +198,8 @@ func (s *scheduler) reclaim(d *dispatched) {
 	switch d.lane {
 	case LaneRead:
 		a.reads++
+	case LaneSerial:
+		a.serialParked = false
 	case LaneHeavy:
 		s.heavyFree--
 	}
