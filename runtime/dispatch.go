@@ -95,7 +95,9 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 	// The executor names the job by its kind label, a constant, so a
 	// dispatch builds no string; the failure path below adds the id.
 	rt.exec.SubmitFunc(actor, lane, j.kind.String(), func(a workers.Actor) (any, error) {
-		w.actor = a
+		if w.credit != nil {
+			w.actor = a // only streams park; spare request/reply jobs the copy
+		}
 		if ctx.Err() != nil {
 			w.send(reply{Kind: replyCancelled})
 			return nil, nil

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -35,19 +36,21 @@ func (rt *Runtime) fatalRoots() []FatalRoot {
 // ResetRoot makes a fatal root accept jobs again once every job of it that
 // was running when it became fatal has ended. root is a registered root (as
 // given to RegisterRoot, or made absolute), "" for the default actor, or a
-// FatalRoot.Root as Snapshot reports it. The error wraps a *workers.Error
-// whose code says why nothing was reset: actor_not_registered (no such
-// root), actor_not_fatal, or actor_busy (its jobs are still running: try
-// again once they have ended).
+// FatalRoot.Root as Snapshot reports it. The error wraps a *JobError whose
+// Code says why nothing was reset, as for a failed job:
+// actor_not_registered (no such root), actor_not_fatal, or actor_busy (its
+// jobs are still running: try again once they have ended); errors.Is
+// matches it against workers.ErrActorBusy and the other sentinels.
 func (rt *Runtime) ResetRoot(root string) error {
 	id, err := rt.actorNamed(root)
 	if err == nil {
 		err = rt.exec.ResetActor(id)
 	}
-	if err != nil {
-		return fmt.Errorf("runtime: reset root %q: %w", root, err)
+	var we *workers.Error
+	if errors.As(err, &we) {
+		return fmt.Errorf("runtime: reset root %q: %w", root, &JobError{Message: we.Error(), Code: we.Code})
 	}
-	return nil
+	return err
 }
 
 // actorNamed resolves a root as ResetRoot takes it to its actor.

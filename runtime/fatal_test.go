@@ -13,12 +13,12 @@ import (
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
-// requireWorkersCode checks that err wraps a *workers.Error with code.
+// requireWorkersCode checks that err wraps a *JobError with code.
 func requireWorkersCode(t *testing.T, err error, code string) {
 	t.Helper()
-	var we *workers.Error
-	require.True(t, errors.As(err, &we), "%v is not a *workers.Error", err)
-	require.Equal(t, code, we.Code, "%v", err)
+	var je *JobError
+	require.True(t, errors.As(err, &je), "%v is not a *JobError", err)
+	require.Equal(t, code, je.Code, "%v", err)
 }
 
 // Acceptance (issue 11, defect 6): a root made fatal by a panicking mutation
@@ -49,7 +49,9 @@ func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
 	refused := outcomeOf(t, rt, rt.DispatchRename(filepath.Join(root, "a"), filepath.Join(root, "b"), false, DispatchOptions{}))
 	require.Equal(t, workers.CodeActorFatal, refused.Err.Code)
 
-	requireWorkersCode(t, rt.ResetRoot(root), workers.CodeActorBusy)
+	err = rt.ResetRoot(root)
+	requireWorkersCode(t, err, workers.CodeActorBusy)
+	require.ErrorIs(t, err, workers.ErrActorBusy)
 	require.Len(t, rt.Snapshot().Fatal, 1, "a refused reset changes nothing")
 
 	rt.Cancel(g)
