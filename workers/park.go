@@ -8,9 +8,9 @@ package workers
 // section has closed).
 //
 // While any goroutine of the job is inside Park the job holds no worker
-// slot and no ActorCap slot, and it holds what its lane lets it give up:
+// slot and no ActorCap slot, and it gives up what its lane allows:
 //
-//   - LaneStream holds nothing else (it never holds the gate);
+//   - LaneStream has nothing more to give up (it never holds the gate);
 //   - LaneRead gives up the actor's read gate and its ReadCap count, so a
 //     mutating job may run meanwhile;
 //   - LaneSerial gives up the read gate (a mutating job may run meanwhile)
