@@ -24,9 +24,11 @@ type task struct {
 	id     JobID
 	bus    *bus.Workers
 	credit *bus.Credit // nil for request/reply jobs
-	// actor is set by the worker before the handler runs and read only by
-	// the handler's goroutines: it is how a producer parks (see acquire).
-	actor workers.Actor
+	// actor is set by the worker of a stream before the handler runs and
+	// read only by the handler's goroutines: it is how a producer parks
+	// (see acquire). A pointer, so a request/reply job's entry stays in
+	// its allocation size class.
+	actor *workers.Actor
 }
 
 // send puts r on the bus as this job's reply. The small fixed-shape replies
@@ -95,8 +97,9 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 	// The executor names the job by its kind label, a constant, so a
 	// dispatch builds no string; the failure path below adds the id.
 	rt.exec.SubmitFunc(actor, lane, j.kind.String(), func(a workers.Actor) (any, error) {
-		if w.credit != nil {
-			w.actor = a // only streams park; spare request/reply jobs the copy
+		if w.credit != nil { // only streams park
+			w.actor = new(workers.Actor)
+			*w.actor = a
 		}
 		if ctx.Err() != nil {
 			w.send(reply{Kind: replyCancelled})
