@@ -65,6 +65,22 @@ func (c *Credit) Acquire(ctx context.Context, n int) error {
 	}
 }
 
+// TryAcquire takes n items of credit if that needs no wait, and reports
+// whether it did. A producer that must tell its scheduler before it blocks
+// tries this first and calls Acquire only when it returns false.
+func (c *Credit) TryAcquire(n int) bool {
+	if n <= 0 {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inFlight+n <= c.limit || c.inFlight == 0 {
+		c.inFlight += n
+		return true
+	}
+	return false
+}
+
 // Release returns n items of credit. Releasing more than is in flight clamps
 // at zero rather than minting credit.
 func (c *Credit) Release(n int) {

@@ -143,9 +143,17 @@ func snapshotToLua(L *lua.LState, s runtime.WorkersSnapshot) *lua.LTable {
 		}
 		completed.Append(t)
 	}
+	fatal := L.NewTable()
+	for _, f := range s.Fatal {
+		t := L.NewTable()
+		t.RawSetString("root", lua.LString(f.Root))
+		t.RawSetString("reason", lua.LString(f.Reason))
+		fatal.Append(t)
+	}
 	out := L.NewTable()
 	out.RawSetString("active", active)
 	out.RawSetString("completed", completed)
+	out.RawSetString("fatal", fatal)
 	return out
 }
 

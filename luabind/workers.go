@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
@@ -53,7 +54,8 @@ func (b *Binding) install() error {
 	})
 	w := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
 		"sleep": b.sleep, "sum": b.sum, "emit_n": b.emitN, "grep": b.grep, "parse": b.parse,
-		"cancel": b.cancelByID, "snapshot": b.snapshot, "spawn": b.spawnFn, "system": b.systemFn,
+		"cancel": b.cancelByID, "snapshot": b.snapshot, "reset_root": b.resetRoot,
+		"spawn": b.spawnFn, "system": b.systemFn,
 		"frame_target_ms": b.frameTargetMs, "set_frame_target_ms": b.setFrameTargetMs,
 		"default_max_batch": b.defaultMaxBatch, "set_default_max_batch": b.setDefaultMaxBatch,
 	})
@@ -311,6 +313,26 @@ func (b *Binding) cancelByID(L *lua.LState) int {
 func (b *Binding) snapshot(L *lua.LState) int {
 	L.Push(snapshotToLua(L, b.rt.Snapshot()))
 	return 1
+}
+
+// resetRoot is w.reset_root(path): true, or nil, message, code when the
+// root is unknown (actor_not_registered), not fatal (actor_not_fatal) or
+// still has jobs running (actor_busy).
+func (b *Binding) resetRoot(L *lua.LState) int {
+	root := checkString(L, "pmacs.workers.reset_root", 1, "path")
+	err := b.rt.ResetRoot(root)
+	if err == nil {
+		L.Push(lua.LTrue)
+		return 1
+	}
+	L.Push(lua.LNil)
+	L.Push(lua.LString(err.Error()))
+	var je *runtime.JobError
+	if errors.As(err, &je) && je.Code != "" {
+		L.Push(lua.LString(je.Code))
+		return 3
+	}
+	return 2
 }
 
 func (b *Binding) frameTargetMs(L *lua.LState) int {

@@ -13,7 +13,7 @@ const emitBatch = 256
 
 // DispatchSleep starts a job that waits d (negative counts as zero) and
 // completes with no value. Cancellation ends the wait at once. It runs in
-// the read lane of BuiltinActor, like compute_sum and emit_n.
+// the read lane of BuiltinActor, like compute_sum (emit_n streams there).
 func (rt *Runtime) DispatchSleep(d time.Duration, o DispatchOptions) JobID {
 	j := rt.newJob(KindSleep, o.Key)
 	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *task) reply {
@@ -63,11 +63,11 @@ func runSum(ctx context.Context, n uint64) reply {
 
 // DispatchEmitN starts a stream of the integers 1..count, checking for
 // cancellation at every item and waiting on the stream's credit when the
-// consumer falls behind.
+// consumer falls behind. It runs in the stream lane of BuiltinActor.
 func (rt *Runtime) DispatchEmitN(count uint64, o DispatchOptions) JobID {
 	j := rt.newJob(KindEmitN, o.Key)
 	rt.newStream(j, o.MaxBatch)
-	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *task) reply {
+	return rt.start(j, BuiltinActor, workers.LaneStream, func(ctx context.Context, w *task) reply {
 		return runEmitN(ctx, w, count)
 	})
 }

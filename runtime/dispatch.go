@@ -24,6 +24,11 @@ type task struct {
 	id     JobID
 	bus    *bus.Workers
 	credit *bus.Credit // nil for request/reply jobs
+	// actor is set by the worker of a stream before the handler runs and
+	// read only by the handler's goroutines: it is how a producer parks
+	// (see acquire). A pointer, so a request/reply job's entry stays in
+	// its allocation size class.
+	actor *workers.Actor
 }
 
 // send puts r on the bus as this job's reply. The small fixed-shape replies
@@ -47,11 +52,25 @@ func (w *task) send(r reply) {
 // sendItems waits for credit for the batch, then sends it. It returns the
 // context's error if the job was cancelled while waiting.
 func (w *task) sendItems(ctx context.Context, r *reply) error {
-	if err := w.credit.Acquire(ctx, len(r.Ints)+len(r.Matches)); err != nil {
+	if err := w.acquire(ctx, len(r.Ints)+len(r.Matches)); err != nil {
 		return err
 	}
 	w.send(*r)
 	return nil
+}
+
+// acquire takes n items of the stream's credit. A wait for credit is a wait
+// on the consumer, which may itself be waiting for later work of this job's
+// actor (a script that renames inside its grep loop), so it happens inside
+// a parking section: the job gives up its worker and ActorCap slots while it
+// waits. It returns the context's error if the job was cancelled meanwhile.
+func (w *task) acquire(ctx context.Context, n int) error {
+	if w.credit.TryAcquire(n) {
+		return nil
+	}
+	var err error
+	w.actor.Park(func() { err = w.credit.Acquire(ctx, n) })
+	return err
 }
 
 // jobName labels a job in messages: "grep#12".
@@ -77,7 +96,11 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 	ctx, kind := &w.ctx, j.kind
 	// The executor names the job by its kind label, a constant, so a
 	// dispatch builds no string; the failure path below adds the id.
-	rt.exec.SubmitFunc(actor, lane, j.kind.String(), func(workers.Actor) (any, error) {
+	rt.exec.SubmitFunc(actor, lane, j.kind.String(), func(a workers.Actor) (any, error) {
+		if w.credit != nil { // only streams park
+			w.actor = new(workers.Actor)
+			*w.actor = a
+		}
 		if ctx.Err() != nil {
 			w.send(reply{Kind: replyCancelled})
 			return nil, nil

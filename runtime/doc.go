@@ -44,6 +44,24 @@
 // context end at once. Settling prunes the key only if the key still points
 // at the settled id, so a successor's slot is never clobbered.
 //
+// # Ordering
+//
+// Each registered root is one executor actor; paths under no root share
+// DefaultActor. Per actor:
+//
+//   - mutations (rename, chmod, remove) run one at a time in dispatch order;
+//   - a request/reply read (read_dir, stat) dispatched after a mutation
+//     sees it, and one dispatched before a mutation completes before the
+//     mutation starts;
+//   - a stream (grep, emit_n) starts after every mutation dispatched before
+//     it has finished, but runs in the stream lane, holding no gate: a
+//     mutation dispatched after the stream started does not wait for it
+//     and runs while it runs, so the stream may or may not see it;
+//   - a producer waiting for stream credit is parked (workers.Actor.Park):
+//     it holds no gate, no worker and no per-actor slot while it waits, so a
+//     consumer that awaits a mutation of the same root inside its stream
+//     loop cannot deadlock with it.
+//
 // # Streams and memory
 //
 // A stream's items are buffered per job and delivered by TakeStreamBatches,

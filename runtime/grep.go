@@ -20,13 +20,19 @@ const (
 	grepFlushDelay = 2 * time.Millisecond
 )
 
+// searchTree is the search a grep job runs: grep.Search, swapped only by
+// tests that need a search to stop at a known point.
+var searchTree = grep.Search
+
 // grepProgressEvery is how often a running grep reports how many files it
 // has searched: once a default frame. A variable so a test can make a small
 // search report several times.
 var grepProgressEvery = 16 * time.Millisecond
 
-// DispatchGrep starts a streaming search in the read lane of the actor that
-// owns spec.Root. Items are grep matches. While it runs, StreamProgress (and
+// DispatchGrep starts a streaming search in the stream lane of the actor
+// that owns spec.Root: it starts after the mutations dispatched before it
+// and holds no gate, so a mutation dispatched while it runs (or waits for
+// its consumer) does not wait for it. Items are grep matches. While it runs, StreamProgress (and
 // each batch's Progress) says how many files it has searched, updated about
 // once a frame; the closing batch's Progress is the final count. Bad input
 // (a missing root, an invalid regex, a NUL in the pattern) fails the job
@@ -35,12 +41,12 @@ func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 	j := rt.newJob(KindGrep, o.Key)
 	rt.newStream(j, o.MaxBatch)
 	spec.SkipDirs = slices.Clone(spec.SkipDirs)
-	return rt.start(j, rt.actorFor(spec.Root), workers.LaneRead, func(ctx context.Context, w *task) reply {
+	return rt.start(j, rt.actorFor(spec.Root), workers.LaneStream, func(ctx context.Context, w *task) reply {
 		b := &matchBatcher{ctx: ctx, w: w}
 		var searched atomic.Int64
 		spec.Progress = &searched
 		stopProgress := reportProgress(w, &searched)
-		stats, err := grep.Search(ctx, spec, b.emit)
+		stats, err := searchTree(ctx, spec, b.emit)
 		stopProgress()
 		b.close()
 		if err != nil {
@@ -68,7 +74,7 @@ func (b *matchBatcher) emit(ms []grep.Match) error {
 	if len(ms) == 0 {
 		return nil
 	}
-	if err := b.w.credit.Acquire(b.ctx, len(ms)); err != nil {
+	if err := b.w.acquire(b.ctx, len(ms)); err != nil {
 		return err
 	}
 	b.mu.Lock()

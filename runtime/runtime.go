@@ -139,6 +139,13 @@ func New(opts Options) (*Runtime, error) {
 // Close cancels every running job, waits for the worker pool to stop (jobs
 // still queued settle with a shutdown failure) and closes the bus. Settles
 // produced by the shutdown are still delivered by a later Tick. Idempotent.
+//
+// Close returns within workers.DefaultCloseWait (1 s) whatever the handlers
+// do. A handler that does not return once cancelled (one blocked in a
+// system call, such as a read from a FIFO with no writer) is left running
+// on its worker goroutine; when it returns, its replies go to the closed
+// bus and are dropped. Such a goroutine ends with its system call, or leaks
+// if that never returns.
 func (rt *Runtime) Close() {
 	if rt.closed {
 		return

@@ -64,6 +64,7 @@ type CompletedJob struct {
 type WorkersSnapshot struct {
 	Active    []ActiveJob    // running jobs, oldest first
 	Completed []CompletedJob // recent settles, newest first, at most CompletedRingCap
+	Fatal     []FatalRoot    // roots refusing jobs after a mutation panicked, in registration order
 }
 
 // Snapshot copies the job tables for the *workers* view. It is O(pending
@@ -90,6 +91,7 @@ func (rt *Runtime) Snapshot() WorkersSnapshot {
 			SettledAge: now.sub(s.settledAt), Key: s.key, State: s.state, Err: s.err,
 		})
 	})
+	snap.Fatal = rt.fatalRoots()
 	return snap
 }
 

@@ -38,8 +38,41 @@
 //     behind it starts: in-flight reads drain, the job runs holding the gate
 //     exclusively, and reads queued after it see its effects. Mutating jobs of
 //     one actor run one at a time, in submission order.
+//   - LaneStream: no mutating job of the actor in flight. Runs holding no
+//     gate at all: a mutating job submitted after a stream has started does
+//     not wait for it.
 //
-// In every lane an actor has at most ActorCap jobs in flight.
+// In every lane an actor has at most ActorCap jobs in flight, not counting
+// parked ones (below).
+//
+// # Ordering promise
+//
+// Per actor, what remains once streams hold no gate:
+//
+//   - mutating jobs run one at a time, in submission order;
+//   - a read or serial job submitted after a mutating job starts after it
+//     has finished and sees its effects; one submitted before it finishes
+//     before the mutating job starts (unless it parks, which gives up the
+//     gate until it leaves the parking section);
+//   - a stream job starts after every mutating job submitted before it has
+//     finished, but is not ordered against mutating jobs submitted after it
+//     started: they run while it runs, and it may or may not see their
+//     effects;
+//   - a heavy job builds outside the gate and settles after its install
+//     point, which waits for a mutating job in flight.
+//
+// # Parking
+//
+// A job that waits on something outside the executor (its consumer, a
+// reply, a process) wraps the wait in Actor.Park. While parked it holds no
+// worker slot, no ActorCap slot and, except in the mutating lane, no gate;
+// if admissible work is queued and no worker goroutine is free, a
+// substitute goroutine runs it, and the pool shrinks back to PoolSize as
+// workers go idle. Leaving the section takes the slots back without
+// waiting, so caps may be exceeded briefly. Apart from the barrier a parked
+// mutating job keeps, nothing in the executor waits on a parked job, so a
+// consumer that waits for later work of the same actor cannot deadlock with
+// a producer parked on it.
 //
 // # Failures
 //
@@ -55,6 +88,9 @@
 //   - a mutating job that panics also makes its actor fatal: the actor's
 //     queued jobs settle with actor_fatal and so does every later submit to
 //     it. The actor is fatal before the panic's own Result is delivered.
+//     FatalActors lists fatal actors with the panic's error as the reason,
+//     and ResetActor makes one accept jobs again once every job of it that
+//     was still running has ended.
 //
 // # Concurrency contract
 //
@@ -65,5 +101,8 @@
 // called from a job or a callback. Each job settles exactly once.
 //
 // Close stops admission, settles every queued job with ErrShutdown, waits for
-// the running jobs and joins every goroutine the executor started.
+// the running jobs and joins every goroutine the executor started, but never
+// for longer than DefaultCloseWait (Shutdown takes the bound from a
+// context): a job stuck in a system call is left running with its worker
+// goroutine, and its late Result is still delivered when it returns.
 package workers

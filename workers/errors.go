@@ -8,6 +8,9 @@ const (
 	CodeActorFatal         = "actor_fatal"
 	CodeShutdown           = "shutdown"
 	CodeInvalidArgument    = "invalid_argument"
+	// CodeActorNotFatal and CodeActorBusy are ResetActor's refusals.
+	CodeActorNotFatal = "actor_not_fatal"
+	CodeActorBusy     = "actor_busy"
 )
 
 // Sentinels for errors.Is: an *Error matches the sentinel with the same Code.
@@ -23,6 +26,12 @@ var (
 	ErrShutdown error = &Error{Code: CodeShutdown, Message: "executor is shut down"}
 	// ErrInvalidArgument: the submit named an unknown lane or a nil job.
 	ErrInvalidArgument error = &Error{Code: CodeInvalidArgument, Message: "invalid submit argument"}
+	// ErrActorNotFatal: ResetActor was asked to reset an actor that is not
+	// fatal.
+	ErrActorNotFatal error = &Error{Code: CodeActorNotFatal, Message: "actor is not fatal"}
+	// ErrActorBusy: ResetActor was asked to reset a fatal actor whose jobs
+	// have not all ended yet.
+	ErrActorBusy error = &Error{Code: CodeActorBusy, Message: "actor still has jobs running"}
 )
 
 // Error is what the executor settles a job with when the job's own code did
@@ -30,7 +39,7 @@ var (
 // or with errors.As to read the job's name.
 type Error struct {
 	Code    string // one of the Code constants
-	Job     string // the name the job was submitted with
+	Job     string // the name the job was submitted with; empty for ResetActor
 	Message string // a full sentence that names the job
 }
 

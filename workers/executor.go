@@ -1,18 +1,24 @@
 package workers
 
 import (
+	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // ActorID names an actor: in the editor, a project root.
 type ActorID string
 
 // Actor is what a job sees: the actor it runs for and that actor's context
-// (whatever RegisterActor was given).
+// (whatever RegisterActor was given). The Actor a job receives also lets it
+// park (see Park).
 type Actor struct {
 	ID      ActorID
 	Context any
+
+	run *worker // the worker running the job; nil outside a job
+	seq uint64  // which of run's jobs this is
 }
 
 // Job runs on a worker goroutine. Its return values become the Result.
@@ -29,12 +35,21 @@ type Executor struct {
 	actors map[ActorID]*actorState
 	order  []*actorState // registration order, for ActorContexts
 	closed bool
+	joined chan struct{} // closed once every goroutine has ended; made by Shutdown
 
 	// runCh hands admitted jobs to idle workers. Its capacity is PoolSize and
-	// a job is only sent while a worker is idle, so a send never blocks,
-	// which lets it happen under mu.
+	// a job is only sent while a worker goroutine is free (waiting on runCh
+	// with nothing sent to it yet), so a send never blocks, which lets it
+	// happen under mu. A worker only becomes free while there are at most
+	// PoolSize worker goroutines, so at most PoolSize are ever waiting.
 	runCh   chan dispatched
 	workers sync.WaitGroup
+	// goroutines counts the worker goroutines, PoolSize plus the
+	// substitutes started while jobs were parked; free counts those waiting
+	// on runCh with nothing sent to them. Both are guarded by mu. Without
+	// parked jobs free equals sched.idle.
+	goroutines int
+	free       int
 
 	// Late deliveries to a caller's full channel (see SubmitChan).
 	sendMu   sync.Mutex
@@ -63,9 +78,10 @@ func New(cfg Config) *Executor {
 		idle:       cfg.PoolSize,
 		heavyFree:  cfg.HeavyPermits,
 	}
+	e.goroutines, e.free = cfg.PoolSize, cfg.PoolSize
 	e.workers.Add(cfg.PoolSize)
 	for range cfg.PoolSize {
-		go e.work()
+		go e.work(dispatched{}, false)
 	}
 	return e
 }
@@ -136,6 +152,50 @@ func (e *Executor) ActorIsFatal(id ActorID) bool {
 	defer e.mu.Unlock()
 	a, ok := e.actors[id]
 	return ok && a.fatal
+}
+
+// FatalActor names a fatal actor and why it is fatal.
+type FatalActor struct {
+	ID ActorID
+	// Reason is the internal_error the panicking mutating job settled
+	// with; it names the job and the panic value.
+	Reason string
+}
+
+// FatalActors returns the registered actors that are fatal, in registration
+// order.
+func (e *Executor) FatalActors() []FatalActor {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []FatalActor
+	for _, a := range e.order {
+		if a.fatal {
+			out = append(out, FatalActor{ID: a.id, Reason: a.fatalReason})
+		}
+	}
+	return out
+}
+
+// ResetActor makes a fatal actor accept jobs again, once every job of it
+// that was running when it became fatal (parked ones included) has ended.
+// It fails with an *Error matching ErrActorNotRegistered, ErrActorNotFatal
+// or ErrActorBusy (try again later) and changes nothing then. Whatever the
+// panicking job left half done stays so: resetting is the user's call.
+func (e *Executor) ResetActor(id ActorID) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a, ok := e.actors[id]
+	switch {
+	case !ok:
+		return &Error{Code: CodeActorNotRegistered, Message: fmt.Sprintf("cannot reset actor %q: it is not registered", id)}
+	case !a.fatal:
+		return &Error{Code: CodeActorNotFatal, Message: fmt.Sprintf("cannot reset actor %q: it is not fatal", id)}
+	case a.live > 0:
+		return &Error{Code: CodeActorBusy, Message: fmt.Sprintf(
+			"cannot reset actor %q yet: %d of its jobs are still running; reset it once they have ended", id, a.live)}
+	}
+	a.fatal, a.fatalReason = false, ""
+	return nil
 }
 
 // Submit queues job and returns a Handle to wait on.
@@ -213,9 +273,10 @@ func fatalError(name string, id ActorID) *Error {
 		fmt.Sprintf("was not run: actor %q is fatal after a mutating job panicked", id))
 }
 
-// dispatchLocked hands admissible jobs to idle workers. A finishing worker
-// passes keep=true to take the first one itself, which saves it a trip
-// through runCh.
+// dispatchLocked hands admissible jobs to free worker slots. A finishing
+// worker passes keep=true to take the first one itself, which saves it a
+// trip through runCh. A slot with no free goroutine to run it (its job is
+// parked) gets a substitute goroutine.
 func (e *Executor) dispatchLocked(keep bool) (mine dispatched, have bool) {
 	for e.sched.idle > 0 {
 		d, ok := e.sched.next()
@@ -227,17 +288,52 @@ func (e *Executor) dispatchLocked(keep bool) (mine dispatched, have bool) {
 			mine, have = d, true
 			continue
 		}
-		e.runCh <- d
+		if e.free > 0 {
+			e.free--
+			e.runCh <- d
+			continue
+		}
+		e.goroutines++
+		e.workers.Add(1)
+		go e.work(d, true)
 	}
 	return mine, have
 }
 
-// Close stops admitting work, settles every queued job with ErrShutdown (on
-// the calling goroutine), waits for the running jobs to return and joins every
-// worker goroutine. Later submits settle with ErrShutdown at once. Close is
-// idempotent and safe to call concurrently; it must not be called from a job
-// or a completion callback, which would wait for itself.
+// DefaultCloseWait is how long Close waits for running jobs before it
+// returns anyway: long enough for jobs that poll their cancellation to
+// finish, short enough that an editor quitting past a stuck handler still
+// quits at once, as far as a user can tell.
+const DefaultCloseWait = time.Second
+
+// Close is Shutdown bounded by DefaultCloseWait: it returns within that
+// time whatever the running jobs do. See Shutdown for what may be left
+// running when it does.
 func (e *Executor) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultCloseWait)
+	defer cancel()
+	_ = e.Shutdown(ctx)
+}
+
+// Shutdown stops admitting work, settles every queued job with ErrShutdown
+// (on the calling goroutine), and waits for the running jobs to return and
+// for every goroutine the executor started to end, or for ctx to end,
+// whichever comes first. Later submits settle with ErrShutdown at once.
+//
+// The executor cannot stop a job: whoever submitted it cancels it (the
+// runtime cancels every job's context before it closes the executor). If
+// ctx ends first, Shutdown returns ctx.Err() and leaves running the jobs
+// that did not return (a handler blocked in a system call, such as a read
+// from a FIFO with no writer, cannot be interrupted), their worker
+// goroutines and one goroutine that waits for them. Each of those ends when
+// its job returns; its Result is still delivered (to a Handle or callback;
+// a send to a full SubmitChan channel is dropped), so the caller must
+// tolerate a settle that arrives after Shutdown. A job that never returns
+// leaks with its goroutine.
+//
+// Shutdown is idempotent and safe to call concurrently; it must not be
+// called from a job or a completion callback, which would wait for itself.
+func (e *Executor) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	var dropped []task
 	if !e.closed {
@@ -248,21 +344,42 @@ func (e *Executor) Close() {
 		}
 		// No send can follow: every send happens under mu after a closed check.
 		close(e.runCh)
+		e.joined = make(chan struct{})
+		go e.join()
 	}
+	joined := e.joined
 	e.mu.Unlock()
 
 	for _, t := range dropped {
 		e.deliver(t.done, Result{Err: jobError(CodeShutdown, t.name, "was not run: the executor was closed")})
 	}
-	e.workers.Wait()
+	select {
+	case <-joined:
+		return nil
+	case <-ctx.Done():
+		// Nobody waits for late sends any more: drop them rather than leave
+		// their goroutines behind with the stuck jobs.
+		e.stopSenders()
+		return ctx.Err()
+	}
+}
 
+// join waits for the worker goroutines, then for the late senders, which
+// may keep trying until the workers have stopped, and closes joined.
+func (e *Executor) join() {
+	e.workers.Wait()
+	e.stopSenders()
+	e.senders.Wait()
+	close(e.joined)
+}
+
+func (e *Executor) stopSenders() {
 	e.sendMu.Lock()
+	defer e.sendMu.Unlock()
 	if !e.stopped {
 		e.stopped = true
 		close(e.stopping)
 	}
-	e.sendMu.Unlock()
-	e.senders.Wait()
 }
 
 // deliver settles one job. It never blocks on a caller's channel.

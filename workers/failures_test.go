@@ -1,10 +1,12 @@
 package workers
 
 import (
+	"context"
 	"errors"
 	"runtime"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -158,7 +160,7 @@ func TestRemoveActorSettlesQueuedJobsAndRefusesLaterOnes(t *testing.T) {
 	require.Equal(t, "fresh", r.Value)
 }
 
-// Acceptance: shutdown with queued jobs: Close settles them with the shutdown
+// Acceptance: shutdown with queued jobs: Shutdown settles them with the shutdown
 // error at once, waits for running jobs, joins every goroutine, refuses later
 // submits and is idempotent.
 func TestCloseSettlesQueuedJobsAndJoinsEveryGoroutine(t *testing.T) {
@@ -180,7 +182,9 @@ func TestCloseSettlesQueuedJobsAndJoinsEveryGoroutine(t *testing.T) {
 
 	closed := make(chan struct{})
 	go func() {
-		e.Close()
+		// Unbounded, so the check below that it waits for the running jobs
+		// cannot race Close's own bound.
+		assert.NoError(t, e.Shutdown(context.Background()))
 		close(closed)
 	}()
 	for _, h := range queued {

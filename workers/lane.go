@@ -21,10 +21,17 @@ const (
 	// queue no later job of that actor starts until it has finished, it waits
 	// for the actor's in-flight reads to drain, and it runs under the write gate.
 	LaneMutating
+	// LaneStream is a producer that feeds a consumer outside the executor
+	// (a search streaming matches, a generator): it is admitted like a read,
+	// in submission order after every mutating job submitted before it, but it
+	// runs holding no gate, so a mutating job submitted after it has started
+	// does not wait for it. It is the lane for work that parks (see
+	// Actor.Park) on a consumer that may itself wait for a later mutation.
+	LaneStream
 )
 
-// String returns "read", "serial", "heavy" or "mutating" (or "Lane(n)" for a
-// value outside the enumeration).
+// String returns "read", "serial", "heavy", "mutating" or "stream" (or
+// "Lane(n)" for a value outside the enumeration).
 func (l Lane) String() string {
 	switch l {
 	case LaneRead:
@@ -35,8 +42,10 @@ func (l Lane) String() string {
 		return "heavy"
 	case LaneMutating:
 		return "mutating"
+	case LaneStream:
+		return "stream"
 	}
 	return "Lane(" + strconv.Itoa(int(l)) + ")"
 }
 
-func (l Lane) valid() bool { return l <= LaneMutating }
+func (l Lane) valid() bool { return l <= LaneStream }

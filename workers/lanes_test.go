@@ -203,8 +203,8 @@ func TestHeavyJobBuildsOutsideGateAndInstallsUnderWriteGate(t *testing.T) {
 func TestJobSeesActorContextAndReRegisterKeepsIt(t *testing.T) {
 	e := newExecutor(t, Config{}, "a")
 	require.False(t, e.RegisterActor("a", "other"))
-	r := recv(t, e.Submit("a", LaneRead, "who", func(a Actor) (any, error) { return a, nil }))
-	require.Equal(t, Actor{ID: "a", Context: "ctx:a"}, r.Value)
+	r := recv(t, e.Submit("a", LaneRead, "who", func(a Actor) (any, error) { return []any{a.ID, a.Context}, nil }))
+	require.Equal(t, []any{ActorID("a"), "ctx:a"}, r.Value)
 }
 
 // Acceptance: a snapshot of actor contexts, in registration order.

@@ -33,11 +33,17 @@ type actorState struct {
 	gate sync.RWMutex
 
 	queue    taskQueue
-	inflight int  // all lanes
+	inflight int  // all lanes, parked jobs excepted
+	live     int  // admitted and not finished, parked jobs included
 	reads    int  // LaneRead in flight
 	serial   bool // a LaneSerial job is in flight
-	writer   bool // a LaneMutating job is in flight (aft's writer_pending)
-	fatal    bool
+	// serialParked: that serial job is parked and has given up the gate.
+	serialParked bool
+	writer       bool // a LaneMutating job is in flight (aft's writer_pending)
+	fatal        bool
+	// fatalReason is the settled error of the mutating job whose panic made
+	// the actor fatal.
+	fatalReason string
 
 	// Deficit round robin. Only actors with queued jobs are on the ring.
 	deficit    int
@@ -49,8 +55,11 @@ type actorState struct {
 type scheduler struct {
 	cfg        Config
 	deficitCap int
-	idle       int // workers neither running a job nor holding one in runCh
-	heavyFree  int // process-wide heavy permits not in use
+	// idle is the worker slots free: PoolSize less the jobs running and not
+	// parked, less the jobs handed over in runCh. A job that unparks takes
+	// its slot back at once, so idle may dip below zero for a moment.
+	idle      int
+	heavyFree int // process-wide heavy permits not in use
 
 	cursor  *actorState // the actor being visited; nil when no actor has work
 	granted bool        // cursor has received this visit's quantum
@@ -75,12 +84,17 @@ func (s *scheduler) admissible(a *actorState) bool {
 		return !a.writer && !a.serial
 	case LaneHeavy:
 		return s.heavyFree > 0
+	case LaneStream:
+		// Like a read it waits for the mutations submitted before it; unlike
+		// a read it is not counted against ReadCap or the writer barrier,
+		// since it holds no gate.
+		return !a.writer
 	default: // LaneMutating
 		// aft lets a writer start once reads drain and then parks it on the
 		// gate behind any serial job or earlier writer. Holding it here
 		// instead keeps writers in submission order (a parked writer could
 		// otherwise overtake another on the RWMutex) and keeps the worker free.
-		return !a.writer && !a.serial && a.reads == 0
+		return !a.writer && (!a.serial || a.serialParked) && a.reads == 0
 	}
 }
 
@@ -117,6 +131,7 @@ func (s *scheduler) next() (dispatched, bool) {
 func (s *scheduler) admit(a *actorState) dispatched {
 	t := a.queue.pop()
 	a.inflight++
+	a.live++
 	switch t.lane {
 	case LaneRead:
 		a.reads++
@@ -142,6 +157,7 @@ func (s *scheduler) admit(a *actorState) dispatched {
 func (s *scheduler) finish(d *dispatched) {
 	a := d.actor
 	a.inflight--
+	a.live--
 	switch d.lane {
 	case LaneRead:
 		a.reads--
@@ -153,6 +169,41 @@ func (s *scheduler) finish(d *dispatched) {
 		a.writer = false
 	}
 	s.idle++
+}
+
+// release gives back, while d's job is parked, what a parked job does not
+// hold: its worker slot, its ActorCap slot, and its read-cap count, its
+// hold on the writer barrier (a serial job) or its heavy permit. A serial
+// job stays the actor's one serial job and a mutating job keeps its
+// barrier: releasing those would break the order their lanes promise.
+func (s *scheduler) release(d *dispatched) {
+	a := d.actor
+	a.inflight--
+	switch d.lane {
+	case LaneRead:
+		a.reads--
+	case LaneSerial:
+		a.serialParked = true
+	case LaneHeavy:
+		s.heavyFree++
+	}
+	s.idle++
+}
+
+// reclaim takes back what release gave, without waiting: a cap or the pool
+// size may be exceeded until the job finishes or parks again.
+func (s *scheduler) reclaim(d *dispatched) {
+	a := d.actor
+	a.inflight++
+	switch d.lane {
+	case LaneRead:
+		a.reads++
+	case LaneSerial:
+		a.serialParked = false
+	case LaneHeavy:
+		s.heavyFree--
+	}
+	s.idle--
 }
 
 // activate puts a on the ring just behind the cursor, i.e. last in the

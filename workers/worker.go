@@ -1,53 +1,123 @@
 package workers
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
 
-// work is one worker goroutine. It takes a job from runCh, then keeps taking
-// the next admissible job directly from the scheduler while there is one, so
-// a busy pool does not pay a channel hop per job.
-func (e *Executor) work() {
+// worker is one worker goroutine's state. It lives as long as the goroutine
+// and is reused for every job the goroutine runs, so parking costs a job
+// nothing unless it parks.
+type worker struct {
+	e   *Executor
+	cur dispatched // the job being run; written only by the worker goroutine
+
+	// mu orders the park transitions of cur's job, whose goroutines may
+	// park and unpark concurrently, and the end of a job that has parked.
+	mu sync.Mutex
+	// state is seq<<parkBits | parked. seq names the job being run; it
+	// changes when the job ends, so a goroutine the job left behind cannot
+	// park or unpark a later job. parked counts the job's goroutines inside
+	// Park. Changes to parked happen under mu; a job that never parked ends
+	// with one compare-and-swap and no lock.
+	state atomic.Uint64
+}
+
+const (
+	parkBits = 24
+	parkMask = 1<<parkBits - 1
+)
+
+// seq returns the current job's sequence number, for the job's Actor.
+func (w *worker) seq() uint64 { return w.state.Load() >> parkBits }
+
+// work is one worker goroutine. It runs first (if have), then takes jobs
+// from runCh, and in between keeps taking the next admissible job directly
+// from the scheduler while there is one, so a busy pool does not pay a
+// channel hop per job. A worker above the pool size (a substitute started
+// while jobs were parked) retires instead of waiting on runCh.
+func (e *Executor) work(first dispatched, have bool) {
 	defer e.workers.Done()
-	for d := range e.runCh {
-		for ok := true; ok; {
-			d, ok = e.runAndFinish(d)
+	w := &worker{e: e, cur: first}
+	for {
+		for have {
+			var retire bool
+			have, retire = e.runAndFinish(w)
+			if retire {
+				return
+			}
 		}
+		d, ok := <-e.runCh
+		if !ok {
+			return
+		}
+		w.cur, have = d, true
 	}
 }
 
-// runAndFinish runs d, settles it and returns the worker's next job, if any.
-func (e *Executor) runAndFinish(d dispatched) (dispatched, bool) {
-	res, panicked := e.call(&d)
+// runAndFinish runs w.cur, settles it and loads the worker's next job, if
+// any. Without one the worker either waits on runCh or, above the pool
+// size, retires.
+func (e *Executor) runAndFinish(w *worker) (have, retire bool) {
+	d := &w.cur
+	res, panicked := e.call(w)
 	if panicked && d.lane == LaneMutating {
 		// The actor becomes fatal before the panic's Result is delivered, so a
 		// caller that sees internal_error also sees ActorIsFatal and a refusal.
-		next, ok, dropped := e.finishFatal(&d, true)
-		e.deliver(d.done, res)
-		e.deliverFatal(d.actor.id, dropped)
-		return next, ok
+		done, id := d.done, d.actor.id
+		dropped := e.finishFatal(w, res.Err)
+		e.deliver(done, res)
+		e.deliverFatal(id, dropped)
+		return e.afterJob(w)
 	}
 	// Deliver before taking the lock: the caller learns of the result one
 	// critical section sooner, which is most of a no-op job's latency.
 	e.deliver(d.done, res)
 	e.mu.Lock()
-	e.sched.finish(&d)
-	next, ok := e.dispatchLocked(true)
-	e.mu.Unlock()
-	return next, ok
+	e.sched.finish(d)
+	return e.nextLocked(w)
 }
 
-// finishFatal releases d's slot, marks its actor fatal and takes the actor's
-// queued jobs for the caller to settle outside the lock. With keep it may hand
-// the worker its next job (from another actor).
-func (e *Executor) finishFatal(d *dispatched, keep bool) (dispatched, bool, []task) {
+// afterJob loads the worker's next job after a path that settled outside
+// the lock.
+func (e *Executor) afterJob(w *worker) (have, retire bool) {
+	e.mu.Lock()
+	return e.nextLocked(w)
+}
+
+// nextLocked loads w's next job, keeping the first admissible one for w
+// itself, and unlocks mu. Without a job w goes back to runCh, or retires
+// when the pool has grown past its size while jobs were parked.
+func (e *Executor) nextLocked(w *worker) (have, retire bool) {
+	next, ok := e.dispatchLocked(true)
+	switch {
+	case ok:
+		w.cur = next
+	case e.goroutines > e.cfg.PoolSize:
+		e.goroutines--
+		retire = true
+	default:
+		e.free++
+		w.cur = dispatched{}
+	}
+	e.mu.Unlock()
+	return ok, retire
+}
+
+// finishFatal releases w.cur's slot, marks its actor fatal with the job's
+// panic as the reason, and takes the actor's queued jobs for the caller to
+// settle outside the lock.
+func (e *Executor) finishFatal(w *worker, reason error) []task {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	a := d.actor
+	a := w.cur.actor
 	a.fatal = true
+	a.fatalReason = reason.Error()
 	e.sched.deactivate(a)
 	dropped := a.queue.drain()
-	e.sched.finish(d)
-	next, ok := e.dispatchLocked(keep)
-	return next, ok, dropped
+	e.sched.finish(&w.cur)
+	return dropped
 }
 
 func (e *Executor) deliverFatal(id ActorID, dropped []task) {
@@ -60,7 +130,7 @@ func (e *Executor) deliverFatal(id ActorID, dropped []task) {
 // internal_error. A job that calls runtime.Goexit cannot be stopped from
 // ending this goroutine; the deferred handler then settles the job and starts
 // a replacement worker so the pool keeps its size.
-func (e *Executor) call(d *dispatched) (res Result, panicked bool) {
+func (e *Executor) call(w *worker) (res Result, panicked bool) {
 	returned := false
 	defer func() {
 		if returned {
@@ -68,31 +138,38 @@ func (e *Executor) call(d *dispatched) (res Result, panicked bool) {
 		}
 		if p := recover(); p != nil {
 			panicked = true
-			res = Result{Err: jobError(CodeInternal, d.name, fmt.Sprintf("panicked: %v", p))}
+			res = Result{Err: jobError(CodeInternal, w.cur.name, fmt.Sprintf("panicked: %v", p))}
 			return
 		}
-		e.goexited(d)
+		e.goexited(w)
 	}()
-	res.Value, res.Err = e.gated(d)
+	res.Value, res.Err = e.gated(w)
 	returned = true
 	return res, false
 }
 
 // gated is aft's run_lane_job: the lane decides which side of the actor's
-// epoch gate the job runs on.
-func (e *Executor) gated(d *dispatched) (any, error) {
+// epoch gate the job runs on. endJob runs deferred in every lane so that a
+// panic or Goexit also closes the job's parking sections.
+func (e *Executor) gated(w *worker) (any, error) {
+	d := &w.cur
 	a := d.actor
-	who := Actor{ID: a.id, Context: a.ctx}
+	who := Actor{ID: a.id, Context: a.ctx, run: w, seq: w.seq()}
 	switch d.lane {
 	case LaneRead, LaneSerial:
 		a.gate.RLock()
-		defer a.gate.RUnlock()
+		defer w.endJob(true)
 		return d.job(who)
 	case LaneMutating:
 		a.gate.Lock()
 		defer a.gate.Unlock()
+		defer w.endJob(false)
+		return d.job(who)
+	case LaneStream:
+		defer w.endJob(false)
 		return d.job(who)
 	default: // LaneHeavy: build outside the gate, then the install point
+		defer w.endJob(false)
 		v, err := d.job(who)
 		a.gate.Lock()
 		a.gate.Unlock() //nolint:staticcheck // an empty critical section is the install barrier
@@ -101,22 +178,30 @@ func (e *Executor) gated(d *dispatched) (any, error) {
 }
 
 // goexited settles a job whose goroutine is ending in runtime.Goexit and
-// replaces the worker. It runs in that goroutine's deferred calls, before
-// work's own deferred Done, so adding the replacement to the WaitGroup cannot
-// race Close's Wait reaching zero.
-func (e *Executor) goexited(d *dispatched) {
+// replaces the worker unless the pool is above its size. It runs in that
+// goroutine's deferred calls, before work's own deferred Done, so adding the
+// replacement to the WaitGroup cannot race Close's Wait reaching zero.
+func (e *Executor) goexited(w *worker) {
+	d := &w.cur
 	res := Result{Err: jobError(CodeInternal, d.name, "called runtime.Goexit")}
+	done, id := d.done, d.actor.id
 	var dropped []task
 	if d.lane == LaneMutating {
-		_, _, dropped = e.finishFatal(d, false)
-	} else {
-		e.mu.Lock()
-		e.sched.finish(d)
-		e.dispatchLocked(false)
-		e.mu.Unlock()
+		dropped = e.finishFatal(w, res.Err)
 	}
-	e.workers.Add(1)
-	go e.work()
-	e.deliver(d.done, res)
-	e.deliverFatal(d.actor.id, dropped)
+	e.mu.Lock()
+	if d.lane != LaneMutating {
+		e.sched.finish(d)
+	}
+	if e.goroutines > e.cfg.PoolSize {
+		e.goroutines--
+	} else {
+		e.free++
+		e.workers.Add(1)
+		go e.work(dispatched{}, false)
+	}
+	e.dispatchLocked(false)
+	e.mu.Unlock()
+	e.deliver(done, res)
+	e.deliverFatal(id, dropped)
 }

@@ -636,9 +636,9 @@ ed.map("global", "C-d", function() open_dired(current_dir()) end)
 
 ------------------------------------------------------------------ *workers*
 -- The live job table, redrawn every frame while it is shown; c cancels the
--- job on the cursor row.
+-- job on the cursor row, r resets the fatal root on the cursor row.
 
-local workers = {buf = nil, rows = {}}
+local workers = {buf = nil, rows = {}, fatal_rows = {}}
 
 local function render_workers(buf)
   local s = w.snapshot()
@@ -651,6 +651,24 @@ local function render_workers(buf)
       a.key or "-", a.cancel_requested and "cancel requested" or (a.stream and "streaming" or "running"))
     rows[#lines - 1] = a.id
   end
+  -- Roots refusing every job since a mutation of theirs panicked: shown
+  -- only when there are some, with the panic message.
+  local fatal_rows = {}
+  if #s.fatal > 0 then
+    lines[#lines + 1] = ""
+    lines[#lines + 1] = string.format("Fatal roots: %d        (r: reset the root on the cursor row)", #s.fatal)
+    hl[#hl + 1] = {#lines - 1, 0, #lines - 1, #lines[#lines], "header"}
+    for _, f in ipairs(s.fatal) do
+      -- Two rows, both resetting the root: a path and a panic message side
+      -- by side would not fit a terminal's width.
+      for _, line in ipairs({"  " .. (f.root ~= "" and f.root or "(paths under no root)"), "    " .. f.reason}) do
+        lines[#lines + 1] = line
+        hl[#hl + 1] = {#lines - 1, 0, #lines - 1, #line, "error"}
+        fatal_rows[#lines - 1] = f.root
+      end
+    end
+  end
+  workers.fatal_rows = fatal_rows
   lines[#lines + 1] = ""
   lines[#lines + 1] = string.format("Recent completions: %d", #s.completed)
   hl[#hl + 1] = {#lines - 1, 0, #lines - 1, #lines[#lines], "header"}
@@ -676,6 +694,16 @@ local function show_workers()
       if not id then ed.message("no running job on this row") return end
       w.cancel(id)
       ed.message("cancel requested for job " .. id)
+    end)
+    ed.map(workers.buf, "r", function(buf)
+      local root = workers.fatal_rows[ed.cursor(buf)]
+      if not root then ed.message("no fatal root on this row") return end
+      local ok, err = w.reset_root(root)
+      if ok then
+        ed.message("reset root " .. (root ~= "" and root or "(paths under no root)"))
+      else
+        ed.message(err)
+      end
     end)
     render_workers(workers.buf)
     ed.set_cursor(workers.buf, 2, 0) -- the first job row

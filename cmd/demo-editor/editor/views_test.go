@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/workers"
 )
 
 // Acceptance: the *workers* buffer lists a running job with its age and
@@ -208,4 +209,39 @@ end)
 	}
 	h.ctrl('e')
 	h.waitText("*messages*")
+}
+
+// Acceptance (issue 11, defect 6): *workers* lists a fatal root with its
+// panic message, and r on that row resets it: the row goes and the root
+// takes jobs again.
+func TestWorkersViewListsAndResetsAFatalRoot(t *testing.T) {
+	dir := t.TempDir()
+	h := startEditor(t, Options{Path: dir})
+	h.waitText("..")
+	var root string
+	h.e.call(func() { root = h.e.rt.Roots()[0] })
+	boom := h.e.rt.Executor().Submit(workers.ActorID(root), workers.LaneMutating, "fs_rename",
+		func(workers.Actor) (any, error) { panic("disk on fire") })
+	_, settled := boom.RecvTimeout(waitTimeout)
+	require.True(t, settled)
+
+	h.ctrl('w')
+	rows := h.waitText("Fatal roots: 1")
+	require.True(t, anyContains(rows, "disk on fire"), "the row shows the panic message")
+	require.True(t, anyContains(rows, root), "the row shows the root")
+
+	// Rows: 0 "Active jobs: 0", 1 the column header, 2 blank,
+	// 3 "Fatal roots: 1", 4 the root, 5 its reason. The cursor starts on
+	// row 2.
+	h.typeText("r")
+	h.waitScreen("the refusal on a row without a root", func(rows []string) bool {
+		return strings.Contains(messageLine(rows), "no fatal root on this row")
+	})
+	h.key(tcell.KeyDown)
+	h.key(tcell.KeyDown)
+	h.typeText("r")
+	h.waitScreen("the reset", func(rows []string) bool {
+		return strings.Contains(messageLine(rows), "reset root "+root) && !anyContains(rows, "Fatal roots")
+	})
+	h.until("the root is no longer fatal", func(e *session) bool { return len(e.rt.Snapshot().Fatal) == 0 })
 }

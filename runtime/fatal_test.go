@@ -1,0 +1,69 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/workers"
+)
+
+// requireWorkersCode checks that err wraps a *JobError with code.
+func requireWorkersCode(t *testing.T, err error, code string) {
+	t.Helper()
+	var je *JobError
+	require.True(t, errors.As(err, &je), "%v is not a *JobError", err)
+	require.Equal(t, code, je.Code, "%v", err)
+}
+
+// Acceptance (issue 11, defect 6): a root made fatal by a panicking mutation
+// shows in Snapshot with the panic message; ResetRoot refuses while a job
+// of the root (a grep parked on its undrained stream) is still running,
+// succeeds once it has ended, and the root takes mutations again.
+func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
+	rt, err := New(Options{Executor: workers.Config{PoolSize: 4}, StreamCredit: 100})
+	require.NoError(t, err)
+	t.Cleanup(rt.Close)
+	root, err := rt.RegisterRoot(matchTree(t, 10, 100))
+	require.NoError(t, err)
+	require.Empty(t, rt.Snapshot().Fatal)
+
+	g := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{})
+	credit := rt.pending[g].stream.credit
+	pumpUntil(t, rt, func() bool { return credit.InFlight()+100 > credit.Limit() })
+
+	j := rt.newJob(KindFsRename, "")
+	rt.start(j, rt.actorFor(root), workers.LaneMutating, func(context.Context, *task) reply { panic("disk on fire") })
+	o := outcomeOf(t, rt, j.id)
+	require.Equal(t, Failed, o.State)
+
+	fatal := rt.Snapshot().Fatal
+	require.Len(t, fatal, 1)
+	require.Equal(t, root, fatal[0].Root)
+	require.Contains(t, fatal[0].Reason, "disk on fire")
+	refused := outcomeOf(t, rt, rt.DispatchRename(filepath.Join(root, "a"), filepath.Join(root, "b"), false, DispatchOptions{}))
+	require.Equal(t, workers.CodeActorFatal, refused.Err.Code)
+
+	err = rt.ResetRoot(root)
+	requireWorkersCode(t, err, workers.CodeActorBusy)
+	require.ErrorIs(t, err, workers.ErrActorBusy)
+	require.Len(t, rt.Snapshot().Fatal, 1, "a refused reset changes nothing")
+
+	rt.Cancel(g)
+	drainStream(t, rt, g, time.Millisecond, 5*time.Second)
+	require.NoError(t, rt.ResetRoot(fatal[0].Root))
+	require.Empty(t, rt.Snapshot().Fatal)
+	moved := outcomeOf(t, rt, rt.DispatchRename(filepath.Join(root, "a"), filepath.Join(root, "b"), false, DispatchOptions{}))
+	require.Equal(t, Complete, moved.State, "%v", moved.Err)
+
+	requireWorkersCode(t, rt.ResetRoot(root), workers.CodeActorNotFatal)
+	requireWorkersCode(t, rt.ResetRoot(""), workers.CodeActorNotFatal)
+	err = rt.ResetRoot(filepath.Join(root, "not-a-root"))
+	requireWorkersCode(t, err, workers.CodeActorNotRegistered)
+	require.Contains(t, err.Error(), "not a registered root")
+}
