@@ -22,7 +22,13 @@
 // Cancelled reply when it observes its context ending, so every job settles
 // exactly once through [Runtime.Tick]. A reply for a job that has already
 // settled or that nobody knows is ignored; an envelope that does not decode
-// is counted and dropped, never a panic.
+// is counted and dropped, never a panic, and if the job id at its head can
+// still be read and names a running job, that job settles Failed with
+// [CodeMalformedReply] and the decoder's reason: no job waits forever for a
+// reply that was dropped. Decoding checks every length prefix against the
+// bytes that must back it rather than against a fixed item count, so a
+// reply of any honest size decodes and a hostile one costs no more memory
+// than its own bytes.
 //
 // # Concurrency contract
 //

@@ -15,6 +15,11 @@ type job struct {
 	settledAt       mono
 	stream          *streamBuf  // nil for request/reply jobs
 	resource        *ResourceOp // the fs mutation this job performs, if any
+	// extValue is an external job's decoded value between
+	// CompleteExternalOK and the Tick that applies its replyExternal;
+	// extQueued says such a reply is on the bus.
+	extValue  any
+	extQueued bool
 }
 
 func (j *job) outcome() Outcome {

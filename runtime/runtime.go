@@ -265,6 +265,9 @@ func (rt *Runtime) Tick() TickOutcome {
 		rt.scratch = reply{}
 		if err := rt.dec.Decode(rt.drainBuf[i], &rt.scratch); err != nil {
 			rt.malformed++
+			if id, ok := peekJobID(rt.drainBuf[i].Payload); ok {
+				rt.failUndecodable(id, err, now, &out)
+			}
 			continue
 		}
 		rt.apply(&rt.scratch, now, &out)
@@ -286,6 +289,20 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	case replyProgress:
 		if j.stream != nil {
 			j.stream.progress = r.N
+		}
+		return
+	case replyExternal:
+		if !j.extQueued {
+			rt.malformed++ // only CompleteExternalOK sends these
+			return
+		}
+		// The value leaves the entry whatever happens next, so a
+		// completion that lost the race to an earlier one pins nothing.
+		v := j.extValue
+		j.extQueued, j.extValue = false, nil
+		if j.state == Running {
+			j.state, j.value = Complete, v
+			rt.settled(j, now, out)
 		}
 		return
 	}
@@ -314,6 +331,21 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 		rt.malformed++
 		return
 	}
+	rt.settled(j, now, out)
+}
+
+// failUndecodable settles the job an undecodable envelope names, if it is
+// still running: the envelope may have been its terminal reply or a batch of
+// its items, and either way waiting on would mean waiting forever. The job's
+// context is cancelled too, so a worker still producing for it stops.
+func (rt *Runtime) failUndecodable(id JobID, err error, now mono, out *TickOutcome) {
+	j := rt.pending[id]
+	if j == nil || j.state != Running {
+		return
+	}
+	j.t.ctx.cancel()
+	j.state = Failed
+	j.err = &JobError{Message: jobName(j.kind, id) + ": its reply could not be decoded: " + err.Error(), Code: CodeMalformedReply}
 	rt.settled(j, now, out)
 }
 
