@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/pmacs-go/pmacs-go/bus"
 	"github.com/pmacs-go/pmacs-go/workers"
@@ -22,8 +23,12 @@ type work func(ctx context.Context, w *task) reply
 type task struct {
 	ctx    jobCtx
 	id     JobID
+	kind   Kind
 	bus    *bus.Workers
 	credit *bus.Credit // nil for request/reply jobs
+	// panicked holds the failure of a panic recovered on one of the job's
+	// goroutines outside the executor (see panics.go).
+	panicked atomic.Pointer[string]
 }
 
 // send puts r on the bus as this job's reply. The small fixed-shape replies
@@ -83,6 +88,9 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 			return nil, nil
 		}
 		r := fn(ctx, w)
+		if pr, ok := w.panicReply(); ok {
+			r = pr
+		}
 		w.send(r)
 		return nil, nil
 	}, func(res workers.Result) {

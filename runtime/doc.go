@@ -30,6 +30,19 @@
 // reply of any honest size decodes and a hostile one costs no more memory
 // than its own bytes.
 //
+// # Panics
+//
+// The executor turns a handler's panic into an internal_error failure. A
+// job also runs code on goroutines the executor does not see: grep's batch
+// flush timer and progress reporter, the match callback grep's fanout
+// goroutines call, and the callbacks a job's context runs when it is
+// cancelled (how contexts derived from it learn of the cancel). Each of
+// those recovers a panic, settles its job Failed with internal_error and
+// the panic value, and cancels the job so its worker stops; the loop goes
+// on. A callback passed to context.AfterFunc runs on a goroutine the
+// context package starts, which only a recover inside the callback can
+// protect; the runtime registers none.
+//
 // # Concurrency contract
 //
 // A Runtime belongs to one goroutine, the editor's main loop, like the
