@@ -70,7 +70,12 @@
 // last batch of a stream carries Closed and the outcome, after which the
 // entry is gone. Each stream holds a bus.Credit: a producer waits (and still
 // sees cancellation) once its undelivered items reach the runtime's stream
-// credit, so a stream that nobody drains holds bounded memory. When a stream
-// settles Cancelled, its undelivered items are dropped and the closing batch
-// comes at once: results of a superseded search never land late.
+// credit, so a stream that nobody drains holds bounded memory.
+//
+// Cancel and supersede end a stream differently. A stream cancelled with
+// [Runtime.Cancel] delivers the items it had already buffered once its
+// worker has stopped, then closes Cancelled, as the original design does.
+// A superseded stream drops its undelivered items and its closing batch
+// (Cancelled, with [StreamBatch.Superseded] set) comes at once: results of
+// a superseded search never land late.
 package runtime

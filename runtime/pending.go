@@ -8,6 +8,7 @@ type job struct {
 	key             string // supersede key, "" for none
 	t               task   // what the worker sees of this job (shares the allocation)
 	cancelRequested bool
+	superseded      bool // cancelled by a dispatch under its key: its items are dropped
 	state           State
 	value           any
 	err             *JobError
@@ -70,6 +71,9 @@ func (rt *Runtime) newJob(kind Kind, key string) *job {
 	j.t.ctx.owner = &j.t
 	if key != "" {
 		if prior, ok := rt.supersede[key]; ok {
+			if pj := rt.pending[prior]; pj != nil && pj.state == Running {
+				pj.superseded = true
+			}
 			rt.Cancel(prior)
 		}
 		rt.supersede[key] = id

@@ -365,13 +365,15 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	}
 	rt.ring.push(completedSlot{
 		id: j.id, kind: j.kind, key: j.key, state: j.state, err: j.err,
-		dispatchedAt: j.dispatchedAt, settledAt: now,
+		result: summarize(j), dispatchedAt: j.dispatchedAt, settledAt: now,
 	})
 	if j.state != Complete && j.kind == KindParse {
 		rt.handoff.drop(j.id)
 	}
 	if j.stream != nil {
-		if j.state == Cancelled {
+		// A superseded search must not land late; an explicitly cancelled
+		// stream delivers what it had buffered, then closes.
+		if j.state == Cancelled && j.superseded {
 			j.stream.discard()
 		}
 		rt.markReady(j)
