@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/pmacs-go/pmacs-go/fsops"
@@ -279,7 +280,50 @@ func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
 		}
 		return out, nil
 	}
+	if err := checkScalarClaim(d); err != nil {
+		return nil, err
+	}
 	return d.DecodeInterface()
+}
+
+// checkScalarClaim refuses a bin, str or ext value whose length prefix
+// claims more bytes than the payload holds. DecodeInterface allocates a
+// binary value's claimed length before reading it (found by
+// FuzzReplyDecode: a bin32 claiming 2.7 GB in a 13-byte reply), so the
+// claim is checked first, by peeking at the header without consuming it.
+func checkScalarClaim(d *msgpack.Decoder) error {
+	r, ok := d.Buffered().(*bytes.Reader)
+	if !ok {
+		return nil
+	}
+	var h [5]byte
+	n, _ := r.ReadAt(h[:], r.Size()-int64(r.Len()))
+	hdr := h[:n]
+	if len(hdr) == 0 {
+		return nil
+	}
+	width := 0
+	switch hdr[0] {
+	case msgpcode.Bin8, msgpcode.Str8, msgpcode.Ext8:
+		width = 1
+	case msgpcode.Bin16, msgpcode.Str16, msgpcode.Ext16:
+		width = 2
+	case msgpcode.Bin32, msgpcode.Str32, msgpcode.Ext32:
+		width = 4
+	default:
+		return nil
+	}
+	if len(hdr) < 1+width {
+		return nil // truncated: the decoder reports it
+	}
+	var size uint64
+	for _, b := range hdr[1 : 1+width] {
+		size = size<<8 | uint64(b)
+	}
+	if left := uint64(r.Len()); size > left {
+		return fmt.Errorf("value claims %d bytes but only %d remain", size, left)
+	}
+	return nil
 }
 
 // decodeLen reads an array header whose items take at least minItem bytes
