@@ -71,14 +71,27 @@ func TestUndrainedStreamIsBoundedByCredit(t *testing.T) {
 	}
 	require.False(t, rt.IsComplete(id), "the producer is held by its credit")
 	require.LessOrEqual(t, j.stream.credit.InFlight(), 1000+emitBatch)
-	start := time.Now()
-	rt.Cancel(id)
-	res := drainStream(t, rt, id, time.Millisecond, time.Second)
-	elapsed := time.Since(start)
-	require.Equal(t, Cancelled, res.outcome.State)
-	require.NotEmpty(t, res.ints, "an explicit cancel delivers what was buffered")
-	require.Zero(t, j.stream.credit.InFlight(), "delivered items return their credit")
-	t.Logf("cancel of a producer parked on credit closed its stream in %v", elapsed)
+
+	// Cancelling the parked producer closes the stream within 50 ms, on
+	// the best of three attempts; each attempt parks a fresh producer.
+	best := bestOfThree(50*time.Millisecond, func() time.Duration {
+		if j == nil {
+			id = rt.DispatchEmitN(1_000_000, DispatchOptions{})
+			j = rt.pending[id]
+			pumpUntil(t, rt, func() bool { return j.stream.credit.InFlight() >= 1000 })
+		}
+		start := time.Now()
+		rt.Cancel(id)
+		res := drainStream(t, rt, id, time.Millisecond, 5*time.Second)
+		took := time.Since(start)
+		require.Equal(t, Cancelled, res.outcome.State)
+		require.NotEmpty(t, res.ints, "an explicit cancel delivers what was buffered")
+		require.Zero(t, j.stream.credit.InFlight(), "delivered items return their credit")
+		j = nil
+		return took
+	})
+	t.Logf("cancel of a producer parked on credit closed its stream in %v", best)
+	require.Less(t, best, 50*time.Millisecond, "cancel did not close a parked stream within 50ms in three attempts")
 }
 
 // A stream whose cancel was requested delivers nothing more, and if it turns
