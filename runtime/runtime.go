@@ -199,8 +199,10 @@ func (rt *Runtime) ActiveForKey(key string) (JobID, bool) {
 func (rt *Runtime) MalformedReplies() uint64 { return rt.malformed }
 
 // Cancel asks a job to stop. The job settles Cancelled when its worker
-// observes the request (or Complete, if it had already finished). Unknown
-// and settled ids are ignored.
+// observes the request (or Complete, if it had already finished). A stream
+// delivers the items it had buffered once its worker has stopped, then
+// closes; a superseded one drops them (see the package doc). Unknown and
+// settled ids are ignored.
 func (rt *Runtime) Cancel(id JobID) {
 	if j := rt.pending[id]; j != nil && j.state == Running {
 		j.cancelRequested = true
