@@ -37,8 +37,10 @@ type task struct {
 // through the registry's encoder. r is passed by value so that the common
 // path leaves it on the stack.
 //
-// A send fails only once the runtime is closed and the bus with it; there
-// is nobody left to tell.
+// Once the runtime is closed, and the bus with it, a send fails and there
+// is nobody left to tell. A reply that cannot be encoded fails the job
+// instead (with a fixed-shape reply, which always encodes) and cancels it:
+// dropping it would leave the job Running forever.
 func (w *task) send(r reply) {
 	r.Job = w.id
 	if p, ok := r.appendFixed(make([]byte, 0, fixedReplyCap)); ok {
@@ -46,7 +48,11 @@ func (w *task) send(r reply) {
 		return
 	}
 	heap := r // only this branch moves a reply to the heap
-	_ = w.bus.Send(replyTopic, &heap)
+	if err := w.bus.Send(replyTopic, &heap); err != nil && !errors.Is(err, bus.ErrClosed) {
+		w.send(reply{Kind: replyFailed, Code: CodeMalformedReply,
+			Msg: jobName(w.kind, w.id) + ": its reply could not be encoded: " + err.Error()})
+		w.ctx.cancel()
+	}
 }
 
 // sendItems waits for credit for the batch, then sends it. It returns the

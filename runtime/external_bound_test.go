@@ -1,10 +1,13 @@
 package runtime
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/workers"
 )
 
 // settleExternal completes a fresh external job with v and returns the
@@ -186,4 +189,18 @@ func TestPeekJobIDReadsEveryIntegerForm(t *testing.T) {
 		_, ok := peekJobID(p)
 		require.False(t, ok, name)
 	}
+}
+
+// A worker reply that cannot be encoded fails its job with the reason
+// instead of being dropped, which left the job Running forever.
+func TestUnencodableWorkerReplyFailsTheJob(t *testing.T) {
+	rt := newRT(t, 2)
+	j := rt.newJob(KindLspRequest, "")
+	rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *task) reply {
+		return reply{Kind: replyValue, Value: make(chan int)}
+	})
+	o := outcomeOf(t, rt, j.id)
+	require.Equal(t, Failed, o.State)
+	require.Equal(t, CodeMalformedReply, o.Err.Code)
+	require.Contains(t, o.Err.Message, jobName(KindLspRequest, j.id)+": its reply could not be encoded")
 }
