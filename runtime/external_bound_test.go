@@ -204,3 +204,28 @@ func TestUnencodableWorkerReplyFailsTheJob(t *testing.T) {
 	require.Equal(t, CodeMalformedReply, o.Err.Code)
 	require.Contains(t, o.Err.Message, jobName(KindLspRequest, j.id)+": its reply could not be encoded")
 }
+
+// BenchmarkExternalSemanticTokens70k measures the main goroutine's cost of
+// completing an external job with a 70,000-integer array (a semantic-tokens
+// reply) and settling it: the copy through the wire form plus the Tick.
+func BenchmarkExternalSemanticTokens70k(b *testing.B) {
+	rt, err := New(Options{})
+	require.NoError(b, err)
+	defer rt.Close()
+	tokens := make([]any, 70_000)
+	for i := range tokens {
+		tokens[i] = int64(i % 5000)
+	}
+	reply := map[string]any{"resultId": "1", "data": tokens}
+	b.ReportAllocs()
+	for b.Loop() {
+		id, _ := rt.RegisterExternal(KindLspRequest, "")
+		if err := rt.CompleteExternalOK(id, reply); err != nil {
+			b.Fatal(err)
+		}
+		rt.Tick()
+		if o, ok := rt.TakeResult(id); !ok || o.State != Complete {
+			b.Fatalf("job %d: %+v", id, o)
+		}
+	}
+}

@@ -280,7 +280,7 @@ func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
 		}
 		return out, nil
 	}
-	if err := checkScalarClaim(d); err != nil {
+	if err := checkScalarClaim(d, c); err != nil {
 		return nil, err
 	}
 	return d.DecodeInterface()
@@ -291,7 +291,13 @@ func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
 // binary value's claimed length before reading it (found by
 // FuzzReplyDecode: a bin32 claiming 2.7 GB in a 13-byte reply), so the
 // claim is checked first, by peeking at the header without consuming it.
-func checkScalarClaim(d *msgpack.Decoder) error {
+func checkScalarClaim(d *msgpack.Decoder, c byte) error {
+	switch c {
+	case msgpcode.Bin8, msgpcode.Str8, msgpcode.Ext8, msgpcode.Bin16, msgpcode.Str16,
+		msgpcode.Ext16, msgpcode.Bin32, msgpcode.Str32, msgpcode.Ext32:
+	default:
+		return nil // no length prefix, or one too small to matter
+	}
 	r, ok := d.Buffered().(*bytes.Reader)
 	if !ok {
 		return nil
