@@ -25,10 +25,11 @@
 // is counted and dropped, never a panic, and if the job id at its head can
 // still be read and names a running job, that job settles Failed with
 // [CodeMalformedReply] and the decoder's reason: no job waits forever for a
-// reply that was dropped. Decoding checks every length prefix against the
-// bytes that must back it rather than against a fixed item count, so a
-// reply of any honest size decodes and a hostile one costs no more memory
-// than its own bytes.
+// reply that was dropped (nor for one that could not be encoded: the worker
+// sends that failure instead). Decoding checks every length prefix against
+// the bytes that must back it rather than against a fixed item count, so a
+// reply of any honest size decodes and a hostile one costs memory in
+// proportion to its own bytes, not to what it claims.
 //
 // # Panics
 //
