@@ -94,8 +94,10 @@ func TestUndrainedStreamIsBoundedByCredit(t *testing.T) {
 	require.Less(t, best, 50*time.Millisecond, "cancel did not close a parked stream within 50ms in three attempts")
 }
 
-// A stream whose cancel was requested delivers nothing more, and if it turns
-// out to have completed anyway its items are delivered after all.
+// A stream whose cancel was requested delivers nothing more until its worker
+// has stopped, and if it turns out to have completed anyway its items are
+// delivered with a Complete close. (What a cancelled stream delivers once
+// stopped: TestExplicitCancelDeliversBufferedItemsSupersedeDropsThem.)
 func TestCancelRequestedStreamHoldsItems(t *testing.T) {
 	rt := newRT(t, 2)
 	id := rt.DispatchEmitN(10, DispatchOptions{})
