@@ -113,12 +113,12 @@ func (b *Binding) handleCancel(L *lua.LState) int {
 	return 0
 }
 
-// cancel asks the runtime to stop a job and drops what the binding had
-// queued for it, so a cancelled stream's iterator sees no more items.
+// cancel asks the runtime to stop a job. A cancelled stream's iterator
+// still gets the items that were buffered when it stopped, in order, as
+// the runtime delivers them (only a superseded stream drops them).
 func (b *Binding) cancel(id runtime.JobID) {
 	b.rt.Cancel(id)
 	if j := b.jobs[id]; j != nil && j.stream && !j.settled {
-		j.queue = nil
 		b.hold(j, false)
 	}
 }
@@ -243,9 +243,9 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 		j.queue = append(j.queue, *sb)
 	}
 	if sb.Closed {
-		if sb.Outcome.State == runtime.Cancelled {
-			// A cancelled (or superseded) stream's results must not land
-			// late, not even the ones already taken from the runtime.
+		if sb.Superseded {
+			// A superseded stream's results must not land late, not even
+			// the ones already taken from the runtime.
 			j.queue = nil
 		}
 		var value lua.LValue = lua.LTrue

@@ -5,8 +5,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,9 +21,20 @@ import (
 	"github.com/pmacs-go/pmacs-go/syntax"
 )
 
+// goroot is the Go tree the go command uses: runtime.GOROOT is deprecated,
+// and wrong for a toolchain that was moved after it was built.
+var goroot = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	return strings.TrimSpace(string(out)), err
+})
+
 func gorootFile(b *testing.B, rel string) []byte {
 	b.Helper()
-	src, err := os.ReadFile(filepath.Join(goruntime.GOROOT(), "src", rel))
+	root, err := goroot()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "src", rel))
 	if err != nil {
 		b.Skipf("GOROOT source not available: %v", err)
 	}

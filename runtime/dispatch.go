@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/pmacs-go/pmacs-go/bus"
 	"github.com/pmacs-go/pmacs-go/workers"
@@ -22,6 +23,7 @@ type work func(ctx context.Context, w *task) reply
 type task struct {
 	ctx    jobCtx
 	id     JobID
+	kind   Kind
 	bus    *bus.Workers
 	credit *bus.Credit // nil for request/reply jobs
 	// actor is set by the worker of a stream before the handler runs and
@@ -29,6 +31,9 @@ type task struct {
 	// (see acquire). A pointer, so a request/reply job's entry stays in
 	// its allocation size class.
 	actor *workers.Actor
+	// panicked holds the failure of a panic recovered on one of the job's
+	// goroutines outside the executor (see panics.go).
+	panicked atomic.Pointer[string]
 }
 
 // send puts r on the bus as this job's reply. The small fixed-shape replies
@@ -37,8 +42,10 @@ type task struct {
 // through the registry's encoder. r is passed by value so that the common
 // path leaves it on the stack.
 //
-// A send fails only once the runtime is closed and the bus with it; there
-// is nobody left to tell.
+// Once the runtime is closed, and the bus with it, a send fails and there
+// is nobody left to tell. A reply that cannot be encoded fails the job
+// instead (with a fixed-shape reply, which always encodes) and cancels it:
+// dropping it would leave the job Running forever.
 func (w *task) send(r reply) {
 	r.Job = w.id
 	if p, ok := r.appendFixed(make([]byte, 0, fixedReplyCap)); ok {
@@ -46,7 +53,11 @@ func (w *task) send(r reply) {
 		return
 	}
 	heap := r // only this branch moves a reply to the heap
-	_ = w.bus.Send(replyTopic, &heap)
+	if err := w.bus.Send(replyTopic, &heap); err != nil && !errors.Is(err, bus.ErrClosed) {
+		w.send(reply{Kind: replyFailed, Code: CodeMalformedReply,
+			Msg: jobName(w.kind, w.id) + ": its reply could not be encoded: " + err.Error()})
+		w.ctx.cancel()
+	}
 }
 
 // sendItems waits for credit for the batch, then sends it. It returns the
@@ -106,6 +117,9 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 			return nil, nil
 		}
 		r := fn(ctx, w)
+		if pr, ok := w.panicReply(); ok {
+			r = pr
+		}
 		w.send(r)
 		return nil, nil
 	}, func(res workers.Result) {

@@ -22,7 +22,27 @@
 // Cancelled reply when it observes its context ending, so every job settles
 // exactly once through [Runtime.Tick]. A reply for a job that has already
 // settled or that nobody knows is ignored; an envelope that does not decode
-// is counted and dropped, never a panic.
+// is counted and dropped, never a panic, and if the job id at its head can
+// still be read and names a running job, that job settles Failed with
+// [CodeMalformedReply] and the decoder's reason: no job waits forever for a
+// reply that was dropped (nor for one that could not be encoded: the worker
+// sends that failure instead). Decoding checks every length prefix against
+// the bytes that must back it rather than against a fixed item count, so a
+// reply of any honest size decodes and a hostile one costs memory in
+// proportion to its own bytes, not to what it claims.
+//
+// # Panics
+//
+// The executor turns a handler's panic into an internal_error failure. A
+// job also runs code on goroutines the executor does not see: grep's batch
+// flush timer and progress reporter, the match callback grep's fanout
+// goroutines call, and the callbacks a job's context runs when it is
+// cancelled (how contexts derived from it learn of the cancel). Each of
+// those recovers a panic, settles its job Failed with internal_error and
+// the panic value, and cancels the job so its worker stops; the loop goes
+// on. A callback passed to context.AfterFunc runs on a goroutine the
+// context package starts, which only a recover inside the callback can
+// protect; the runtime registers none.
 //
 // # Concurrency contract
 //
@@ -69,9 +89,14 @@
 // last batch of a stream carries Closed and the outcome, after which the
 // entry is gone. Each stream holds a bus.Credit: a producer waits (and still
 // sees cancellation) once its undelivered items reach the runtime's stream
-// credit, so a stream that nobody drains holds bounded memory. When a stream
-// settles Cancelled, its undelivered items are dropped and the closing batch
-// comes at once: results of a superseded search never land late.
+// credit, so a stream that nobody drains holds bounded memory.
+//
+// Cancel and supersede end a stream differently. A stream cancelled with
+// [Runtime.Cancel] delivers the items it had already buffered once its
+// worker has stopped, then closes Cancelled, as the original design does.
+// A superseded stream drops its undelivered items and its closing batch
+// (Cancelled, with [StreamBatch.Superseded] set) comes at once: results of
+// a superseded search never land late.
 //
 // # Process jobs
 //

@@ -16,19 +16,49 @@ func (rt *Runtime) RegisterExternal(kind Kind, key string) (JobID, context.Conte
 	return j.id, &j.t.ctx
 }
 
-// CompleteExternalOK settles an external job with a value. The value
-// crosses the bus as MessagePack, so the outcome holds its decoded form
-// (maps as map[string]any, integers as int64/uint64). It never blocks, and
-// settling a job twice, or one that is not pending, is a no-op at the next
-// Tick. It returns an error only if the value cannot be encoded; the job is
-// then settled Failed with that error so it never hangs.
+// CompleteExternalOK settles an external job with a value at the next
+// Tick. The value is copied through its MessagePack form now, so the outcome
+// holds an owned, decoded copy (maps as map[string]any, integers as
+// int64/uint64) and the caller may reuse value at once. Whatever this
+// accepts, the job completes with: the copy is made by the same decoder Tick
+// uses for worker replies. A value that cannot make the trip (a channel, a
+// map with non-string keys, nesting deeper than 10,000 or a cyclic value)
+// is refused: the error says why and the job is settled Failed with it, so
+// it never hangs.
+//
+// It never blocks. Completing a job that is not pending, or completing it a
+// second time, is a no-op (the first completion wins, whichever of the
+// CompleteExternal* functions made it).
 func (rt *Runtime) CompleteExternalOK(id JobID, value any) error {
-	err := rt.main.Send(replyTopic, &reply{Job: id, Kind: replyValue, Value: value})
-	if err != nil {
-		err = fmt.Errorf("runtime: complete external job %d: %w", id, err)
-		rt.CompleteExternalFailed(id, err.Error())
+	j := rt.pending[id]
+	if j == nil || j.state != Running || j.extQueued {
+		return nil
 	}
-	return err
+	v, err := rt.ownedValue(value)
+	if err != nil {
+		err = fmt.Errorf("runtime: complete external job %s: %w", jobName(j.kind, id), err)
+		rt.CompleteExternalFailed(id, err.Error())
+		return err
+	}
+	// The value waits in the entry and only a payload-less reply takes the
+	// bus, so the completion still settles in bus-arrival order with the
+	// other replies without being decoded a second time.
+	j.extValue, j.extQueued = v, true
+	_ = rt.main.Send(replyTopic, &reply{Job: id, Kind: replyExternal})
+	return nil
+}
+
+// ownedValue round-trips v through the reply wire form.
+func (rt *Runtime) ownedValue(v any) (any, error) {
+	env, err := rt.main.Registry().Encode(replyTopic, &reply{Kind: replyValue, Value: v})
+	if err != nil {
+		return nil, err
+	}
+	var r reply
+	if err := rt.dec.Decode(env, &r); err != nil {
+		return nil, err
+	}
+	return r.Value, nil
 }
 
 // CompleteExternalFailed settles an external job as failed with message.

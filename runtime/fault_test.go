@@ -28,15 +28,17 @@ import (
 //     TestExternalJobThatNeverCompletesIsCancelled in external_test.go.
 
 // A worker whose handler sends malformed envelopes (garbage bytes, a reply
-// for an unknown job, a reply of a kind the job cannot take) before its
-// real reply: the main goroutine counts and drops the garbage, the job
-// settles once with its real value, and the loop goes on serving other jobs.
+// of an unknown kind for a job nobody knows, a reply for an unknown job,
+// items for a request/reply job) before its real reply: the main goroutine
+// counts and drops the garbage, the job settles once with its real value,
+// and the loop goes on serving other jobs. (An undecodable reply that names
+// a running job fails that job: TestUndecodableReplyForAKnownJobFailsIt.)
 func TestMalformedRepliesFromAWorkerNeverStopTheLoop(t *testing.T) {
 	rt := newRT(t, 2)
 	j := rt.newJob(KindComputeSum, "")
 	rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *task) reply {
 		_ = rt.wbus.SendEnvelope(busEnvelope([]byte{0xc1}))
-		_ = rt.wbus.SendEnvelope(busEnvelope([]byte{0x92, 0x01, 0x7f}))
+		_ = rt.wbus.SendEnvelope(busEnvelope([]byte{0x92, 0xcd, 0x30, 0x39, 0x7f})) // job 12345
 		_ = rt.wbus.SendEnvelope(busEnvelope(bytes.Repeat([]byte{0xdd, 0xff, 0xff, 0xff, 0xff}, 8)))
 		_ = rt.wbus.Send(replyTopic, &reply{Job: 1 << 40, Kind: replySum, N: 1})
 		w.send(reply{Kind: replyInts, Ints: []uint64{1, 2}}) // items for a request/reply job

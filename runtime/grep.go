@@ -46,7 +46,7 @@ func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 		var searched atomic.Int64
 		spec.Progress = &searched
 		stopProgress := reportProgress(w, &searched)
-		stats, err := searchTree(ctx, spec, b.emit)
+		stats, err := searchTree(ctx, spec, b.safeEmit)
 		stopProgress()
 		b.close()
 		if err != nil {
@@ -95,9 +95,15 @@ func (b *matchBatcher) emit(ms []grep.Match) error {
 func (b *matchBatcher) flushTimer() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	// Recovered under the lock, so the failure is sent before close can
+	// send the job's terminal reply.
+	defer b.w.recoverPanic("the grep flush timer")
 	b.timer = nil
 	if b.closed || len(b.buf) == 0 {
 		return
+	}
+	if grepFlushHook != nil {
+		grepFlushHook()
 	}
 	// Sending under the lock keeps this batch ahead of a later one that
 	// close or emit might send.
@@ -129,6 +135,7 @@ func reportProgress(w *task, count *atomic.Int64) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
+		defer w.recoverPanic("the grep progress reporter")
 		t := time.NewTicker(grepProgressEvery)
 		defer t.Stop()
 		var sent int64
@@ -139,6 +146,9 @@ func reportProgress(w *task, count *atomic.Int64) (stop func()) {
 			case <-t.C:
 				if n := count.Load(); n != sent {
 					sent = n
+					if grepProgressHook != nil {
+						grepProgressHook()
+					}
 					w.send(reply{Kind: replyProgress, N: uint64(n)})
 				}
 			}

@@ -20,6 +20,7 @@ type jobCtx struct {
 	mu        sync.Mutex
 	done      chan struct{} // made on first Done, or closedChan after cancel
 	afters    []*afterFunc
+	owner     *task // the job a panicking callback fails; nil outside a job
 }
 
 type afterFunc struct {
@@ -65,7 +66,7 @@ func (c *jobCtx) AfterFunc(f func()) (stop func() bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cancelled.Load() {
-		go f()
+		go c.runAfter(f)
 		return func() bool { return false }
 	}
 	a := &afterFunc{f: f}
@@ -107,6 +108,6 @@ func (c *jobCtx) cancel() {
 	}
 	c.mu.Unlock()
 	for _, a := range afters {
-		go a.f()
+		go c.runAfter(a.f)
 	}
 }

@@ -8,6 +8,7 @@ type job struct {
 	key             string // supersede key, "" for none
 	t               task   // what the worker sees of this job (shares the allocation)
 	cancelRequested bool
+	superseded      bool // cancelled by a dispatch under its key: its items are dropped
 	state           State
 	value           any
 	err             *JobError
@@ -15,6 +16,11 @@ type job struct {
 	settledAt       mono
 	stream          *streamBuf  // nil for request/reply jobs
 	resource        *ResourceOp // the fs mutation this job performs, if any
+	// extValue is an external job's decoded value between
+	// CompleteExternalOK and the Tick that applies its replyExternal;
+	// extQueued says such a reply is on the bus.
+	extValue  any
+	extQueued bool
 }
 
 func (j *job) outcome() Outcome {
@@ -61,9 +67,13 @@ func (k ResourceKind) String() string {
 func (rt *Runtime) newJob(kind Kind, key string) *job {
 	id := rt.nextID
 	rt.nextID++
-	j := &job{id: id, kind: kind, key: key, t: task{id: id, bus: rt.wbus}, dispatchedAt: monoNow()}
+	j := &job{id: id, kind: kind, key: key, t: task{id: id, kind: kind, bus: rt.wbus}, dispatchedAt: monoNow()}
+	j.t.ctx.owner = &j.t
 	if key != "" {
 		if prior, ok := rt.supersede[key]; ok {
+			if pj := rt.pending[prior]; pj != nil && pj.state == Running {
+				pj.superseded = true
+			}
 			rt.Cancel(prior)
 		}
 		rt.supersede[key] = id

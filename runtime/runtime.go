@@ -210,8 +210,10 @@ func (rt *Runtime) ActiveForKey(key string) (JobID, bool) {
 func (rt *Runtime) MalformedReplies() uint64 { return rt.malformed }
 
 // Cancel asks a job to stop. The job settles Cancelled when its worker
-// observes the request (or Complete, if it had already finished). Unknown
-// and settled ids are ignored.
+// observes the request (or Complete, if it had already finished). A stream
+// delivers the items it had buffered once its worker has stopped, then
+// closes; a superseded one drops them (see the package doc). Unknown and
+// settled ids are ignored.
 func (rt *Runtime) Cancel(id JobID) {
 	if j := rt.pending[id]; j != nil && j.state == Running {
 		j.cancelRequested = true
@@ -276,6 +278,9 @@ func (rt *Runtime) Tick() TickOutcome {
 		rt.scratch = reply{}
 		if err := rt.dec.Decode(rt.drainBuf[i], &rt.scratch); err != nil {
 			rt.malformed++
+			if id, ok := peekJobID(rt.drainBuf[i].Payload); ok {
+				rt.failUndecodable(id, err, now, &out)
+			}
 			continue
 		}
 		rt.apply(&rt.scratch, now, &out)
@@ -297,6 +302,20 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	case replyProgress:
 		if j.stream != nil {
 			j.stream.progress = r.N
+		}
+		return
+	case replyExternal:
+		if !j.extQueued {
+			rt.malformed++ // only CompleteExternalOK sends these
+			return
+		}
+		// The value leaves the entry whatever happens next, so a
+		// completion that lost the race to an earlier one pins nothing.
+		v := j.extValue
+		j.extQueued, j.extValue = false, nil
+		if j.state == Running {
+			j.state, j.value = Complete, v
+			rt.settled(j, now, out)
 		}
 		return
 	}
@@ -330,6 +349,21 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	rt.settled(j, now, out)
 }
 
+// failUndecodable settles the job an undecodable envelope names, if it is
+// still running: the envelope may have been its terminal reply or a batch of
+// its items, and either way waiting on would mean waiting forever. The job's
+// context is cancelled too, so a worker still producing for it stops.
+func (rt *Runtime) failUndecodable(id JobID, err error, now mono, out *TickOutcome) {
+	j := rt.pending[id]
+	if j == nil || j.state != Running {
+		return
+	}
+	j.t.ctx.cancel()
+	j.state = Failed
+	j.err = &JobError{Message: jobName(j.kind, id) + ": its reply could not be decoded: " + err.Error(), Code: CodeMalformedReply}
+	rt.settled(j, now, out)
+}
+
 // settled does the bookkeeping of a job that just left Running.
 func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	j.settledAt = now
@@ -346,13 +380,15 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	}
 	rt.ring.push(completedSlot{
 		id: j.id, kind: j.kind, key: j.key, state: j.state, err: j.err,
-		dispatchedAt: j.dispatchedAt, settledAt: now,
+		result: summarize(j), dispatchedAt: j.dispatchedAt, settledAt: now,
 	})
 	if j.state != Complete && j.kind == KindParse {
 		rt.handoff.drop(j.id)
 	}
 	if j.stream != nil {
-		if j.state == Cancelled {
+		// A superseded search must not land late; an explicitly cancelled
+		// stream delivers what it had buffered, then closes.
+		if j.state == Cancelled && j.superseded {
 			j.stream.discard()
 		}
 		rt.markReady(j)

@@ -6,14 +6,16 @@ import (
 )
 
 // completedSlot is one entry of the completion ring. It keeps the outcome's
-// state and error but not its value, so the ring never pins a large result
-// (a 100,000-entry listing) in memory.
+// state and error, and its value only as a result summary: small values
+// themselves, large ones by shape and size, so the ring never pins a large
+// result (a 100,000-entry listing) in memory.
 type completedSlot struct {
 	id           JobID
 	kind         Kind
 	key          string
 	state        State
 	err          *JobError
+	result       resultSummary
 	dispatchedAt mono
 	settledAt    mono
 }
@@ -57,6 +59,13 @@ type CompletedJob struct {
 	Key        string
 	State      State
 	Err        *JobError
+	// Result says what a completed job returned, in a short line: the
+	// value itself when it is small ("55", a string of up to 60 bytes),
+	// else its kind and size ("listing of 1204 entries",
+	// "array of 70000 items", "string of 4194304 bytes", "1000 items" for a
+	// stream). Empty for jobs that return nothing, and for failed and
+	// cancelled jobs (Err says why).
+	Result string
 }
 
 // WorkersSnapshot is a point-in-time copy of the job tables. A job is in at
@@ -89,6 +98,7 @@ func (rt *Runtime) Snapshot() WorkersSnapshot {
 		snap.Completed = append(snap.Completed, CompletedJob{
 			ID: s.id, Kind: s.kind, Duration: s.settledAt.sub(s.dispatchedAt),
 			SettledAge: now.sub(s.settledAt), Key: s.key, State: s.state, Err: s.err,
+			Result: s.result.String(),
 		})
 	})
 	snap.Fatal = rt.fatalRoots()

@@ -174,7 +174,9 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 				k.dispatched(id, KindLspRequest, false)
 				k.external = append(k.external, id)
 			case 11:
-				// A worker reply that does not decode: counted, dropped.
+				// A worker reply that does not decode: counted and dropped,
+				// and if the id at its head names a running job, that job
+				// fails with malformed_reply.
 				require.NoError(t, rt.wbus.SendEnvelope(busEnvelope([]byte{0x92, byte(rng.IntN(256))})))
 			}
 		}

@@ -42,11 +42,12 @@ func encodeLines(e *msgpack.Encoder, ls []proc.Line) error {
 }
 
 func decodeLines(d *msgpack.Decoder) ([]SpawnLine, error) {
-	n, err := d.DecodeArrayLen()
+	// Each line is a flag byte and a string header: at least two bytes.
+	n, err := decodeLen(d, 1)
 	if err != nil {
 		return nil, err
 	}
-	if n < 0 || n%2 != 0 || n/2 > maxWireItems {
+	if n%2 != 0 {
 		return nil, fmt.Errorf("lines: bad flat length %d", n)
 	}
 	out := make([]SpawnLine, n/2)

@@ -14,6 +14,7 @@ type streamBuf struct {
 	matches  []grep.Match
 	lines    []SpawnLine
 	progress uint64 // producer-reported progress (grep: files searched)
+	received uint64 // items the stream has sent in all, for the completion ring
 	queued   bool   // in rt.ready
 	held     bool   // HoldStream: deliver nothing until released
 }
@@ -45,6 +46,12 @@ type StreamBatch struct {
 	// it, and Outcome says how the stream ended.
 	Closed  bool
 	Outcome Outcome
+	// Superseded is set on the closing batch of a stream that was cancelled
+	// by a dispatch under its key. Its undelivered items were dropped, and a
+	// consumer should drop the batches it took earlier and has not shown
+	// yet too: a superseded search must not land late. A stream cancelled
+	// with Cancel delivers its buffered items and closes without it.
+	Superseded bool
 }
 
 // Len returns the number of items in the batch.
@@ -62,6 +69,7 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		}
 		return
 	}
+	s.received += uint64(n)
 	if len(s.ints) == 0 && r.Ints != nil {
 		s.ints = r.Ints
 	} else {
@@ -92,9 +100,12 @@ func (rt *Runtime) markReady(j *job) {
 // TakeStreamBatches delivers at most one batch per stream that has
 // something to deliver: up to its max batch of items, and on the last one
 // Closed with the outcome, after which the stream's entry is evicted. A
-// stream whose cancel was requested delivers nothing more unless it turns
-// out to have completed anyway. The cost is proportional to the streams with
-// something to deliver, not to the pending jobs.
+// stream whose cancel was requested delivers nothing more until its worker
+// has stopped; then a stream cancelled with Cancel delivers the items it had
+// buffered and closes, while a superseded one closes at once, its items
+// dropped (unless it turned out to have completed anyway). The cost is
+// proportional to the streams with something to deliver, not to the pending
+// jobs.
 func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 	if len(rt.ready) == 0 {
 		return nil
@@ -130,6 +141,7 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		switch {
 		case j.state != Running && s.len() == 0:
 			b.Closed, b.Outcome = true, j.outcome()
+			b.Superseded = j.state == Cancelled && j.superseded
 			delete(rt.pending, id)
 		case s.len() > 0:
 			s.queued = true

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/pmacs-go/pmacs-go/fsops"
@@ -32,13 +33,9 @@ const (
 	replyProgress                       // stream progress: N = units done (grep: files searched)
 	replyLines                          // stream items: spawn output lines
 	replyExit                           // spawn or system completed: Exit
+	replyExternal                       // external job completed; its value waits in the job entry
 	replyKindEnd
 )
-
-// maxWireItems bounds how many items one decoded reply may claim. Producers
-// send far smaller batches; the bound exists so a hostile length prefix cannot
-// make the main goroutine allocate gigabytes.
-const maxWireItems = 1 << 16
 
 // reply is the one wire type of the runtime. It has hand-written MessagePack
 // methods because it is on the hot path of every job and every stream item:
@@ -107,7 +104,7 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	case replyEntry:
 		return encodeEntry(e, r.Entry)
 	case replyValue:
-		return e.Encode(r.Value)
+		return encodeValue(e, r.Value, 0)
 	case replyLines:
 		return encodeLines(e, r.rawLines)
 	case replyExit:
@@ -135,7 +132,7 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 	r.Job, r.Kind = JobID(job), replyKind(kind)
 	want := 2
 	switch r.Kind {
-	case replyUnit, replyCancelled, replyClosed:
+	case replyUnit, replyCancelled, replyClosed, replyExternal:
 	case replySum, replyParse, replyProgress:
 		want = 3
 		r.N, err = d.DecodeUint64()
@@ -180,14 +177,85 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 }
 
 // maxWireDepth bounds how deeply an external job's value may nest, so a
-// hostile payload cannot recurse the decoder off its stack.
-const maxWireDepth = 64
+// hostile payload cannot recurse the decoder off its stack, nor a cyclic
+// value the encoder. It is encoding/json's own nesting limit, so anything a
+// language server's JSON reply decodes to in Go also crosses the bus.
+const maxWireDepth = 10_000
+
+// encodeValue encodes v as msgpack's Encode does, walking the JSON-shaped
+// containers ([]any, map[string]any) itself so that it can refuse a value
+// nested deeper than maxWireDepth: without the bound a cyclic value (a map
+// that contains itself) would recurse until the process dies of stack
+// exhaustion, which no recover can catch.
+func encodeValue(e *msgpack.Encoder, v any, depth int) error {
+	if depth > maxWireDepth {
+		return fmt.Errorf("value nested deeper than %d (or cyclic)", maxWireDepth)
+	}
+	switch v := v.(type) {
+	case []any:
+		if v == nil {
+			return e.EncodeNil()
+		}
+		if err := e.EncodeArrayLen(len(v)); err != nil {
+			return err
+		}
+		for _, x := range v {
+			if err := encodeValue(e, x, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case map[string]any:
+		if v == nil {
+			return e.EncodeNil()
+		}
+		if err := e.EncodeMapLen(len(v)); err != nil {
+			return err
+		}
+		for k, x := range v {
+			if err := e.EncodeString(k); err != nil {
+				return err
+			}
+			if err := encodeValue(e, x, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return e.Encode(v)
+}
+
+// remainingBytes reports how many payload bytes d has left to read, when it
+// reads from memory (the bus decoders read from a bytes.Reader).
+func remainingBytes(d *msgpack.Decoder) (int, bool) {
+	if r, ok := d.Buffered().(interface{ Len() int }); ok {
+		return r.Len(), true
+	}
+	return 0, false
+}
+
+// checkClaim refuses a length prefix of n items when the payload does not
+// hold the minItem bytes each of them needs at the least. That, and never
+// sizing a slice or map by a prefix it has not checked, is what keeps a
+// hostile few bytes from costing gigabytes: a fixed item bound would also
+// refuse honest replies (an LSP semantic-tokens array of a mid-sized file
+// has 70,000 integers). A decoder that does not read from memory skips the
+// check; allocation is then still bounded by the items actually read.
+func checkClaim(d *msgpack.Decoder, what string, n, minItem int) error {
+	if n < 0 {
+		return nil
+	}
+	if left, ok := remainingBytes(d); ok && n > left/minItem {
+		return fmt.Errorf("%s claims %d items but only %d bytes remain", what, n, left)
+	}
+	return nil
+}
 
 // decodeValue decodes an arbitrary value as DecodeInterface does (arrays as
-// []any, maps as map[string]any), but refuses arrays and maps longer than
-// maxWireItems and values nested deeper than maxWireDepth. DecodeInterface
-// sizes a slice or map by its length prefix before reading an element, so a
-// few bytes claiming billions of items would exhaust memory.
+// []any, maps as map[string]any), but checks every length prefix against the
+// bytes left and refuses values nested deeper than maxWireDepth.
+// DecodeInterface sizes a slice or map by its length prefix before reading an
+// element, so a few bytes claiming billions of items would exhaust memory.
 func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
 	if depth > maxWireDepth {
 		return nil, fmt.Errorf("value nested deeper than %d", maxWireDepth)
@@ -198,7 +266,7 @@ func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
 	}
 	switch {
 	case msgpcode.IsFixedArray(c) || c == msgpcode.Array16 || c == msgpcode.Array32:
-		n, err := decodeLen(d)
+		n, err := decodeLen(d, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -216,14 +284,14 @@ func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if n > maxWireItems {
-			return nil, fmt.Errorf("map of %d entries exceeds %d", n, maxWireItems)
+		if err := checkClaim(d, "map", n, 2); err != nil {
+			return nil, err
 		}
 		out := make(map[string]any, min(n, 64))
 		for range n {
 			k, err := d.DecodeString()
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("map key: %w (only string keys cross the bus)", err)
 			}
 			if out[k], err = decodeValue(d, depth+1); err != nil {
 				return nil, err
@@ -231,23 +299,76 @@ func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
 		}
 		return out, nil
 	}
+	if err := checkScalarClaim(d, c); err != nil {
+		return nil, err
+	}
 	return d.DecodeInterface()
 }
 
-// decodeLen reads an array header and refuses lengths past maxWireItems.
-func decodeLen(d *msgpack.Decoder) (int, error) {
+// checkScalarClaim refuses a bin, str or ext value whose length prefix
+// claims more bytes than the payload holds. DecodeInterface allocates a
+// binary value's claimed length before reading it (found by
+// FuzzReplyDecode: a bin32 claiming 2.7 GB in a 13-byte reply), so the
+// claim is checked first, by peeking at the header without consuming it.
+func checkScalarClaim(d *msgpack.Decoder, c byte) error {
+	switch c {
+	case msgpcode.Bin8, msgpcode.Str8, msgpcode.Ext8, msgpcode.Bin16, msgpcode.Str16,
+		msgpcode.Ext16, msgpcode.Bin32, msgpcode.Str32, msgpcode.Ext32:
+	default:
+		return nil // no length prefix, or one too small to matter
+	}
+	r, ok := d.Buffered().(*bytes.Reader)
+	if !ok {
+		return nil
+	}
+	var h [5]byte
+	n, _ := r.ReadAt(h[:], r.Size()-int64(r.Len()))
+	hdr := h[:n]
+	if len(hdr) == 0 {
+		return nil
+	}
+	width := 0
+	switch hdr[0] {
+	case msgpcode.Bin8, msgpcode.Str8, msgpcode.Ext8:
+		width = 1
+	case msgpcode.Bin16, msgpcode.Str16, msgpcode.Ext16:
+		width = 2
+	case msgpcode.Bin32, msgpcode.Str32, msgpcode.Ext32:
+		width = 4
+	default:
+		return nil
+	}
+	if len(hdr) < 1+width {
+		return nil // truncated: the decoder reports it
+	}
+	var size uint64
+	for _, b := range hdr[1 : 1+width] {
+		size = size<<8 | uint64(b)
+	}
+	if left := uint64(r.Len()); size > left {
+		return fmt.Errorf("value claims %d bytes but only %d remain", size, left)
+	}
+	return nil
+}
+
+// decodeLen reads an array header whose items take at least minItem bytes
+// each and refuses a length the payload cannot hold.
+func decodeLen(d *msgpack.Decoder, minItem int) (int, error) {
 	n, err := d.DecodeArrayLen()
 	if err != nil {
 		return 0, err
 	}
-	if n < 0 || n > maxWireItems {
-		return 0, fmt.Errorf("array of %d items exceeds %d", n, maxWireItems)
+	if n < 0 {
+		return 0, nil // nil array
+	}
+	if err := checkClaim(d, "array", n, minItem); err != nil {
+		return 0, err
 	}
 	return n, nil
 }
 
 func decodeInts(d *msgpack.Decoder) ([]uint64, error) {
-	n, err := decodeLen(d)
+	n, err := decodeLen(d, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -260,4 +381,55 @@ func decodeInts(d *msgpack.Decoder) ([]uint64, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// peekJobID reads the job id of a reply that failed to decode: the first
+// element of its array, when the payload gets that far. It reads the forms
+// DecodeUint64 accepts and nothing else.
+func peekJobID(p []byte) (JobID, bool) {
+	if len(p) == 0 {
+		return 0, false
+	}
+	switch c := p[0]; {
+	case c > 0x90 && c <= 0x9f:
+		p = p[1:]
+	case c == 0xdc && len(p) >= 3 && (p[1] != 0 || p[2] != 0):
+		p = p[3:]
+	case c == 0xdd && len(p) >= 5 && (p[1] != 0 || p[2] != 0 || p[3] != 0 || p[4] != 0):
+		p = p[5:]
+	default:
+		return 0, false
+	}
+	if len(p) == 0 {
+		return 0, false
+	}
+	be := func(b []byte) (n uint64) {
+		for _, x := range b {
+			n = n<<8 | uint64(x)
+		}
+		return n
+	}
+	c, width := p[0], 0
+	switch {
+	case c <= 0x7f:
+		return JobID(c), true
+	case c == 0xcc || c == 0xd0:
+		width = 1
+	case c == 0xcd || c == 0xd1:
+		width = 2
+	case c == 0xce || c == 0xd2:
+		width = 4
+	case c == 0xcf || c == 0xd3:
+		width = 8
+	default:
+		return 0, false
+	}
+	if len(p) < 1+width {
+		return 0, false
+	}
+	n := be(p[1 : 1+width])
+	if c >= 0xd0 && p[1]&0x80 != 0 {
+		return 0, false // a negative signed integer names no job
+	}
+	return JobID(n), true
 }

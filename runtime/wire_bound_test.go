@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	goruntime "runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,9 +20,19 @@ func TestReplyValueWithHostileLengthsIsRefused(t *testing.T) {
 		"nested map32":    {0x93, 0x01, 0x0b, 0x91, 0xdf, 0xff, 0xff, 0xff, 0xff},
 		"top-level map32": {0x93, 0x01, 0x0b, 0xdf, 0x7f, 0xff, 0xff, 0xff},
 		"deep nesting":    append([]byte{0x93, 0x01, 0x0b}, repeatByte(0x91, 10000)...),
+		// FuzzReplyDecode: DecodeInterface allocated a bin32's claimed
+		// 2.7 GB before reading it.
+		"fuzz finding bin32": []byte("\x930\v\x92\x970\xc6\xa0\x30\x32\x30000"),
+		"nested bin32":       {0x93, 0x01, 0x0b, 0x91, 0xc6, 0x7f, 0xff, 0xff, 0xff},
+		"nested ext32":       {0x93, 0x01, 0x0b, 0x91, 0xc9, 0x7f, 0xff, 0xff, 0xff, 0x01},
+		"nested str32":       {0x93, 0x01, 0x0b, 0x91, 0xdb, 0x7f, 0xff, 0xff, 0xff},
 	} {
+		var before, after goruntime.MemStats
+		goruntime.ReadMemStats(&before)
 		var r reply
 		require.Error(t, reg.Decode(busEnvelope(payload), &r), name)
+		goruntime.ReadMemStats(&after)
+		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20), "%s allocated %d MiB", name, (after.TotalAlloc-before.TotalAlloc)>>20)
 	}
 	// Values within the bounds still decode as DecodeInterface would.
 	env, err := reg.Encode(replyTopic, &reply{Job: 1, Kind: replyValue, Value: map[string]any{"a": []any{int64(1), "x", map[string]any{"b": nil}}}})

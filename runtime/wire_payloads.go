@@ -50,8 +50,12 @@ func encodeMatches(e *msgpack.Encoder, ms []grep.Match) error {
 	return nil
 }
 
+// minMatchBytes is the smallest encoded match: a fixarray header and six
+// one-byte fields.
+const minMatchBytes = 7
+
 func decodeMatches(d *msgpack.Decoder) ([]grep.Match, error) {
-	n, err := decodeLen(d)
+	n, err := decodeLen(d, minMatchBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +84,7 @@ func decodeMatches(d *msgpack.Decoder) ([]grep.Match, error) {
 		if m.MatchEnd, err = d.DecodeUint32(); err != nil {
 			return nil, err
 		}
-		flat, err := decodeLen(d)
+		flat, err := decodeLen(d, 1)
 		if err != nil {
 			return nil, err
 		}

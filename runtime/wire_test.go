@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -107,11 +109,52 @@ func FuzzReplyDecode(f *testing.F) {
 		if reg.Decode(busEnvelope(payload), &r) != nil {
 			return
 		}
-		// Whatever decodes must encode again.
-		if _, err := reg.Encode(replyTopic, &r); err != nil {
+		// Whatever decodes must encode again, and decode to the same
+		// reply: nothing a reply carries is lost or changed on the way.
+		env, err := reg.Encode(replyTopic, &r)
+		if err != nil {
 			t.Fatalf("decoded reply does not re-encode: %v", err)
 		}
+		var back reply
+		if err := reg.Decode(env, &back); err != nil {
+			t.Fatalf("re-encoded reply does not decode: %v", err)
+		}
+		a, b := normalReply(r), normalReply(back)
+		// A value is compared by its printed form, in which NaN equals
+		// itself and map keys are sorted; the rest structurally.
+		va, vb := fmt.Sprintf("%#v", a.Value), fmt.Sprintf("%#v", b.Value)
+		a.Value, b.Value = nil, nil
+		if !reflect.DeepEqual(a, b) || va != vb {
+			t.Fatalf("reply changed on a round trip:\n first %#v %s\nsecond %#v %s", a, va, b, vb)
+		}
 	})
+}
+
+// normalReply makes the empty and nil forms of a reply's slices alike:
+// the wire cannot tell them apart, and a consumer treats them the same.
+func normalReply(r reply) reply {
+	if len(r.Ints) == 0 {
+		r.Ints = nil
+	}
+	if len(r.Matches) == 0 {
+		r.Matches = nil
+	}
+	for i := range r.Matches {
+		if len(r.Matches[i].Spans) == 0 {
+			r.Matches[i].Spans = nil
+		}
+	}
+	if r.Listing != nil {
+		l := *r.Listing
+		if len(l.Entries) == 0 {
+			l.Entries = nil
+		}
+		if len(l.Errors) == 0 {
+			l.Errors = nil
+		}
+		r.Listing = &l
+	}
+	return r
 }
 
 // matchReflect is grep.Match's shape without the hand-written methods, to

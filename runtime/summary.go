@@ -1,0 +1,109 @@
+package runtime
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/pmacs-go/pmacs-go/fsops"
+)
+
+// resultSummary is what the completion ring keeps of a job's value. It is
+// made at settle without formatting anything (a settle is on the hot path
+// of every job); String formats it when a snapshot asks.
+type resultSummary struct {
+	shape resultShape
+	small any    // shapeSmall: the value itself, which holds no large memory
+	n, m  uint64 // sizes: items, entries, bytes; m is a second count
+}
+
+type resultShape uint8
+
+const (
+	shapeNone    resultShape = iota // nothing to show
+	shapeSmall                      // small holds the value
+	shapeItems                      // a stream: n items, m files searched (grep)
+	shapeListing                    // n entries, m entry errors
+	shapeString                     // a long string of n bytes
+	shapeBytes                      // n bytes of binary
+	shapeArray                      // n items
+	shapeMap                        // n keys
+	shapeOther                      // small is a type name
+)
+
+// maxSmallString is the longest string the ring keeps as itself.
+const maxSmallString = 60
+
+// summarize describes a settled job's value for the ring.
+func summarize(j *job) resultSummary {
+	if j.state != Complete {
+		return resultSummary{}
+	}
+	if j.stream != nil {
+		s := resultSummary{shape: shapeItems, n: j.stream.received}
+		if j.kind == KindGrep {
+			s.m = j.stream.progress + 1 // +1 so that 0 files still shows
+		}
+		return s
+	}
+	switch v := j.value.(type) {
+	case nil:
+		return resultSummary{}
+	case fsops.Listing:
+		return resultSummary{shape: shapeListing, n: uint64(len(v.Entries)), m: uint64(len(v.Errors))}
+	case string:
+		if len(v) > maxSmallString {
+			return resultSummary{shape: shapeString, n: uint64(len(v))}
+		}
+	case []byte:
+		return resultSummary{shape: shapeBytes, n: uint64(len(v))}
+	case []any:
+		return resultSummary{shape: shapeArray, n: uint64(len(v))}
+	case map[string]any:
+		return resultSummary{shape: shapeMap, n: uint64(len(v))}
+	case bool, int8, int16, int32, int64, int, uint8, uint16, uint32, uint64, uint,
+		float32, float64, *ParseResult, fsops.Entry, time.Time:
+	default:
+		return resultSummary{shape: shapeOther, small: fmt.Sprintf("%T", v)}
+	}
+	// The value is a scalar or a small struct already boxed in the job's
+	// outcome: keeping the same interface costs nothing.
+	return resultSummary{shape: shapeSmall, small: j.value}
+}
+
+// String formats the summary for the *workers* view.
+func (s resultSummary) String() string {
+	switch s.shape {
+	case shapeSmall:
+		switch v := s.small.(type) {
+		case string:
+			return strconv.Quote(v)
+		case *ParseResult:
+			return "tree, parsed in " + v.Duration.Round(time.Microsecond).String()
+		case fsops.Entry:
+			return fmt.Sprintf("%s %q, %d bytes", v.Kind, v.Name, v.Size)
+		}
+		return fmt.Sprint(s.small)
+	case shapeItems:
+		if s.m > 0 {
+			return fmt.Sprintf("%d items, %d files searched", s.n, s.m-1)
+		}
+		return fmt.Sprintf("%d items", s.n)
+	case shapeListing:
+		if s.m > 0 {
+			return fmt.Sprintf("listing of %d entries, %d errors", s.n, s.m)
+		}
+		return fmt.Sprintf("listing of %d entries", s.n)
+	case shapeString:
+		return fmt.Sprintf("string of %d bytes", s.n)
+	case shapeBytes:
+		return fmt.Sprintf("%d bytes", s.n)
+	case shapeArray:
+		return fmt.Sprintf("array of %d items", s.n)
+	case shapeMap:
+		return fmt.Sprintf("map of %d keys", s.n)
+	case shapeOther:
+		return fmt.Sprint(s.small)
+	}
+	return ""
+}

@@ -1,0 +1,99 @@
+package runtime
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+	"weak"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/fsops"
+	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/syntax"
+)
+
+// resultOf returns the ring's Result for id.
+func resultOf(t *testing.T, rt *Runtime, id JobID) string {
+	t.Helper()
+	for _, c := range rt.Snapshot().Completed {
+		if c.ID == id {
+			return c.Result
+		}
+	}
+	t.Fatalf("job %d is not in the completion ring", id)
+	return ""
+}
+
+// The completion ring says what each job returned: small values as
+// themselves, large ones by kind and size, and nothing for failures
+// (issue 11: where the seed's behaviour was lost). Every expected line is
+// built from the inputs, not from a previous run.
+func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
+	const files = 5
+	dir := t.TempDir()
+	for i := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), []byte("needle\n"), 0o644))
+	}
+	rt := newRT(t, 2)
+	want := map[JobID]string{}
+	take := func(id JobID) JobID {
+		outcomeOf(t, rt, id)
+		return id
+	}
+	want[take(rt.DispatchSum(10, DispatchOptions{}))] = "55"
+	want[take(rt.DispatchSleep(0, DispatchOptions{}))] = ""
+	want[take(rt.DispatchReadDir(dir, fsops.PerEntry, DispatchOptions{}))] = fmt.Sprintf("listing of %d entries", files)
+	want[take(rt.DispatchStat(filepath.Join(dir, "f0.txt"), DispatchOptions{}))] = `file "f0.txt", 7 bytes`
+	want[take(rt.DispatchStat(filepath.Join(dir, "missing"), DispatchOptions{}))] = ""
+
+	for v, line := range map[string]any{
+		"array of 70000 items":    make([]any, 70_000),
+		"string of 4194304 bytes": strings.Repeat("x", 4<<20),
+		`"short reply"`:           "short reply",
+		"map of 2 keys":           map[string]any{"a": 1, "b": 2},
+		"42":                      42,
+	} {
+		id, _ := rt.RegisterExternal(KindLspRequest, "")
+		require.NoError(t, rt.CompleteExternalOK(id, line))
+		want[take(id)] = v
+	}
+
+	emit := rt.DispatchEmitN(1000, DispatchOptions{})
+	require.Equal(t, Complete, drainStream(t, rt, emit, time.Millisecond, 5*time.Second).outcome.State)
+	want[emit] = "1000 items"
+	g := rt.DispatchGrep(grep.Spec{Root: dir, Pattern: "needle"}, DispatchOptions{})
+	require.Equal(t, Complete, drainStream(t, rt, g, time.Millisecond, 5*time.Second).outcome.State)
+	want[g] = fmt.Sprintf("%d items, %d files searched", files, files)
+
+	for id, line := range want {
+		require.Equal(t, line, resultOf(t, rt, id), "job %d", id)
+	}
+
+	p := rt.DispatchParse(syntax.Request{Source: []byte("local x = 1\n"), Language: "lua"}, DispatchOptions{})
+	pumpUntil(t, rt, func() bool { return rt.IsComplete(p) })
+	require.True(t, strings.HasPrefix(resultOf(t, rt, p), "tree, parsed in "), resultOf(t, rt, p))
+	rt.TakeResult(p)
+}
+
+// The ring does not pin a large value once its job has been taken: the
+// 70,000-item array a job returned is collected.
+func TestCompletionRingDoesNotPinLargeValues(t *testing.T) {
+	rt := newRT(t, 2)
+	id, _ := rt.RegisterExternal(KindLspRequest, "")
+	require.NoError(t, rt.CompleteExternalOK(id, make([]any, 70_000)))
+	o := outcomeOf(t, rt, id)
+	arr := o.Value.([]any)
+	ref := weak.Make(&arr[0])
+	o, arr = Outcome{}, nil
+	_ = o
+	require.Eventually(t, func() bool {
+		goruntime.GC()
+		return ref.Value() == nil
+	}, 5*time.Second, 10*time.Millisecond, "the ring pins the value")
+	require.Equal(t, "array of 70000 items", resultOf(t, rt, id))
+}
