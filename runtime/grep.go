@@ -46,9 +46,20 @@ func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 		var searched atomic.Int64
 		spec.Progress = &searched
 		stopProgress := reportProgress(w, &searched)
+		// grep re-panics a fanout goroutine's panic here, on the worker,
+		// whose isolation fails the job: the reporter and the flush timer
+		// must stop on that path too, or they outlive the job.
+		stopped := false
+		stop := func() {
+			if !stopped {
+				stopped = true
+				stopProgress()
+				b.close()
+			}
+		}
+		defer stop()
 		stats, err := searchTree(ctx, spec, b.safeEmit)
-		stopProgress()
-		b.close()
+		stop()
 		if err != nil {
 			return terminal(ctx, err, "")
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/workers"
@@ -177,4 +178,26 @@ func TestWorkerReplyAfterAHelperPanicIsTheFailure(t *testing.T) {
 	o := outcomeOf(t, rt, j.id)
 	requirePanicFailure(t, o, KindComputeSum, "a helper", "helper down")
 	require.True(t, strings.HasPrefix(o.Err.Message, jobName(KindComputeSum, j.id)+": panicked in a helper"), o.Err.Message)
+}
+
+// A panic that grep re-raises on the worker (one of its fanout goroutines
+// panicked) fails the grep with internal_error, and the job's progress
+// reporter and flush timer stop with it: goleak in TestMain would report a
+// reporter left ticking. Before the deferred stop, the re-panic skipped it.
+func TestPanicRaisedBySearchStopsTheGrepsHelpers(t *testing.T) {
+	prev := searchTree
+	searchTree = func(ctx context.Context, spec grep.Spec, emit func([]grep.Match) error) (grep.Stats, error) {
+		_ = emit([]grep.Match{{File: "a.txt", Line: 1, Text: "needle"}})
+		panic("fanout boom")
+	}
+	t.Cleanup(func() { searchTree = prev })
+	rt := newRT(t, 2)
+	id := rt.DispatchGrep(grep.Spec{Root: threeMatchingFiles(t), Pattern: "needle"}, DispatchOptions{})
+	o := drainStream(t, rt, id, time.Millisecond, 5*time.Second).outcome
+	require.Equal(t, Failed, o.State, "%+v", o)
+	require.Equal(t, workers.CodeInternal, o.Err.Code)
+	require.Contains(t, o.Err.Message, "fanout boom")
+	requireLoopGoesOn(t, rt)
+	rt.Close()
+	require.NoError(t, goleak.Find(goleak.IgnoreCurrent()), "the grep's helpers outlive it")
 }
