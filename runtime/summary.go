@@ -44,6 +44,9 @@ func summarize(j *job) resultSummary {
 		if j.kind == KindGrep {
 			s.m = j.stream.progress + 1 // +1 so that 0 files still shows
 		}
+		if x, ok := j.value.(SpawnResult); ok {
+			s.small = exitSummary(x)
+		}
 		return s
 	}
 	switch v := j.value.(type) {
@@ -57,6 +60,10 @@ func summarize(j *job) resultSummary {
 		}
 	case []byte:
 		return resultSummary{shape: shapeBytes, n: uint64(len(v))}
+	case SpawnResult:
+		// A system job's output may be megabytes: keep only its shape.
+		return resultSummary{shape: shapeOther, small: fmt.Sprintf("%s, %d bytes of stdout, %d of stderr",
+			exitSummary(v), len(v.Stdout), len(v.Stderr))}
 	case []any:
 		return resultSummary{shape: shapeArray, n: uint64(len(v))}
 	case map[string]any:
@@ -88,6 +95,9 @@ func (s resultSummary) String() string {
 		if s.m > 0 {
 			return fmt.Sprintf("%d items, %d files searched", s.n, s.m-1)
 		}
+		if s.small != nil {
+			return fmt.Sprintf("%d items, %v", s.n, s.small)
+		}
 		return fmt.Sprintf("%d items", s.n)
 	case shapeListing:
 		if s.m > 0 {
@@ -106,4 +116,12 @@ func (s resultSummary) String() string {
 		return fmt.Sprint(s.small)
 	}
 	return ""
+}
+
+// exitSummary says how a program ended: "exit 0" or "signal SIGTERM".
+func exitSummary(x SpawnResult) string {
+	if x.Signal != "" {
+		return "signal " + x.Signal
+	}
+	return fmt.Sprintf("exit %d", x.Code)
 }

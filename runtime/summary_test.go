@@ -14,6 +14,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/syntax"
 )
 
@@ -69,6 +70,13 @@ func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
 	g := rt.DispatchGrep(grep.Spec{Root: dir, Pattern: "needle"}, DispatchOptions{})
 	require.Equal(t, Complete, drainStream(t, rt, g, time.Millisecond, 5*time.Second).outcome.State)
 	want[g] = fmt.Sprintf("%d items, %d files searched", files, files)
+
+	sys := rt.DispatchSystem(proc.Spec{Argv: []string{"sh", "-c", "printf abc; printf de >&2; exit 3"}}, 0, DispatchOptions{})
+	outcomeOf(t, rt, sys)
+	want[sys] = "exit 3, 3 bytes of stdout, 2 of stderr"
+	sp := rt.DispatchSpawn(proc.Spec{Argv: []string{"sh", "-c", "echo a; echo b; kill -TERM $$"}}, DispatchOptions{})
+	require.Equal(t, Complete, drainStream(t, rt, sp, time.Millisecond, 5*time.Second).outcome.State)
+	want[sp] = "2 items, signal SIGTERM"
 
 	for id, line := range want {
 		require.Equal(t, line, resultOf(t, rt, id), "job %d", id)
