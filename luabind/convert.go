@@ -141,6 +141,9 @@ func snapshotToLua(L *lua.LState, s runtime.WorkersSnapshot) *lua.LTable {
 		if c.Err != nil {
 			t.RawSetString("error", lua.LString(c.Err.Message))
 		}
+		if c.Result != "" {
+			t.RawSetString("result", lua.LString(c.Result))
+		}
 		completed.Append(t)
 	}
 	fatal := L.NewTable()
