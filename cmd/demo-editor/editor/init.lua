@@ -676,6 +676,7 @@ local function render_workers(buf)
     local line = string.format("  %-6d %-12s %8.1fms  %-20s %s", c.id, c.kind, c.duration_ms,
       c.key or "-", c.outcome)
     if c.error then line = line .. ": " .. c.error end
+    if c.result then line = line .. ": " .. c.result end
     lines[#lines + 1] = line
     local group = ({complete = "ok", cancelled = "warning", failed = "error"})[c.outcome]
     hl[#hl + 1] = {#lines - 1, 0, #lines - 1, #line, group}

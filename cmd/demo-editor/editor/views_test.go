@@ -245,3 +245,24 @@ func TestWorkersViewListsAndResetsAFatalRoot(t *testing.T) {
 	})
 	h.until("the root is no longer fatal", func(e *session) bool { return len(e.rt.Snapshot().Fatal) == 0 })
 }
+
+// Issue 11 (where the seed's behaviour was lost): a completed job's row in
+// *workers* shows what it returned.
+func TestWorkersViewShowsWhatACompletedJobReturned(t *testing.T) {
+	h := startEditor(t, Options{Path: t.TempDir()})
+	h.waitText("..")
+	h.alt('x')
+	h.waitText("command (")
+	h.typeText("sum 10")
+	h.key(tcell.KeyEnter)
+	h.waitText("sum 1..10 = 55")
+	h.ctrl('w')
+	h.waitScreen("the sum's row with its result", func(rows []string) bool {
+		for _, r := range rows {
+			if strings.Contains(r, "compute_sum") && strings.Contains(r, "complete: 55") {
+				return true
+			}
+		}
+		return false
+	})
+}
