@@ -59,12 +59,15 @@ func (b *Binding) handleAwait(L *lua.LState) int {
 	if j.settled {
 		return pushAll(L, j.results)
 	}
-	if j.stream && !j.iterated && !j.discard {
+	t := b.waitingTask(L, "h:await")
+	if j.stream && !j.discard && (!j.iterated || j.iterTask == nil || j.iterTask == t) {
+		// No other task iterates the stream (this one never did, or left
+		// its loop to await the end): holding its batches would make the
+		// await wait on itself, so what is left is dropped as it comes.
 		j.discard = true
 		j.queue = nil
 		b.hold(j, false)
 	}
-	t := b.waitingTask(L, "h:await")
 	j.waiters = append(j.waiters, t)
 	t.parked = true
 	return L.Yield()
