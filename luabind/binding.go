@@ -151,6 +151,9 @@ func (b *Binding) openLibs(safe bool) error {
 		}
 	}
 	g := b.ls.G.Global
+	if co, ok := g.RawGetString(lua.CoroutineLibName).(*lua.LTable); ok {
+		co.RawSetString("yield", b.ls.NewFunction(b.coYield))
+	}
 	g.RawSetString("print", b.ls.NewFunction(b.luaPrint))
 	// Chunks loaded at run time get the same for-loop rewrite as the
 	// script, so their loops may wait too.

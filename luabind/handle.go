@@ -66,8 +66,7 @@ func (b *Binding) handleAwait(L *lua.LState) int {
 	}
 	t := b.waitingTask(L, "h:await")
 	j.waiters = append(j.waiters, t)
-	t.parked = true
-	return L.Yield()
+	return b.park(L, t)
 }
 
 func (b *Binding) handleBatches(L *lua.LState) int {
@@ -103,8 +102,7 @@ func (b *Binding) batchIter(L *lua.LState) int {
 		raise(L, "h:batches: job %d is already being iterated by another task", j.id)
 	}
 	j.consumer = t
-	t.parked = true
-	return L.Yield()
+	return b.park(L, t)
 }
 
 func (b *Binding) handleCancel(L *lua.LState) int {

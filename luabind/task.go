@@ -38,6 +38,9 @@ type Task struct {
 	// wait asked for (a bare coroutine.yield) is told apart: that task is
 	// resumed next frame.
 	parked bool
+	// want is how many results the call site the task is parked in takes
+	// (see callResults): the values it is resumed with are adjusted to it.
+	want int
 	// collected is set once another task has received this task's error
 	// from task:await(); the error is then handled.
 	collected bool
@@ -88,7 +91,7 @@ func (b *Binding) Spawn(fn *lua.LFunction, args ...lua.LValue) *Task {
 // spawn starts a task from the thread from: the main state, or a task that
 // calls pmacs.async.run, which then continues once the new task parks.
 func (b *Binding) spawn(from *lua.LState, fn *lua.LFunction, args []lua.LValue) *Task {
-	t := &Task{b: b, th: b.thread()}
+	t := &Task{b: b, th: b.thread(), want: resultsUnknown}
 	t.ud = &lua.LUserData{Value: t, Metatable: b.taskMT}
 	if b.closed {
 		t.state = taskFailed
@@ -130,6 +133,12 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 		return
 	}
 	t.parked = false
+	want := t.want
+	if fn != nil {
+		want = resultsUnknown // a fresh thread: vals are the function's arguments
+	}
+	vals = adjustResults(vals, want)
+	t.want = resultsUnknown
 	// Set per resume, not once per thread: Interrupt replaces the context,
 	// and a parked task must not wake into one that was already cancelled.
 	// The VM then checks it between instructions, about a tenth of the
@@ -284,6 +293,24 @@ func calledBy(L *lua.LState, level int, source string) bool {
 		return false
 	}
 	return dbg.Source == source
+}
+
+// park parks t, the task running on L, until the frame driver resumes it,
+// and records how many values its call site takes. Every wait ends in it.
+func (b *Binding) park(L *lua.LState, t *Task) int {
+	t.parked = true
+	t.want = callResults(L)
+	return L.Yield()
+}
+
+// coYield is coroutine.yield: gopher-lua's, which only yields, plus the
+// record of the call site's result count when a task yields, so a bare
+// yield resumes into Lua nils too.
+func (b *Binding) coYield(L *lua.LState) int {
+	if t := b.threads[L]; t != nil {
+		t.want = callResults(L)
+	}
+	return -1
 }
 
 // waitingTask returns the task running on L, or raises the error that says

@@ -111,8 +111,7 @@ func (b *Binding) taskAwait(L *lua.LState) int {
 	}
 	cur := b.waitingTask(L, "task:await")
 	t.waiters = append(t.waiters, cur)
-	cur.parked = true
-	return L.Yield()
+	return b.park(L, cur)
 }
 
 func taskDoneFn(L *lua.LState) int {
