@@ -392,9 +392,9 @@ func pmacsFunctions(b *Binding) map[string]*lua.LFunction {
 }
 
 // badLuaValues describes every value at any depth under v that Lua cannot
-// use: a Go nil interface, a nil pointer inside an LValue, a userdata with
-// no value, with a value that is not one of the binding's types, or without
-// its metatable.
+// use: a Go nil interface, a nil pointer inside an LValue, a nil or NaN
+// table key, a userdata with no value, with a value that is not one of the
+// binding's types, or without its metatable.
 func badLuaValues(v lua.LValue, where string, seen map[*lua.LTable]bool) []string {
 	switch x := v.(type) {
 	case nil:
@@ -409,6 +409,12 @@ func badLuaValues(v lua.LValue, where string, seen map[*lua.LTable]bool) []strin
 		seen[x] = true
 		var out []string
 		x.ForEach(func(k, e lua.LValue) {
+			if n, ok := k.(lua.LNumber); ok && math.IsNaN(float64(n)) {
+				out = append(out, where+": a NaN key")
+			}
+			if k == lua.LNil {
+				out = append(out, where+": a nil key")
+			}
 			out = append(out, badLuaValues(k, where+" (key)", seen)...)
 			out = append(out, badLuaValues(e, where+"."+fmt.Sprint(k), seen)...)
 		})
@@ -434,10 +440,6 @@ func badLuaValues(v lua.LValue, where string, seen map[*lua.LTable]bool) []strin
 	case *lua.LState:
 		if x == nil {
 			return []string{where + ": a nil *LState"}
-		}
-	case lua.LNumber:
-		if math.IsNaN(float64(x)) {
-			return []string{where + ": NaN, which never equals itself"}
 		}
 	}
 	return nil
@@ -562,4 +564,47 @@ func TestAdjustResults(t *testing.T) {
 	vals := []lua.LValue{one, nil}
 	adjustResults(vals, 2)
 	require.Nil(t, vals[1], "the caller's slice, shared by every waiter, is not modified")
+}
+
+// TestExternalValueKeepsNilArrayElementsInPlace proves an external job's
+// array keeps every element at its index when some are nil (a JSON null in
+// an LSP reply, say): a nil element is a hole, not a reason to shift the
+// rest down. Map entries whose value is nil are absent, as in Lua.
+func TestExternalValueKeepsNilArrayElementsInPlace(t *testing.T) {
+	h := newHarness(t, false)
+	id, _ := h.rt.RegisterExternal(runtime.KindLspRequest, "")
+	hv, err := h.b.Adopt(id)
+	require.NoError(t, err)
+	h.b.L().SetGlobal("H", hv)
+	fn, err := h.b.LoadString(nilCheckLua+`
+		local v, err, extra = H:await()
+		assert(is_nil(err, "err") and is_nil(extra, "extra"))
+		assert(v[1] == 1 and is_nil(v[2], "v[2]") and v[3] == 3, "array shifted: " .. tostring(v[2]) .. ", " .. tostring(v[3]))
+		assert(v[4].a == "x" and is_nil(v[4].gone, "gone"))
+		assert(v[5][1] == nil and v[5][2] == "y")
+		local keys = 0
+		for k in pairs(v[4]) do keys = keys + 1 end
+		assert(keys == 1, "keys: " .. keys)
+		return "ok"`, "test.lua")
+	require.NoError(t, err)
+	task := h.b.Spawn(fn)
+	require.NoError(t, h.rt.CompleteExternalOK(id, []any{
+		1, nil, 3, map[string]any{"a": "x", "gone": nil}, []any{nil, "y"},
+	}))
+	h.drive(t, 10*time.Second)
+	require.NoError(t, task.Err(), h.stderr.String())
+	require.Equal(t, []lua.LValue{lua.LString("ok")}, task.Results())
+}
+
+// TestAnyToLuaDropsKeysLuaCannotHold proves a map with a nil or NaN key
+// converts without them: gopher-lua would store such a key, and pairs over
+// the table would then restart at the nil key (looping for ever) or raise
+// at NaN.
+func TestAnyToLuaDropsKeysLuaCannotHold(t *testing.T) {
+	h := newHarness(t, false)
+	v := anyToLua(h.b.L(), map[any]any{nil: 1, math.NaN(): 2, "k": 3, int64(4): nil})
+	require.Empty(t, badLuaValues(v, "value", map[*lua.LTable]bool{}))
+	var keys []string
+	v.(*lua.LTable).ForEach(func(k, _ lua.LValue) { keys = append(keys, k.String()) })
+	require.Equal(t, []string{"k"}, keys)
 }
