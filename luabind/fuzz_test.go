@@ -27,7 +27,7 @@ var fuzzFuncs = []string{
 	"w.default_max_batch", "w.set_default_max_batch", "pmacs.async.run",
 	"H.await", "H.batches", "H.cancel", "H.id", "H.done", "T.await", "T.done",
 	"TREE.language", "TREE.root_type", "TREE.sexpr", "TREE.has_error",
-	"TREE.duration_ms", "TREE.highlights", "TREE.close", "ITER",
+	"TREE.duration_ms", "TREE.highlights", "TREE.close", "ITER", "H.progress",
 }
 
 // The argument pool: every Lua type, edge numbers, huge and negative values,
@@ -83,7 +83,11 @@ func decodeLuaProgram(data []byte) fuzzLuaProgram {
 		if call == "ITER" {
 			call = "(function(h, ...) local it = H.batches(h, ...) while it() do end end)"
 		}
-		fmt.Fprintf(&sb, "function() local r = %s(%s); if r ~= nil then R[%d] = r end end,\n",
+		// Four results at a fixed-count call site: a value the call did not
+		// return must be Lua's nil there, which the comparisons and CHECK
+		// prove.
+		fmt.Fprintf(&sb, "function() local r, r2, r3, r4 = %s(%s); CHECK(r, r2, r3, r4); "+
+			"local _ = r2 == nil; _ = r3 == nil; _ = r4 == nil; if r ~= nil then R[%d] = r end end,\n",
 			call, strings.Join(args, ", "), n%4+1)
 		p.inTask = append(p.inTask, head&1 != 0)
 		p.frameAfter = append(p.frameAfter, head&2 != 0)
@@ -133,17 +137,20 @@ func requireWellFormedLuaError(t *testing.T, msg, src string) {
 // pmacs.workers, pmacs.async, handle, task and tree function with random
 // arguments (numbers, huge and negative values, NaN, strings, tables, nil,
 // booleans, functions, handles, tasks, trees), inside tasks and outside any
-// task, with frames driven in between under a deadline. Every misuse must be
-// a Lua error naming the function: never a Go panic (gopher-lua would turn
+// task, with frames driven in between under a deadline. Every value a call
+// returns must be a proper Lua value, a missing one Lua's nil (issue 11).
+// Every misuse must be a Lua error naming the function: never a Go panic (gopher-lua would turn
 // one into an error with Go's message, which the check refuses), never a
 // frame that hangs, and closing the binding and the runtime leaves nothing
 // running (issue 8: random Lua programs calling pmacs.workers.*).
 func FuzzWorkersMisuseIsALuaError(f *testing.F) {
 	// Function indices: 0 sleep, 1 sum, 2 emit_n, 3 grep, 4 parse, 5 read_dir,
 	// 6 stat, 7 rename, 8 chmod, 9 remove, 10 cancel, 16 async.run, 17 H.await,
-	// 18 H.batches, 22 T.await, 29 TREE.highlights, 30 TREE.close, 31 ITER.
+	// 18 H.batches, 22 T.await, 29 TREE.highlights, 30 TREE.close, 31 ITER,
+	// 32 H.progress.
 	// Argument indices: see fuzzArgs (0 nil, 13 2^53, 19 NaN, 23 'x', 45 grep
-	// spec, 51 parse spec, 57 error fn, 63 dir, 69 H, 70 T, 71 TREE, 72 R[1]).
+	// spec, 51 parse spec, 57 error fn, 63 dir, 66 dir/nope, 69 H, 70 T,
+	// 71 TREE, 72 R[1]).
 	f.Add(luaFuzzSeed([]int{1, 1, 0, 23}, []int{0, 0, 1, 4}, []int{1, 0, 1, 19}, []int{1, 1, 2, 13}))
 	f.Add(luaFuzzSeed([]int{1, 1, 3, 45}, []int{1, 1, 31, 72}, []int{1, 1, 17, 72}))
 	f.Add(luaFuzzSeed([]int{0, 0, 17, 69}, []int{0, 0, 18, 70}, []int{0, 0, 22, 71}))
@@ -153,6 +160,9 @@ func FuzzWorkersMisuseIsALuaError(f *testing.F) {
 	f.Add(luaFuzzSeed([]int{1, 0, 0, 17}, []int{1, 0, 10, 72}, []int{1, 0, 13, 0}, []int{1, 1, 15, 20}))
 	f.Add(luaFuzzSeed([]int{1, 1, 2, 13, 39}, []int{1, 1, 31, 72}, []int{0, 1, 2, 8, 60}))
 	f.Add(luaFuzzSeed([]int{1, 1, 3, 48}, []int{1, 1, 3, 46}, []int{1, 1, 17, 73}, []int{1, 1, 18, 72}))
+	// A failed stat awaited, its progress, and a task awaited: each call
+	// site takes four results and gets fewer.
+	f.Add(luaFuzzSeed([]int{1, 1, 6, 66}, []int{1, 0, 17, 72}, []int{1, 1, 32, 72}, []int{1, 1, 22, 70}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("needle\nnothing\n"), 0o644))
@@ -173,6 +183,13 @@ func FuzzWorkersMisuseIsALuaError(f *testing.F) {
 		L := b.L()
 		L.SetGlobal("dir", lua.LString(dir))
 		L.SetGlobal("R", L.NewTable())
+		var bad []string
+		L.SetGlobal("CHECK", L.NewFunction(func(L *lua.LState) int {
+			for i := 1; i <= L.GetTop(); i++ {
+				bad = append(bad, badLuaValues(L.Get(i), fmt.Sprintf("result %d", i), map[*lua.LTable]bool{})...)
+			}
+			return 0
+		}))
 
 		// The prelude makes a handle, a task and a tree to call methods on.
 		prelude, err := b.LoadString(`H = pmacs.workers.sleep(0)
@@ -224,6 +241,7 @@ TREE = pmacs.workers.parse{source = "x = 1", language = "lua"}:await()`, "prelud
 			require.ErrorAs(t, task.Err(), &te)
 			requireWellFormedLuaError(t, te.Message, prog.src)
 		}
+		require.Empty(t, bad, "values Lua cannot use\n%s", prog.src)
 		b.Close()
 		rt.Close()
 		require.NotPanics(t, func() { rt.Tick() }, "settles produced by shutdown")
