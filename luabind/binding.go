@@ -78,7 +78,10 @@ type Binding struct {
 	treeMT     *lua.LTable
 	iterFn     *lua.LFunction
 	stack      stackClassifier
-	closed     bool
+	// gopher-lua's coroutine.resume and coroutine.wrap, which the guarded
+	// versions call (see coroutine.go).
+	coResumeG, coWrapG lua.LGFunction
+	closed             bool
 
 	// Every task resumes under the current interrupt context; Interrupt
 	// cancels it from any goroutine and installs a fresh one.
@@ -152,7 +155,7 @@ func (b *Binding) openLibs(safe bool) error {
 	}
 	g := b.ls.G.Global
 	if co, ok := g.RawGetString(lua.CoroutineLibName).(*lua.LTable); ok {
-		co.RawSetString("yield", b.ls.NewFunction(b.coYield))
+		b.guardCoroutines(co)
 	}
 	g.RawSetString("print", b.ls.NewFunction(b.luaPrint))
 	// Chunks loaded at run time get the same for-loop rewrite as the

@@ -303,26 +303,6 @@ func (b *Binding) park(L *lua.LState, t *Task) int {
 	return L.Yield()
 }
 
-// coYield is coroutine.yield: gopher-lua's, which only yields, plus two
-// things. A yield nested in a Go call raises an error, as a wait there
-// does: gopher-lua would detach the coroutine from its resumer and keep
-// running it, and its next yield would then panic out of Resume, through
-// the frame driver, into the host. And a task's yield records its call
-// site's result count, so a bare yield resumes into Lua nils too.
-func (b *Binding) coYield(L *lua.LState) int {
-	if L.Parent == nil {
-		return -1 // outside any coroutine: gopher-lua raises its own error
-	}
-	if b.stack.vmLoops() != 1 {
-		raise(L, "coroutine.yield cannot yield inside %s: gopher-lua cannot yield across it; run that part as its own task (pmacs.async.run) or coroutine",
-			nestedIn(L))
-	}
-	if t := b.threads[L]; t != nil {
-		t.want = callResults(L)
-	}
-	return -1
-}
-
 // waitingTask returns the task running on L, or raises the error that says
 // why fname cannot wait here.
 func (b *Binding) waitingTask(L *lua.LState, fname string) *Task {

@@ -1,0 +1,129 @@
+package luabind
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// TestYieldInsideNestedCallIsALuaError proves a coroutine.yield that
+// gopher-lua cannot honour, one nested inside a Go call (pcall, a
+// metamethod, a sort comparator, a gsub callback), raises a Lua error the
+// script can catch, in a task and in a coroutine a task made. gopher-lua
+// would instead detach the coroutine from its resumer and keep running it,
+// and the coroutine's next yield then panicked out of Resume and killed the
+// host (issue 11: a script must not crash the editor).
+func TestYieldInsideNestedCallIsALuaError(t *testing.T) {
+	cases := map[string]string{
+		"pcall":      `local ok, err = pcall(coroutine.yield); return ok, err`,
+		"pcall then": `local ok, err = pcall(coroutine.yield); coroutine.yield(); return ok, err`,
+		"metamethod": `local t = setmetatable({}, {__index = function() coroutine.yield() end})
+			local ok, err = pcall(function() return t.x end); coroutine.yield(); return ok, err`,
+		"sort comparator": `local ok, err = pcall(table.sort, {3, 1, 2}, function(a, b) coroutine.yield(); return a < b end)
+			coroutine.yield(); return ok, err`,
+		"gsub callback": `local ok, err = pcall(string.gsub, "ab", ".", function() coroutine.yield() end)
+			coroutine.yield(); return ok, err`,
+		"coroutine made by the task": `local co = coroutine.create(function()
+				local ok, err = pcall(coroutine.yield); coroutine.yield(); return ok, err
+			end)
+			local _, ok1 = coroutine.resume(co)
+			local okr, ok, err = coroutine.resume(co)
+			assert(okr, tostring(ok))
+			return ok, err`,
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, false)
+			var task *Task
+			require.NotPanics(t, func() { task = h.run(t, src) })
+			require.NoError(t, task.Err(), h.stderr.String())
+			res := task.Results()
+			require.Len(t, res, 2)
+			require.Equal(t, lua.LFalse, res[0])
+			require.Contains(t, res[1].String(), "coroutine.yield cannot yield inside")
+		})
+	}
+}
+
+// TestYieldStillWorksWhereItCan proves the check leaves ordinary yields
+// alone: in a task (resumed next frame), in a coroutine the task made
+// (values passed both ways), and outside any coroutine (gopher-lua's own
+// error).
+func TestYieldStillWorksWhereItCan(t *testing.T) {
+	h := newHarness(t, false)
+	task := h.run(t, `
+		local a = coroutine.yield()
+		local co = coroutine.wrap(function(x) local y = coroutine.yield(x + 1); return y * 2 end)
+		local first = co(1)
+		local second = co(10)
+		return a == nil, first, second`)
+	require.NoError(t, task.Err(), h.stderr.String())
+	require.Equal(t, []lua.LValue{lua.LTrue, lua.LNumber(2), lua.LNumber(20)}, task.Results())
+	err := h.b.L().DoString(`coroutine.yield()`)
+	require.ErrorContains(t, err, "can not yield from outside of a coroutine")
+}
+
+// TestResumeOfANonSuspendedCoroutineIsRefused proves coroutine.resume and
+// the functions coroutine.wrap makes refuse a thread up the chain of
+// resumers, as Lua does, and refuse a task's thread: gopher-lua re-entered
+// such a thread's Go call in progress and recursed until the Go stack
+// overflowed, killing the host (a task resuming the task that started it
+// did the same through pmacs.async.run).
+func TestResumeOfANonSuspendedCoroutineIsRefused(t *testing.T) {
+	cases := map[string]struct{ src, want string }{
+		"coroutines resuming each other": {`
+			local a, b
+			a = coroutine.create(function() return coroutine.resume(b) end)
+			b = coroutine.create(function() return coroutine.resume(a) end)
+			local ok, okb, oka, err = coroutine.resume(a)
+			assert(ok and okb, "outer resumes work")
+			return oka, err`, "cannot resume non-suspended coroutine"},
+		"wrapped coroutines calling each other": {`
+			local a, b
+			a = coroutine.wrap(function() return pcall(b) end)
+			b = coroutine.wrap(function() return a() end)
+			return a()`, "cannot resume non-suspended coroutine"},
+		"a task resuming the task that started it": {`
+			local me = coroutine.running()
+			local t = pmacs.async.run(function() return coroutine.resume(me, 1) end)
+			return t:await()`, "cannot resume a task's coroutine"},
+		"a task resuming a parked task": {`
+			local other
+			local t = pmacs.async.run(function() other = coroutine.running(); return pmacs.workers.sleep(1):await() end)
+			local ok, err = coroutine.resume(other, "bogus")
+			assert(t:await() == true, "the parked task gets its own value")
+			return ok, err`, "cannot resume a task's coroutine"},
+		"a task resuming a finished task's pooled thread": {`
+			local done
+			pmacs.async.run(function() done = coroutine.running() end)
+			return coroutine.resume(done)`, "cannot resume a task's coroutine"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, false)
+			var task *Task
+			require.NotPanics(t, func() { task = h.run(t, c.src) })
+			require.NoError(t, task.Err(), h.stderr.String())
+			res := task.Results()
+			require.Len(t, res, 2)
+			require.Equal(t, lua.LFalse, res[0])
+			require.Contains(t, res[1].String(), c.want)
+		})
+	}
+}
+
+// TestCoroutineStatusSaysNormalUpTheChain proves coroutine.status calls
+// every thread that resumed the running one "normal", not only the nearest.
+func TestCoroutineStatusSaysNormalUpTheChain(t *testing.T) {
+	h := newHarness(t, false)
+	task := h.run(t, `
+		local a, b, c
+		a = coroutine.create(function() return coroutine.resume(b) end)
+		b = coroutine.create(function() return coroutine.resume(c) end)
+		c = coroutine.create(function() return coroutine.status(a), coroutine.status(b), coroutine.status(c) end)
+		local _, _, _, sa, sb, sc = coroutine.resume(a)
+		return sa, sb, sc, coroutine.status(a)`)
+	require.NoError(t, task.Err(), h.stderr.String())
+	require.Equal(t, []lua.LValue{lua.LString("normal"), lua.LString("normal"), lua.LString("running"), lua.LString("dead")}, task.Results())
+}
