@@ -28,7 +28,7 @@ var fuzzFuncs = []string{
 	"H.await", "H.batches", "H.cancel", "H.id", "H.done", "T.await", "T.done",
 	"TREE.language", "TREE.root_type", "TREE.sexpr", "TREE.has_error",
 	"TREE.duration_ms", "TREE.highlights", "TREE.close", "ITER", "H.progress",
-	"pcall",
+	"pcall", "coroutine.resume", "coroutine.running", "coroutine.wrap",
 }
 
 // The argument pool: every Lua type, edge numbers, huge and negative values,
@@ -56,6 +56,7 @@ var fuzzArgs = []string{
 	"H", "T", "TREE", "R[1]", "R[2]", "R[3]", "R[4]", "R[1]", "R[2]",
 	"coroutine.yield", "function() pcall(coroutine.yield); coroutine.yield() end",
 	"coroutine.wrap(function() pcall(coroutine.yield); coroutine.yield() end)",
+	"function() return coroutine.resume(R[1]) end", "coroutine.running()",
 }
 
 // fuzzLuaProgram is one decoded input: statements, each a function of one
@@ -150,11 +151,13 @@ func FuzzWorkersMisuseIsALuaError(f *testing.F) {
 	// Function indices: 0 sleep, 1 sum, 2 emit_n, 3 grep, 4 parse, 5 read_dir,
 	// 6 stat, 7 rename, 8 chmod, 9 remove, 10 cancel, 16 async.run, 17 H.await,
 	// 18 H.batches, 22 T.await, 29 TREE.highlights, 30 TREE.close, 31 ITER,
-	// 32 H.progress, 33 pcall.
+	// 32 H.progress, 33 pcall, 34 coroutine.resume, 35 coroutine.running,
+	// 36 coroutine.wrap.
 	// Argument indices: see fuzzArgs (0 nil, 13 2^53, 19 NaN, 23 'x', 45 grep
 	// spec, 51 parse spec, 57 error fn, 63 dir, 66 dir/nope, 69 H, 70 T,
 	// 71 TREE, 72 R[1], 78 coroutine.yield, 79 a task function yielding under
-	// pcall, 80 a wrapped coroutine doing the same).
+	// pcall, 80 a wrapped coroutine doing the same, 81 a function resuming
+	// R[1]).
 	f.Add(luaFuzzSeed([]int{1, 1, 0, 23}, []int{0, 0, 1, 4}, []int{1, 0, 1, 19}, []int{1, 1, 2, 13}))
 	f.Add(luaFuzzSeed([]int{1, 1, 3, 45}, []int{1, 1, 31, 72}, []int{1, 1, 17, 72}))
 	f.Add(luaFuzzSeed([]int{0, 0, 17, 69}, []int{0, 0, 18, 70}, []int{0, 0, 22, 71}))
@@ -169,6 +172,10 @@ func FuzzWorkersMisuseIsALuaError(f *testing.F) {
 	f.Add(luaFuzzSeed([]int{1, 1, 6, 66}, []int{1, 0, 17, 72}, []int{1, 1, 32, 72}, []int{1, 1, 22, 70}))
 	// Yields nested in pcall, in a task and in a coroutine of its own.
 	f.Add(luaFuzzSeed([]int{1, 1, 16, 79}, []int{1, 1, 33, 78}, []int{1, 1, 22, 72}, []int{1, 1, 33, 80}))
+	// Resumes of task threads: a finished task's, a parked one's, and the
+	// one that started the resuming task.
+	f.Add(luaFuzzSeed([]int{1, 0, 35}, []int{1, 0, 34, 72}, []int{1, 0, 16, 81}, []int{1, 1, 34, 72}))
+	f.Add(luaFuzzSeed([]int{1, 0, 35}, []int{0, 0, 16, 81}, []int{1, 1, 36, 81}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("needle\nnothing\n"), 0o644))
