@@ -124,15 +124,23 @@ func luaFuzzSeed(stmts ...[]int) []byte {
 // A well-formed misuse error names the function that refused the call (or
 // is the fuzz program's own error); a Go panic converted by gopher-lua
 // ("runtime error: index out of range", "interface conversion", ...) is not.
-var luaErrorPosition = regexp.MustCompile(`^([^\s:]+:\d+: )+`)
+var (
+	luaErrorPosition = regexp.MustCompile(`^([^\s:]+:\d+: )+`)
+	luaArgError      = regexp.MustCompile(`^bad argument #\d+ to \w+ \(`)
+)
 
 func requireWellFormedLuaError(t *testing.T, msg, src string) {
 	t.Helper()
 	bare := luaErrorPosition.ReplaceAllString(msg, "")
-	for _, prefix := range []string{"pmacs.workers.", "pmacs.async.", "h:", "task:", "tree:", "coroutine.yield ", "USERERR"} {
+	for _, prefix := range []string{"pmacs.workers.", "pmacs.async.", "h:", "task:", "tree:", "coroutine.yield ",
+		"cannot resume ", "can not resume ", "USERERR"} {
 		if strings.HasPrefix(bare, prefix) {
 			return
 		}
+	}
+	// The standard library's own argument errors (pcall, coroutine.*).
+	if luaArgError.MatchString(bare) {
+		return
 	}
 	t.Fatalf("not a misuse error naming its function (a Go panic?): %q\nprogram:\n%s", msg, src)
 }
