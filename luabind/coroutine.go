@@ -32,6 +32,23 @@ func (b *Binding) guardCoroutines(co *lua.LTable) {
 	co.RawSetString("yield", L.NewFunction(b.coYield))
 }
 
+// maxNesting bounds how many resumes may run inside one another (a
+// coroutine resuming a coroutine ..., a task starting a task ...). Each is a
+// nested Go call, and gopher-lua bounds none of them: an unbounded chain
+// grows the Go stack until the process dies. 200 is Lua's own C-call limit
+// (LUAI_MAXCCALLS).
+const maxNesting = 200
+
+// nesting counts the resumes running at L: L and every thread that resumed
+// it, directly or through others.
+func nesting(L *lua.LState) int {
+	n := 0
+	for p := L; p != nil; p = p.Parent {
+		n++
+	}
+	return n
+}
+
 // notResumable says why L may not resume th, or "" when it may.
 func (b *Binding) notResumable(L, th *lua.LState) string {
 	if b.threads[th] != nil || slices.Contains(b.idle, th) {
@@ -39,6 +56,9 @@ func (b *Binding) notResumable(L, th *lua.LState) string {
 	}
 	if resumer(L, th) {
 		return "cannot resume non-suspended coroutine"
+	}
+	if nesting(L) >= maxNesting {
+		return "cannot resume: coroutines nested too deeply (C stack overflow)"
 	}
 	return ""
 }

@@ -127,3 +127,43 @@ func TestCoroutineStatusSaysNormalUpTheChain(t *testing.T) {
 	require.NoError(t, task.Err(), h.stderr.String())
 	require.Equal(t, []lua.LValue{lua.LString("normal"), lua.LString("normal"), lua.LString("running"), lua.LString("dead")}, task.Results())
 }
+
+// TestNestingIsBounded proves resumes inside resumes stop at a bound with a
+// Lua error, for coroutine.resume, coroutine.wrap and pmacs.async.run: each
+// is a nested Go call that gopher-lua does not bound, and an endless chain
+// overflowed the Go stack, killing the host.
+func TestNestingIsBounded(t *testing.T) {
+	cases := map[string]struct{ src, want string }{
+		"resume": {`local n = 0
+			local function f() n = n + 1; return coroutine.resume(coroutine.create(f)) end
+			local res = {f()}
+			return n, res[#res]`, "nested too deeply"},
+		"wrap": {`local n = 0
+			local function f() n = n + 1; coroutine.wrap(f)() end
+			local ok, err = pcall(f)
+			assert(not ok)
+			return n, err`, "nested too deeply"},
+		"pmacs.async.run": {`local n, err = 0
+			local function f()
+				n = n + 1
+				local ok, e = pcall(pmacs.async.run, f)
+				if not ok then err = e end
+			end
+			f()
+			return n, err`, "pmacs.async.run: tasks started by tasks before they first wait nest too deeply"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, false)
+			var task *Task
+			require.NotPanics(t, func() { task = h.run(t, c.src) })
+			require.NoError(t, task.Err(), h.stderr.String())
+			res := task.Results()
+			require.Len(t, res, 2)
+			n := int(res[0].(lua.LNumber))
+			require.Greater(t, n, maxNesting/2, "the bound is not hit early")
+			require.LessOrEqual(t, n, maxNesting+1)
+			require.Contains(t, res[1].String(), c.want)
+		})
+	}
+}

@@ -57,6 +57,8 @@ var fuzzArgs = []string{
 	"coroutine.yield", "function() pcall(coroutine.yield); coroutine.yield() end",
 	"coroutine.wrap(function() pcall(coroutine.yield); coroutine.yield() end)",
 	"function() return coroutine.resume(R[1]) end", "coroutine.running()",
+	"function() local function f() coroutine.wrap(f)() end f() end",
+	"function() local function f() pmacs.async.run(f) end f() end",
 }
 
 // fuzzLuaProgram is one decoded input: statements, each a function of one
@@ -133,7 +135,7 @@ func requireWellFormedLuaError(t *testing.T, msg, src string) {
 	t.Helper()
 	bare := luaErrorPosition.ReplaceAllString(msg, "")
 	for _, prefix := range []string{"pmacs.workers.", "pmacs.async.", "h:", "task:", "tree:", "coroutine.yield ",
-		"cannot resume ", "can not resume ", "USERERR"} {
+		"cannot resume", "can not resume ", "USERERR"} {
 		if strings.HasPrefix(bare, prefix) {
 			return
 		}
@@ -165,7 +167,7 @@ func FuzzWorkersMisuseIsALuaError(f *testing.F) {
 	// spec, 51 parse spec, 57 error fn, 63 dir, 66 dir/nope, 69 H, 70 T,
 	// 71 TREE, 72 R[1], 78 coroutine.yield, 79 a task function yielding under
 	// pcall, 80 a wrapped coroutine doing the same, 81 a function resuming
-	// R[1]).
+	// R[1], 83 and 84 endless chains of wraps and of tasks).
 	f.Add(luaFuzzSeed([]int{1, 1, 0, 23}, []int{0, 0, 1, 4}, []int{1, 0, 1, 19}, []int{1, 1, 2, 13}))
 	f.Add(luaFuzzSeed([]int{1, 1, 3, 45}, []int{1, 1, 31, 72}, []int{1, 1, 17, 72}))
 	f.Add(luaFuzzSeed([]int{0, 0, 17, 69}, []int{0, 0, 18, 70}, []int{0, 0, 22, 71}))
@@ -184,6 +186,8 @@ func FuzzWorkersMisuseIsALuaError(f *testing.F) {
 	// one that started the resuming task.
 	f.Add(luaFuzzSeed([]int{1, 0, 35}, []int{1, 0, 34, 72}, []int{1, 0, 16, 81}, []int{1, 1, 34, 72}))
 	f.Add(luaFuzzSeed([]int{1, 0, 35}, []int{0, 0, 16, 81}, []int{1, 1, 36, 81}))
+	// Endless chains of resumes inside resumes.
+	f.Add(luaFuzzSeed([]int{1, 1, 16, 83}, []int{1, 1, 33, 84}, []int{0, 1, 16, 84}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("needle\nnothing\n"), 0o644))
