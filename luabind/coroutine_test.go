@@ -167,3 +167,31 @@ func TestNestingIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestLuaVMPanicFailsOnlyItsTask proves a Go panic that escapes gopher-lua's
+// own recovery fails the task it ran for, with an error wrapping ErrLuaVM,
+// and leaves the binding working: a call stack overflow caught by pcall
+// corrupts a coroutine's frames with growable stacks, and the next
+// instruction used to panic out of Resume and kill the host.
+func TestLuaVMPanicFailsOnlyItsTask(t *testing.T) {
+	h := newHarness(t, false)
+	var bad *Task
+	require.NotPanics(t, func() {
+		bad = h.run(t, `local function f() pcall(f) end f() return "unreachable"`)
+	})
+	require.True(t, bad.Done())
+	require.ErrorIs(t, bad.Err(), ErrLuaVM)
+	require.Len(t, h.b.TakeFailed(), 1)
+
+	good := h.run(t, `
+		local v = pmacs.workers.sum(10):await()
+		local t = pmacs.async.run(function() local function f() pcall(f) end f() end)
+		local nothing, err = t:await()
+		return v, nothing, err`)
+	require.NoError(t, good.Err(), h.stderr.String())
+	res := good.Results()
+	require.Equal(t, lua.LNumber(55), res[0])
+	require.Equal(t, lua.LNil, res[1])
+	require.Contains(t, res[2].String(), "the Lua VM failed")
+	require.Zero(t, h.b.LiveTasks())
+}

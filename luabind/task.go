@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -54,9 +55,14 @@ type Task struct {
 type TaskError struct {
 	Message   string
 	Traceback string
+	cause     error
 }
 
 func (e *TaskError) Error() string { return e.Message }
+
+// Unwrap returns what failed the task: the Lua error (a *lua.ApiError), or
+// an error wrapping ErrLuaVM.
+func (e *TaskError) Unwrap() error { return e.cause }
 
 // Done reports whether the task has finished, normally or not.
 func (t *Task) Done() bool { return t.state != taskRunning }
@@ -95,7 +101,7 @@ func (b *Binding) spawn(from *lua.LState, fn *lua.LFunction, args []lua.LValue) 
 	t.ud = &lua.LUserData{Value: t, Metatable: b.taskMT}
 	if b.closed {
 		t.state = taskFailed
-		t.err = &TaskError{Message: ErrClosed.Error()}
+		t.err = &TaskError{Message: ErrClosed.Error(), cause: ErrClosed}
 		return t
 	}
 	b.threads[t.th] = t
@@ -145,8 +151,12 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 	// cost of a tight Lua loop, which buys an editor that can always stop
 	// a runaway script.
 	t.th.SetContext(b.runContext())
-	st, err, rets := from.Resume(t.th, fn, vals...)
+	st, err, rets, vmErr := resumeGuarded(from, t.th, fn, vals)
 	if b.closed {
+		return
+	}
+	if vmErr != nil {
+		b.failVM(t, vmErr)
 		return
 	}
 	switch st {
@@ -159,6 +169,41 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 	default:
 		b.fail(t, err)
 	}
+}
+
+// ErrLuaVM is wrapped by the error of a task whose coroutine the Lua VM
+// itself could not run on: a Go panic inside gopher-lua that escaped its
+// own recovery.
+var ErrLuaVM = errors.New("the Lua VM failed")
+
+// resumeGuarded is from.Resume, except that a Go panic escaping it is
+// returned as vmErr instead of unwinding through the frame driver into the
+// host. gopher-lua recovers errors raised inside a coroutine only while the
+// coroutine still has a resumer; one whose frames it corrupted (a call
+// stack overflow caught by pcall does that with growable stacks: the next
+// instruction indexes past its code) panics out of Resume. from is left as
+// Resume found it.
+func resumeGuarded(from, th *lua.LState, fn *lua.LFunction, vals []lua.LValue) (st lua.ResumeState, err error, rets []lua.LValue, vmErr error) {
+	top := from.GetTop()
+	defer func() {
+		if r := recover(); r != nil {
+			from.G.CurrentThread = from
+			from.SetTop(top)
+			th.Parent = nil
+			st, err, rets, vmErr = lua.ResumeError, nil, nil, fmt.Errorf("%w: %v", ErrLuaVM, r)
+		}
+	}()
+	st, err, rets = from.Resume(th, fn, vals...)
+	return st, err, rets, nil
+}
+
+// failVM fails t after the VM panicked on its thread. The thread's frames
+// cannot be trusted, so there is no traceback of them and the thread is
+// dropped.
+func (b *Binding) failVM(t *Task, err error) {
+	t.th.Dead = true
+	t.trace = "stack traceback: unavailable (" + err.Error() + ")"
+	b.fail(t, err)
 }
 
 func (b *Binding) finish(t *Task, rets []lua.LValue) {
@@ -191,7 +236,7 @@ func (b *Binding) fail(t *Task, err error) {
 		trace = Traceback(t.th, 0)
 	}
 	t.state = taskFailed
-	t.err = &TaskError{Message: msg, Traceback: trace}
+	t.err = &TaskError{Message: msg, Traceback: trace, cause: err}
 	b.retire(t)
 	t.th = nil // a failed thread keeps its frames; it is never reused
 	fmt.Fprintf(b.stderr, "pmacs: task failed: %s\n%s\n", msg, trace)
