@@ -285,6 +285,7 @@ local function call(name, fn, self, a)
 		if not e.may_raise or tostring(r1):find("runtime error", 1, true) then
 			bad[#bad + 1] = name .. " raised: " .. tostring(r1)
 		end
+		record(name .. " (raised)")
 		return
 	end
 	check(name, r1, r2, r3, r4, r5, r6)
