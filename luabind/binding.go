@@ -81,6 +81,7 @@ type Binding struct {
 	// gopher-lua's coroutine.resume and coroutine.wrap, which the guarded
 	// versions call (see coroutine.go).
 	coResumeG, coWrapG lua.LGFunction
+	coWant             coWants
 	closed             bool
 
 	// Every task resumes under the current interrupt context; Interrupt

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"slices"
+	"weak"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -82,6 +83,7 @@ func (b *Binding) coResume(L *lua.LState) int {
 			L.Push(lua.LString(msg))
 			return 2
 		}
+		b.coWant.adjust(L, th, 2)
 	}
 	return b.coResumeG(L)
 }
@@ -111,6 +113,7 @@ func (b *Binding) wrapAux(L *lua.LState) int {
 		if msg := b.notResumable(L, th); msg != "" {
 			L.RaiseError("%s", msg)
 		}
+		b.coWant.adjust(L, th, 1)
 	}
 	L.Insert(th, 1)
 	return b.coResumeG(L)
@@ -144,6 +147,55 @@ func (b *Binding) coYield(L *lua.LState) int {
 	}
 	if t := b.threads[L]; t != nil {
 		t.want = callResults(L)
+	} else {
+		b.coWant.set(L, callResults(L))
 	}
 	return -1
+}
+
+// coWants remembers, for each coroutine of the script's own suspended in
+// coroutine.yield, how many values that yield's call site takes, so the
+// resume that wakes it can pass exactly that many (see callResults): the
+// same repair tasks get. Keys are weak: a coroutine abandoned while
+// suspended (a generator left by a break) must stay collectable, and its
+// entry is pruned once collected.
+type coWants struct {
+	m      map[weak.Pointer[lua.LState]]int
+	pruned int // len(m) after the last prune
+}
+
+func (w *coWants) set(th *lua.LState, want int) {
+	if w.m == nil {
+		w.m = make(map[weak.Pointer[lua.LState]]int)
+	}
+	w.m[weak.Make(th)] = want
+	if len(w.m) > 2*w.pruned+64 {
+		for k := range w.m {
+			if k.Value() == nil {
+				delete(w.m, k)
+			}
+		}
+		w.pruned = len(w.m)
+	}
+}
+
+// adjust pads or cuts the resume values on L (from argument first on) to
+// the count th's yield takes, and forgets it.
+func (w *coWants) adjust(L, th *lua.LState, first int) {
+	k := weak.Make(th)
+	want, ok := w.m[k]
+	if !ok {
+		return
+	}
+	delete(w.m, k)
+	if want < 0 {
+		return
+	}
+	n := L.GetTop() - first + 1
+	for ; n < want; n++ {
+		L.Push(lua.LNil)
+	}
+	if n > want {
+		L.Pop(n - want)
+	}
 }

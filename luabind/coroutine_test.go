@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	goruntime "runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -194,4 +195,60 @@ func TestLuaVMPanicFailsOnlyItsTask(t *testing.T) {
 	require.Equal(t, lua.LNil, res[1])
 	require.Contains(t, res[2].String(), "the Lua VM failed")
 	require.Zero(t, h.b.LiveTasks())
+}
+
+// TestScriptCoroutineResumeFillsLuaNil proves a coroutine of the script's
+// own, made by coroutine.create or coroutine.wrap, gets exactly as many
+// values as its yield's call site takes: Lua nil for those the resume did
+// not pass (gopher-lua left a Go nil there, as it did for tasks), and no
+// more than asked for.
+func TestScriptCoroutineResumeFillsLuaNil(t *testing.T) {
+	h := newHarness(t, false)
+	task := h.run(t, `
+		local co = coroutine.create(function()
+			local a, b = coroutine.yield()
+			local ok, isnil = pcall(function() return b == nil end)
+			return ok and isnil, a
+		end)
+		coroutine.resume(co)
+		local _, bnil, a = coroutine.resume(co, 1)
+		local w = coroutine.wrap(function()
+			local a, b = coroutine.yield()
+			local ok, isnil = pcall(function() return b == nil end)
+			return ok and isnil
+		end)
+		w()
+		local wnil = w(5)
+		local co3 = coroutine.create(function() local x = coroutine.yield(); return select("#", x) end)
+		coroutine.resume(co3)
+		local _, count = coroutine.resume(co3, 1, 2, 3)
+		local co4 = coroutine.create(function() return select("#", coroutine.yield()) end)
+		coroutine.resume(co4)
+		local _, all = coroutine.resume(co4, 1, 2, 3)
+		return bnil, a, wnil, count, all`)
+	require.NoError(t, task.Err(), h.stderr.String())
+	require.Equal(t, []lua.LValue{lua.LTrue, lua.LNumber(1), lua.LTrue, lua.LNumber(1), lua.LNumber(3)}, task.Results())
+}
+
+// TestAbandonedCoroutinesAreNotKept proves the yield counts of coroutines
+// abandoned while suspended do not keep them: after a collection the
+// entries are pruned.
+func TestAbandonedCoroutinesAreNotKept(t *testing.T) {
+	var w coWants
+	L := lua.NewState()
+	defer L.Close()
+	for range 1000 {
+		th, _ := L.NewThread()
+		w.set(th, 1)
+	}
+	goruntime.GC()
+	goruntime.GC()
+	keep, _ := L.NewThread()
+	w.set(keep, 2) // past the prune threshold again only if nothing was pruned
+	for range 100 {
+		th, _ := L.NewThread()
+		w.set(th, 1)
+	}
+	require.Less(t, len(w.m), 500, "collected coroutines' entries are pruned")
+	goruntime.KeepAlive(keep)
 }
