@@ -82,6 +82,7 @@ type Binding struct {
 	// versions call (see coroutine.go).
 	coResumeG, coWrapG lua.LGFunction
 	coWant             coWants
+	resumeBuf          []lua.LValue // adjustResults' scratch, see resume
 	closed             bool
 
 	// Every task resumes under the current interrupt context; Interrupt

@@ -42,13 +42,27 @@ const (
 
 // vmLoops returns the number of VM loops above the coroutine's start, or
 // unknownNesting when the start is further away than the frames examined
-// (which only deep nesting produces).
+// (which only deep nesting produces). Unwinding costs about 100 ns a
+// frame, and a wait that may yield is a handful of frames below the
+// coroutine's start, so a short walk is tried before the full one.
 func (c *stackClassifier) vmLoops() int {
 	if c.kinds == nil {
 		c.kinds = make(map[uintptr]uint8)
 	}
-	n := goruntime.Callers(callersSkipSelf, c.pcs[:])
-	loops := 0
+	if n, ok := c.walk(shortWalk); ok {
+		return n
+	}
+	n, _ := c.walk(len(c.pcs))
+	return n
+}
+
+// shortWalk is how many frames the first, cheap walk examines.
+const shortWalk = 8
+
+// walk classifies up to max frames above its caller's caller; ok is false
+// when the coroutine's start was not among them.
+func (c *stackClassifier) walk(max int) (loops int, ok bool) {
+	n := goruntime.Callers(callersSkipSelf+1, c.pcs[:max])
 	for _, pc := range c.pcs[:n] {
 		k := c.kinds[pc]
 		if k == 0 {
@@ -59,10 +73,10 @@ func (c *stackClassifier) vmLoops() int {
 		case frameVMLoop:
 			loops++
 		case frameThreadStart:
-			return loops
+			return loops, true
 		}
 	}
-	return unknownNesting
+	return unknownNesting, false
 }
 
 func classifyPC(pc uintptr) uint8 {
@@ -143,20 +157,25 @@ func callResults(L *lua.LState) int {
 // adjustResults returns vals as a call site that takes want results sees
 // them: padded with Lua nil or cut to want, every Go nil replaced by Lua
 // nil. For lua.MultRet (or an unknown count) only the replacement applies.
-func adjustResults(vals []lua.LValue, want int) []lua.LValue {
+// vals is never modified (it may be shared by every waiter of a job): a
+// changed copy is built in buf, and built reports it, so the caller can
+// reuse buf once Resume has pushed the values.
+func adjustResults(vals []lua.LValue, want int, buf []lua.LValue) (out []lua.LValue, built bool) {
 	n := len(vals)
 	if want >= 0 {
 		n = want
 	}
-	out := vals
-	if n != len(vals) || slices.Contains(vals, nil) {
-		out = make([]lua.LValue, n)
-		copy(out, vals)
+	if n == len(vals) && !slices.Contains(vals, nil) {
+		return vals, false
+	}
+	out = append(buf[:0], vals[:min(n, len(vals))]...)
+	for len(out) < n {
+		out = append(out, lua.LNil)
 	}
 	for i, v := range out {
 		if v == nil {
 			out[i] = lua.LNil
 		}
 	}
-	return out
+	return out, true
 }

@@ -143,7 +143,12 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 	if fn != nil {
 		want = resultsUnknown // a fresh thread: vals are the function's arguments
 	}
-	vals = adjustResults(vals, want)
+	vals, built := adjustResults(vals, want, b.resumeBuf)
+	if built && cap(vals) <= 64 {
+		// Resume pushes the values before the task runs, so the buffer is
+		// free again for the next resume, even a nested one.
+		b.resumeBuf = vals[:0]
+	}
 	t.want = resultsUnknown
 	// Set per resume, not once per thread: Interrupt replaces the context,
 	// and a parked task must not wake into one that was already cancelled.

@@ -557,14 +557,25 @@ func TestCallResultsIsReadable(t *testing.T) {
 // all results, and Go nils replaced wherever they are.
 func TestAdjustResults(t *testing.T) {
 	one := lua.LNumber(1)
-	require.Equal(t, []lua.LValue{one, lua.LNil, lua.LNil}, adjustResults([]lua.LValue{one}, 3))
-	require.Equal(t, []lua.LValue{one}, adjustResults([]lua.LValue{one, one}, 1))
-	require.Empty(t, adjustResults(nil, 0))
-	require.Equal(t, []lua.LValue{one, lua.LNil}, adjustResults([]lua.LValue{one, nil}, lua.MultRet))
-	require.Equal(t, []lua.LValue{lua.LNil}, adjustResults([]lua.LValue{nil}, resultsUnknown))
-	vals := []lua.LValue{one, nil}
-	adjustResults(vals, 2)
-	require.Nil(t, vals[1], "the caller's slice, shared by every waiter, is not modified")
+	adjust := func(vals []lua.LValue, want int) []lua.LValue {
+		out, _ := adjustResults(vals, want, nil)
+		return out
+	}
+	require.Equal(t, []lua.LValue{one, lua.LNil, lua.LNil}, adjust([]lua.LValue{one}, 3))
+	require.Equal(t, []lua.LValue{one}, adjust([]lua.LValue{one, one}, 1))
+	require.Empty(t, adjust(nil, 0))
+	require.Equal(t, []lua.LValue{one, lua.LNil}, adjust([]lua.LValue{one, nil}, lua.MultRet))
+	require.Equal(t, []lua.LValue{lua.LNil}, adjust([]lua.LValue{nil}, resultsUnknown))
+
+	shared := []lua.LValue{one, nil}
+	buf := make([]lua.LValue, 0, 8)
+	out, built := adjustResults(shared, 3, buf)
+	require.True(t, built)
+	require.Equal(t, []lua.LValue{one, lua.LNil, lua.LNil}, out)
+	require.Nil(t, shared[1], "the caller's slice, shared by every waiter, is not modified")
+	same, built := adjustResults([]lua.LValue{one, one}, 2, buf)
+	require.False(t, built, "values that need no change are passed as they are, never copied into buf")
+	require.Len(t, same, 2)
 }
 
 // TestExternalValueKeepsNilArrayElementsInPlace proves an external job's
