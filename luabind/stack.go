@@ -110,7 +110,7 @@ func classifyPC(pc uintptr) uint8 {
 // The count is the yielding Go function's call frame's NRet, which
 // gopher-lua keeps private. It is read by reflection on the frame
 // lua.Debug points to; resultsField is that path, found once. If a
-// gopher-lua upgrade moves it, resultsKnown is false, waits fall back to
+// gopher-lua upgrade moves it, resultsField.ok is false, waits fall back to
 // passing values as they are, and TestCallResultsIsReadable fails.
 var resultsField = findResultsField()
 
