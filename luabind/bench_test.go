@@ -166,3 +166,20 @@ func BenchmarkGrepDelivery(b *testing.B) {
 	}
 	b.ReportMetric(float64(matches*b.N)/elapsed.Seconds(), "matches/s")
 }
+
+// BenchmarkYieldResume measures one frame that resumes a task parked in a
+// bare coroutine.yield, with a call site that takes two values: the cost
+// of a wait's round trip through the frame driver, including recording the
+// call site's result count and padding the resume values to it.
+func BenchmarkYieldResume(b *testing.B) {
+	h := newHarness(b, false)
+	fn, err := h.b.LoadString(`while true do local a, b = coroutine.yield() end`, "yield.lua")
+	if err != nil {
+		b.Fatal(err)
+	}
+	h.b.Spawn(fn)
+	b.ReportAllocs()
+	for b.Loop() {
+		h.b.Frame()
+	}
+}

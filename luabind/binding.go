@@ -78,8 +78,13 @@ type Binding struct {
 	treeMT     *lua.LTable
 	iterFn     *lua.LFunction
 	stack      stackClassifier
-	closed     bool
-	safe       bool // --safe: no programs may be run
+	// gopher-lua's coroutine.resume and coroutine.wrap, which the guarded
+	// versions call (see coroutine.go).
+	coResumeG, coWrapG lua.LGFunction
+	coWant             coWants
+	resumeBuf          []lua.LValue // adjustResults' scratch, see resume
+	closed             bool
+	safe               bool // --safe: no programs may be run
 
 	// Every task resumes under the current interrupt context; Interrupt
 	// cancels it from any goroutine and installs a fresh one.
@@ -153,6 +158,9 @@ func (b *Binding) openLibs(safe bool) error {
 		}
 	}
 	g := b.ls.G.Global
+	if co, ok := g.RawGetString(lua.CoroutineLibName).(*lua.LTable); ok {
+		b.guardCoroutines(co)
+	}
 	g.RawSetString("print", b.ls.NewFunction(b.luaPrint))
 	// Chunks loaded at run time get the same for-loop rewrite as the
 	// script, so their loops may wait too.

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -196,9 +197,11 @@ func anyToLua(L *lua.LState, v any) lua.LValue {
 	case float64:
 		return lua.LNumber(x)
 	case []any:
-		t := L.NewTable()
-		for _, e := range x {
-			t.Append(anyToLua(L, e))
+		// RawSetInt, not Append: Append skips a nil, which would shift
+		// every later element down one index.
+		t := L.CreateTable(len(x), 0)
+		for i, e := range x {
+			t.RawSetInt(i+1, anyToLua(L, e))
 		}
 		return t
 	case map[string]any:
@@ -215,7 +218,13 @@ func anyToLua(L *lua.LState, v any) lua.LValue {
 	case map[any]any:
 		t := L.NewTable()
 		for k, e := range x {
-			t.RawSet(anyToLua(L, k), anyToLua(L, e))
+			// Lua has no nil or NaN keys: gopher-lua would store them, and
+			// pairs would then restart at the nil key or fail at NaN.
+			kv := anyToLua(L, k)
+			if n, ok := kv.(lua.LNumber); kv == lua.LNil || ok && math.IsNaN(float64(n)) {
+				continue
+			}
+			t.RawSet(kv, anyToLua(L, e))
 		}
 		return t
 	}

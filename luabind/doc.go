@@ -43,6 +43,23 @@
 // can yield. Chunks compiled elsewhere still run; only waiting inside their
 // for-in iterators raises the error above.
 //
+// The coroutine library is guarded the same way: coroutine.yield nested in
+// a Go call raises instead of detaching the coroutine; coroutine.resume and
+// coroutine.wrap refuse a coroutine that is not suspended (one up the chain
+// of resumers, which gopher-lua would re-enter until the Go stack
+// overflows) and a task's own coroutine, which only the frame driver
+// resumes; resumes nest at most 200 deep. A Go panic that still escapes
+// gopher-lua's Resume fails the task it ran for (ErrLuaVM), never the host.
+//
+// # Values a wait returns
+//
+// gopher-lua hands a resumed coroutine the resume values as they are, not
+// adjusted to the number its yield's call site takes, so a variable past
+// them would hold a Go nil that every comparison dereferences. Every wait
+// records that count when it parks and the driver pads or cuts the values
+// to it (coroutine.yield in the script's own coroutines too): a value a
+// wait did not return is Lua's nil, as after any Lua call.
+//
 // # Cost
 //
 // A task is a coroutine thread from a pool: threads of tasks that finished

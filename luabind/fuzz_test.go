@@ -27,7 +27,8 @@ var fuzzFuncs = []string{
 	"w.default_max_batch", "w.set_default_max_batch", "pmacs.async.run",
 	"H.await", "H.batches", "H.cancel", "H.id", "H.done", "T.await", "T.done",
 	"TREE.language", "TREE.root_type", "TREE.sexpr", "TREE.has_error",
-	"TREE.duration_ms", "TREE.highlights", "TREE.close", "ITER",
+	"TREE.duration_ms", "TREE.highlights", "TREE.close", "ITER", "H.progress",
+	"pcall", "coroutine.resume", "coroutine.running", "coroutine.wrap",
 }
 
 // The argument pool: every Lua type, edge numbers, huge and negative values,
@@ -53,6 +54,11 @@ var fuzzArgs = []string{
 	"coroutine.create(function() end)",
 	"dir", "dir .. '/f'", "dir .. '/sub'", "dir .. '/nope'", "dir .. '/sub/g'", "dir .. '/link'",
 	"H", "T", "TREE", "R[1]", "R[2]", "R[3]", "R[4]", "R[1]", "R[2]",
+	"coroutine.yield", "function() pcall(coroutine.yield); coroutine.yield() end",
+	"coroutine.wrap(function() pcall(coroutine.yield); coroutine.yield() end)",
+	"function() return coroutine.resume(R[1]) end", "coroutine.running()",
+	"function() local function f() coroutine.wrap(f)() end f() end",
+	"function() local function f() pmacs.async.run(f) end f() end",
 }
 
 // fuzzLuaProgram is one decoded input: statements, each a function of one
@@ -83,7 +89,11 @@ func decodeLuaProgram(data []byte) fuzzLuaProgram {
 		if call == "ITER" {
 			call = "(function(h, ...) local it = H.batches(h, ...) while it() do end end)"
 		}
-		fmt.Fprintf(&sb, "function() local r = %s(%s); if r ~= nil then R[%d] = r end end,\n",
+		// Four results at a fixed-count call site: a value the call did not
+		// return must be Lua's nil there, which the comparisons and CHECK
+		// prove.
+		fmt.Fprintf(&sb, "function() local r, r2, r3, r4 = %s(%s); CHECK(r, r2, r3, r4); "+
+			"local _ = r2 == nil; _ = r3 == nil; _ = r4 == nil; if r ~= nil then R[%d] = r end end,\n",
 			call, strings.Join(args, ", "), n%4+1)
 		p.inTask = append(p.inTask, head&1 != 0)
 		p.frameAfter = append(p.frameAfter, head&2 != 0)
@@ -116,15 +126,23 @@ func luaFuzzSeed(stmts ...[]int) []byte {
 // A well-formed misuse error names the function that refused the call (or
 // is the fuzz program's own error); a Go panic converted by gopher-lua
 // ("runtime error: index out of range", "interface conversion", ...) is not.
-var luaErrorPosition = regexp.MustCompile(`^([^\s:]+:\d+: )+`)
+var (
+	luaErrorPosition = regexp.MustCompile(`^([^\s:]+:\d+: )+`)
+	luaArgError      = regexp.MustCompile(`^bad argument #\d+ to \w+ \(`)
+)
 
 func requireWellFormedLuaError(t *testing.T, msg, src string) {
 	t.Helper()
 	bare := luaErrorPosition.ReplaceAllString(msg, "")
-	for _, prefix := range []string{"pmacs.workers.", "pmacs.async.", "h:", "task:", "tree:", "USERERR"} {
+	for _, prefix := range []string{"pmacs.workers.", "pmacs.async.", "h:", "task:", "tree:", "coroutine.yield ",
+		"cannot resume", "can not resume ", "USERERR"} {
 		if strings.HasPrefix(bare, prefix) {
 			return
 		}
+	}
+	// The standard library's own argument errors (pcall, coroutine.*).
+	if luaArgError.MatchString(bare) {
+		return
 	}
 	t.Fatalf("not a misuse error naming its function (a Go panic?): %q\nprogram:\n%s", msg, src)
 }
@@ -133,17 +151,23 @@ func requireWellFormedLuaError(t *testing.T, msg, src string) {
 // pmacs.workers, pmacs.async, handle, task and tree function with random
 // arguments (numbers, huge and negative values, NaN, strings, tables, nil,
 // booleans, functions, handles, tasks, trees), inside tasks and outside any
-// task, with frames driven in between under a deadline. Every misuse must be
-// a Lua error naming the function: never a Go panic (gopher-lua would turn
+// task, with frames driven in between under a deadline. Every value a call
+// returns must be a proper Lua value, a missing one Lua's nil (issue 11).
+// Every misuse must be a Lua error naming the function: never a Go panic (gopher-lua would turn
 // one into an error with Go's message, which the check refuses), never a
 // frame that hangs, and closing the binding and the runtime leaves nothing
 // running (issue 8: random Lua programs calling pmacs.workers.*).
 func FuzzWorkersMisuseIsALuaError(f *testing.F) {
 	// Function indices: 0 sleep, 1 sum, 2 emit_n, 3 grep, 4 parse, 5 read_dir,
 	// 6 stat, 7 rename, 8 chmod, 9 remove, 10 cancel, 16 async.run, 17 H.await,
-	// 18 H.batches, 22 T.await, 29 TREE.highlights, 30 TREE.close, 31 ITER.
+	// 18 H.batches, 22 T.await, 29 TREE.highlights, 30 TREE.close, 31 ITER,
+	// 32 H.progress, 33 pcall, 34 coroutine.resume, 35 coroutine.running,
+	// 36 coroutine.wrap.
 	// Argument indices: see fuzzArgs (0 nil, 13 2^53, 19 NaN, 23 'x', 45 grep
-	// spec, 51 parse spec, 57 error fn, 63 dir, 69 H, 70 T, 71 TREE, 72 R[1]).
+	// spec, 51 parse spec, 57 error fn, 63 dir, 66 dir/nope, 69 H, 70 T,
+	// 71 TREE, 72 R[1], 78 coroutine.yield, 79 a task function yielding under
+	// pcall, 80 a wrapped coroutine doing the same, 81 a function resuming
+	// R[1], 83 and 84 endless chains of wraps and of tasks).
 	f.Add(luaFuzzSeed([]int{1, 1, 0, 23}, []int{0, 0, 1, 4}, []int{1, 0, 1, 19}, []int{1, 1, 2, 13}))
 	f.Add(luaFuzzSeed([]int{1, 1, 3, 45}, []int{1, 1, 31, 72}, []int{1, 1, 17, 72}))
 	f.Add(luaFuzzSeed([]int{0, 0, 17, 69}, []int{0, 0, 18, 70}, []int{0, 0, 22, 71}))
@@ -153,6 +177,17 @@ func FuzzWorkersMisuseIsALuaError(f *testing.F) {
 	f.Add(luaFuzzSeed([]int{1, 0, 0, 17}, []int{1, 0, 10, 72}, []int{1, 0, 13, 0}, []int{1, 1, 15, 20}))
 	f.Add(luaFuzzSeed([]int{1, 1, 2, 13, 39}, []int{1, 1, 31, 72}, []int{0, 1, 2, 8, 60}))
 	f.Add(luaFuzzSeed([]int{1, 1, 3, 48}, []int{1, 1, 3, 46}, []int{1, 1, 17, 73}, []int{1, 1, 18, 72}))
+	// A failed stat awaited, its progress, and a task awaited: each call
+	// site takes four results and gets fewer.
+	f.Add(luaFuzzSeed([]int{1, 1, 6, 66}, []int{1, 0, 17, 72}, []int{1, 1, 32, 72}, []int{1, 1, 22, 70}))
+	// Yields nested in pcall, in a task and in a coroutine of its own.
+	f.Add(luaFuzzSeed([]int{1, 1, 16, 79}, []int{1, 1, 33, 78}, []int{1, 1, 22, 72}, []int{1, 1, 33, 80}))
+	// Resumes of task threads: a finished task's, a parked one's, and the
+	// one that started the resuming task.
+	f.Add(luaFuzzSeed([]int{1, 0, 35}, []int{1, 0, 34, 72}, []int{1, 0, 16, 81}, []int{1, 1, 34, 72}))
+	f.Add(luaFuzzSeed([]int{1, 0, 35}, []int{0, 0, 16, 81}, []int{1, 1, 36, 81}))
+	// Endless chains of resumes inside resumes.
+	f.Add(luaFuzzSeed([]int{1, 1, 16, 83}, []int{1, 1, 33, 84}, []int{0, 1, 16, 84}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("needle\nnothing\n"), 0o644))
@@ -173,6 +208,13 @@ func FuzzWorkersMisuseIsALuaError(f *testing.F) {
 		L := b.L()
 		L.SetGlobal("dir", lua.LString(dir))
 		L.SetGlobal("R", L.NewTable())
+		var bad []string
+		L.SetGlobal("CHECK", L.NewFunction(func(L *lua.LState) int {
+			for i := 1; i <= L.GetTop(); i++ {
+				bad = append(bad, badLuaValues(L.Get(i), fmt.Sprintf("result %d", i), map[*lua.LTable]bool{})...)
+			}
+			return 0
+		}))
 
 		// The prelude makes a handle, a task and a tree to call methods on.
 		prelude, err := b.LoadString(`H = pmacs.workers.sleep(0)
@@ -224,6 +266,7 @@ TREE = pmacs.workers.parse{source = "x = 1", language = "lua"}:await()`, "prelud
 			require.ErrorAs(t, task.Err(), &te)
 			requireWellFormedLuaError(t, te.Message, prog.src)
 		}
+		require.Empty(t, bad, "values Lua cannot use\n%s", prog.src)
 		b.Close()
 		rt.Close()
 		require.NotPanics(t, func() { rt.Tick() }, "settles produced by shutdown")

@@ -69,8 +69,7 @@ func (b *Binding) handleAwait(L *lua.LState) int {
 		b.hold(j, false)
 	}
 	j.waiters = append(j.waiters, t)
-	t.parked = true
-	return L.Yield()
+	return b.park(L, t)
 }
 
 func (b *Binding) handleBatches(L *lua.LState) int {
@@ -106,8 +105,7 @@ func (b *Binding) batchIter(L *lua.LState) int {
 		raise(L, "h:batches: job %d is already being iterated by another task", j.id)
 	}
 	j.consumer = t
-	t.parked = true
-	return L.Yield()
+	return b.park(L, t)
 }
 
 func (b *Binding) handleCancel(L *lua.LState) int {

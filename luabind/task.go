@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -38,6 +39,9 @@ type Task struct {
 	// wait asked for (a bare coroutine.yield) is told apart: that task is
 	// resumed next frame.
 	parked bool
+	// want is how many results the call site the task is parked in takes
+	// (see callResults): the values it is resumed with are adjusted to it.
+	want int
 	// collected is set once another task has received this task's error
 	// from task:await(); the error is then handled.
 	collected bool
@@ -51,9 +55,14 @@ type Task struct {
 type TaskError struct {
 	Message   string
 	Traceback string
+	cause     error
 }
 
 func (e *TaskError) Error() string { return e.Message }
+
+// Unwrap returns what failed the task: the Lua error (a *lua.ApiError), or
+// an error wrapping ErrLuaVM.
+func (e *TaskError) Unwrap() error { return e.cause }
 
 // Done reports whether the task has finished, normally or not.
 func (t *Task) Done() bool { return t.state != taskRunning }
@@ -88,11 +97,11 @@ func (b *Binding) Spawn(fn *lua.LFunction, args ...lua.LValue) *Task {
 // spawn starts a task from the thread from: the main state, or a task that
 // calls pmacs.async.run, which then continues once the new task parks.
 func (b *Binding) spawn(from *lua.LState, fn *lua.LFunction, args []lua.LValue) *Task {
-	t := &Task{b: b, th: b.thread()}
+	t := &Task{b: b, th: b.thread(), want: resultsUnknown}
 	t.ud = &lua.LUserData{Value: t, Metatable: b.taskMT}
 	if b.closed {
 		t.state = taskFailed
-		t.err = &TaskError{Message: ErrClosed.Error()}
+		t.err = &TaskError{Message: ErrClosed.Error(), cause: ErrClosed}
 		return t
 	}
 	b.threads[t.th] = t
@@ -130,14 +139,29 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 		return
 	}
 	t.parked = false
+	want := t.want
+	if fn != nil {
+		want = resultsUnknown // a fresh thread: vals are the function's arguments
+	}
+	vals, built := adjustResults(vals, want, b.resumeBuf)
+	if built && cap(vals) <= 64 {
+		// Resume pushes the values before the task runs, so the buffer is
+		// free again for the next resume, even a nested one.
+		b.resumeBuf = vals[:0]
+	}
+	t.want = resultsUnknown
 	// Set per resume, not once per thread: Interrupt replaces the context,
 	// and a parked task must not wake into one that was already cancelled.
 	// The VM then checks it between instructions, about a tenth of the
 	// cost of a tight Lua loop, which buys an editor that can always stop
 	// a runaway script.
 	t.th.SetContext(b.runContext())
-	st, err, rets := from.Resume(t.th, fn, vals...)
+	st, err, rets, vmErr := resumeGuarded(from, t.th, fn, vals)
 	if b.closed {
+		return
+	}
+	if vmErr != nil {
+		b.failVM(t, vmErr)
 		return
 	}
 	switch st {
@@ -150,6 +174,41 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 	default:
 		b.fail(t, err)
 	}
+}
+
+// ErrLuaVM is wrapped by the error of a task whose coroutine the Lua VM
+// itself could not run on: a Go panic inside gopher-lua that escaped its
+// own recovery.
+var ErrLuaVM = errors.New("the Lua VM failed")
+
+// resumeGuarded is from.Resume, except that a Go panic escaping it is
+// returned as vmErr instead of unwinding through the frame driver into the
+// host. gopher-lua recovers errors raised inside a coroutine only while the
+// coroutine still has a resumer; one whose frames it corrupted (a call
+// stack overflow caught by pcall does that with growable stacks: the next
+// instruction indexes past its code) panics out of Resume. from is left as
+// Resume found it.
+func resumeGuarded(from, th *lua.LState, fn *lua.LFunction, vals []lua.LValue) (st lua.ResumeState, err error, rets []lua.LValue, vmErr error) {
+	top := from.GetTop()
+	defer func() {
+		if r := recover(); r != nil {
+			from.G.CurrentThread = from
+			from.SetTop(top)
+			th.Parent = nil
+			st, err, rets, vmErr = lua.ResumeError, nil, nil, fmt.Errorf("%w: %v", ErrLuaVM, r)
+		}
+	}()
+	st, err, rets = from.Resume(th, fn, vals...)
+	return st, err, rets, nil
+}
+
+// failVM fails t after the VM panicked on its thread. The thread's frames
+// cannot be trusted, so there is no traceback of them and the thread is
+// dropped.
+func (b *Binding) failVM(t *Task, err error) {
+	t.th.Dead = true
+	t.trace = "stack traceback: unavailable (" + err.Error() + ")"
+	b.fail(t, err)
 }
 
 func (b *Binding) finish(t *Task, rets []lua.LValue) {
@@ -182,7 +241,7 @@ func (b *Binding) fail(t *Task, err error) {
 		trace = Traceback(t.th, 0)
 	}
 	t.state = taskFailed
-	t.err = &TaskError{Message: msg, Traceback: trace}
+	t.err = &TaskError{Message: msg, Traceback: trace, cause: err}
 	b.retire(t)
 	t.th = nil // a failed thread keeps its frames; it is never reused
 	fmt.Fprintf(b.stderr, "pmacs: task failed: %s\n%s\n", msg, trace)
@@ -284,6 +343,14 @@ func calledBy(L *lua.LState, level int, source string) bool {
 		return false
 	}
 	return dbg.Source == source
+}
+
+// park parks t, the task running on L, until the frame driver resumes it,
+// and records how many values its call site takes. Every wait ends in it.
+func (b *Binding) park(L *lua.LState, t *Task) int {
+	t.parked = true
+	t.want = callResults(L)
+	return L.Yield()
 }
 
 // waitingTask returns the task running on L, or raises the error that says

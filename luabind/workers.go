@@ -84,6 +84,11 @@ func metatable(L *lua.LState, methods map[string]lua.LGFunction, tostring lua.LG
 
 func (b *Binding) asyncRun(L *lua.LState) int {
 	fn := checkFunction(L, "pmacs.async.run", 1, "fn")
+	if nesting(L) >= maxNesting {
+		// The new task runs inside this call until it first waits, so a
+		// task that starts a task that starts a task ... nests Go calls.
+		raise(L, "pmacs.async.run: tasks started by tasks before they first wait nest too deeply (%d)", maxNesting)
+	}
 	args := make([]lua.LValue, 0, L.GetTop()-1)
 	for i := 2; i <= L.GetTop(); i++ {
 		args = append(args, L.Get(i))
@@ -114,8 +119,7 @@ func (b *Binding) taskAwait(L *lua.LState) int {
 	}
 	cur := b.waitingTask(L, "task:await")
 	t.waiters = append(t.waiters, cur)
-	cur.parked = true
-	return L.Yield()
+	return b.park(L, cur)
 }
 
 func taskDoneFn(L *lua.LState) int {
