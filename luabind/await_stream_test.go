@@ -36,3 +36,24 @@ func TestAwaitAfterLeavingTheBatchLoopEnds(t *testing.T) {
 		})
 	}
 }
+
+// A write that waits for room in a program's stdin resumes its call site
+// with Lua nil for every value it does not return (issue 11, defect 2: the
+// same Go-nil defect as await, on the one wait that did not park through
+// the binding's single parking point).
+func TestWaitingWriteGivesLuaNilForMissingValues(t *testing.T) {
+	h := newHarness(t, false)
+	res := runOK(t, h, `
+		local h = pmacs.workers.spawn{cmd = {"sh", "-c", "sleep 0.2; cat >/dev/null"}, stdin = "pipe"}
+		local chunk = string.rep("x", 1024 * 1024)
+		for i = 1, 24 do
+			local ok, err, code = h:write(chunk)
+			assert(ok == true, tostring(err))
+			assert(err == nil and code == nil, "missing values are Lua nil")
+		end
+		h:close_stdin()
+		local r = h:await()
+		return r.code
+	`)
+	require.Equal(t, lua.LNumber(0), res[0])
+}

@@ -124,8 +124,7 @@ func (b *Binding) handleWrite(L *lua.LState) int {
 		return 1
 	}
 	wj.waiters = append(wj.waiters, t)
-	t.parked = true
-	return L.Yield()
+	return b.park(L, t)
 }
 
 // handleCloseStdin is h:close_stdin(): the program sees end of input once

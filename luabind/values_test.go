@@ -195,7 +195,19 @@ return {
 	["pmacs.workers.set_frame_target_ms"] = {args(16), args(-5)},
 	["pmacs.workers.default_max_batch"] = {args()},
 	["pmacs.workers.set_default_max_batch"] = {args(64)},
-	["pmacs.workers.reset_root"] = {optional = true, may_raise = true, args(R), args(R .. "/missing")},
+	["pmacs.workers.reset_root"] = {args(R), args(R .. "/missing")},
+	["pmacs.workers.spawn"] = {
+		args({cmd = {"sh", "-c", "echo out; printf err >&2"}, max_batch = 1}),
+		args({cmd = {"cat"}, stdin = "fed through stdin\n", key = "sweep-spawn"}),
+		args({cmd = {R .. "/missing-program"}}),
+		args({cmd = {"sh", "-c", "kill -TERM $$"}}),
+		args({cmd = {"cat"}, stdin = "pipe"}),
+	},
+	["pmacs.workers.system"] = {
+		args({cmd = {"sh", "-c", "printf hi; exit 3"}}),
+		args({cmd = {"sh", "-c", "printf x"}, max_output = 0}),
+		args({cmd = {R .. "/missing-program"}}),
+	},
 	["pmacs.workers.fs.read_dir"] = {args(R .. "/fs"), args(R .. "/fs", {per_entry = true}), args(R .. "/missing")},
 	["pmacs.workers.fs.stat"] = {args(R .. "/fs/link"), args(R .. "/fs/a.txt"), args(R .. "/missing")},
 	["pmacs.workers.fs.rename"] = {
@@ -214,6 +226,10 @@ return {
 	["handle:batches"] = {args()},
 	["handle:await"] = {args()},
 	["handle:cancel"] = {args()},
+	-- Only a spawn with stdin = "pipe" takes these; every other handle
+	-- refuses them with a Lua error.
+	["handle:write"] = {may_raise = true, args("more input\n")},
+	["handle:close_stdin"] = {may_raise = true, args()},
 	["task:done"] = {args()},
 	["task:await"] = {args()},
 	["tree:language"] = {args()},
@@ -308,6 +324,14 @@ while nh <= #handles do
 	for _, name in ipairs({"handle:id", "handle:done", "handle:progress"}) do
 		for _, a in ipairs(entry(name)) do call(name, methods[name], h, a) end
 	end
+	-- Before iterating and awaiting, so that a spawn reading its stdin pipe ends.
+	for _, a in ipairs(entry("handle:write")) do wait("handle:write", function(self, ...)
+		local ok, r1, r2, r3, r4, r5, r6 = pcall(methods["handle:write"], self, ...)
+		if ok then return r1, r2, r3, r4, r5, r6 end
+		if tostring(r1):find("runtime error", 1, true) then bad[#bad + 1] = "handle:write raised: " .. tostring(r1) end
+		record("handle:write (raised)")
+	end, h, a) end
+	for _, a in ipairs(entry("handle:close_stdin")) do call("handle:close_stdin", methods["handle:close_stdin"], h, a) end
 	if h:progress() ~= nil then
 		for _, a in ipairs(entry("handle:batches")) do
 			for b1, b2, b3 in methods["handle:batches"](h, unpack(a, 1, a.n)) do
