@@ -29,7 +29,7 @@
 //
 // A Store holds the candidates compactly (one byte slice, an end offset and a presence mask
 // each), so a caller such as the runtime can keep one per root or per list id and search it
-// on every keystroke. Search scores the store in chunks of 4096 candidates on
+// on every keystroke. Search scores the store in chunks of 1024 candidates on
 // Options.Threads goroutines, each keeping its own top-K heap; the heaps merge at the end
 // and only the final top matches get positions. A candidate whose presence mask lacks a
 // character the query needs is rejected without scoring.

@@ -136,6 +136,7 @@ type scratch struct {
 	bonus []int16
 	low   []byte
 	first []int
+	lim   []int
 	pos   []int
 }
 
@@ -152,8 +153,9 @@ func (s *scratch) grow(cells, n, m int) {
 	s.bonus, s.low = s.bonus[:n], s.low[:n]
 	if cap(s.first) < m {
 		s.first = make([]int, m)
+		s.lim = make([]int, m)
 	}
-	s.first = s.first[:m]
+	s.first, s.lim = s.first[:m], s.lim[:m]
 }
 
 // indexFold returns the first index at or after from holding b, or its upper case when the
@@ -287,21 +289,36 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 		return int(best), true
 	}
 
+	// Row i feeds row i+1 only up to the last column where pat[i+1] can still be followed
+	// by the rest of the pattern, so the cells right of that are never read.
+	lim := s.lim
+	lim[m-1] = n - 1
+	lastAt := n - 1
+	for i := m - 2; i >= 1; i-- {
+		lim[i] = lastAt - 1
+		k := lastAt - 1
+		for k > fcol[i] && low[k] != pat[i] {
+			k--
+		}
+		lastAt = k
+	}
 	for i := 1; i < m; i++ {
 		row := s.h[i*n : (i+1)*n]
 		crow := s.c[i*n : (i+1)*n]
 		up := s.h[(i-1)*n : i*n]
 		cup := s.c[(i-1)*n : i*n]
 		pc := pat[i]
-		f := fcol[i]
+		f, end := fcol[i], lim[i]+1
 		if withPos {
-			// Only the backtrace reads left of the first feasible column.
+			// Only the backtrace reads outside the computed columns.
 			clear(row[:f])
 			clear(crow[:f])
+			clear(row[end:])
+			clear(crow[end:])
 		}
 		inGap := false
 		left := int16(0)
-		for k := f; k < n; k++ {
+		for k := f; k < end; k++ {
 			g := int16(scoreGapStart)
 			if inGap {
 				g = scoreGapExtension
