@@ -150,3 +150,29 @@ func TestFilterOrderMatchesFzf(t *testing.T) {
 		require.Equal(t, want, got, "order for %q", q)
 	}
 }
+
+// TestLongCandidatesMatchFzf checks candidates too long for the alignment matrix: fzf
+// scores those greedily when the whole text (not the matched span) times the query length
+// passes its bound, and so must we, or a long line whose match sits early ranks differently.
+func TestLongCandidatesMatchFzf(t *testing.T) {
+	fzf := fzfBinary(t)
+	pad := strings.Repeat("y", 30000)
+	items := []string{
+		"a-b-c-d/abcd" + pad, // short span, long text: greedy finds the scattered a-b-c-d
+		"q/ab_cd",
+		"a-b-c-d/abcd",
+		pad + "/abcd",
+		"x/abcd/" + pad + "a-b-c-d",
+	}
+	input := strings.Join(items, "\n") + "\n"
+	for _, q := range []string{"abcd", "abcd abc", "bcd"} {
+		want := fzfFilter(t, fzf, input, q)
+		res, err := fuzzy.Search(context.Background(), fuzzy.NewStore(items), fuzzy.ParsePattern(q), fuzzy.Options{})
+		require.NoError(t, err)
+		got := make([]string, len(res.Matches))
+		for i, m := range res.Matches {
+			got[i] = items[m.Index]
+		}
+		require.Equal(t, want, got, "order for %q", q)
+	}
+}

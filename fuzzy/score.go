@@ -231,10 +231,12 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	n := last - first + 1
-	if n*m > maxCells {
+	// The bound is on the whole text, not the matched span, as in fzf, so that the two pick
+	// the same alignment for every candidate.
+	if len(text)*m > maxCells {
 		return s.greedyScore(text, pat, cs, withPos)
 	}
+	n := last - first + 1
 	s.grow(n*m, n, m)
 	low, bonus, fcol := s.low, s.bonus, s.first
 
