@@ -73,7 +73,7 @@ func (r *Result) Pattern() Pattern { return r.pattern }
 // Search scores every live candidate of s against p and returns the top matches. The work is
 // split into chunks scored by Options.Threads goroutines; all of them have returned when
 // Search returns. When ctx is cancelled Search stops within a few hundred candidates per
-// goroutine and returns an error wrapping ctx.Err().
+// goroutine and returns an error wrapping ctx.Err() and its cause.
 func Search(ctx context.Context, s *Store, p Pattern, opt Options) (*Result, error) {
 	if s == nil {
 		return nil, fmt.Errorf("fuzzy: search: %w", ErrNilStore)
@@ -185,8 +185,8 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 	if s.Len() > math.MaxInt32 {
 		return nil, fmt.Errorf("fuzzy: search of %d candidates: %w", s.Len(), ErrTooMany)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("fuzzy: search: %w", err)
+	if ctx.Err() != nil {
+		return nil, cancelled(ctx)
 	}
 	chunks := (n + chunkSize - 1) / chunkSize
 	threads := opt.Threads
@@ -261,7 +261,7 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 	work(0)
 	wg.Wait()
 	if stopped.Load() || ctx.Err() != nil {
-		return nil, fmt.Errorf("fuzzy: search: %w", context.Cause(ctx))
+		return nil, cancelled(ctx)
 	}
 
 	total := 0
@@ -303,6 +303,15 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 		r.Matches[i] = m
 	}
 	return r, nil
+}
+
+// cancelled wraps ctx's error and, when it differs, its cause, so errors.Is finds both.
+func cancelled(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("fuzzy: search: %w: %w", err, cause)
+	}
+	return fmt.Errorf("fuzzy: search: %w", err)
 }
 
 // positionSet returns a sorted copy of pos without duplicates (terms may overlap).

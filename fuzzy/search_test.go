@@ -154,3 +154,14 @@ func TestCancelledSearchStops(t *testing.T) {
 		return
 	}
 }
+
+// TestCancelKeepsCause checks that a search stopped with a cause reports both the
+// context's error and the cause, so a caller can tell a superseded query from a closed one.
+func TestCancelKeepsCause(t *testing.T) {
+	errSuperseded := errors.New("superseded")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errSuperseded)
+	_, err := fuzzy.Search(ctx, fuzzy.NewStore([]string{"a"}), fuzzy.ParsePattern("a"), fuzzy.Options{})
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, err, errSuperseded)
+}
