@@ -6,7 +6,8 @@
 //
 // With -filter it behaves like `fzf --filter QUERY`: it reads candidates from standard
 // input, one per line, and prints every match, best first. -compare times three things per
-// query, each the median of -runs runs (wall time, and for processes also CPU time):
+// query, each the median of -runs runs (wall time, and in parentheses CPU time: the child's
+// user+system time for a process, this process's for the cached search, -1 where unknown):
 //
 //   - fzf: `fzf --filter QUERY < file`, output counted and dropped: process start, reading
 //     and splitting the list, matching on all cores, sorting every match, writing them out.
@@ -134,7 +135,7 @@ func runCompare(fzfPath string, n, runs int) error {
 	defer os.RemoveAll(dir)
 
 	fmt.Printf("fzf: %s; runs per cell: %d (median)\n\n", fzf, runs)
-	fmt.Printf("| input | query | matches (fzf / ours) | fzf --filter ms (cpu) | ours process ms (cpu) | ratio wall (cpu) | ours cached top 200 ms |\n")
+	fmt.Printf("| input | query | matches (fzf / ours) | fzf --filter ms (cpu) | ours process ms (cpu) | ratio wall (cpu) | ours cached top 200 ms (cpu) |\n")
 	fmt.Printf("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
 	inputs := []struct {
 		name    string
@@ -150,7 +151,7 @@ func runCompare(fzfPath string, n, runs int) error {
 			return err
 		}
 		store := fuzzy.NewStore(in.items)
-		var sumF, sumP, sumC, sumFC, sumPC float64
+		var sumF, sumP, sumC, sumFC, sumPC, sumCC float64
 		for _, q := range in.queries {
 			fm, fc, fCount, err := timeProcess(runs, file, fzf, "--filter", q)
 			if err != nil {
@@ -160,28 +161,36 @@ func runCompare(fzfPath string, n, runs int) error {
 			if err != nil {
 				return err
 			}
-			var cached []float64
+			var cached, cachedCPU []float64
 			total := 0
 			for r := 0; r < runs; r++ {
+				cpu0, _ := processCPU()
 				start := time.Now()
 				res, err := fuzzy.Search(context.Background(), store, fuzzy.ParsePattern(q), fuzzy.Options{Limit: 200})
 				if err != nil {
 					return err
 				}
 				cached = append(cached, ms(time.Since(start)))
+				cpu1, ok := processCPU()
+				if ok {
+					cachedCPU = append(cachedCPU, ms(cpu1-cpu0))
+				}
 				total = res.Total
 			}
-			cm := median(cached)
+			cm, cc := median(cached), -1.0
+			if len(cachedCPU) > 0 {
+				cc = median(cachedCPU)
+			}
 			if total != pCount {
 				return fmt.Errorf("query %q: in-process total %d, filter printed %d", q, total, pCount)
 			}
-			sumF, sumP, sumC, sumFC, sumPC = sumF+fm, sumP+pm, sumC+cm, sumFC+fc, sumPC+pc
-			fmt.Printf("| %s | `%s` | %d / %d | %.1f (%.1f) | %.1f (%.1f) | %.2fx (%.2fx) | %.2f |\n",
-				in.name, q, fCount, pCount, fm, fc, pm, pc, pm/fm, pc/fc, cm)
+			sumF, sumP, sumC, sumFC, sumPC, sumCC = sumF+fm, sumP+pm, sumC+cm, sumFC+fc, sumPC+pc, sumCC+cc
+			fmt.Printf("| %s | `%s` | %d / %d | %.1f (%.1f) | %.1f (%.1f) | %.2fx (%.2fx) | %.2f (%.2f) |\n",
+				in.name, q, fCount, pCount, fm, fc, pm, pc, pm/fm, pc/fc, cm, cc)
 		}
 		k := float64(len(in.queries))
-		fmt.Printf("| %s | **mean per query** | | %.1f (%.1f) | %.1f (%.1f) | %.2fx (%.2fx) | %.2f |\n",
-			in.name, sumF/k, sumFC/k, sumP/k, sumPC/k, sumP/sumF, sumPC/sumFC, sumC/k)
+		fmt.Printf("| %s | **mean per query** | | %.1f (%.1f) | %.1f (%.1f) | %.2fx (%.2fx) | %.2f (%.2f) |\n",
+			in.name, sumF/k, sumFC/k, sumP/k, sumPC/k, sumP/sumF, sumPC/sumFC, sumC/k, sumCC/k)
 	}
 	return nil
 }
