@@ -129,25 +129,34 @@ func TestAgreesWithFzf(t *testing.T) {
 	}
 }
 
-// TestFilterOrderMatchesFzf goes further than the acceptance bar: for a handful of queries
-// of every term kind, the whole ranked list equals fzf --filter's output line for line.
+// TestFilterOrderMatchesFzf goes further than the acceptance bar: for queries of every term
+// kind, including one-character queries and candidates that start with punctuation, the
+// whole ranked list equals fzf --filter's output line for line.
 func TestFilterOrderMatchesFzf(t *testing.T) {
 	fzf := fzfBinary(t)
 	goroot, err := pathgen.GoRootFiles()
 	require.NoError(t, err)
-	store := fuzzy.NewStore(goroot)
-	input := strings.Join(goroot, "\n") + "\n"
-	for _, q := range []string{"rtsched", "'sort", "^net", "!test go$", "a | zz", "'json'", "^go.mod$", "r", "READ", "!'xyz strconv"} {
-		want := fzfFilter(t, fzf, input, q)
-		res, err := fuzzy.Search(context.Background(), store, fuzzy.ParsePattern(q), fuzzy.Options{NoPositions: true})
-		require.NoError(t, err)
-		got := make([]string, len(res.Matches))
-		for i, m := range res.Matches {
-			got[i] = goroot[m.Index]
+	inputs := []struct {
+		items   []string
+		queries []string
+	}{
+		{goroot, []string{"rtsched", "e", "'sort", "^net", "!test go$", "a | zz", "'json'", "^go.mod$", "r", "READ", "!'xyz strconv"}},
+		{loadPaths(t), []string{".", "_", "-", "g", "c", "'.g", "^.", "n$"}},
+	}
+	for _, in := range inputs {
+		store := fuzzy.NewStore(in.items)
+		input := strings.Join(in.items, "\n") + "\n"
+		for _, q := range in.queries {
+			want := fzfFilter(t, fzf, input, q)
+			res, err := fuzzy.Search(context.Background(), store, fuzzy.ParsePattern(q), fuzzy.Options{NoPositions: true})
+			require.NoError(t, err)
+			got := make([]string, len(res.Matches))
+			for i, m := range res.Matches {
+				got[i] = in.items[m.Index]
+			}
+			require.NotEmpty(t, want, "fzf matched nothing for %q; pick queries that match", q)
+			require.Equal(t, want, got, "order for %q", q)
 		}
-		require.NotEmpty(t, want, "fzf matched nothing for %q; pick queries that match", q)
-		require.Equal(t, len(want), len(got), "match count for %q", q)
-		require.Equal(t, want, got, "order for %q", q)
 	}
 }
 

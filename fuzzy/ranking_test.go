@@ -120,6 +120,8 @@ func TestPositionsPreferBoundaries(t *testing.T) {
 		{"workers/executor.go", "exec", []int{8, 9, 10, 11}},
 		// Both camel humps, not the 'b' and 'x' of "box" alone.
 		{"web/src/components/SearchBox.tsx", "sbox", []int{19, 25, 26, 27}},
+		// One character: the occurrence at a word start, not the first one.
+		{"workers/executor.go", "e", []int{8}},
 		// An exact term highlights its whole occurrence, at the boundary one.
 		{"xmain/main.go", "'main", []int{6, 7, 8, 9}},
 		// A prefix and a suffix term together.

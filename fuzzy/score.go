@@ -227,6 +227,9 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	if m > len(text) {
 		return 0, false
 	}
+	if m == 1 {
+		return s.singleScore(text, pat[0], cs, withPos)
+	}
 	first, last, ok := span(text, pat, cs)
 	if !ok {
 		return 0, false
@@ -368,6 +371,40 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 		s.backtrace(first, n, m, bestCol)
 	}
 	return int(best), true
+}
+
+// singleScore is the one-character query, the first keystroke, when nearly every
+// candidate matches: the best occurrence is the one with the largest bonus, the first at a
+// word boundary ending the scan, so no matrix is needed.
+func (s *scratch) singleScore(text []byte, p byte, cs, withPos bool) (int, bool) {
+	best, at := int16(-1), -1
+	for k := 0; k < len(text); k++ {
+		b := text[k]
+		if !cs {
+			b = lowerTable[b]
+		}
+		if b != p {
+			continue
+		}
+		prev := initialClass
+		if k > 0 {
+			prev = byteClass[text[k-1]]
+		}
+		bo := bonusTable[prev][byteClass[text[k]]]
+		if bo > best {
+			best, at = bo, k
+			if bo >= bonusBoundary {
+				break
+			}
+		}
+	}
+	if at < 0 {
+		return 0, false
+	}
+	if withPos {
+		s.pos = append(s.pos, at)
+	}
+	return scoreMatch + int(best)*bonusFirstCharMultiplier, true
 }
 
 // backtrace walks the matrix from the best cell of the last row back to the first row,
