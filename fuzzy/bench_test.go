@@ -100,8 +100,7 @@ func runFilterProcess(b *testing.B, file, name string, args ...string) time.Dura
 //     goroutines), which is what the finder pays per keystroke.
 //
 // ns/op is wall time per query; every variant also reports cpu-ms/op (user+system of the
-// child, or of the test process for ours-cached), steadier on a loaded machine. The inputs
-// are written under the temporary directory as fuzzybench*; remove them afterwards.
+// child, or of the test process for ours-cached), steadier on a loaded machine.
 func BenchmarkVsFzf(b *testing.B) {
 	inputs := loadBenchInputs(b)
 	fzf := ""
