@@ -10,9 +10,9 @@
 // character; a character at a word boundary earns a bonus (10 after whitespace or at the
 // start, 9 after one of / , : ; |, 8 after other punctuation, 7 at a camelCase hump or the
 // first digit of a number); consecutive matched characters keep the bonus of the run's first
-// character; and the bonus of the query's first character counts twice. So `gofmt` prefers
-// cmd/gofmt/gofmt.go, `rtsched` finds runtime/sched.go, and `fb` prefers foo_bar over
-// fooxbar. Ties go to the shorter candidate, then to the earlier one (fzf --filter's order
+// character; and the bonus of the query's first character counts twice. So `rtsup` finds
+// runtime/supersede.go, `sbox` finds SearchBox.tsx, and `fb` prefers foo_bar over fooxbar.
+// Ties go to the shorter candidate, then to the earlier one (fzf --filter's order
 // with its default scheme). Classes and case folding are ASCII: a byte of a multi-byte UTF-8
 // character is a letter that matches only itself.
 //
