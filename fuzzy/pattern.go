@@ -143,6 +143,17 @@ func parseTerm(tok string) (term, bool) {
 	return t, true
 }
 
+// weight is the number of query bytes scored against each candidate, at least 1.
+func (p Pattern) weight() int {
+	w := 1
+	for _, set := range p.sets {
+		for _, t := range set {
+			w += len(t.text)
+		}
+	}
+	return w
+}
+
 // String returns the query the pattern was parsed from.
 func (p Pattern) String() string { return p.query }
 

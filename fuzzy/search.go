@@ -28,6 +28,10 @@ const (
 	// cancelEvery is how many candidates pass between two looks at ctx inside a chunk, so a
 	// superseded search stops long before its chunk would end.
 	cancelEvery = 256
+	// cancelWork bounds the work between two looks at ctx when candidates are long: the sum
+	// over scored candidates of length times query bytes (alignment cells, about a
+	// nanosecond each), so a list of long lines is interrupted as promptly as one of paths.
+	cancelWork = 1 << 18
 )
 
 // Options tune a Search. The zero Options return every match, best first, with positions,
@@ -200,6 +204,7 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 	var stopped atomic.Bool
 	done := ctx.Done()
 	empty := p.Empty()
+	weight := p.weight()
 
 	work := func(w int) {
 		sc := scratchPool.Get().(*scratch)
@@ -207,6 +212,7 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 		top := &tops[w]
 		top.limit = opt.Limit
 		var buf []int32
+		work := 0
 		for !stopped.Load() {
 			c := int(next.Add(1) - 1)
 			if c >= chunks {
@@ -215,7 +221,8 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 			from, to := c*chunkSize, min((c+1)*chunkSize, n)
 			mark := len(buf)
 			for k := from; k < to; k++ {
-				if done != nil && k%cancelEvery == 0 {
+				if done != nil && (k%cancelEvery == 0 || work >= cancelWork) {
+					work = 0
 					select {
 					case <-done:
 						stopped.Store(true)
@@ -234,6 +241,7 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 					continue
 				}
 				text := s.bytes(idx)
+				work += len(text) * weight
 				var e entry
 				if !empty {
 					score, ok := sc.score(text, &p, false)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,4 +166,41 @@ func TestCancelKeepsCause(t *testing.T) {
 	_, err := fuzzy.Search(ctx, fuzzy.NewStore([]string{"a"}), fuzzy.ParsePattern("a"), fuzzy.Options{})
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorIs(t, err, errSuperseded)
+}
+
+// TestCancelStopsWithinLongLines covers the supersede bound for lists of long lines
+// (minified files, log lines): the look at ctx is paced by work, not only by candidate
+// count. Each line here is about 100,000 alignment cells, so 256 of them take 25 ms or more
+// even on a fast machine, and a search that looked only every 256 candidates would rarely
+// return within 5 ms of a cancel. The cancel lands at a different moment in each of three
+// attempts and the best is checked, to tolerate a loaded machine.
+func TestCancelStopsWithinLongLines(t *testing.T) {
+	long := make([]string, 4000)
+	for i := range long {
+		long[i] = strings.Repeat("render/", 20000/7) + strings.Repeat("y", i%50)
+	}
+	store := fuzzy.NewStore(long)
+	p := fuzzy.ParsePattern("rendr")
+	best := time.Hour
+	for attempt, delay := range []time.Duration{3 * time.Millisecond, 11 * time.Millisecond, 19 * time.Millisecond} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var mu sync.Mutex
+		var cancelledAt time.Time
+		timer := time.AfterFunc(delay, func() {
+			mu.Lock()
+			cancelledAt = time.Now()
+			mu.Unlock()
+			cancel()
+		})
+		_, err := fuzzy.Search(ctx, store, p, fuzzy.Options{Limit: 10})
+		end := time.Now()
+		timer.Stop()
+		cancel()
+		require.ErrorIs(t, err, context.Canceled, "the search must still be running at the cancel")
+		mu.Lock()
+		t.Logf("attempt %d: returned %v after the cancel", attempt, end.Sub(cancelledAt))
+		best = min(best, end.Sub(cancelledAt))
+		mu.Unlock()
+	}
+	require.Less(t, best, 5*time.Millisecond)
 }
