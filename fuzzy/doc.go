@@ -47,8 +47,8 @@
 //     it. The expected use is one owner that mutates it between searches, for example the
 //     single worker that owns a root's file list.
 //   - Cancelling the context stops every goroutine at its next look, which happens every 256
-//     candidates and, for long candidates, after about 256K alignment cells (well under a
-//     millisecond of work, less than one chunk), and Search returns an error wrapping the
+//     candidates and, for long candidates, after about 32K alignment cells (tens of
+//     microseconds of work, far less than one chunk), and Search returns an error wrapping the
 //     context's error and its cause. A superseded query therefore wastes at most one chunk
 //     of work per goroutine, in practice much less. One candidate is never interrupted: a
 //     single line of many megabytes is scored (greedily, in linear time) to its end.

@@ -31,7 +31,8 @@ const (
 	// cancelWork bounds the work between two looks at ctx when candidates are long: the sum
 	// over scored candidates of length times query bytes (alignment cells, about a
 	// nanosecond each), so a list of long lines is interrupted as promptly as one of paths.
-	cancelWork = 1 << 18
+	// A look costs a few nanoseconds, nothing next to this much scoring.
+	cancelWork = 1 << 15
 )
 
 // Options tune a Search. The zero Options return every match, best first, with positions,
@@ -202,7 +203,8 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 	tops := make([]topK, threads)
 	var next atomic.Int64
 	var stopped atomic.Bool
-	done := ctx.Done()
+	// A context that can never be cancelled is not looked at.
+	cancellable := ctx.Done() != nil
 	empty := p.Empty()
 	weight := p.weight()
 
@@ -221,13 +223,11 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 			from, to := c*chunkSize, min((c+1)*chunkSize, n)
 			mark := len(buf)
 			for k := from; k < to; k++ {
-				if done != nil && (k%cancelEvery == 0 || work >= cancelWork) {
+				if cancellable && (k%cancelEvery == 0 || work >= cancelWork) {
 					work = 0
-					select {
-					case <-done:
+					if ctx.Err() != nil {
 						stopped.Store(true)
 						return
-					default:
 					}
 				}
 				idx := k
