@@ -232,17 +232,21 @@ func BenchmarkRefine(b *testing.B) {
 	}
 	next := fuzzy.ParsePattern("render")
 	b.Run("full", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := fuzzy.Search(ctx, store, next, fuzzy.Options{Limit: 200}); err != nil {
-				b.Fatal(err)
+		reportCPU(b, func() {
+			for b.Loop() {
+				if _, err := fuzzy.Search(ctx, store, next, fuzzy.Options{Limit: 200}); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
+		})
 	})
 	b.Run("refine", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := prev.Refine(ctx, next, fuzzy.Options{Limit: 200}); err != nil {
-				b.Fatal(err)
+		reportCPU(b, func() {
+			for b.Loop() {
+				if _, err := prev.Refine(ctx, next, fuzzy.Options{Limit: 200}); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
+		})
 	})
 }
