@@ -130,8 +130,15 @@ func max16(a, b int16) int16 {
 // which keeps the work per candidate (and so the cancel latency) bounded.
 const maxCells = 100 * 1024
 
+// notCompetitive is the score of a candidate that matches but was shown not to reach
+// scratch.floor, so its exact score was not computed.
+const notCompetitive = -1
+
 // scratch is one goroutine's reusable memory for scoring.
 type scratch struct {
+	// floor, when positive, is the score a one-term fuzzy match must reach to enter the
+	// caller's top-K; a candidate that provably cannot scores notCompetitive.
+	floor int
 	h, c  []int16
 	bonus []int16
 	low   []byte
@@ -249,6 +256,7 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	}
 	p0 := pat[0]
 	best, bestCol := int16(0), 0
+	maxBonus := int16(bonusConsecutive)
 	h0, c0 := s.h[:n], s.c[:n]
 	var prevH int16
 	inGap := false
@@ -262,6 +270,7 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 		low[k] = b
 		bo := bonusTable[prev][cl]
 		bonus[k] = bo
+		maxBonus = max(maxBonus, bo)
 		prev = cl
 		if next < m && b == pat[next] {
 			fcol[next] = k
@@ -292,6 +301,12 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 			s.pos = append(s.pos, first+bestCol)
 		}
 		return int(best), true
+	}
+	// Every matched character earns at most the largest bonus in the span (a run's
+	// characters inherit its first one's, or the consecutive minimum), the first one twice,
+	// and gaps only cost: when even that cannot reach the floor, the matrix is skipped.
+	if s.floor > 0 && scoreMatch*m+(m+1)*int(maxBonus) < s.floor {
+		return notCompetitive, true
 	}
 
 	// Row i feeds row i+1 only up to the last column where pat[i+1] can still be followed

@@ -153,6 +153,9 @@ func (t *topK) push(e entry) {
 	t.down(0)
 }
 
+// full reports whether a new entry must beat the worst kept one to enter.
+func (t *topK) full() bool { return t.limit > 0 && len(t.h) == t.limit }
+
 func (t *topK) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
@@ -207,6 +210,10 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 	cancellable := ctx.Done() != nil
 	empty := p.Empty()
 	weight := p.weight()
+	// The top-K floor is only applied to the common one-term fuzzy query, whose score is
+	// that term's alone.
+	prunable := opt.Limit > 0 && len(p.sets) == 1 && len(p.sets[0]) == 1 &&
+		p.sets[0][0].kind == termFuzzy && !p.sets[0][0].inv
 
 	work := func(w int) {
 		sc := scratchPool.Get().(*scratch)
@@ -244,12 +251,26 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 				work += len(text) * weight
 				var e entry
 				if !empty {
+					e.length = int32(len(text) - leadingSpace(text) - trailingSpace(text))
+					sc.floor = 0
+					if prunable && top.full() {
+						// Later candidates have larger indices, so a tie on score and
+						// length with the worst kept entry loses.
+						worst := top.h[0]
+						sc.floor = int(worst.score)
+						if e.length >= worst.length {
+							sc.floor++
+						}
+					}
 					score, ok := sc.score(text, &p, false)
 					if !ok {
 						continue
 					}
+					if score == notCompetitive {
+						buf = append(buf, int32(idx))
+						continue
+					}
 					e.score = int32(score)
-					e.length = int32(len(text) - leadingSpace(text) - trailingSpace(text))
 				}
 				e.index = int32(idx)
 				buf = append(buf, int32(idx))
@@ -304,6 +325,7 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Op
 	for i, e := range all {
 		m := Match{Index: int(e.index), Score: int(e.score)}
 		if sc != nil {
+			sc.floor = 0
 			sc.pos = sc.pos[:0]
 			sc.score(s.bytes(m.Index), &p, true)
 			m.Positions = positionSet(sc.pos)

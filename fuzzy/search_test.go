@@ -201,3 +201,22 @@ func TestSearchLooksAtCtxPacedByWork(t *testing.T) {
 	t.Logf("%d looks for %d million cells", looks, cells/1_000_000)
 	require.GreaterOrEqual(t, looks, int64(cells/1_000_000))
 }
+
+// TestTopKEqualsFullRanking checks that the top-K search, which skips the exact score of
+// candidates that provably cannot enter the K kept so far, returns exactly the first K of
+// the full ranking, and still counts every match.
+func TestTopKEqualsFullRanking(t *testing.T) {
+	store := fuzzy.NewStore(pathgen.Synthetic(200_000))
+	ctx := context.Background()
+	for _, q := range []string{"render", "re", "rndr", "cfgld", "srv/http", "luaplg", "tree_node", "JsonEnc", "syntx", "authsess", "src", "gogo", "e1"} {
+		p := fuzzy.ParsePattern(q)
+		full, err := fuzzy.Search(ctx, store, p, fuzzy.Options{NoPositions: true})
+		require.NoError(t, err)
+		for _, limit := range []int{1, 10, 200} {
+			top, err := fuzzy.Search(ctx, store, p, fuzzy.Options{Limit: limit, NoPositions: true})
+			require.NoError(t, err)
+			require.Equal(t, full.Total, top.Total, "%q limit %d", q, limit)
+			require.Equal(t, full.Matches[:min(limit, len(full.Matches))], top.Matches, "%q limit %d", q, limit)
+		}
+	}
+}
