@@ -206,7 +206,7 @@ func TestSearchLooksAtCtxPacedByWork(t *testing.T) {
 // candidates that provably cannot enter the K kept so far, returns exactly the first K of
 // the full ranking, and still counts every match.
 func TestTopKEqualsFullRanking(t *testing.T) {
-	store := fuzzy.NewStore(pathgen.Synthetic(200_000))
+	store := fuzzy.NewStore(pathgen.Synthetic(50_000))
 	ctx := context.Background()
 	for _, q := range []string{"render", "re", "rndr", "cfgld", "srv/http", "luaplg", "tree_node", "JsonEnc", "syntx", "authsess", "src", "gogo", "e1"} {
 		p := fuzzy.ParsePattern(q)
