@@ -32,7 +32,9 @@
 // on every keystroke. Search scores the store in chunks of 1024 candidates on
 // Options.Threads goroutines, each keeping its own top-K heap; the heaps merge at the end
 // and only the final top matches get positions. A candidate whose presence mask lacks a
-// character the query needs is rejected without scoring.
+// character the query needs is rejected without scoring, and once a goroutine's heap is
+// full, a one-term fuzzy query skips the alignment of any candidate whose score bound
+// cannot beat the worst entry kept (it still counts in Result.Total).
 //
 // Result.Refine makes narrowing cheap: when the new pattern can only match a subset of what
 // the previous one matched (Pattern.Narrows: more characters typed, a term added), it scores
