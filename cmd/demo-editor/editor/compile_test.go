@@ -61,6 +61,7 @@ func TestCompileFillsBufferAndJumpsToLocation(t *testing.T) {
 func TestCompileSupersedes(t *testing.T) {
 	dir := t.TempDir()
 	h := startEditor(t, Options{Path: dir})
+	h.waitText("..")
 	h.alt('c')
 	h.waitText("compile: make -k")
 	for range len("make -k") {
