@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,7 +43,10 @@ func TestReadyWakesOncePerDrain(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 250 {
-				require.NoError(t, workers.Send("ping", ping{ID: uint64(g*1000 + i)}))
+				// Off the test goroutine: assert reports, FailNow would not.
+				if !assert.NoError(t, workers.Send("ping", ping{ID: uint64(g*1000 + i)})) {
+					return
+				}
 			}
 		}()
 	}
@@ -126,14 +130,23 @@ func TestCreditBlocksAndCancels(t *testing.T) {
 	require.NoError(t, <-got)
 	require.Equal(t, 9, c.InFlight())
 
-	cctx, cancel := context.WithCancel(ctx)
-	go func() { got <- c.Acquire(cctx, 5) }()
-	time.Sleep(5 * time.Millisecond)
-	start := time.Now()
-	cancel()
-	require.ErrorIs(t, <-got, context.Canceled)
-	require.Less(t, time.Since(start), 50*time.Millisecond)
-	require.Equal(t, 9, c.InFlight(), "a cancelled acquire takes nothing")
+	// The 50 ms bound is checked on the best of three cancels: under load
+	// one wake-up can wait for a core longer than that, while an acquire
+	// that does not watch its context misses the bound in all three.
+	best := time.Hour
+	for range 3 {
+		cctx, cancel := context.WithCancel(ctx)
+		go func() { got <- c.Acquire(cctx, 5) }()
+		// Not a wait for an event: it lets the acquire park before the
+		// cancel, so the cancel is seen by a waiting producer.
+		time.Sleep(5 * time.Millisecond)
+		start := time.Now()
+		cancel()
+		require.ErrorIs(t, <-got, context.Canceled)
+		best = min(best, time.Since(start))
+		require.Equal(t, 9, c.InFlight(), "a cancelled acquire takes nothing")
+	}
+	require.Less(t, best, 50*time.Millisecond)
 }
 
 // A batch larger than the whole limit is admitted once nothing is in flight,
@@ -161,8 +174,10 @@ func TestCreditBoundsConcurrentProducers(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range per {
-				require.NoError(t, c.Acquire(context.Background(), 1))
-				require.NoError(t, workers.Send("ping", ping{}))
+				if !assert.NoError(t, c.Acquire(context.Background(), 1)) ||
+					!assert.NoError(t, workers.Send("ping", ping{})) {
+					return
+				}
 			}
 		}()
 	}

@@ -23,9 +23,9 @@ import (
 //
 // Confine touches nothing and holds nothing open. It is a check, not a
 // capability: a parent directory replaced by a symlink between Confine and
-// the operation is followed by the operation. Callers that share the tree
-// with an adversary need descriptor-relative resolution (openat2 with
-// RESOLVE_BENEATH, or os.Root), which this check does not provide.
+// an unconfined operation is followed by the operation. Roots' methods run
+// this check and then act beneath the root, which closes that window; use
+// them rather than Confine followed by an operation.
 //
 // ReadDir follows its final symlink, so confine a listing with ConfineFollow.
 func Confine(roots []string, path string) error {
@@ -50,9 +50,26 @@ func confine(roots []string, path string, followFinal bool) error {
 		// on its own; judge by the deepest ancestor that does resolve.
 		resolved, err = resolveExisting(path)
 		if err != nil {
-			return &PathError{Op: op, Path: path, Err: ErrEscapesRoot}
+			return escapes(path)
 		}
 	}
+	for _, r := range resolveRoots(roots) {
+		if within(r, resolved) {
+			return nil
+		}
+	}
+	return escapes(path)
+}
+
+// escapes is the refusal of a path outside every root.
+func escapes(path string) error {
+	return &PathError{Op: "confine", Path: path, Err: ErrEscapesRoot}
+}
+
+// resolveRoots resolves each root fully and makes it absolute; a root that
+// does not resolve is kept as given (nothing inside it exists either).
+func resolveRoots(roots []string) []string {
+	out := make([]string, 0, len(roots))
 	for _, root := range roots {
 		if root == "" {
 			continue
@@ -61,14 +78,11 @@ func confine(roots []string, path string, followFinal bool) error {
 		if err != nil {
 			r = root
 		}
-		if r, err = filepath.Abs(r); err != nil {
-			continue
-		}
-		if within(r, resolved) {
-			return nil
+		if r, err = filepath.Abs(r); err == nil {
+			out = append(out, r)
 		}
 	}
-	return &PathError{Op: op, Path: path, Err: ErrEscapesRoot}
+	return out
 }
 
 // resolve makes path absolute with symlinks resolved in every component but

@@ -95,9 +95,9 @@ func TestConfineRefusesEveryEscapeAndTouchesNothing(t *testing.T) {
 // Acceptance: "symlink swapped in after the check, where the platform allows
 // a test of it". Confine judges the tree as it is when called: once a
 // directory inside the root is swapped for a link leading out, the same path
-// is refused. What Confine cannot do is protect an operation already cleared
-// by an earlier check (see Confine's documentation); this test pins the
-// part that holds, so callers check immediately before each operation.
+// is refused. Confine alone cannot protect an operation already cleared by
+// an earlier check; Roots can, which
+// TestConfinedOperationsNeverEscapeWhileAParentIsSwappedForASymlink proves.
 func TestConfineRefusesAPathOnceASymlinkIsSwappedInForItsParent(t *testing.T) {
 	base, root, outside := confineFixture(t)
 	roots := []string{root}

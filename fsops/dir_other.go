@@ -17,6 +17,9 @@ import (
 type dir struct {
 	f    *os.File
 	path string
+	// root, when set, is the listed directory opened as an os.Root: a
+	// confined listing describes its entries through it, never by path.
+	root *os.Root
 }
 
 // nameBatch is how many names one Readdirnames call returns, and so the
@@ -51,7 +54,14 @@ func (d *dir) readNames(ctx context.Context, op string) ([]string, error) {
 }
 
 func (d *dir) describe(name string) (Entry, string, error) {
-	e, op, err := lstatPath(filepath.Join(d.path, name))
+	var e Entry
+	var op string
+	var err error
+	if d.root != nil {
+		e, op, err = lstatIn(d.root, name)
+	} else {
+		e, op, err = lstatPath(filepath.Join(d.path, name))
+	}
 	e.Name = name
 	return e, op, err
 }
@@ -61,6 +71,20 @@ func lstatPath(path string) (Entry, string, error) {
 	if err != nil {
 		return Entry{}, "lstat", osCause(err)
 	}
+	return describeInfo(fi, func() (string, error) { return os.Readlink(path) })
+}
+
+// lstatIn is lstatPath for name inside root.
+func lstatIn(root *os.Root, name string) (Entry, string, error) {
+	fi, err := root.Lstat(name)
+	if err != nil {
+		return Entry{}, "lstat", osCause(err)
+	}
+	return describeInfo(fi, func() (string, error) { return root.Readlink(name) })
+}
+
+func describeInfo(fi fs.FileInfo, readlink func() (string, error)) (Entry, string, error) {
+	var err error
 	m := fi.Mode()
 	e := Entry{
 		Name:  fi.Name(),
@@ -75,7 +99,7 @@ func lstatPath(path string) (Entry, string, error) {
 		e.Kind = KindDir
 	case m&fs.ModeSymlink != 0:
 		e.Kind = KindSymlink
-		if e.Target, err = os.Readlink(path); err != nil {
+		if e.Target, err = readlink(); err != nil {
 			return Entry{}, "readlink", osCause(err)
 		}
 	default:

@@ -27,19 +27,27 @@
 //
 // # Confinement
 //
-// Confine is a check, not a capability: it resolves a path the way the kernel
-// would at the time of the call and reports whether it lies inside one of the
-// roots (ConfineFollow also resolves the final component, for ReadDir). A
-// directory swapped for a symlink between the check and the operation is not
-// seen: a time-of-check/time-of-use race, so check right before each
-// operation and do not share the tree with an adversary. See Confine.
+// Roots holds the confined operations: its methods are ReadDir, Stat,
+// Rename, Chmod and Remove, limited to a set of root directories. Each
+// checks the path as Confine does (so an escape is refused before anything
+// is touched) and then acts through a directory descriptor that the kernel
+// opened beneath the root (openat2 with RESOLVE_BENEATH on Linux, os.Root
+// elsewhere), so a directory swapped for a symlink between the check and
+// the operation is never followed out of the root. Confine and
+// ConfineFollow remain as checks alone: they touch nothing, and an
+// operation called after one of them is not protected by it.
 //
 // # Platforms
 //
 // On Linux, ReadDir reads names with getdents and lstats entries relative to
 // the open directory descriptor; Rename without overwrite uses
-// renameat2(RENAME_NOREPLACE) and Chmod uses fchmodat2(AT_SYMLINK_NOFOLLOW).
+// renameat2(RENAME_NOREPLACE) and Chmod uses fchmodat2(AT_SYMLINK_NOFOLLOW),
+// confined or not. Confined operations open their directory with openat2
+// (Linux 5.6), or on older kernels walk the path one component at a time
+// without following any link.
 // Elsewhere the same behaviour is built from the os package, and a
 // no-overwrite Rename is check-then-rename: a destination created by someone
-// else between the check and the rename is replaced. See Rename.
+// else between the check and the rename is replaced. See Rename. There the
+// confined operations use os.Root, which cannot rename from one root to
+// another (EXDEV).
 package fsops

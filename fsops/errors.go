@@ -4,32 +4,37 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"syscall"
 )
 
 // The error taxonomy. Every error an operation returns is a *PathError naming
 // the operation and path(s); its chain ends in one of these sentinels or in
 // the OS error (a syscall.Errno), so errors.Is works against both the
-// sentinels below and fs.ErrNotExist, fs.ErrExist, fs.ErrPermission.
+// sentinels below and fs.ErrNotExist, fs.ErrExist, fs.ErrPermission, and
+// errors.As finds the standard *fs.PathError (or, for a rename, the
+// *os.LinkError) as well as the *PathError. Each sentinel's message starts
+// with "fsops: ".
 var (
 	// ErrCancelled marks an operation stopped by its context. The same
 	// error also matches the context's own error (context.Canceled or
 	// context.DeadlineExceeded).
-	ErrCancelled = errors.New("cancelled")
+	ErrCancelled = errors.New("fsops: cancelled")
 	// ErrEmptyPath refuses "", which the OS would read as the current
 	// directory for some calls and as ENOENT for others.
-	ErrEmptyPath = errors.New("empty path")
+	ErrEmptyPath = errors.New("fsops: empty path")
 	// ErrNULInPath refuses a path with a NUL byte: the kernel would see a
 	// different, shorter path than the one the caller named.
-	ErrNULInPath = errors.New("path contains a NUL byte")
+	ErrNULInPath = errors.New("fsops: path contains a NUL byte")
 	// ErrNonUTF8Path refuses a path that is not valid UTF-8 (it could not
 	// round-trip through Lua and MessagePack strings unchanged), and marks
 	// directory entries whose names are not valid UTF-8.
-	ErrNonUTF8Path = errors.New("path is not valid UTF-8")
+	ErrNonUTF8Path = errors.New("fsops: path is not valid UTF-8")
 	// ErrEscapesRoot is Confine's refusal of a path outside every root.
-	ErrEscapesRoot = errors.New("path escapes the permitted roots")
+	ErrEscapesRoot = errors.New("fsops: path escapes the permitted roots")
 	// ErrBadMode refuses a Chmod mode with bits outside 07777.
-	ErrBadMode = errors.New("mode has bits outside 07777")
+	ErrBadMode = errors.New("fsops: mode has bits outside 07777")
 )
 
 // PathError is the error every operation returns: which operation, on which
@@ -55,6 +60,27 @@ func (e *PathError) Error() string {
 
 // Unwrap exposes the cause, so fs.ErrNotExist and friends match.
 func (e *PathError) Unwrap() error { return e.Err }
+
+// As lets errors.As see e as the standard library's error for the same
+// failure: a rename as an *os.LinkError (Old and New are the two paths),
+// every other operation as an *fs.PathError. The message stays e's own.
+func (e *PathError) As(target any) bool {
+	switch t := target.(type) {
+	case **fs.PathError:
+		if e.Op == "rename" {
+			return false
+		}
+		*t = &fs.PathError{Op: e.Op, Path: e.Path, Err: e.Err}
+		return true
+	case **os.LinkError:
+		if e.Op != "rename" {
+			return false
+		}
+		*t = &os.LinkError{Op: e.Op, Old: e.Path, New: e.Path2, Err: e.Err}
+		return true
+	}
+	return false
+}
 
 // explained replaces an errno's generic text with what it means for this
 // operation ("destination exists" rather than "file exists") while keeping

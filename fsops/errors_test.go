@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -65,6 +67,59 @@ func TestErrorsMatchTheOSSentinelsAndNameOpAndPath(t *testing.T) {
 	require.ErrorIs(t, err, fs.ErrExist)
 	require.NotErrorIs(t, err, fs.ErrNotExist)
 	require.NotErrorIs(t, err, ErrCancelled)
+}
+
+// Issue 12: a caller that knows only the standard library matches fsops'
+// errors with its types: errors.As finds an *fs.PathError for every
+// operation but rename, and an *os.LinkError (Old, New) for a rename, with
+// the same cause, so errors.Is against fs.ErrNotExist and friends holds
+// through either; the message is fsops' own.
+func TestErrorsAreTheStandardPathAndLinkErrors(t *testing.T) {
+	root := fixture(t)
+	ctx := context.Background()
+	missing := filepath.Join(root, "missing")
+
+	for _, err := range []error{
+		Remove(ctx, missing),
+		Chmod(ctx, missing, 0o644),
+		func() error { _, err := Stat(ctx, missing); return err }(),
+		func() error { _, err := ReadDir(ctx, missing, Fatal); return err }(),
+	} {
+		var pe *fs.PathError
+		require.ErrorAs(t, fmt.Errorf("job 7: %w", err), &pe, "%v", err)
+		require.Equal(t, missing, pe.Path)
+		require.NotEmpty(t, pe.Op)
+		require.ErrorIs(t, pe, fs.ErrNotExist)
+		var le *os.LinkError
+		require.False(t, errors.As(err, &le), "only a rename is a LinkError")
+	}
+
+	from, to := filepath.Join(root, "a.txt"), filepath.Join(root, "b.txt")
+	err := Rename(ctx, from, to, false)
+	var le *os.LinkError
+	require.ErrorAs(t, err, &le)
+	require.Equal(t, os.LinkError{Op: "rename", Old: from, New: to, Err: le.Err}, *le)
+	require.ErrorIs(t, le, fs.ErrExist)
+	var pe *fs.PathError
+	require.False(t, errors.As(err, &pe), "a rename names two paths: a LinkError, not a PathError")
+	require.EqualError(t, err, `rename "`+from+`" -> "`+to+`": destination exists`, "the message is fsops' own")
+
+	err = Confine([]string{root}, "/")
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, "confine", pe.Op)
+	require.ErrorIs(t, pe, ErrEscapesRoot)
+}
+
+// Issue 12: every sentinel says it comes from fsops, as the standard
+// library's do ("fs: ...", "os: ...").
+func TestEverySentinelMessageStartsWithThePackageName(t *testing.T) {
+	for _, err := range []error{ErrCancelled, ErrEmptyPath, ErrNULInPath, ErrNonUTF8Path, ErrEscapesRoot, ErrBadMode} {
+		require.True(t, strings.HasPrefix(err.Error(), "fsops: "), "%q", err.Error())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Stat(ctx, "x")
+	require.EqualError(t, err, `stat "x": fsops: cancelled`)
 }
 
 // Acceptance: Kind names used as the Lua entry's type.

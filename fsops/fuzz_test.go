@@ -284,13 +284,17 @@ func (d *fsOpsDecoder) path() string {
 	return first + "/" + fsModelNames[int(c/32)%len(fsModelNames)]
 }
 
+// confinedPrefix marks the confined run in a failure's description.
+var confinedPrefix = map[bool]string{false: "", true: "confined: "}
+
 // FuzzOpsMatchModel runs random sequences of rename (with and without
 // overwrite), chmod, remove, stat and read_dir in a temporary root and checks
 // each result against an in-memory model of the tree: the model predicts
 // success or failure and the errno name, a failure leaves the tree unchanged,
 // and after every op the real tree equals the model (issue 8: random fs op
 // sequences checked against a model; issue 2: fs failures leave the tree
-// unchanged).
+// unchanged). Each sequence runs again through Roots confined to the tree
+// (issue 11 defect 8: confining changes nothing inside the roots).
 func FuzzOpsMatchModel(f *testing.F) {
 	// Op byte %6: 0 rename, 1 rename overwrite, 2 chmod, 3 remove, 4 stat,
 	// 5 read_dir; +6 runs it under a cancelled context. Path byte: %5 picks
@@ -308,136 +312,144 @@ func FuzzOpsMatchModel(f *testing.F) {
 	f.Add([]byte{1, 0, 2, 1, 2, 0, 1, 3, 0, 0, 0, 3}) // file over dir, dir over file
 	f.Add([]byte{1, 32, 64, 1, 66, 2, 5, 2, 5, 64})   // d/a over d/d, etc.
 	f.Fuzz(func(t *testing.T, data []byte) {
-		root := t.TempDir()
-		model := initialModel()
-		writeModel(t, root, model)
-		cancelled, cancel := context.WithCancel(context.Background())
-		cancel()
-		abs := func(p string) string {
-			if p == "" {
+		// Every sequence runs twice: unconfined, and through Roots confined
+		// to the tree, which must answer exactly as the unconfined operations.
+		for _, confined := range []bool{false, true} {
+			root := t.TempDir()
+			var fsys fileOps = unconfinedOps{}
+			if confined {
+				fsys = Roots{root}
+			}
+			model := initialModel()
+			writeModel(t, root, model)
+			cancelled, cancel := context.WithCancel(context.Background())
+			cancel()
+			abs := func(p string) string {
+				if p == "" {
+					return ""
+				}
+				return root + "/" + p
+			}
+			refused := func(p string) string {
+				switch {
+				case p == "", strings.IndexByte(p, 0) >= 0:
+					return "EINVAL"
+				case p == "a\xff":
+					return "EILSEQ"
+				}
 				return ""
 			}
-			return root + "/" + p
-		}
-		refused := func(p string) string {
-			switch {
-			case p == "", strings.IndexByte(p, 0) >= 0:
-				return "EINVAL"
-			case p == "a\xff":
-				return "EILSEQ"
-			}
-			return ""
-		}
-		d := &fsOpsDecoder{b: data}
-		for step := 0; step < 24 && len(d.b) > 0; step++ {
-			op := d.next()
-			ctx := context.Background()
-			if op%12 >= 6 {
-				ctx = cancelled
-			}
-			var desc, want, got string
-			before := readModel(t, root)
-			switch op % 6 {
-			case 0, 1:
-				from, to, overwrite := d.path(), d.path(), op%6 == 1
-				desc = fmt.Sprintf("rename %q -> %q overwrite=%v", from, to, overwrite)
-				if want = refused(from); want == "" {
-					want = refused(to)
+			d := &fsOpsDecoder{b: data}
+			for step := 0; step < 24 && len(d.b) > 0; step++ {
+				op := d.next()
+				ctx := context.Background()
+				if op%12 >= 6 {
+					ctx = cancelled
 				}
-				if want == "" && ctx == cancelled {
-					want = "ECANCELED"
-				}
-				if want == "" {
-					want = model.rename(from, to, overwrite)
-				}
-				got = Errno(Rename(ctx, abs(from), abs(to), overwrite))
-			case 2:
-				p, mode := d.path(), uint32(d.next())|uint32(d.next())<<8
-				if mode>>12 != 0xf { // mostly in range; 0xf... exercises ErrBadMode
-					mode &= 0o7777
-				}
-				if n := model[p]; n != nil && n.kind == "dir" && mode&^0o7777 == 0 {
-					mode |= 0o700 // keep directories walkable for a non-root run
-				}
-				if os.Getuid() != 0 {
-					mode &^= 0o7000 // unprivileged setgid can be silently dropped
-				}
-				desc = fmt.Sprintf("chmod %q %o", p, mode)
-				if want = refused(p); want == "" && mode&^0o7777 != 0 {
-					want = "EINVAL"
-				}
-				if want == "" && ctx == cancelled {
-					want = "ECANCELED"
-				}
-				if want == "" {
-					want = model.chmod(p, mode)
-				}
-				got = Errno(Chmod(ctx, abs(p), mode))
-			case 3:
-				p := d.path()
-				desc = fmt.Sprintf("remove %q", p)
-				if want = refused(p); want == "" && ctx == cancelled {
-					want = "ECANCELED"
-				}
-				if want == "" {
-					want = model.remove(p)
-				}
-				got = Errno(Remove(ctx, abs(p)))
-			case 4:
-				p := d.path()
-				desc = fmt.Sprintf("stat %q", p)
-				var n *modelNode
-				if want = refused(p); want == "" && ctx == cancelled {
-					want = "ECANCELED"
-				}
-				if want == "" {
-					n, want = model.lookup(p, false)
-				}
-				e, err := Stat(ctx, abs(p))
-				got = Errno(err)
-				if err == nil && n != nil {
-					require.Equal(t, p[strings.LastIndexByte(p, '/')+1:], e.Name, desc)
-					require.Equal(t, n.kind, e.Kind.String(), desc)
-					require.Equal(t, n.mode, e.Mode, desc)
-					switch n.kind {
-					case "file":
-						require.EqualValues(t, len(n.content), e.Size, desc)
-					case "symlink":
-						require.Equal(t, n.content, e.Target, desc)
+				var desc, want, got string
+				before := readModel(t, root)
+				switch op % 6 {
+				case 0, 1:
+					from, to, overwrite := d.path(), d.path(), op%6 == 1
+					desc = fmt.Sprintf(confinedPrefix[confined]+"rename %q -> %q overwrite=%v", from, to, overwrite)
+					if want = refused(from); want == "" {
+						want = refused(to)
 					}
-				}
-			case 5:
-				p := d.path()
-				desc = fmt.Sprintf("read_dir %q", p)
-				if want = refused(p); want == "" && ctx == cancelled {
-					want = "ECANCELED"
-				}
-				if want == "" {
-					_, want = model.lookup(p, true)
-				}
-				l, err := ReadDir(ctx, abs(p), Fatal)
-				got = Errno(err)
-				if err == nil {
-					var names, wantNames []string
-					for _, e := range l.Entries {
-						names = append(names, e.Name+":"+e.Kind.String())
+					if want == "" && ctx == cancelled {
+						want = "ECANCELED"
 					}
-					for q, n := range model {
-						if parentOf(q) == p {
-							wantNames = append(wantNames, q[len(p)+1:]+":"+n.kind)
+					if want == "" {
+						want = model.rename(from, to, overwrite)
+					}
+					got = Errno(fsys.Rename(ctx, abs(from), abs(to), overwrite))
+				case 2:
+					p, mode := d.path(), uint32(d.next())|uint32(d.next())<<8
+					if mode>>12 != 0xf { // mostly in range; 0xf... exercises ErrBadMode
+						mode &= 0o7777
+					}
+					if n := model[p]; n != nil && n.kind == "dir" && mode&^0o7777 == 0 {
+						mode |= 0o700 // keep directories walkable for a non-root run
+					}
+					if os.Getuid() != 0 {
+						mode &^= 0o7000 // unprivileged setgid can be silently dropped
+					}
+					desc = fmt.Sprintf(confinedPrefix[confined]+"chmod %q %o", p, mode)
+					if want = refused(p); want == "" && mode&^0o7777 != 0 {
+						want = "EINVAL"
+					}
+					if want == "" && ctx == cancelled {
+						want = "ECANCELED"
+					}
+					if want == "" {
+						want = model.chmod(p, mode)
+					}
+					got = Errno(fsys.Chmod(ctx, abs(p), mode))
+				case 3:
+					p := d.path()
+					desc = fmt.Sprintf(confinedPrefix[confined]+"remove %q", p)
+					if want = refused(p); want == "" && ctx == cancelled {
+						want = "ECANCELED"
+					}
+					if want == "" {
+						want = model.remove(p)
+					}
+					got = Errno(fsys.Remove(ctx, abs(p)))
+				case 4:
+					p := d.path()
+					desc = fmt.Sprintf(confinedPrefix[confined]+"stat %q", p)
+					var n *modelNode
+					if want = refused(p); want == "" && ctx == cancelled {
+						want = "ECANCELED"
+					}
+					if want == "" {
+						n, want = model.lookup(p, false)
+					}
+					e, err := fsys.Stat(ctx, abs(p))
+					got = Errno(err)
+					if err == nil && n != nil {
+						require.Equal(t, p[strings.LastIndexByte(p, '/')+1:], e.Name, desc)
+						require.Equal(t, n.kind, e.Kind.String(), desc)
+						require.Equal(t, n.mode, e.Mode, desc)
+						switch n.kind {
+						case "file":
+							require.EqualValues(t, len(n.content), e.Size, desc)
+						case "symlink":
+							require.Equal(t, n.content, e.Target, desc)
 						}
 					}
-					sort.Strings(wantNames)
-					require.Equal(t, wantNames, names, desc)
-					require.Empty(t, l.Errors, desc)
+				case 5:
+					p := d.path()
+					desc = fmt.Sprintf(confinedPrefix[confined]+"read_dir %q", p)
+					if want = refused(p); want == "" && ctx == cancelled {
+						want = "ECANCELED"
+					}
+					if want == "" {
+						_, want = model.lookup(p, true)
+					}
+					l, err := fsys.ReadDir(ctx, abs(p), Fatal)
+					got = Errno(err)
+					if err == nil {
+						var names, wantNames []string
+						for _, e := range l.Entries {
+							names = append(names, e.Name+":"+e.Kind.String())
+						}
+						for q, n := range model {
+							if parentOf(q) == p {
+								wantNames = append(wantNames, q[len(p)+1:]+":"+n.kind)
+							}
+						}
+						sort.Strings(wantNames)
+						require.Equal(t, wantNames, names, desc)
+						require.Empty(t, l.Errors, desc)
+					}
 				}
+				require.Equal(t, want, got, "step %d: %s", step, desc)
+				after := readModel(t, root)
+				if want != "" {
+					require.Equal(t, before, after, "step %d: failed %s changed the tree", step, desc)
+				}
+				require.Equal(t, model, after, "step %d: %s: tree differs from the model", step, desc)
 			}
-			require.Equal(t, want, got, "step %d: %s", step, desc)
-			after := readModel(t, root)
-			if want != "" {
-				require.Equal(t, before, after, "step %d: failed %s changed the tree", step, desc)
-			}
-			require.Equal(t, model, after, "step %d: %s: tree differs from the model", step, desc)
 		}
 	})
 }

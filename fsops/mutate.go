@@ -42,14 +42,18 @@ func Rename(ctx context.Context, from, to string, overwrite bool) error {
 		err = renameNoReplace(from, to)
 	}
 	if err != nil {
-		return &PathError{Op: op, Path: from, Path2: to, Err: explainRename(from, err, overwrite)}
+		return &PathError{Op: op, Path: from, Path2: to, Err: explainRename(err, overwrite, func() bool {
+			_, _, lerr := lstatPath(from)
+			return errors.Is(lerr, fs.ErrNotExist)
+		})}
 	}
 	return nil
 }
 
 // explainRename turns the errnos whose generic text misleads into messages
-// that say which side of the rename is at fault.
-func explainRename(from string, err error, overwrite bool) error {
+// that say which side of the rename is at fault; sourceMissing looks again
+// at the source (without following it) to tell an ENOENT's side.
+func explainRename(err error, overwrite bool, sourceMissing func() bool) error {
 	switch {
 	case errors.Is(err, fs.ErrExist) && !overwrite:
 		return &explained{msg: "destination exists", err: err}
@@ -57,7 +61,7 @@ func explainRename(from string, err error, overwrite bool) error {
 		// ENOTEMPTY also matches fs.ErrExist.
 		return &explained{msg: "destination is a non-empty directory", err: err}
 	case errors.Is(err, fs.ErrNotExist):
-		if _, _, lerr := lstatPath(from); errors.Is(lerr, fs.ErrNotExist) {
+		if sourceMissing() {
 			return &explained{msg: "source does not exist", err: err}
 		}
 		return &explained{msg: "destination's parent directory does not exist", err: err}
@@ -73,8 +77,10 @@ func explainRename(from string, err error, overwrite bool) error {
 // mode, and following it would let a link inside a confined root change a
 // file outside it; chmod the target's path instead. On Linux 6.6 and later
 // this is enforced atomically by fchmodat2(AT_SYMLINK_NOFOLLOW); on older
-// kernels and other platforms it is lstat-then-chmod, so a symlink swapped
-// in between the two is followed.
+// Linux kernels the file is pinned with an O_PATH descriptor that does not
+// follow a link, checked, and changed through /proc/self/fd, which is as
+// safe. Without /proc, and on other platforms, it is lstat-then-chmod, so
+// a symlink swapped in between the two is followed.
 func Chmod(ctx context.Context, path string, mode uint32) error {
 	const op = "chmod"
 	if err := checkPath(op, path, "", path); err != nil {
@@ -108,11 +114,16 @@ func Remove(ctx context.Context, path string) error {
 	if err := checkCancel(ctx, op, path, ""); err != nil {
 		return err
 	}
-	if err := remove(path); err != nil {
-		if errors.Is(err, fs.ErrExist) { // ENOTEMPTY, or EEXIST on some systems
-			err = &explained{msg: "directory not empty (Remove is never recursive)", err: err}
-		}
-		return &PathError{Op: op, Path: path, Err: err}
+	return removeFailed(path, remove(path))
+}
+
+// removeFailed wraps remove's error, if any, for Remove's caller.
+func removeFailed(path string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	if errors.Is(err, fs.ErrExist) { // ENOTEMPTY, or EEXIST on some systems
+		err = &explained{msg: "directory not empty (Remove is never recursive)", err: err}
+	}
+	return &PathError{Op: "remove", Path: path, Err: err}
 }

@@ -2,6 +2,7 @@ package fsops
 
 import (
 	"errors"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -10,34 +11,57 @@ import (
 // RENAME_NOREPLACE and exercise the fallback.
 var renameat2 = unix.Renameat2
 
+// fchmodat is a variable so tests can play a kernel without fchmodat2
+// (before 6.6) and exercise the fallback.
+var fchmodat = unix.Fchmodat
+
+// The operations below act on name relative to the directory descriptor
+// dirfd: unix.AT_FDCWD for the unconfined operations, a directory opened
+// beneath a root for the confined ones (see Roots), so the same code serves
+// both and a confined operation never resolves a path prefix again.
+
 func renameReplace(from, to string) error {
-	return retryEINTR(func() error { return unix.Rename(from, to) })
+	return renameReplaceAt(unix.AT_FDCWD, from, unix.AT_FDCWD, to)
 }
 
 func renameNoReplace(from, to string) error {
+	return renameNoReplaceAt(unix.AT_FDCWD, from, unix.AT_FDCWD, to)
+}
+
+func chmodNoFollow(path string, mode uint32) error {
+	return chmodNoFollowAt(unix.AT_FDCWD, path, mode)
+}
+
+func remove(path string) error { return removeAt(unix.AT_FDCWD, path) }
+
+func renameReplaceAt(fromfd int, from string, tofd int, to string) error {
+	return retryEINTR(func() error { return unix.Renameat(fromfd, from, tofd, to) })
+}
+
+func renameNoReplaceAt(fromfd int, from string, tofd int, to string) error {
 	err := retryEINTR(func() error {
-		return renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
+		return renameat2(fromfd, from, tofd, to, unix.RENAME_NOREPLACE)
 	})
 	if err != unix.EINVAL && err != unix.ENOSYS {
 		return err
 	}
 	// EINVAL is also the honest answer for a directory moved into itself;
 	// the fallback reaches the same rename(2) and gets the same EINVAL.
-	return renameNoReplaceFallback(from, to)
+	return renameNoReplaceFallback(fromfd, from, tofd, to)
 }
 
-func renameNoReplaceFallback(from, to string) error {
+func renameNoReplaceFallback(fromfd int, from string, tofd int, to string) error {
 	var st unix.Stat_t
-	if err := unix.Lstat(from, &st); err != nil {
+	if err := fstatatNoFollow(fromfd, from, &st); err != nil {
 		return err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		// linkat without AT_SYMLINK_FOLLOW links a symlink itself.
-		err := retryEINTR(func() error { return unix.Linkat(unix.AT_FDCWD, from, unix.AT_FDCWD, to, 0) })
+		err := retryEINTR(func() error { return unix.Linkat(fromfd, from, tofd, to, 0) })
 		switch err {
 		case nil:
-			if uerr := unix.Unlink(from); uerr != nil {
-				_ = unix.Unlink(to)
+			if uerr := unix.Unlinkat(fromfd, from, 0); uerr != nil {
+				_ = unix.Unlinkat(tofd, to, 0)
 				return uerr
 			}
 			return nil
@@ -47,44 +71,70 @@ func renameNoReplaceFallback(from, to string) error {
 			return err
 		}
 	}
-	if err := unix.Lstat(to, &st); err == nil {
+	if err := fstatatNoFollow(tofd, to, &st); err == nil {
 		return unix.EEXIST
 	} else if err != unix.ENOENT {
 		return err
 	}
-	return retryEINTR(func() error { return unix.Rename(from, to) })
+	return renameReplaceAt(fromfd, from, tofd, to)
 }
 
-func chmodNoFollow(path string, mode uint32) error {
+func chmodNoFollowAt(dirfd int, name string, mode uint32) error {
 	err := retryEINTR(func() error {
-		return unix.Fchmodat(unix.AT_FDCWD, path, mode, unix.AT_SYMLINK_NOFOLLOW)
+		return fchmodat(dirfd, name, mode, unix.AT_SYMLINK_NOFOLLOW)
 	})
 	if err != unix.EOPNOTSUPP {
 		return err
 	}
 	// x/sys reports both "path is a symlink" and "kernel has no fchmodat2"
-	// as EOPNOTSUPP; lstat tells them apart.
+	// as EOPNOTSUPP. Pin what the name refers to now with an O_PATH
+	// descriptor that does not follow a link, check that, and change the
+	// mode of that very inode through /proc/self/fd (fchmod refuses O_PATH
+	// descriptors), as glibc does: a link swapped in after the check is
+	// never followed.
+	var fd int
+	err = retryEINTR(func() (err error) {
+		fd, err = unix.Openat(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
 	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return errSymlinkMode(unix.EOPNOTSUPP)
 	}
-	return retryEINTR(func() error { return unix.Chmod(path, mode) })
+	err = retryEINTR(func() error {
+		return unix.Fchmodat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), mode, 0)
+	})
+	if err != unix.ENOENT {
+		return err
+	}
+	// No /proc mounted: the descriptor pins the inode, so ENOENT can only
+	// mean the magic link is missing. Fall back to the name, with the race
+	// Chmod documents for this case.
+	return retryEINTR(func() error { return unix.Fchmodat(dirfd, name, mode, 0) })
 }
 
-func remove(path string) error {
-	err := retryEINTR(func() error { return unix.Unlink(path) })
+func removeAt(dirfd int, name string) error {
+	err := retryEINTR(func() error { return unix.Unlinkat(dirfd, name, 0) })
 	if err != unix.EISDIR && err != unix.EPERM {
 		return err
 	}
 	// Linux answers EISDIR, POSIX EPERM, for unlink of a directory.
-	rerr := retryEINTR(func() error { return unix.Rmdir(path) })
+	rerr := retryEINTR(func() error { return unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR) })
 	if rerr == nil || !errors.Is(rerr, unix.ENOTDIR) {
 		return rerr
 	}
 	return err
+}
+
+func fstatatNoFollow(dirfd int, name string, st *unix.Stat_t) error {
+	return retryEINTR(func() error { return unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW) })
 }
 
 func retryEINTR(f func() error) error {

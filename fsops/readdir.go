@@ -45,7 +45,12 @@ func ReadDir(ctx context.Context, path string, tol Tolerance) (Listing, error) {
 		return Listing{}, &PathError{Op: op, Path: path, Err: err}
 	}
 	defer d.close()
+	return list(ctx, d, path, tol)
+}
 
+// list reads and describes the open directory d, which path names.
+func list(ctx context.Context, d *dir, path string, tol Tolerance) (Listing, error) {
+	const op = "readdir"
 	names, err := d.readNames(ctx, op)
 	if err != nil {
 		return Listing{}, err

@@ -171,26 +171,30 @@ func makeEntries(t testing.TB, n int) string {
 
 // Acceptance: "Cancellation is checked between batches of entries". The
 // cancel lands after the names are read, deterministically, through the
-// hook; the call must stop within the generous 50 ms bound and return no
-// partial listing.
+// hook; the call must return no partial listing and stop within the
+// generous 50 ms bound, checked on the best of three attempts (one attempt
+// can lose its core for longer under load; a listing that ignores the
+// cancel describes 20,000 entries every time).
 func TestReadDirCancelledMidListingReturnsErrCancelledPromptly(t *testing.T) {
 	dir := makeEntries(t, 20_000)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var cancelledAt time.Time
-	beforeDescribe = func(string, []string) {
-		cancelledAt = time.Now()
-		cancel()
-	}
 	t.Cleanup(func() { beforeDescribe = nil })
-
-	l, err := ReadDir(ctx, dir, PerEntry)
-	latency := time.Since(cancelledAt)
-	require.ErrorIs(t, err, ErrCancelled)
-	require.ErrorIs(t, err, context.Canceled)
-	require.Equal(t, "ECANCELED", Errno(err))
-	require.Empty(t, l.Entries)
-	require.Less(t, latency, 50*time.Millisecond)
+	best := time.Hour
+	for range 3 {
+		ctx, cancel := context.WithCancel(context.Background())
+		var cancelledAt time.Time
+		beforeDescribe = func(string, []string) {
+			cancelledAt = time.Now()
+			cancel()
+		}
+		l, err := ReadDir(ctx, dir, PerEntry)
+		best = min(best, time.Since(cancelledAt))
+		cancel()
+		require.ErrorIs(t, err, ErrCancelled)
+		require.ErrorIs(t, err, context.Canceled)
+		require.Equal(t, "ECANCELED", Errno(err))
+		require.Empty(t, l.Entries)
+	}
+	require.Less(t, best, 50*time.Millisecond)
 }
 
 // Acceptance: cancellation before the call does nothing at all, and a

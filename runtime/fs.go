@@ -23,12 +23,9 @@ import (
 // DispatchReadDir lists path (lstat entries sorted by name).
 func (rt *Runtime) DispatchReadDir(path string, tol fsops.Tolerance, o DispatchOptions) JobID {
 	j := rt.newJob(KindFsReadDir, o.Key)
-	check := rt.confiner(fsops.ConfineFollow, path)
+	fsys := rt.fsys()
 	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *task) reply {
-		if err := check(); err != nil {
-			return fsFailure(ctx, err)
-		}
-		l, err := fsops.ReadDir(ctx, path, tol)
+		l, err := fsys.ReadDir(ctx, path, tol)
 		if err != nil {
 			return fsFailure(ctx, err)
 		}
@@ -39,12 +36,9 @@ func (rt *Runtime) DispatchReadDir(path string, tol fsops.Tolerance, o DispatchO
 // DispatchStat describes path without following a final symlink.
 func (rt *Runtime) DispatchStat(path string, o DispatchOptions) JobID {
 	j := rt.newJob(KindFsStat, o.Key)
-	check := rt.confiner(fsops.Confine, path)
+	fsys := rt.fsys()
 	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *task) reply {
-		if err := check(); err != nil {
-			return fsFailure(ctx, err)
-		}
-		e, err := fsops.Stat(ctx, path)
+		e, err := fsys.Stat(ctx, path)
 		if err != nil {
 			return fsFailure(ctx, err)
 		}
@@ -57,30 +51,18 @@ func (rt *Runtime) DispatchStat(path string, o DispatchOptions) JobID {
 func (rt *Runtime) DispatchRename(from, to string, overwrite bool, o DispatchOptions) JobID {
 	j := rt.newJob(KindFsRename, o.Key)
 	j.resource = &ResourceOp{Op: ResourceRename, From: from, To: to}
-	checkFrom := rt.confiner(fsops.Confine, from)
-	checkTo := rt.confiner(fsops.Confine, to)
+	fsys := rt.fsys()
 	return rt.start(j, rt.actorFor(from), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
-		err := checkFrom()
-		if err == nil {
-			err = checkTo()
-		}
-		if err == nil {
-			err = fsops.Rename(ctx, from, to, overwrite)
-		}
-		return fsFailure(ctx, err)
+		return fsFailure(ctx, fsys.Rename(ctx, from, to, overwrite))
 	})
 }
 
 // DispatchChmod sets path's permission bits (07777).
 func (rt *Runtime) DispatchChmod(path string, mode uint32, o DispatchOptions) JobID {
 	j := rt.newJob(KindFsChmod, o.Key)
-	check := rt.confiner(fsops.Confine, path)
+	fsys := rt.fsys()
 	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
-		err := check()
-		if err == nil {
-			err = fsops.Chmod(ctx, path, mode)
-		}
-		return fsFailure(ctx, err)
+		return fsFailure(ctx, fsys.Chmod(ctx, path, mode))
 	})
 }
 
@@ -89,26 +71,50 @@ func (rt *Runtime) DispatchChmod(path string, mode uint32, o DispatchOptions) Jo
 func (rt *Runtime) DispatchRemove(path string, o DispatchOptions) JobID {
 	j := rt.newJob(KindFsRemove, o.Key)
 	j.resource = &ResourceOp{Op: ResourceRemove, From: path}
-	check := rt.confiner(fsops.Confine, path)
+	fsys := rt.fsys()
 	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
-		err := check()
-		if err == nil {
-			err = fsops.Remove(ctx, path)
-		}
-		return fsFailure(ctx, err)
+		return fsFailure(ctx, fsys.Remove(ctx, path))
 	})
 }
 
-// confiner returns the confinement check for path, or a no-op when
-// confinement is off. The roots are copied now, on the main goroutine, so
-// the worker never reads the runtime's tables.
-func (rt *Runtime) confiner(confine func([]string, string) error, path string) func() error {
-	if !rt.confine {
-		return func() error { return nil }
-	}
-	roots := slices.Clone(rt.roots.list)
-	return func() error { return confine(roots, path) }
+// fileSystem is what a filesystem job calls: fsops' operations, or the same
+// operations confined to the roots (fsops.Roots), which resolve each path
+// beneath its root when they act, so a symlink swapped in after dispatch
+// cannot lead a job outside.
+type fileSystem interface {
+	ReadDir(ctx context.Context, path string, tol fsops.Tolerance) (fsops.Listing, error)
+	Stat(ctx context.Context, path string) (fsops.Entry, error)
+	Rename(ctx context.Context, from, to string, overwrite bool) error
+	Chmod(ctx context.Context, path string, mode uint32) error
+	Remove(ctx context.Context, path string) error
 }
+
+// fsys returns the file system a job dispatched now uses. The roots are
+// copied now, on the main goroutine, so the worker never reads the
+// runtime's tables.
+func (rt *Runtime) fsys() fileSystem {
+	if !rt.confine {
+		return unconfined{}
+	}
+	return fsops.Roots(slices.Clone(rt.roots.list))
+}
+
+// unconfined is fsops' package-level operations as a fileSystem.
+type unconfined struct{}
+
+func (unconfined) ReadDir(ctx context.Context, path string, tol fsops.Tolerance) (fsops.Listing, error) {
+	return fsops.ReadDir(ctx, path, tol)
+}
+func (unconfined) Stat(ctx context.Context, path string) (fsops.Entry, error) {
+	return fsops.Stat(ctx, path)
+}
+func (unconfined) Rename(ctx context.Context, from, to string, overwrite bool) error {
+	return fsops.Rename(ctx, from, to, overwrite)
+}
+func (unconfined) Chmod(ctx context.Context, path string, mode uint32) error {
+	return fsops.Chmod(ctx, path, mode)
+}
+func (unconfined) Remove(ctx context.Context, path string) error { return fsops.Remove(ctx, path) }
 
 // fsFailure maps an fsops result to a terminal reply with the errno name.
 func fsFailure(ctx context.Context, err error) reply {

@@ -48,7 +48,9 @@ type Options struct {
 	// DefaultStreamCredit. Clamped to [1, MaxStreamCredit].
 	StreamCredit int
 	// ConfineFS limits filesystem jobs to the registered roots: a path that
-	// escapes them fails before anything is touched. Off by default.
+	// escapes them fails before anything is touched, and a job acts beneath
+	// its root through the kernel (fsops.Roots), so a symlink swapped into
+	// the tree after dispatch cannot lead it outside. Off by default.
 	ConfineFS bool
 }
 

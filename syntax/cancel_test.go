@@ -10,6 +10,7 @@ import (
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 // bigGoSource generates at least size bytes of valid Go.
@@ -160,4 +161,33 @@ func cancelRunningParse(t *testing.T, src []byte) time.Duration {
 	}
 	require.ErrorIs(t, res.err, context.Canceled)
 	return res.at.Sub(cancelAt)
+}
+
+// Issue 11 defect 5: a panic in the goroutine that watches a parse's context
+// must not end the process. It is raised again on the goroutine that called
+// Parse (where the executor's panic isolation settles the job
+// internal_error), carrying the panic value, after the watcher has ended;
+// and the next parse works.
+func TestPanicInTheCancelWatcherReachesTheCallerAndLeavesNoGoroutine(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Cancelling as the parse starts makes the watcher run during it.
+	parseStartHook = cancel
+	cancelWatchHook = func() { panic("watcher boom") }
+	defer func() { parseStartHook, cancelWatchHook = nil, nil }()
+
+	var recovered any
+	func() {
+		defer func() { recovered = recover() }()
+		tree, err := Parse(ctx, Request{Source: []byte("package a\n\nvar x = 1\n"), Language: "go"})
+		t.Errorf("Parse returned (%v, %v) instead of raising the watcher's panic", tree, err)
+	}()
+	require.NotNil(t, recovered, "the watcher's panic did not reach the caller")
+	require.Contains(t, fmt.Sprint(recovered), "watcher boom")
+	require.Contains(t, fmt.Sprint(recovered), "cancellation watcher")
+	goleak.VerifyNone(t)
+
+	parseStartHook, cancelWatchHook = nil, nil
+	tree := mustParse(t, "go", "package a\n")
+	require.Contains(t, tree.SExpr(), "package_clause")
 }

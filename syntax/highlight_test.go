@@ -97,17 +97,19 @@ func TestHighlightsQueryCompilesOnceAcrossGoroutines(t *testing.T) {
 	l := &Language{name: "go", ts: registry["go"].ts}
 	var wg sync.WaitGroup
 	got := make([]*compiledQuery, 8)
+	errs := make([]error, len(got))
 	for i := range got {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			q, err := l.highlightsQuery()
-			require.NoError(t, err)
-			got[i] = q
+			// Reported back to the test goroutine, which alone may FailNow.
+			got[i], errs[i] = l.highlightsQuery()
 		}()
 	}
 	wg.Wait()
-	for _, q := range got {
+	for i, q := range got {
+		require.NoError(t, errs[i])
+		require.NotNil(t, q)
 		require.Same(t, got[0], q)
 	}
 }

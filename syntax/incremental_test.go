@@ -4,17 +4,33 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
+	"sync"
 	"testing"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/stretchr/testify/require"
 )
 
+// gorootDir asks the go command, as runtime.GOROOT (deprecated) no longer
+// reliably can, where the toolchain's sources are.
+var gorootDir = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+})
+
 func goroot(t testing.TB, rel string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", rel))
+	dir, err := gorootDir()
+	if err != nil {
+		t.Skipf("go env GOROOT: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "src", rel))
 	if err != nil {
 		t.Skipf("GOROOT source not available: %v", err)
 	}

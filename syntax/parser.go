@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"runtime"
 	"sync"
@@ -97,9 +98,23 @@ func (p *pooledParser) run(ctx context.Context, parse func(context.Context) (*si
 	}
 	var mu sync.Mutex
 	running := true
+	// The watcher runs on a goroutine of its own, where a panic would end
+	// the process: it is recovered there and raised again below, on the
+	// goroutine that called Parse, whose caller can isolate it.
+	var watcherPanic any
+	watcherDone := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
+		defer close(watcherDone)
+		defer func() {
+			if r := recover(); r != nil {
+				watcherPanic = r
+			}
+		}()
 		mu.Lock()
 		defer mu.Unlock()
+		if cancelWatchHook != nil {
+			cancelWatchHook()
+		}
 		if running {
 			atomic.StoreUintptr(p.flag, 1)
 		}
@@ -108,12 +123,30 @@ func (p *pooledParser) run(ctx context.Context, parse func(context.Context) (*si
 	mu.Lock()
 	running = false
 	mu.Unlock()
-	stop()
+	if !stop() {
+		// The watcher has started: wait for it, so that it neither
+		// outlives this call nor panics unseen.
+		<-watcherDone
+	}
 	// After running=false no watcher can raise the flag again, so clearing
 	// it here cannot be undone by a late cancellation.
 	atomic.StoreUintptr(p.flag, 0)
+	if watcherPanic != nil {
+		if t != nil {
+			t.Close()
+		}
+		p.dirty = true
+		if err, ok := watcherPanic.(error); ok {
+			panic(fmt.Errorf("syntax: parse cancellation watcher panicked: %w", err))
+		}
+		panic(fmt.Errorf("syntax: parse cancellation watcher panicked: %v", watcherPanic))
+	}
 	return p.finish(ctx, t, err)
 }
+
+// cancelWatchHook, when set by a test, runs in the cancellation watcher
+// before it raises the flag, so a test can make the watcher panic.
+var cancelWatchHook func()
 
 func (p *pooledParser) finish(ctx context.Context, t *sitter.Tree, err error) (*sitter.Tree, error) {
 	if err == nil && t != nil {
