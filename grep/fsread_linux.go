@@ -6,16 +6,9 @@ import (
 	"bytes"
 
 	"golang.org/x/sys/unix"
-)
 
-func openRetry(path string, flags int) (int, error) {
-	for {
-		fd, err := unix.Open(path, flags, 0)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
-}
+	"github.com/pmacs-go/pmacs-go/internal/eintr"
+)
 
 // firstRead is the size of a file's first read: most source files fit in it whole.
 const firstRead = 128 << 10
@@ -28,7 +21,9 @@ const firstRead = 128 << 10
 func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
 	// O_NONBLOCK: should a fifo replace the file after the walk saw it, open and read must not
 	// block (it changes nothing for a regular file).
-	fd, err := openRetry(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK)
+	fd, err := eintr.Value(func() (int, error) {
+		return unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	})
 	if err != nil {
 		return nil, buf, fileSkipped
 	}
@@ -49,7 +44,7 @@ func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]b
 		return data, buf, fileOK
 	}
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxBytes {
+	if eintr.Retry(func() error { return unix.Fstat(fd, &st) }) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxBytes {
 		return nil, buf, fileSkipped
 	}
 	if bytes.IndexByte(buf[:min(n, binaryProbe)], 0) >= 0 {
@@ -79,10 +74,5 @@ func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]b
 }
 
 func readRetry(fd int, p []byte) (int, error) {
-	for {
-		n, err := unix.Read(fd, p)
-		if err != unix.EINTR {
-			return n, err
-		}
-	}
+	return eintr.Value(func() (int, error) { return unix.Read(fd, p) })
 }

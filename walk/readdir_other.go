@@ -5,9 +5,11 @@ package walk
 import (
 	"io"
 	"os"
+
+	"github.com/pmacs-go/pmacs-go/internal/dirent"
 )
 
-func readDir(path string, _ []byte, dst []dirEntry, stopped func() bool) ([]dirEntry, int64, error) {
+func readDir(path string, _ []byte, dst []dirent.Entry, stopped func() bool) ([]dirent.Entry, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return dst, 0, err
@@ -20,14 +22,14 @@ func readDir(path string, _ []byte, dst []dirEntry, stopped func() bool) ([]dirE
 	for !stopped() {
 		ents, err := f.ReadDir(256)
 		for _, de := range ents {
-			e := dirEntry{name: de.Name()}
+			e := dirent.Entry{Name: de.Name()}
 			switch t := de.Type(); {
 			case t.IsRegular():
-				e.kind = kindFile
+				e.Type = dirent.File
 			case t.IsDir():
-				e.kind = kindDir
+				e.Type = dirent.Dir
 			case t&os.ModeSymlink != 0:
-				e.kind = kindSymlink
+				e.Type = dirent.Symlink
 			}
 			dst = append(dst, e)
 		}

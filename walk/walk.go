@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/pmacs-go/pmacs-go/internal/dirent"
 )
 
 // fileBatch is how many files of one directory make one visit: small enough to balance the
@@ -250,7 +252,7 @@ type worker struct {
 	s        *walker
 	id       int
 	buf      []byte // getdents buffer
-	entries  []dirEntry
+	entries  []dirent.Entry
 	produced []task
 }
 
@@ -309,11 +311,11 @@ func (w *worker) readDir(d *Dir) {
 	if !s.opts.NoIgnore {
 		var hasDot, hasGitignore, hasGit bool
 		for _, e := range w.entries {
-			switch e.name {
+			switch e.Name {
 			case ".ignore":
-				hasDot = e.kind == kindFile
+				hasDot = e.Type == dirent.File
 			case ".gitignore":
-				hasGitignore = e.kind == kindFile
+				hasGitignore = e.Type == dirent.File
 			case ".git":
 				hasGit = true
 			}
@@ -332,28 +334,28 @@ func (w *worker) readDir(d *Dir) {
 	}
 	var batch []string
 	for _, e := range w.entries {
-		if e.kind != kindFile && e.kind != kindDir {
+		if e.Type != dirent.File && e.Type != dirent.Dir {
 			continue // symlinks are not followed; devices and the like are not listed
 		}
-		isDir := e.kind == kindDir
+		isDir := e.Type == dirent.Dir
 		if isDir && s.skipDirs != nil {
-			if _, skip := s.skipDirs[e.name]; skip {
+			if _, skip := s.skipDirs[e.Name]; skip {
 				continue
 			}
 		}
-		rel := d.Join(e.name)
+		rel := d.Join(e.Name)
 		verdict := ign.match(rel, isDir)
-		if verdict == ignoreIgnored || (verdict == ignoreNone && !s.opts.Hidden && e.name[0] == '.') {
+		if verdict == ignoreIgnored || (verdict == ignoreNone && !s.opts.Hidden && e.Name[0] == '.') {
 			continue
 		}
 		if isDir {
-			w.produced = append(w.produced, task{dir: &Dir{path: d.path + "/" + e.name, rel: rel, ign: ign}})
+			w.produced = append(w.produced, task{dir: &Dir{path: d.path + "/" + e.Name, rel: rel, ign: ign}})
 			continue
 		}
 		if batch == nil {
 			batch = make([]string, 0, fileBatch)
 		}
-		batch = append(batch, e.name)
+		batch = append(batch, e.Name)
 		if len(batch) == fileBatch {
 			w.produced = append(w.produced, task{dir: d, files: batch})
 			batch = nil
