@@ -25,8 +25,9 @@ const fileBatch = 8
 // how often reading one huge directory polls for the end of the walk.
 const direntBuf = 32 << 10
 
-// Options configures a walk. The zero value lists every file that ripgrep's `rg --files`
-// lists: hidden entries and ignored paths left out, symlinks not followed.
+// Options configures a walk. The zero value lists the files that ripgrep's `rg --files`
+// lists (with --no-ignore-global: git's core.excludesFile is not read): hidden entries and
+// ignored paths left out, symlinks not followed.
 type Options struct {
 	Hidden   bool     // list hidden files and enter hidden directories (ripgrep's --hidden)
 	NoIgnore bool     // do not honour .ignore, .gitignore and .git/info/exclude (ripgrep's --no-ignore)
