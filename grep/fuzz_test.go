@@ -536,9 +536,10 @@ func sortRefMatches(ms []refMatch) {
 // patterns refused, and MaxResults giving exactly that many true matches
 // (issue 8: grep over random small trees checked against a naive reference).
 // Ignore-mode cases (flag 64) add ignore files with random gitignore lines:
-// the files reached must be those refIncluded computes (issue 11; the glob
-// matcher's agreement with a reference and its bounded work are checked
-// in package walk, which owns the ignore rules).
+// the files reached must be those refIncluded computes (issue 11; each
+// ignore file's verdicts on their own, the glob matcher's agreement with a
+// reference and its bounded work are checked in package walk, which owns
+// the ignore rules: FuzzIgnoreFileAgreesWithReference and the glob tests).
 func FuzzSearchMatchesNaiveReference(f *testing.F) {
 	// Token indices: 0 a, 1 A, 2 b, 3 B, 4 ab, 5 aB, 6 k, 7 K, 8 KELVIN, 9 s,
 	// 10 S, 11 LONG S, 12 é, 13 É, 14 space, 15 CR, 16 LF, 18 CRLF, 19 \xff,
