@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"github.com/pmacs-go/pmacs-go/cmd/demo-editor/editor"
+	"github.com/pmacs-go/pmacs-go/proc"
 )
 
 func main() {
@@ -28,6 +29,11 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
+	// Every program the editor runs starts through proc, so the editor can
+	// be the reaper of their orphans: under an init that never reaps, the
+	// grandchildren a cancelled compile leaves would otherwise stay zombies.
+	// A kernel without the prctl only loses that clean-up.
+	_ = proc.BecomeSubreaper()
 	switch {
 	case cfg.help:
 		usage()
