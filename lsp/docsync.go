@@ -1,0 +1,107 @@
+package lsp
+
+import (
+	"fmt"
+	"os"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// Edit is one incremental change: the text that replaces Range. Positions
+// are zero-based lines and UTF-16 code units, as LSP defines them.
+type Edit struct {
+	Range protocol.Range
+	Text  string
+}
+
+type document struct {
+	uri     uri.URI
+	version int32
+	edits   []map[string]any
+}
+
+// Open sends didOpen for path. A nil text reads the file. languageID is
+// the LSP language identifier ("go", "lua", ...).
+func (c *Client) Open(path, languageID string, text []byte) error {
+	u := uri.File(path)
+	if _, ok := c.docs[u]; ok {
+		return fmt.Errorf("lsp: open %s: %w", path, ErrAlreadyOpen)
+	}
+	if text == nil {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("lsp: open %s: %w", path, err)
+		}
+		text = b
+	}
+	d := &document{uri: u, version: 1}
+	c.docs[u] = d
+	return c.Notify(protocol.MethodTextDocumentDidOpen, map[string]any{
+		"textDocument": map[string]any{"uri": string(u), "languageId": languageID, "version": d.version, "text": string(text)},
+	})
+}
+
+// Change records incremental edits to an open document. They are sent as
+// one didChange per document at the end of the next Poll, or before the
+// next request or notification, whichever comes first, so a burst of
+// keystrokes in a frame costs one message.
+func (c *Client) Change(path string, edits ...Edit) error {
+	d := c.docs[uri.File(path)]
+	if d == nil {
+		return fmt.Errorf("lsp: change %s: %w", path, ErrNotOpen)
+	}
+	if len(d.edits) == 0 {
+		c.dirtyDocs = append(c.dirtyDocs, d)
+	}
+	for _, e := range edits {
+		d.edits = append(d.edits, map[string]any{"range": e.Range, "text": e.Text})
+	}
+	return nil
+}
+
+// Save sends didSave for an open document.
+func (c *Client) Save(path string) error {
+	u := uri.File(path)
+	if c.docs[u] == nil {
+		return fmt.Errorf("lsp: save %s: %w", path, ErrNotOpen)
+	}
+	return c.Notify(protocol.MethodTextDocumentDidSave, map[string]any{"textDocument": map[string]any{"uri": string(u)}})
+}
+
+// CloseDocument sends didClose and forgets the document.
+func (c *Client) CloseDocument(path string) error {
+	u := uri.File(path)
+	if c.docs[u] == nil {
+		return fmt.Errorf("lsp: close %s: %w", path, ErrNotOpen)
+	}
+	err := c.Notify(protocol.MethodTextDocumentDidClose, map[string]any{"textDocument": map[string]any{"uri": string(u)}})
+	delete(c.docs, u)
+	return err
+}
+
+// Version returns an open document's version (0 when not open).
+func (c *Client) Version(path string) int32 {
+	if d := c.docs[uri.File(path)]; d != nil {
+		return d.version
+	}
+	return 0
+}
+
+// flushChanges sends the recorded edits, one didChange per document.
+func (c *Client) flushChanges() {
+	dirty := c.dirtyDocs
+	c.dirtyDocs = nil
+	for _, d := range dirty {
+		if len(d.edits) == 0 || c.docs[d.uri] != d {
+			continue
+		}
+		d.version++
+		frame := c.encodeNotification(protocol.MethodTextDocumentDidChange, map[string]any{
+			"textDocument":   map[string]any{"uri": string(d.uri), "version": d.version},
+			"contentChanges": d.edits,
+		})
+		d.edits = nil
+		c.out(frame)
+	}
+}
