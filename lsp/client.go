@@ -527,12 +527,21 @@ func (c *Client) Stop() {
 
 // Close stops the server, waits until it is gone, and handles its exit, so
 // every request has settled (at the runtime's next Tick) when it returns.
+// It polls while it waits: a reader blocked on a full inbox must be drained
+// before it can read the shutdown reply, or before proc can finish
+// delivering a dead server's output.
 func (c *Client) Close() {
 	c.Stop()
-	<-c.done
 	for {
-		if c.Poll().Events == 0 && c.state == dead {
+		select {
+		case <-c.done:
+			// The exit event is queued before Done closes.
+			for c.state != dead {
+				c.Poll()
+			}
 			return
+		case <-c.t.ready:
+			c.Poll()
 		}
 	}
 }

@@ -406,3 +406,46 @@ func TestUnencodableParamsFailTheJob(t *testing.T) {
 	require.Error(t, c.Notify("x/z", make(chan int)))
 	require.False(t, errors.Is(res.Err, ErrTimeout))
 }
+
+// Close returns even when the host stopped polling while the server
+// flooded it: the reader, blocked on the full inbox, is drained so the
+// shutdown reply can be read (regression: Close waited on Done while the
+// reader waited on Poll).
+func TestCloseAfterUnpolledFlood(t *testing.T) {
+	rt := newRT(t)
+	c := startFake(t, rt, Config{StopGrace: 30 * time.Second})
+	pump(t, rt, c, 10*time.Second, c.Initialized)
+	c.Request("fake/flood", map[string]any{"n": 3 * inboxHighWater}, RequestOptions{})
+	deadline := time.Now().Add(20 * time.Second)
+	for c.t.received.Load() < inboxHighWater {
+		require.True(t, time.Now().Before(deadline), "the fake never filled the inbox")
+		time.Sleep(5 * time.Millisecond)
+	}
+	closed := make(chan struct{})
+	go func() {
+		c.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(15 * time.Second):
+		// Release the blocked reader so the failing test can end.
+		c.t.markClosed()
+		c.p.Kill()
+		<-closed
+		t.Fatal("Close hung behind the full inbox")
+	}
+}
+
+// A result that does not fit its method's type fails the job with a
+// message saying so, and the client goes on.
+func TestUndecodableResultFailsTheJob(t *testing.T) {
+	rt := newRT(t)
+	c := startFake(t, rt, Config{})
+	o, res := await(t, rt, c, c.Request(protocol.MethodTextDocumentReferences, map[string]any{"bad": true}, RequestOptions{}))
+	require.Equal(t, runtime.Failed, o.State)
+	require.Contains(t, o.Err.Message, "decode result")
+	require.Error(t, res.Err)
+	o, _ = await(t, rt, c, c.Request(protocol.MethodTextDocumentHover, nil, RequestOptions{}))
+	require.True(t, o.OK())
+}

@@ -149,6 +149,10 @@ func (s *fakeServer) handle(m *fakeMsg) {
 			d.Text = applyFakeChange(d.Text, ch.(map[string]any))
 		}
 	case "textDocument/references":
+		if p["bad"] == true {
+			s.reply(m.ID, "not an array of locations")
+			return
+		}
 		locs := make([]any, 2000)
 		for i := range locs {
 			locs[i] = map[string]any{"uri": fmt.Sprintf("file:///src/f%d.go", i%40), "range": fakeRange(i, 4, 9)}

@@ -72,3 +72,23 @@ func TestFramerBoundsEndlessHeader(t *testing.T) {
 	}
 	require.Less(t, len(f.buf), 70<<10)
 }
+
+// Bodies handed out stay intact while later chunks are fed: the framer
+// never writes over memory it gave away.
+func TestFramerBodiesSurviveLaterFeeds(t *testing.T) {
+	var kept [][]byte
+	f := newFramer(func(b []byte) { kept = append(kept, b) }, func(string) {})
+	var want []string
+	for i := range 200 {
+		body := fmt.Sprintf(`{"n":%d,"pad":"%s"}`, i, strings.Repeat("x", i%37))
+		want = append(want, body)
+		s := frameStream(body)
+		// Two feeds per frame, cut mid-way, so bodies and tails share buffers.
+		f.feed([]byte(s[:len(s)/2]))
+		f.feed([]byte(s[len(s)/2:]))
+	}
+	require.Len(t, kept, len(want))
+	for i := range want {
+		require.Equal(t, want[i], string(kept[i]))
+	}
+}
