@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -125,4 +126,29 @@ func TestCompletionFixtureShape(t *testing.T) {
 	v, err := decodeResult(protocol.MethodTextDocumentCompletion, jsontext.Value(raw))
 	require.NoError(t, err)
 	require.Len(t, v.(*protocol.CompletionList).Items, 6000)
+}
+
+// The main goroutine's cost per small message: a publishDiagnostics with
+// one diagnostic and a logMessage, each already decoded by the reader.
+func BenchmarkMainPerNotification(b *testing.B) {
+	rt := newRT(b)
+	c := &Client{rt: rt, t: newTransport(), pending: map[int64]*request{}, diags: map[uri.URI]*protocol.PublishDiagnosticsParams{}}
+	diag := decodeNotification(protocol.MethodTextDocumentPublishDiagnostics, jsontext.Value(
+		`{"uri":"file:///src/main.go","diagnostics":[{"range":{"start":{"line":1,"character":0},"end":{"line":1,"character":4}},"message":"undefined: x","severity":1}]}`))
+	logm := decodeNotification(protocol.MethodWindowLogMessage, jsontext.Value(`{"type":4,"message":"hello"}`))
+	b.Run("publishDiagnostics", func(b *testing.B) {
+		for b.Loop() {
+			c.handle(evNotification{method: protocol.MethodTextDocumentPublishDiagnostics, params: diag})
+			c.changedDiags = c.changedDiags[:0]
+			clear(c.changedSet)
+		}
+	})
+	b.Run("logMessage", func(b *testing.B) {
+		for b.Loop() {
+			c.handle(evNotification{method: protocol.MethodWindowLogMessage, params: logm})
+			if len(c.messages) > 512 {
+				c.messages = c.messages[:0]
+			}
+		}
+	})
 }

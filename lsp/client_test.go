@@ -449,3 +449,17 @@ func TestUndecodableResultFailsTheJob(t *testing.T) {
 	o, _ = await(t, rt, c, c.Request(protocol.MethodTextDocumentHover, nil, RequestOptions{}))
 	require.True(t, o.OK())
 }
+
+// 4,000 diagnostics in one publication are decoded on the reader and kept
+// whole.
+func TestDiagnostics4000InOnePublication(t *testing.T) {
+	rt := newRT(t)
+	c := startFake(t, rt, Config{})
+	const path = "/src/big.go"
+	o, _ := await(t, rt, c, c.Request("fake/bigDiagnostics", map[string]any{"uri": string(uri.File(path)), "n": 4000}, RequestOptions{}))
+	require.True(t, o.OK())
+	d := c.Diagnostics(path)
+	require.Len(t, d, 4000)
+	require.Equal(t, protocol.String("diag 3999"), d[3999].Message)
+	require.EqualValues(t, 3999, d[3999].Range.Start.Line)
+}

@@ -191,6 +191,14 @@ func (s *fakeServer) handle(m *fakeMsg) {
 			s.notify("textDocument/publishDiagnostics", map[string]any{"uri": uri, "diagnostics": diags})
 		}
 		s.reply(m.ID, n)
+	case "fake/bigDiagnostics":
+		n := int(p["n"].(float64))
+		diags := make([]any, n)
+		for i := range diags {
+			diags[i] = map[string]any{"range": fakeRange(i, 0, 1), "message": fmt.Sprintf("diag %d", i), "severity": 1 + i%4}
+		}
+		s.notify("textDocument/publishDiagnostics", map[string]any{"uri": p["uri"], "diagnostics": diags})
+		s.reply(m.ID, n)
 	case "fake/flood":
 		n := int(p["n"].(float64))
 		for i := 0; i < n; i++ {
