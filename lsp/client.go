@@ -87,6 +87,7 @@ type request struct {
 	job      runtime.JobID // 0 for the client's own requests
 	method   string
 	sent     bool
+	ctx      context.Context // the job's: ends on cancel and supersede
 	stopCtx  func() bool
 	timer    *time.Timer
 	internal bool
@@ -301,6 +302,13 @@ func (c *Client) onResponse(e evResponse) {
 		c.onInitialized(e)
 		return
 	}
+	if r.ctx != nil && r.ctx.Err() != nil {
+		// Superseded or cancelled after the reply was read but before the
+		// cancel event was handled: the answer is stale, and the server
+		// needs no $/cancelRequest for a request it has answered.
+		c.settle(r, Result{Method: e.method, Err: context.Cause(r.ctx)}, true)
+		return
+	}
 	res := Result{Method: e.method, Value: e.result}
 	switch {
 	case e.rerr != nil:
@@ -454,6 +462,7 @@ func (c *Client) Request(method string, params any, opts RequestOptions) runtime
 		return job
 	}
 	id := r.id
+	r.ctx = ctx
 	r.stopCtx = context.AfterFunc(ctx, func() { c.t.push(evCancel{id: id}, false) })
 	if opts.Timeout > 0 {
 		r.timer = time.AfterFunc(opts.Timeout, func() { c.t.push(evTimeout{id: id}, false) })

@@ -463,3 +463,57 @@ func TestDiagnostics4000InOnePublication(t *testing.T) {
 	require.Equal(t, protocol.String("diag 3999"), d[3999].Message)
 	require.EqualValues(t, 3999, d[3999].Range.Start.Line)
 }
+
+// A reply handled after its job was superseded, but before the cancel
+// event, settles Cancelled: a stale result never reaches the host.
+func TestReplyAfterSupersedeIsNotDelivered(t *testing.T) {
+	rt := newRT(t)
+	c := &Client{rt: rt, t: newTransport(), pending: map[int64]*request{}, results: map[runtime.JobID]Result{}, state: running}
+	old := c.Request("textDocument/completion", nil, RequestOptions{Key: "completion"})
+	oldID := c.nextID
+	fresh := c.Request("textDocument/completion", nil, RequestOptions{Key: "completion"})
+	// The reply to the superseded request is handled first.
+	c.handle(evResponse{id: oldID, method: "textDocument/completion", result: protocol.CompletionItemSlice{{Label: "stale"}}})
+	rt.Tick()
+	o, ok := rt.TakeResult(old)
+	require.True(t, ok)
+	require.Equal(t, runtime.Cancelled, o.State)
+	res, _ := c.TakeResult(old)
+	require.Nil(t, res.Value)
+	c.handle(evResponse{id: c.nextID, method: "textDocument/completion", result: protocol.CompletionItemSlice{{Label: "fresh"}}})
+	rt.Tick()
+	o, _ = rt.TakeResult(fresh)
+	require.True(t, o.OK())
+	c.Poll() // handles the cancel event the supersede queued: a no-op now
+	c.t.markClosed()
+}
+
+// A 100-keystroke completion replay: each keystroke supersedes the last
+// request; no superseded request delivers a result, every one of them sent
+// $/cancelRequest, and the last completes.
+func TestCompletionReplayNoStaleResults(t *testing.T) {
+	rt := newRT(t)
+	c := startFake(t, rt, Config{})
+	pump(t, rt, c, 10*time.Second, c.Initialized)
+	jobs := make([]runtime.JobID, 100)
+	for i := range jobs {
+		jobs[i] = c.Request(protocol.MethodTextDocumentCompletion, map[string]any{"n": 200, "delayMs": 5}, RequestOptions{Key: "completion"})
+		c.Poll()
+		rt.Tick()
+	}
+	pump(t, rt, c, 20*time.Second, func() bool { return rt.IsComplete(jobs[99]) })
+	stale := 0
+	for _, j := range jobs[:99] {
+		o, ok := rt.TakeResult(j)
+		require.True(t, ok)
+		if o.State != runtime.Cancelled {
+			stale++
+		}
+	}
+	require.Zero(t, stale, "superseded requests delivered results")
+	o, res := await(t, rt, c, jobs[99])
+	require.True(t, o.OK())
+	require.Len(t, res.Value.(*protocol.CompletionList).Items, 200)
+	l := fakeLogOf(t, rt, c)
+	require.Len(t, l.Cancelled, 99)
+}

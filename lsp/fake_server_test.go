@@ -159,7 +159,14 @@ func (s *fakeServer) handle(m *fakeMsg) {
 		}
 		s.reply(m.ID, locs)
 	case "textDocument/completion":
-		s.out.Write(completionFrame(m.ID, 6000))
+		n := 6000
+		if v, ok := p["n"].(float64); ok {
+			n = int(v)
+		}
+		if v, ok := p["delayMs"].(float64); ok {
+			time.Sleep(time.Duration(v) * time.Millisecond)
+		}
+		s.out.Write(completionFrame(m.ID, n))
 	case "textDocument/hover":
 		s.reply(m.ID, map[string]any{"contents": map[string]any{"kind": "markdown", "value": "fake hover"}})
 	case "fake/never":
