@@ -705,6 +705,12 @@ func (c *Client) initializeParams() map[string]any {
 				"definition":         map[string]any{},
 				"references":         map[string]any{},
 				"rename":             map[string]any{},
+				"semanticTokens": map[string]any{
+					"requests":       map[string]any{"full": true, "range": true},
+					"tokenTypes":     semanticTokenTypes,
+					"tokenModifiers": semanticTokenModifiers,
+					"formats":        []string{"relative"},
+				},
 			},
 		},
 	}

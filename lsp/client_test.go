@@ -517,3 +517,29 @@ func TestCompletionReplayNoStaleResults(t *testing.T) {
 	l := fakeLogOf(t, rt, c)
 	require.Len(t, l.Cancelled, 99)
 }
+
+// Semantic tokens arrive as absolute rows made on the reader: the LSP
+// specification's own example, a 70,000-integer array, and an array whose
+// length is not a multiple of five (an error, not a panic).
+func TestSemanticTokensDecodedToRows(t *testing.T) {
+	rt := newRT(t)
+	c := startFake(t, rt, Config{})
+	o, res := await(t, rt, c, c.Request(protocol.MethodTextDocumentSemanticTokensFull, map[string]any{"small": true}, RequestOptions{}))
+	require.True(t, o.OK())
+	require.Equal(t, &SemanticTokens{ResultID: "r1", Tokens: []SemanticToken{
+		{Line: 2, Col: 5, Len: 3, Type: 0, Mods: 3},
+		{Line: 2, Col: 10, Len: 4, Type: 1, Mods: 0},
+		{Line: 5, Col: 2, Len: 7, Type: 2, Mods: 0},
+	}}, res.Value)
+
+	o, res = await(t, rt, c, c.Request(protocol.MethodTextDocumentSemanticTokensFull, map[string]any{}, RequestOptions{}))
+	require.True(t, o.OK())
+	require.EqualValues(t, 14000, o.Value.(map[string]any)["len"])
+	toks := res.Value.(*SemanticTokens).Tokens
+	require.Len(t, toks, 14000)
+	require.Equal(t, SemanticToken{Line: 14000, Col: 4, Len: 3, Type: 13999 % 7, Mods: 1}, toks[13999])
+
+	o, _ = await(t, rt, c, c.Request(protocol.MethodTextDocumentSemanticTokensFull, map[string]any{"odd": true}, RequestOptions{}))
+	require.Equal(t, runtime.Failed, o.State)
+	require.Contains(t, o.Err.Message, "not a multiple of 5")
+}

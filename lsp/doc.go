@@ -49,9 +49,10 @@
 // 256 untaken results are kept). Sending 6,000 completion items through the
 // runtime's MessagePack bus would encode and decode them on the main
 // goroutine, which is exactly the cost this package keeps off it. Results of
-// initialize, completion, references, definition, hover, documentSymbol,
-// rename and semanticTokens/full decode into go.lsp.dev/protocol types;
-// any other method's result is its raw JSON (jsontext.Value).
+// initialize, completion, references, definition, hover, documentSymbol
+// and rename decode into go.lsp.dev/protocol types; semanticTokens/full and
+// /range into *SemanticTokens rows {line, col, len, type, mods}; any other
+// method's result is its raw JSON (jsontext.Value).
 //
 // A failed request settles Failed with a message naming the LSP code
 // ("lsp textDocument/hover: ContentModified (-32801): ..."), and TakeResult

@@ -169,6 +169,21 @@ func (s *fakeServer) handle(m *fakeMsg) {
 		s.out.Write(completionFrame(m.ID, n))
 	case "textDocument/hover":
 		s.reply(m.ID, map[string]any{"contents": map[string]any{"kind": "markdown", "value": "fake hover"}})
+	case "textDocument/semanticTokens/full":
+		if p["small"] == true {
+			// The example of the LSP specification.
+			s.reply(m.ID, map[string]any{"resultId": "r1", "data": []int{2, 5, 3, 0, 3, 0, 5, 4, 1, 0, 3, 2, 7, 2, 0}})
+			return
+		}
+		if p["odd"] == true {
+			s.reply(m.ID, map[string]any{"data": []int{1, 2, 3}})
+			return
+		}
+		data := make([]int, 0, 70000)
+		for i := range 14000 {
+			data = append(data, 1, 4, 3, i%7, i%2)
+		}
+		s.reply(m.ID, map[string]any{"data": data})
 	case "fake/never":
 	case "fake/crash":
 		s.out.Flush()

@@ -12,14 +12,15 @@ import (
 // goroutine. A method not listed keeps its raw JSON (a jsontext.Value), which
 // the host decodes as it sees fit.
 var decoders = map[string]func(jsontext.Value) (any, error){
-	protocol.MethodInitialize:                     decodeAs[*protocol.InitializeResult],
-	protocol.MethodTextDocumentCompletion:         decodeAs[protocol.CompletionResult],
-	protocol.MethodTextDocumentReferences:         decodeAs[[]protocol.Location],
-	protocol.MethodTextDocumentDefinition:         decodeAs[protocol.DefinitionResult],
-	protocol.MethodTextDocumentHover:              decodeAs[*protocol.Hover],
-	protocol.MethodTextDocumentDocumentSymbol:     decodeAs[protocol.DocumentSymbolResult],
-	protocol.MethodTextDocumentRename:             decodeAs[*protocol.WorkspaceEdit],
-	protocol.MethodTextDocumentSemanticTokensFull: decodeAs[*protocol.SemanticTokens],
+	protocol.MethodInitialize:                      decodeAs[*protocol.InitializeResult],
+	protocol.MethodTextDocumentCompletion:          decodeAs[protocol.CompletionResult],
+	protocol.MethodTextDocumentReferences:          decodeAs[[]protocol.Location],
+	protocol.MethodTextDocumentDefinition:          decodeAs[protocol.DefinitionResult],
+	protocol.MethodTextDocumentHover:               decodeAs[*protocol.Hover],
+	protocol.MethodTextDocumentDocumentSymbol:      decodeAs[protocol.DocumentSymbolResult],
+	protocol.MethodTextDocumentRename:              decodeAs[*protocol.WorkspaceEdit],
+	protocol.MethodTextDocumentSemanticTokensFull:  decodeSemanticTokens,
+	protocol.MethodTextDocumentSemanticTokensRange: decodeSemanticTokens,
 }
 
 func decodeAs[T any](raw jsontext.Value) (any, error) {
@@ -60,11 +61,11 @@ func resultLen(v any) int {
 		return len(r)
 	case protocol.DefinitionLinkSlice:
 		return len(r)
-	case *protocol.SemanticTokens:
+	case *SemanticTokens:
 		if r == nil {
 			return -1
 		}
-		return len(r.Data)
+		return len(r.Tokens)
 	}
 	return -1
 }
