@@ -152,3 +152,43 @@ func BenchmarkMainPerNotification(b *testing.B) {
 		}
 	})
 }
+
+// One keystroke in an open 100,000-line document on the main goroutine:
+// Change records the edit and the frame's flush encodes and queues one
+// didChange; neither touches the document's text, so the cost does not
+// grow with its size. Beside it: didOpen as the main goroutine pays it
+// (queuing) and the encoding of the same didOpen that the writer goroutine
+// does instead.
+func BenchmarkKeystroke100kLines(b *testing.B) {
+	rt := newRT(b)
+	c := &Client{rt: rt, t: newTransport(), pending: map[int64]*request{}, docs: map[uri.URI]*document{}, state: running}
+	defer c.t.markClosed()
+	text := []byte(strings.Repeat("\tfmt.Println(\"a line of Go code of typical length\")\n", 100_000))
+	const path = "/src/big.go"
+	b.Run("didOpen-main", func(b *testing.B) {
+		for b.Loop() {
+			delete(c.docs, uri.File(path))
+			if err := c.Open(path, "go", text); err != nil {
+				b.Fatal(err)
+			}
+			c.t.outq = c.t.outq[:0]
+		}
+	})
+	b.Run("didOpen-encode-writer", func(b *testing.B) {
+		for b.Loop() {
+			didOpenFrame(uri.File(path), "go", text)
+		}
+	})
+	b.Run("change+flush-main", func(b *testing.B) {
+		var line uint32
+		for b.Loop() {
+			line = (line + 7919) % 100_000
+			p := protocol.Position{Line: line, Character: 5}
+			if err := c.Change(path, Edit{Range: protocol.Range{Start: p, End: p}, Text: "x"}); err != nil {
+				b.Fatal(err)
+			}
+			c.flushChanges()
+			c.t.outq = c.t.outq[:0]
+		}
+	})
+}

@@ -97,7 +97,7 @@ type request struct {
 type queuedFrame struct {
 	id     int64 // 0 for a notification
 	method string
-	frame  []byte
+	frame  outFrame
 }
 
 // Client is a language server client. Its methods belong to the goroutine
@@ -346,7 +346,7 @@ func (c *Client) onInitialized(e evResponse) {
 			r.sent = true
 			c.t.track(q.id, q.method)
 		}
-		c.t.send(q.frame)
+		c.t.sendFrame(q.frame)
 	}
 	c.preInit = nil
 }
@@ -469,7 +469,7 @@ func (c *Client) Request(method string, params any, opts RequestOptions) runtime
 	}
 	c.flushChanges()
 	if c.state == starting {
-		c.preInit = append(c.preInit, queuedFrame{id: id, method: method, frame: frame})
+		c.preInit = append(c.preInit, queuedFrame{id: id, method: method, frame: outFrame{b: frame}})
 		return job
 	}
 	r.sent = true
@@ -485,17 +485,17 @@ func (c *Client) Notify(method string, params any) error {
 		return fmt.Errorf("lsp %s: encode params: %w", method, err)
 	}
 	c.flushChanges()
-	c.out(c.notificationFrame(method, body))
+	c.out(outFrame{b: c.notificationFrame(method, body)})
 	return nil
 }
 
 // out sends a notification now, or after initialize when it is pending.
-func (c *Client) out(frame []byte) {
+func (c *Client) out(f outFrame) {
 	switch c.state {
 	case starting:
-		c.preInit = append(c.preInit, queuedFrame{frame: frame})
+		c.preInit = append(c.preInit, queuedFrame{frame: f})
 	case running:
-		c.t.send(frame)
+		c.t.sendFrame(f)
 	}
 }
 

@@ -305,6 +305,11 @@ func TestDocumentSyncIncremental(t *testing.T) {
 	require.Contains(t, l.Methods, "textDocument/didSave")
 	require.Contains(t, l.Methods, "textDocument/didClose")
 	require.ErrorIs(t, c.Open("/no/such/file", "go", nil), fs.ErrNotExist)
+	// Invalid UTF-8 reaches the server replaced, never as a broken frame.
+	require.NoError(t, c.Open("/src/bad.txt", "plaintext", []byte("a\xffb")))
+	_, res = await(t, rt, c, c.Request("fake/docs", nil, RequestOptions{}))
+	require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &docs))
+	require.Equal(t, "a\uFFFDb", docs[string(uri.File("/src/bad.txt"))].Text)
 	require.NoError(t, c.Open(path, "plaintext", []byte("x")))
 	require.ErrorIs(t, c.Open(path, "plaintext", []byte("x")), ErrAlreadyOpen)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -22,7 +23,9 @@ type document struct {
 }
 
 // Open sends didOpen for path. A nil text reads the file. languageID is
-// the LSP language identifier ("go", "lua", ...).
+// the LSP language identifier ("go", "lua", ...). The text is encoded on
+// the writer goroutine, so Open keeps it: the caller must not modify it
+// afterwards.
 func (c *Client) Open(path, languageID string, text []byte) error {
 	u := uri.File(path)
 	if _, ok := c.docs[u]; ok {
@@ -37,9 +40,25 @@ func (c *Client) Open(path, languageID string, text []byte) error {
 	}
 	d := &document{uri: u, version: 1}
 	c.docs[u] = d
-	return c.Notify(protocol.MethodTextDocumentDidOpen, map[string]any{
-		"textDocument": map[string]any{"uri": string(u), "languageId": languageID, "version": d.version, "text": string(text)},
-	})
+	c.flushChanges()
+	// The text is escaped on the writer goroutine: a 100,000-line document
+	// takes tens of milliseconds to encode, far over a frame.
+	c.out(outFrame{lazy: func() []byte { return didOpenFrame(u, languageID, text) }})
+	return nil
+}
+
+// didOpenFrame encodes a didOpen. Invalid UTF-8 in text is replaced with
+// U+FFFD, as JSON requires.
+func didOpenFrame(u uri.URI, languageID string, text []byte) []byte {
+	b := make([]byte, 0, len(text)+len(text)/8+256)
+	b = append(b, `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":`...)
+	b, _ = jsontext.AppendQuote(b, string(u))
+	b = append(b, `,"languageId":`...)
+	b, _ = jsontext.AppendQuote(b, languageID)
+	b = append(b, `,"version":1,"text":`...)
+	b, _ = jsontext.AppendQuote(b, text)
+	b = append(b, "}}}"...)
+	return appendFrame(nil, b)
 }
 
 // Change records incremental edits to an open document. They are sent as
@@ -102,6 +121,6 @@ func (c *Client) flushChanges() {
 			"contentChanges": d.edits,
 		})
 		d.edits = nil
-		c.out(frame)
+		c.out(outFrame{b: frame})
 	}
 }

@@ -72,7 +72,7 @@ type transport struct {
 	inflight  map[int64]*outstanding
 	cancelled []int64 // order of cancelled entries, to bound them
 
-	outq       [][]byte
+	outq       []outFrame
 	closeStdin bool
 
 	shutdownID atomic.Int64 // request id of shutdown, answered by the reader
@@ -162,11 +162,21 @@ func (t *transport) forget(id int64) {
 	}
 }
 
+// outFrame is a frame to write: ready bytes, or a func the writer
+// goroutine calls to encode it (for a didOpen of a large document, whose
+// encoding would otherwise cost the main goroutine milliseconds).
+type outFrame struct {
+	b    []byte
+	lazy func() []byte
+}
+
 // send queues a frame for the writer goroutine; it never blocks.
-func (t *transport) send(frame []byte) {
+func (t *transport) send(frame []byte) { t.sendFrame(outFrame{b: frame}) }
+
+func (t *transport) sendFrame(f outFrame) {
 	t.mu.Lock()
 	if !t.closed {
-		t.outq = append(t.outq, frame)
+		t.outq = append(t.outq, f)
 	}
 	t.mu.Unlock()
 	t.cond.Broadcast()
@@ -205,7 +215,11 @@ func (t *transport) writeLoop(w io.WriteCloser) {
 			return
 		}
 		for _, f := range q {
-			if _, err := w.Write(f); err != nil {
+			b := f.b
+			if f.lazy != nil {
+				b = f.lazy()
+			}
+			if _, err := w.Write(b); err != nil {
 				t.markClosed()
 				return
 			}
