@@ -548,3 +548,17 @@ func TestSemanticTokensDecodedToRows(t *testing.T) {
 	require.Equal(t, runtime.Failed, o.State)
 	require.Contains(t, o.Err.Message, "not a multiple of 5")
 }
+
+// A reply with invalid UTF-8 or a duplicate key still settles its request
+// (with U+FFFD, last key winning) instead of being dropped as malformed,
+// which would leave the request waiting forever.
+func TestInvalidUTF8ReplySettles(t *testing.T) {
+	rt := newRT(t)
+	c := startFake(t, rt, Config{})
+	o, res := await(t, rt, c, c.Request("fake/invalidUTF8", nil, RequestOptions{Timeout: 10 * time.Second}))
+	require.True(t, o.OK(), "%v", o.Err)
+	require.JSONEq(t, `{"contents":{"kind":"markdown","value":"bad \uFFFD byte"}}`, string(res.Value.(jsontext.Value)))
+	pump(t, rt, c, 10*time.Second, func() bool { return len(c.messages) > 0 })
+	require.Equal(t, "log \uFFFD", c.TakeMessages()[0].Text)
+	require.Zero(t, c.Stats().Malformed)
+}

@@ -184,6 +184,12 @@ func (s *fakeServer) handle(m *fakeMsg) {
 			data = append(data, 1, 4, 3, i%7, i%2)
 		}
 		s.reply(m.ID, map[string]any{"data": data})
+	case "fake/invalidUTF8":
+		// Hand-made so the invalid byte and the duplicate key survive.
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"contents":{"kind":"plaintext","kind":"markdown","value":"bad `+"\xff"+` byte"}}}`, m.ID)
+		fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n%s", len(body), body)
+		log := `{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":3,"message":"log ` + "\xfe" + `"}}`
+		fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n%s", len(log), log)
 	case "fake/never":
 	case "fake/crash":
 		s.out.Flush()

@@ -138,7 +138,7 @@ func (c *Client) onServerRequest(e evServerRequest) {
 				Section string `json:"section"`
 			} `json:"items"`
 		}
-		if err := json.Unmarshal(e.params, &p); err != nil {
+		if err := json.Unmarshal(e.params, &p, lenient); err != nil {
 			rerr = &wireError{Code: CodeInvalidParams, Message: err.Error()}
 			break
 		}

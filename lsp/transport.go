@@ -16,6 +16,12 @@ import (
 // that stops polling holds bounded memory.
 const inboxHighWater = 4096
 
+// lenient decodes what servers really send: a message with an invalid
+// UTF-8 byte (a file's contents in a hover) or a duplicate key must not be
+// dropped, or the request it answers would wait forever. Strings get U+FFFD
+// and the last key wins, as go.lsp.dev/protocol's Unmarshal does.
+var lenient = json.JoinOptions(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+
 // wireMsg is any JSON-RPC message as it arrives.
 type wireMsg struct {
 	ID     jsontext.Value `json:"id,omitzero"`
@@ -243,7 +249,7 @@ func (t *transport) onStderr(chunk []byte) {
 func (t *transport) onBody(body []byte) {
 	t.received.Add(1)
 	var m wireMsg
-	if err := json.Unmarshal(body, &m); err != nil {
+	if err := json.Unmarshal(body, &m, lenient); err != nil {
 		t.malformed.Add(1)
 		return
 	}
@@ -261,7 +267,7 @@ func (t *transport) onBody(body []byte) {
 
 func (t *transport) onResponse(m *wireMsg) {
 	var id int64
-	if err := json.Unmarshal(m.ID, &id); err != nil {
+	if err := json.Unmarshal(m.ID, &id, lenient); err != nil {
 		t.unknown.Add(1)
 		return
 	}
@@ -312,13 +318,13 @@ func decodeNotification(method string, raw jsontext.Value) any {
 		return &p
 	case protocol.MethodProgress:
 		var p progressParams
-		if json.Unmarshal(raw, &p) != nil {
+		if json.Unmarshal(raw, &p, lenient) != nil {
 			return nil
 		}
 		return &p
 	case protocol.MethodWindowShowMessage, protocol.MethodWindowLogMessage:
 		var p messageParams
-		if json.Unmarshal(raw, &p) != nil {
+		if json.Unmarshal(raw, &p, lenient) != nil {
 			return nil
 		}
 		return &p
