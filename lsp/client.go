@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -185,7 +186,7 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 	}()
 	go func() {
 		_, werr := p.Wait()
-		exit := describeExit(p)
+		exit := describeExit(cfg.Argv[0], p)
 		c.t.markClosed()
 		writer.Wait()
 		if werr != nil {
@@ -201,12 +202,14 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 	return c, nil
 }
 
-func describeExit(p *proc.Process) string {
+// describeExit names the program and how it ended, for the message every
+// request its death failed carries.
+func describeExit(prog string, p *proc.Process) string {
 	ex, _ := p.Wait()
 	if ex.Signal != "" {
-		return fmt.Sprintf("pid %d killed by %s", p.Pid(), ex.Signal)
+		return fmt.Sprintf("%s, pid %d, killed by %s", filepath.Base(prog), p.Pid(), ex.Signal)
 	}
-	return fmt.Sprintf("pid %d exit code %d", p.Pid(), ex.Code)
+	return fmt.Sprintf("%s, pid %d, exit code %d", filepath.Base(prog), p.Pid(), ex.Code)
 }
 
 // Ready receives a token when messages from the server (or a timeout, a
