@@ -178,7 +178,7 @@ func BenchmarkKeystroke100kLines(b *testing.B) {
 	})
 	b.Run("didOpen-encode-writer", func(b *testing.B) {
 		for b.Loop() {
-			didOpenFrame(uri.File(path), "go", text)
+			didOpenFrame(uri.File(path), "go", 1, text)
 		}
 	})
 	b.Run("change+flush-main", func(b *testing.B) {

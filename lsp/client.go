@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -19,8 +20,10 @@ import (
 
 // Defaults for the zero values of Config.
 const (
-	DefaultStopGrace  = 2 * time.Second
-	DefaultPollBudget = 4 * time.Millisecond
+	DefaultStopGrace      = 2 * time.Second
+	DefaultPollBudget     = 4 * time.Millisecond
+	DefaultMaxRestarts    = 5
+	DefaultRestartBackoff = time.Second
 	// maxUntakenResults bounds the results kept for TakeResult: a host that
 	// never takes them loses the oldest, not memory.
 	maxUntakenResults = 256
@@ -51,6 +54,17 @@ type Config struct {
 	// PollBudget bounds the main-goroutine time one Poll spends on
 	// messages; the rest wait for the next Poll. 0 means DefaultPollBudget.
 	PollBudget time.Duration
+	// MaxRestarts is how many times, over the client's life, a server that
+	// died is started again; 0 means DefaultMaxRestarts, a negative value
+	// none.
+	MaxRestarts int
+	// RestartBackoff is the wait before the first restart, doubled before
+	// each further one; 0 means DefaultRestartBackoff.
+	RestartBackoff time.Duration
+	// DocumentText gives an open document's current text when a restarted
+	// server reopens it (called on the main goroutine, inside Poll); nil
+	// reads the file.
+	DocumentText func(path string) ([]byte, error)
 }
 
 // RequestOptions tunes one request.
@@ -79,6 +93,7 @@ type lifecycle uint8
 const (
 	starting lifecycle = iota // initialize sent, not answered
 	running
+	restarting // the server died; a restart is scheduled
 	stopping
 	dead
 )
@@ -105,11 +120,17 @@ type queuedFrame struct {
 // that owns the runtime (see the package doc); only Ready's channel may be
 // used elsewhere.
 type Client struct {
-	rt   *runtime.Runtime
-	cfg  Config
-	t    *transport
-	p    *proc.Process
-	done chan struct{}
+	rt       *runtime.Runtime
+	cfg      Config
+	t        *transport
+	p        *proc.Process
+	done     chan struct{}
+	doneOnce sync.Once
+	// stopping is set by Stop; the exit watcher reads it to close done
+	// without waiting for a Poll.
+	stopping     atomic.Bool
+	restarts     int
+	restartTimer *time.Timer
 
 	state   lifecycle
 	nextID  int64
@@ -150,12 +171,33 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 	if cfg.Root == "" {
 		cfg.Root = cfg.Dir
 	}
+	if cfg.MaxRestarts == 0 {
+		cfg.MaxRestarts = DefaultMaxRestarts
+	}
+	if cfg.RestartBackoff <= 0 {
+		cfg.RestartBackoff = DefaultRestartBackoff
+	}
+	if len(cfg.Argv) == 0 {
+		return nil, fmt.Errorf("lsp: start: %w", proc.ErrEmptyCommand)
+	}
 	c := &Client{
 		rt: rt, cfg: cfg, t: newTransport(), done: make(chan struct{}),
 		pending: map[int64]*request{}, results: map[runtime.JobID]Result{},
 		diags: map[uri.URI]*protocol.PublishDiagnosticsParams{}, progress: map[string]Progress{},
 		docs: map[uri.URI]*document{},
 	}
+	if err := c.launch(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// launch starts the server and sends initialize. Every goroutine of a
+// previous launch has ended by then (its exit event was the last thing it
+// did), so the transport is reset, not replaced.
+func (c *Client) launch() error {
+	cfg := c.cfg
+	c.t.reset()
 	fr := newFramer(c.t.onBody, func(string) { c.t.malformed.Add(1) })
 	p, err := proc.Start(context.Background(), proc.Spec{
 		Argv: cfg.Argv, Dir: cfg.Dir, Env: cfg.Env, StdinPipe: true,
@@ -175,7 +217,7 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 		KillGrace: cfg.StopGrace,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("lsp: start %v: %w", cfg.Argv, err)
+		return fmt.Errorf("lsp: start %v: %w", cfg.Argv, err)
 	}
 	c.p = p
 	var writer sync.WaitGroup
@@ -193,14 +235,20 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 			exit = fmt.Sprintf("%s: %v", exit, werr)
 		}
 		c.t.push(evExit{err: fmt.Errorf("%w (%s)", ErrServerExited, exit)}, false)
-		close(c.done)
+		if c.stopping.Load() {
+			c.finish()
+		}
 	}()
+	c.state = starting
 	c.initID = c.newRequest(protocol.MethodInitialize, 0, true).id
 	c.t.track(c.initID, protocol.MethodInitialize)
 	c.pending[c.initID].sent = true
 	c.t.send(c.encodeRequest(c.initID, protocol.MethodInitialize, c.initializeParams()))
-	return c, nil
+	return nil
 }
+
+// finish closes Done once: the server is gone for good.
+func (c *Client) finish() { c.doneOnce.Do(func() { close(c.done) }) }
 
 // describeExit names the program and how it ended, for the message every
 // request its death failed carries.
@@ -217,8 +265,9 @@ func describeExit(prog string, p *proc.Process) string {
 // beside the runtime's Ready.
 func (c *Client) Ready() <-chan struct{} { return c.t.ready }
 
-// Done is closed once the server process has exited and the transport's
-// goroutines have ended.
+// Done is closed once the server has exited for good and the transport's
+// goroutines have ended: after Stop, or once Poll has handled a death that
+// no restart follows.
 func (c *Client) Done() <-chan struct{} { return c.done }
 
 // PollResult is what one Poll handled.
@@ -283,6 +332,12 @@ func (c *Client) handle(ev any) {
 		}
 	case evExit:
 		c.onExit(e.err)
+	case evRestart:
+		if c.state == restarting {
+			if err := c.launch(); err != nil {
+				c.onExit(err)
+			}
+		}
 	}
 }
 
@@ -355,15 +410,26 @@ func (c *Client) onInitialized(e evResponse) {
 }
 
 func (c *Client) onExit(err error) {
-	c.state = dead
 	if c.stopTimer != nil {
 		c.stopTimer.Stop()
 	}
-	if c.exitErr == nil {
-		c.exitErr = err
-	}
 	c.failAll(err)
 	c.preInit = nil
+	if c.state == stopping || c.state == dead || c.restarts >= c.cfg.MaxRestarts {
+		c.state = dead
+		if c.exitErr == nil {
+			c.exitErr = err
+		}
+		c.finish()
+		return
+	}
+	c.exitErr = err
+	c.state = restarting
+	c.restarts++
+	c.reopenDocuments()
+	delay := c.cfg.RestartBackoff << (c.restarts - 1)
+	t := c.t
+	c.restartTimer = time.AfterFunc(delay, func() { t.push(evRestart{}, false) })
 }
 
 // failAll fails every request the client still waits on.
@@ -466,12 +532,13 @@ func (c *Client) Request(method string, params any, opts RequestOptions) runtime
 	}
 	id := r.id
 	r.ctx = ctx
-	r.stopCtx = context.AfterFunc(ctx, func() { c.t.push(evCancel{id: id}, false) })
+	t := c.t
+	r.stopCtx = context.AfterFunc(ctx, func() { t.push(evCancel{id: id}, false) })
 	if opts.Timeout > 0 {
-		r.timer = time.AfterFunc(opts.Timeout, func() { c.t.push(evTimeout{id: id}, false) })
+		r.timer = time.AfterFunc(opts.Timeout, func() { t.push(evTimeout{id: id}, false) })
 	}
 	c.flushChanges()
-	if c.state == starting {
+	if c.state == starting || c.state == restarting {
 		c.preInit = append(c.preInit, queuedFrame{id: id, method: method, frame: outFrame{b: frame}})
 		return job
 	}
@@ -495,7 +562,7 @@ func (c *Client) Notify(method string, params any) error {
 // out sends a notification now, or after initialize when it is pending.
 func (c *Client) out(f outFrame) {
 	switch c.state {
-	case starting:
+	case starting, restarting:
 		c.preInit = append(c.preInit, queuedFrame{frame: f})
 	case running:
 		c.t.sendFrame(f)
@@ -518,11 +585,19 @@ func (c *Client) Stop() {
 	if c.state == dead || c.state == stopping {
 		return
 	}
-	wasRunning := c.state == running
+	c.stopping.Store(true)
+	was := c.state
 	c.state = stopping
 	c.failAll(ErrStopped)
 	c.preInit = nil
-	if wasRunning {
+	if was == restarting {
+		// No server runs between a death and its restart.
+		c.restartTimer.Stop()
+		c.state = dead
+		c.finish()
+		return
+	}
+	if was == running {
 		r := c.newRequest(protocol.MethodShutdown, 0, true)
 		c.t.shutdownID.Store(r.id)
 		r.sent = true

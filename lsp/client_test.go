@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,7 +168,7 @@ func TestServerErrorNamesTheCode(t *testing.T) {
 // with a message that says it exited; later requests fail immediately.
 func TestCrashFailsEveryPendingRequest(t *testing.T) {
 	rt := newRT(t)
-	c := startFake(t, rt, Config{})
+	c := startFake(t, rt, Config{MaxRestarts: -1})
 	pump(t, rt, c, 10*time.Second, c.Initialized)
 	waiting := []runtime.JobID{
 		c.Request("fake/never", nil, RequestOptions{}),
@@ -561,4 +564,86 @@ func TestInvalidUTF8ReplySettles(t *testing.T) {
 	pump(t, rt, c, 10*time.Second, func() bool { return len(c.messages) > 0 })
 	require.Equal(t, "log \uFFFD", c.TakeMessages()[0].Text)
 	require.Zero(t, c.Stats().Malformed)
+}
+
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0
+	}
+	require.NoError(t, err)
+	return strings.Count(string(b), "\n")
+}
+
+// A server that dies is started again after the backoff: pending requests
+// failed at its death, requests made meanwhile wait for the new server,
+// and the open documents are reopened with their current text ahead of
+// them (lifecycle: restart).
+func TestCrashRestartsAndReopensDocuments(t *testing.T) {
+	rt := newRT(t)
+	starts := filepath.Join(t.TempDir(), "starts")
+	texts := map[string]string{"/src/a.txt": "alpha"}
+	c := startFake(t, rt, Config{
+		RestartBackoff: 20 * time.Millisecond,
+		DocumentText:   func(path string) ([]byte, error) { return []byte(texts[path]), nil },
+	}, fakeStartsEnv+"="+starts)
+	require.NoError(t, c.Open("/src/a.txt", "plaintext", []byte("alpha")))
+	pump(t, rt, c, 10*time.Second, c.Initialized)
+	texts["/src/a.txt"] = "alpha edited while the server was down"
+
+	o, res := await(t, rt, c, c.Request("fake/crash", nil, RequestOptions{}))
+	require.Equal(t, runtime.Failed, o.State)
+	require.ErrorIs(t, res.Err, ErrServerExited)
+	require.False(t, c.Initialized())
+	o, res = await(t, rt, c, c.Request("fake/docs", nil, RequestOptions{}))
+	require.True(t, o.OK(), "%v", o.Err)
+	var docs map[string]fakeDoc
+	require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &docs))
+	require.Equal(t, fakeDoc{Text: "alpha edited while the server was down", Version: 2}, docs[string(uri.File("/src/a.txt"))])
+	require.Equal(t, 2, countLines(t, starts))
+	require.NoError(t, c.Change("/src/a.txt", Edit{Range: protocol.Range{End: protocol.Position{Character: 5}}, Text: "ALPHA"}))
+	c.Poll()
+	require.EqualValues(t, 3, c.Version("/src/a.txt"))
+}
+
+// A server that keeps dying is started again at most MaxRestarts times,
+// then the client gives up: Done closes and requests fail at once.
+func TestRestartGivesUpAfterMaxRestarts(t *testing.T) {
+	rt := newRT(t)
+	starts := filepath.Join(t.TempDir(), "starts")
+	c := startFake(t, rt, Config{MaxRestarts: 3, RestartBackoff: 5 * time.Millisecond},
+		fakeStartsEnv+"="+starts, fakeCrashInitEnv+"=1")
+	job := c.Request(protocol.MethodTextDocumentHover, nil, RequestOptions{})
+	o, _ := await(t, rt, c, job)
+	require.Equal(t, runtime.Failed, o.State)
+	pump(t, rt, c, 20*time.Second, func() bool {
+		select {
+		case <-c.Done():
+			return true
+		default:
+			return false
+		}
+	})
+	require.Equal(t, 4, countLines(t, starts), "the first start and three restarts")
+	require.ErrorIs(t, c.Err(), ErrServerExited)
+	require.Contains(t, c.Err().Error(), "exit code 4")
+	o, _ = await(t, rt, c, c.Request(protocol.MethodTextDocumentHover, nil, RequestOptions{}))
+	require.Equal(t, runtime.Failed, o.State)
+}
+
+// Stop between a death and its restart ends the client at once.
+func TestStopDuringRestartBackoff(t *testing.T) {
+	rt := newRT(t)
+	starts := filepath.Join(t.TempDir(), "starts")
+	c := startFake(t, rt, Config{RestartBackoff: time.Hour}, fakeStartsEnv+"="+starts)
+	o, _ := await(t, rt, c, c.Request("fake/crash", nil, RequestOptions{}))
+	require.Equal(t, runtime.Failed, o.State)
+	waiting := c.Request(protocol.MethodTextDocumentHover, nil, RequestOptions{})
+	c.Close()
+	o, res := await(t, rt, c, waiting)
+	require.Equal(t, runtime.Failed, o.State)
+	require.ErrorIs(t, res.Err, ErrStopped)
+	<-c.Done()
+	require.Equal(t, 1, countLines(t, starts))
 }

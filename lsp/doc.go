@@ -67,7 +67,12 @@
 // before its answer is held and sent in order after initialized. Stop fails
 // what is pending with ErrStopped, sends shutdown (the reader sends exit on
 // its reply, without waiting for the main goroutine) and kills the process
-// group after Config.StopGrace (2 s). Open, Change (incremental edits in
+// group after Config.StopGrace (2 s). A server that dies on its own is
+// started again after Config.RestartBackoff (1 s, doubling), at most
+// Config.MaxRestarts (5) times over the client's life: requests pending at
+// the death fail, requests made meanwhile wait for the new server, and the
+// open documents are reopened first with the text Config.DocumentText gives
+// (or the file's). Open, Change (incremental edits in
 // UTF-16 positions), Save and CloseDocument keep the server's copy of a
 // document; the edits recorded between two Polls go out as one didChange,
 // and always before any later request or notification.

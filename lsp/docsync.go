@@ -3,6 +3,8 @@ package lsp
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
@@ -17,9 +19,11 @@ type Edit struct {
 }
 
 type document struct {
-	uri     uri.URI
-	version int32
-	edits   []map[string]any
+	uri        uri.URI
+	path       string
+	languageID string
+	version    int32
+	edits      []map[string]any
 }
 
 // Open sends didOpen for path. A nil text reads the file. languageID is
@@ -38,24 +42,58 @@ func (c *Client) Open(path, languageID string, text []byte) error {
 		}
 		text = b
 	}
-	d := &document{uri: u, version: 1}
+	d := &document{uri: u, path: path, languageID: languageID, version: 1}
 	c.docs[u] = d
 	c.flushChanges()
 	// The text is escaped on the writer goroutine: a 100,000-line document
 	// takes tens of milliseconds to encode, far over a frame.
-	c.out(outFrame{lazy: func() []byte { return didOpenFrame(u, languageID, text) }})
+	c.out(outFrame{lazy: func() []byte { return didOpenFrame(u, languageID, 1, text) }})
 	return nil
+}
+
+// reopenDocuments queues a didOpen of every open document for the
+// restarted server, ahead of anything made while it starts. Edits not yet
+// sent are dropped: the text is the current one. A document whose text
+// cannot be had is closed, with a message saying why.
+func (c *Client) reopenDocuments() {
+	c.dirtyDocs = nil
+	us := make([]uri.URI, 0, len(c.docs))
+	for u := range c.docs {
+		us = append(us, u)
+	}
+	slices.Sort(us)
+	for _, u := range us {
+		d := c.docs[u]
+		d.edits = nil
+		var text []byte
+		var err error
+		if c.cfg.DocumentText != nil {
+			text, err = c.cfg.DocumentText(d.path)
+		} else {
+			text, err = os.ReadFile(d.path)
+		}
+		if err != nil {
+			delete(c.docs, u)
+			c.messages = append(c.messages, Message{Show: true, Type: 1, Text: fmt.Sprintf("lsp: cannot reopen %s after the server restarted: %v", d.path, err)})
+			continue
+		}
+		d.version++
+		v, lang := d.version, d.languageID
+		c.preInit = append(c.preInit, queuedFrame{frame: outFrame{lazy: func() []byte { return didOpenFrame(u, lang, v, text) }}})
+	}
 }
 
 // didOpenFrame encodes a didOpen. Invalid UTF-8 in text is replaced with
 // U+FFFD, as JSON requires.
-func didOpenFrame(u uri.URI, languageID string, text []byte) []byte {
+func didOpenFrame(u uri.URI, languageID string, version int32, text []byte) []byte {
 	b := make([]byte, 0, len(text)+len(text)/8+256)
 	b = append(b, `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":`...)
 	b, _ = jsontext.AppendQuote(b, string(u))
 	b = append(b, `,"languageId":`...)
 	b, _ = jsontext.AppendQuote(b, languageID)
-	b = append(b, `,"version":1,"text":`...)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, int64(version), 10)
+	b = append(b, `,"text":`...)
 	b, _ = jsontext.AppendQuote(b, text)
 	b = append(b, "}}}"...)
 	return appendFrame(nil, b)

@@ -21,6 +21,8 @@ const (
 	fakeServerEnv    = "PMACS_LSP_FAKE_SERVER"
 	fakeInitDelayEnv = "PMACS_LSP_FAKE_INIT_DELAY_MS"
 	fakeNoShutdown   = "PMACS_LSP_FAKE_IGNORE_SHUTDOWN"
+	fakeStartsEnv    = "PMACS_LSP_FAKE_STARTS"     // a file each start appends a line to
+	fakeCrashInitEnv = "PMACS_LSP_FAKE_CRASH_INIT" // exit 4 on initialize
 )
 
 type fakeMsg struct {
@@ -53,6 +55,12 @@ type fakeDoc struct {
 }
 
 func runFakeServer() {
+	if f := os.Getenv(fakeStartsEnv); f != "" {
+		if fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintln(fh, os.Getpid())
+			fh.Close()
+		}
+	}
 	s := &fakeServer{out: bufio.NewWriterSize(os.Stdout, 1<<16), byID: map[string]string{}, docs: map[string]*fakeDoc{}}
 	r := textproto.NewReader(bufio.NewReaderSize(os.Stdin, 1<<16))
 	for {
@@ -115,6 +123,9 @@ func (s *fakeServer) handle(m *fakeMsg) {
 	_ = json.Unmarshal(m.Params, &p)
 	switch m.Method {
 	case "initialize":
+		if os.Getenv(fakeCrashInitEnv) != "" {
+			os.Exit(4)
+		}
 		if ms, _ := strconv.Atoi(os.Getenv(fakeInitDelayEnv)); ms > 0 {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
 		}

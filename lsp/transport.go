@@ -57,6 +57,7 @@ type (
 	evCancel  struct{ id int64 }
 	evTimeout struct{ id int64 }
 	evExit    struct{ err error }
+	evRestart struct{}
 )
 
 // outstanding is what the reader knows of a request in flight: the method
@@ -193,6 +194,20 @@ func (t *transport) endInput() {
 	t.closeStdin = true
 	t.mu.Unlock()
 	t.cond.Broadcast()
+}
+
+// reset readies the transport for a new server process. The previous
+// one's reader and writer have ended; the inbox is kept, since events for
+// the client (cancels, the restart itself) pass through it.
+func (t *transport) reset() {
+	t.mu.Lock()
+	t.closed = false
+	t.closeStdin = false
+	t.outq = nil
+	t.inflight = map[int64]*outstanding{}
+	t.cancelled = nil
+	t.mu.Unlock()
+	t.shutdownID.Store(0)
 }
 
 // markClosed releases every waiter once the process is gone.
