@@ -505,7 +505,7 @@ func TestCompletionReplayNoStaleResults(t *testing.T) {
 	pump(t, rt, c, 10*time.Second, c.Initialized)
 	jobs := make([]runtime.JobID, 100)
 	for i := range jobs {
-		jobs[i] = c.Request(protocol.MethodTextDocumentCompletion, map[string]any{"n": 200, "delayMs": 5}, RequestOptions{Key: "completion"})
+		jobs[i] = c.Request(protocol.MethodTextDocumentCompletion, map[string]any{"n": 200, "delayMs": 20}, RequestOptions{Key: "completion"})
 		c.Poll()
 		rt.Tick()
 	}
