@@ -1,0 +1,805 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/pmacs-go/pmacs-go/proc"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// Defaults for the zero values of Config.
+const (
+	DefaultStopGrace      = 2 * time.Second
+	DefaultPollBudget     = 4 * time.Millisecond
+	DefaultMaxRestarts    = 5
+	DefaultRestartBackoff = time.Second
+	// maxUntakenResults bounds the results kept for TakeResult: a host that
+	// never takes them loses the oldest, not memory.
+	maxUntakenResults = 256
+	maxMessagesKept   = 1000
+)
+
+// Config describes a language server and how the client answers it.
+type Config struct {
+	// Argv is the server program and its arguments.
+	Argv []string
+	// Dir is the server's working directory; "" means the caller's.
+	Dir string
+	// Env is the server's complete environment; nil means the caller's.
+	Env []string
+	// Root is the workspace folder path; "" means Dir.
+	Root string
+	// Settings answers workspace/configuration: an item's section is looked
+	// up as a key, and an empty section gets the whole map.
+	Settings map[string]any
+	// InitializationOptions is sent as initialize's initializationOptions.
+	InitializationOptions any
+	// ApplyEdit applies a workspace/applyEdit from the server on the main
+	// goroutine (inside Poll). nil refuses every edit with a reason.
+	ApplyEdit func(edit *protocol.WorkspaceEdit) (applied bool, failureReason string)
+	// StopGrace is how long Stop waits after shutdown before killing the
+	// server's process group; 0 means DefaultStopGrace.
+	StopGrace time.Duration
+	// PollBudget bounds the main-goroutine time one Poll spends on
+	// messages; the rest wait for the next Poll. 0 means DefaultPollBudget.
+	PollBudget time.Duration
+	// MaxRestarts is how many times, over the client's life, a server that
+	// died is started again; 0 means DefaultMaxRestarts, a negative value
+	// none.
+	MaxRestarts int
+	// RestartBackoff is the wait before the first restart, doubled before
+	// each further one; 0 means DefaultRestartBackoff.
+	RestartBackoff time.Duration
+	// DocumentText gives an open document's current text when a restarted
+	// server reopens it (called on the main goroutine, inside Poll); nil
+	// reads the file.
+	DocumentText func(path string) ([]byte, error)
+}
+
+// RequestOptions tunes one request.
+type RequestOptions struct {
+	// Key supersedes: the request previously made under the same key is
+	// cancelled ($/cancelRequest) when this one is made.
+	Key string
+	// Timeout, when positive, fails the request (and sends $/cancelRequest)
+	// if the server has not answered by then.
+	Timeout time.Duration
+}
+
+// Result is a settled request's outcome, taken with TakeResult.
+type Result struct {
+	Method string
+	// Value is the decoded result: a protocol type for the methods listed in
+	// the package doc, else the raw JSON as a jsontext.Value.
+	Value any
+	// Err is why the request failed: a *ResponseError for a server error,
+	// or an error wrapping ErrTimeout, ErrServerExited or ErrStopped.
+	Err error
+}
+
+type lifecycle uint8
+
+const (
+	starting lifecycle = iota // initialize sent, not answered
+	running
+	restarting // the server died; a restart is scheduled
+	stopping
+	dead
+)
+
+type request struct {
+	id       int64
+	job      runtime.JobID // 0 for the client's own requests
+	method   string
+	sent     bool
+	ctx      context.Context // the job's: ends on cancel and supersede
+	stopCtx  func() bool
+	timer    *time.Timer
+	internal bool
+}
+
+// queuedFrame is a message held until initialize has been answered.
+type queuedFrame struct {
+	id     int64 // 0 for a notification
+	method string
+	frame  outFrame
+}
+
+// Client is a language server client. Its methods belong to the goroutine
+// that owns the runtime (see the package doc); only Ready's channel may be
+// used elsewhere.
+type Client struct {
+	rt       *runtime.Runtime
+	cfg      Config
+	t        *transport
+	p        *proc.Process
+	done     chan struct{}
+	doneOnce sync.Once
+	// stopping is set by Stop; the exit watcher reads it to close done
+	// without waiting for a Poll.
+	stopping     atomic.Bool
+	restarts     int
+	restartTimer *time.Timer
+
+	state   lifecycle
+	nextID  int64
+	initID  int64
+	pending map[int64]*request
+	preInit []queuedFrame
+	exitErr error
+	caps    *protocol.InitializeResult
+
+	stopTimer *time.Timer
+
+	results     map[runtime.JobID]Result
+	resultOrder []runtime.JobID
+
+	diags        map[uri.URI]*protocol.PublishDiagnosticsParams
+	changedDiags []uri.URI
+	changedSet   map[uri.URI]struct{}
+	progress     map[string]Progress
+	messages     []Message
+	docs         map[uri.URI]*document
+	dirtyDocs    []*document
+}
+
+// Start starts the server in a process group of its own and sends
+// initialize; it returns at once. Requests and notifications made before the
+// server has answered initialize are held and sent, in order, once it has.
+// A program that cannot start is an error wrapping proc's *proc.Error.
+func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
+	if rt == nil {
+		return nil, fmt.Errorf("lsp: start: nil runtime")
+	}
+	if cfg.StopGrace <= 0 {
+		cfg.StopGrace = DefaultStopGrace
+	}
+	if cfg.PollBudget <= 0 {
+		cfg.PollBudget = DefaultPollBudget
+	}
+	if cfg.Root == "" {
+		cfg.Root = cfg.Dir
+	}
+	if cfg.MaxRestarts == 0 {
+		cfg.MaxRestarts = DefaultMaxRestarts
+	}
+	if cfg.RestartBackoff <= 0 {
+		cfg.RestartBackoff = DefaultRestartBackoff
+	}
+	if len(cfg.Argv) == 0 {
+		return nil, fmt.Errorf("lsp: start: %w", proc.ErrEmptyCommand)
+	}
+	c := &Client{
+		rt: rt, cfg: cfg, t: newTransport(), done: make(chan struct{}),
+		pending: map[int64]*request{}, results: map[runtime.JobID]Result{},
+		diags: map[uri.URI]*protocol.PublishDiagnosticsParams{}, progress: map[string]Progress{},
+		docs: map[uri.URI]*document{},
+	}
+	if err := c.launch(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// launch starts the server and sends initialize. Every goroutine of a
+// previous launch has ended by then (its exit event was the last thing it
+// did), so the transport is reset, not replaced.
+func (c *Client) launch() error {
+	cfg := c.cfg
+	c.t.reset()
+	fr := newFramer(c.t.onBody, func(string) { c.t.malformed.Add(1) })
+	p, err := proc.Start(context.Background(), proc.Spec{
+		Argv: cfg.Argv, Dir: cfg.Dir, Env: cfg.Env, StdinPipe: true,
+		// The reader goroutine is proc's: frames are assembled and decoded
+		// inside Output, and blocking there is the backpressure.
+		Output: func(s proc.Stream, chunk []byte) error {
+			if s == proc.Stderr {
+				c.t.onStderr(chunk)
+				return nil
+			}
+			fr.feed(chunk)
+			return nil
+		},
+		// A dead server's pipes held open by a grandchild must not delay
+		// noticing its death past a frame or two.
+		WaitDelay: 50 * time.Millisecond,
+		KillGrace: cfg.StopGrace,
+	})
+	if err != nil {
+		return fmt.Errorf("lsp: start %v: %w", cfg.Argv, err)
+	}
+	c.p = p
+	var writer sync.WaitGroup
+	writer.Add(1)
+	go func() {
+		defer writer.Done()
+		c.t.writeLoop(p.Stdin())
+	}()
+	go func() {
+		_, werr := p.Wait()
+		exit := describeExit(cfg.Argv[0], p)
+		c.t.markClosed()
+		writer.Wait()
+		if werr != nil {
+			exit = fmt.Sprintf("%s: %v", exit, werr)
+		}
+		c.t.push(evExit{err: fmt.Errorf("%w (%s)", ErrServerExited, exit)}, false)
+		if c.stopping.Load() {
+			c.finish()
+		}
+	}()
+	c.state = starting
+	c.initID = c.newRequest(protocol.MethodInitialize, 0, true).id
+	c.t.track(c.initID, protocol.MethodInitialize)
+	c.pending[c.initID].sent = true
+	c.t.send(c.encodeRequest(c.initID, protocol.MethodInitialize, c.initializeParams()))
+	return nil
+}
+
+// finish closes Done once: the server is gone for good.
+func (c *Client) finish() { c.doneOnce.Do(func() { close(c.done) }) }
+
+// describeExit names the program and how it ended, for the message every
+// request its death failed carries.
+func describeExit(prog string, p *proc.Process) string {
+	ex, _ := p.Wait()
+	if ex.Signal != "" {
+		return fmt.Sprintf("%s, pid %d, killed by %s", filepath.Base(prog), p.Pid(), ex.Signal)
+	}
+	return fmt.Sprintf("%s, pid %d, exit code %d", filepath.Base(prog), p.Pid(), ex.Code)
+}
+
+// Ready receives a token when messages from the server (or a timeout, a
+// cancel, the server's exit) wait for Poll. The editor loop selects on it
+// beside the runtime's Ready.
+func (c *Client) Ready() <-chan struct{} { return c.t.ready }
+
+// Done is closed once the server has exited for good and the transport's
+// goroutines have ended: after Stop, or once Poll has handled a death that
+// no restart follows.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// PollResult is what one Poll handled.
+type PollResult struct {
+	// Events is how many messages and lifecycle events were handled.
+	Events int
+	// Diagnostics lists the documents whose diagnostics changed, each once
+	// however many times the server published them.
+	Diagnostics []uri.URI
+	// More is set when the budget ran out with events left; Ready has been
+	// signalled again.
+	More bool
+}
+
+// Poll handles what the transport has decoded, within the poll budget:
+// settles requests (their runtime jobs settle at the next Tick, so call Poll
+// before Tick in a frame), stores diagnostics, progress and messages,
+// answers the server's requests, and sends the document changes made since
+// the last Poll as one didChange per document.
+func (c *Client) Poll() PollResult {
+	var res PollResult
+	start := time.Now()
+	for {
+		evs, more := c.t.take(64)
+		for _, ev := range evs {
+			c.handle(ev)
+		}
+		res.Events += len(evs)
+		if !more {
+			break
+		}
+		if time.Since(start) >= c.cfg.PollBudget {
+			res.More = true
+			c.t.signal()
+			break
+		}
+	}
+	c.flushChanges()
+	res.Diagnostics = c.changedDiags
+	c.changedDiags = nil
+	clear(c.changedSet)
+	return res
+}
+
+func (c *Client) handle(ev any) {
+	switch e := ev.(type) {
+	case evResponse:
+		c.onResponse(e)
+	case evNotification:
+		c.onNotification(e)
+	case evServerRequest:
+		c.onServerRequest(e)
+	case evCancel:
+		if r := c.pending[e.id]; r != nil {
+			c.abandon(r)
+			c.settle(r, Result{Method: r.method, Err: context.Canceled}, true)
+		}
+	case evTimeout:
+		if r := c.pending[e.id]; r != nil {
+			c.abandon(r)
+			c.settle(r, Result{Method: r.method, Err: fmt.Errorf("lsp %s: %w", r.method, ErrTimeout)}, false)
+		}
+	case evExit:
+		c.onExit(e.err)
+	case evRestart:
+		if c.state == restarting {
+			if err := c.launch(); err != nil {
+				c.onExit(err)
+			}
+		}
+	}
+}
+
+// abandon gives a request up: the server is told if it has the request, and
+// a queued one is never sent.
+func (c *Client) abandon(r *request) {
+	if r.sent {
+		c.t.forget(r.id)
+		c.sendNow(c.encodeNotification(protocol.MethodCancelRequest, map[string]any{"id": r.id}))
+	}
+}
+
+func (c *Client) onResponse(e evResponse) {
+	r := c.pending[e.id]
+	if r == nil {
+		return
+	}
+	if e.id == c.initID {
+		c.release(r)
+		c.onInitialized(e)
+		return
+	}
+	if r.ctx != nil && r.ctx.Err() != nil {
+		// Superseded or cancelled after the reply was read but before the
+		// cancel event was handled: the answer is stale, and the server
+		// needs no $/cancelRequest for a request it has answered.
+		c.settle(r, Result{Method: e.method, Err: context.Cause(r.ctx)}, true)
+		return
+	}
+	res := Result{Method: e.method, Value: e.result}
+	switch {
+	case e.rerr != nil:
+		res = Result{Method: e.method, Err: e.rerr}
+	case e.err != nil:
+		res = Result{Method: e.method, Err: fmt.Errorf("lsp %s: decode result: %w", e.method, e.err)}
+	}
+	c.settle(r, res, false)
+}
+
+func (c *Client) onInitialized(e evResponse) {
+	if e.rerr != nil || e.err != nil {
+		err := error(e.rerr)
+		if err == nil {
+			err = e.err
+		}
+		c.exitErr = fmt.Errorf("lsp: initialize failed: %w", err)
+		c.failAll(c.exitErr)
+		c.state = stopping
+		c.p.Kill()
+		return
+	}
+	c.caps, _ = e.result.(*protocol.InitializeResult)
+	if c.state != starting {
+		return
+	}
+	c.state = running
+	c.sendNow(c.encodeNotification(protocol.MethodInitialized, map[string]any{}))
+	for _, q := range c.preInit {
+		if q.id != 0 {
+			r := c.pending[q.id]
+			if r == nil {
+				continue // cancelled or timed out while queued
+			}
+			r.sent = true
+			c.t.track(q.id, q.method)
+		}
+		c.t.sendFrame(q.frame)
+	}
+	c.preInit = nil
+}
+
+func (c *Client) onExit(err error) {
+	if c.stopTimer != nil {
+		c.stopTimer.Stop()
+	}
+	c.failAll(err)
+	c.preInit = nil
+	if c.state == stopping || c.state == dead || c.restarts >= c.cfg.MaxRestarts {
+		c.state = dead
+		if c.exitErr == nil {
+			c.exitErr = err
+		}
+		c.finish()
+		return
+	}
+	c.exitErr = err
+	c.state = restarting
+	c.restarts++
+	c.reopenDocuments()
+	delay := c.cfg.RestartBackoff << (c.restarts - 1)
+	t := c.t
+	c.restartTimer = time.AfterFunc(delay, func() { t.push(evRestart{}, false) })
+}
+
+// failAll fails every request the client still waits on.
+func (c *Client) failAll(err error) {
+	ids := make([]int64, 0, len(c.pending))
+	for id := range c.pending {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		r := c.pending[id]
+		c.settle(r, Result{Method: r.method, Err: fmt.Errorf("lsp %s: %w", r.method, err)}, false)
+	}
+}
+
+// release drops a request from the tables and stops its watchers.
+func (c *Client) release(r *request) {
+	delete(c.pending, r.id)
+	if r.stopCtx != nil {
+		r.stopCtx()
+	}
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}
+
+// settle ends a request and its runtime job.
+func (c *Client) settle(r *request, res Result, cancelled bool) {
+	c.release(r)
+	if r.internal || r.job == 0 {
+		return
+	}
+	c.keepResult(r.job, res)
+	switch {
+	case cancelled:
+		c.rt.CompleteExternalCancelled(r.job)
+	case res.Err != nil:
+		c.rt.CompleteExternalFailed(r.job, res.Err.Error())
+	default:
+		// The decoded value stays here (TakeResult): encoding 6,000
+		// completion items as MessagePack on the main goroutine is what
+		// this package exists to avoid. The job carries a summary.
+		_ = c.rt.CompleteExternalOK(r.job, map[string]any{"method": r.method, "len": resultLen(res.Value)})
+	}
+}
+
+func (c *Client) keepResult(job runtime.JobID, res Result) {
+	c.results[job] = res
+	c.resultOrder = append(c.resultOrder, job)
+	for len(c.resultOrder) > maxUntakenResults {
+		delete(c.results, c.resultOrder[0])
+		c.resultOrder = c.resultOrder[1:]
+	}
+}
+
+// TakeResult returns a settled request's decoded result once; false if the
+// job is unknown to the client, still pending, already taken or was dropped
+// (only the newest 256 untaken results are kept).
+func (c *Client) TakeResult(job runtime.JobID) (Result, bool) {
+	res, ok := c.results[job]
+	if !ok {
+		return Result{}, false
+	}
+	delete(c.results, job)
+	if i := slices.Index(c.resultOrder, job); i >= 0 {
+		c.resultOrder = slices.Delete(c.resultOrder, i, i+1)
+	}
+	return res, true
+}
+
+func (c *Client) newRequest(method string, job runtime.JobID, internal bool) *request {
+	c.nextID++
+	r := &request{id: c.nextID, job: job, method: method, internal: internal}
+	c.pending[r.id] = r
+	return r
+}
+
+// Request sends a request and returns the runtime job that settles with its
+// outcome (kind lsp_request): Complete with a summary value
+// {method, len} (len is the item count of an array result, else -1) and
+// the decoded result in TakeResult; Failed with a message naming the LSP
+// error code, a timeout or the server's death; Cancelled when the job is
+// cancelled or superseded, which also sends $/cancelRequest. params is
+// encoded with protocol.Marshal; an encoding error fails the job at once.
+func (c *Client) Request(method string, params any, opts RequestOptions) runtime.JobID {
+	job, ctx := c.rt.RegisterExternal(runtime.KindLspRequest, opts.Key)
+	r := c.newRequest(method, job, false)
+	if c.state == dead || c.state == stopping {
+		cause := c.exitErr
+		if cause == nil || c.state == stopping {
+			cause = ErrStopped
+		}
+		c.settle(r, Result{Method: method, Err: fmt.Errorf("lsp %s: %w", method, cause)}, false)
+		return job
+	}
+	frame, err := c.tryEncodeRequest(r.id, method, params)
+	if err != nil {
+		c.settle(r, Result{Method: method, Err: fmt.Errorf("lsp %s: encode params: %w", method, err)}, false)
+		return job
+	}
+	id := r.id
+	r.ctx = ctx
+	t := c.t
+	r.stopCtx = context.AfterFunc(ctx, func() { t.push(evCancel{id: id}, false) })
+	if opts.Timeout > 0 {
+		r.timer = time.AfterFunc(opts.Timeout, func() { t.push(evTimeout{id: id}, false) })
+	}
+	c.flushChanges()
+	if c.state == starting || c.state == restarting {
+		c.preInit = append(c.preInit, queuedFrame{id: id, method: method, frame: outFrame{b: frame}})
+		return job
+	}
+	r.sent = true
+	c.t.track(id, method)
+	c.t.send(frame)
+	return job
+}
+
+// Notify sends a notification (after the document changes made before it).
+func (c *Client) Notify(method string, params any) error {
+	body, err := marshalParams(params)
+	if err != nil {
+		return fmt.Errorf("lsp %s: encode params: %w", method, err)
+	}
+	c.flushChanges()
+	c.out(outFrame{b: c.notificationFrame(method, body)})
+	return nil
+}
+
+// out sends a notification now, or after initialize when it is pending.
+func (c *Client) out(f outFrame) {
+	switch c.state {
+	case starting, restarting:
+		c.preInit = append(c.preInit, queuedFrame{frame: f})
+	case running:
+		c.t.sendFrame(f)
+	}
+}
+
+// sendNow bypasses the initialize gate: for $/cancelRequest, initialized
+// and replies to the server's requests.
+func (c *Client) sendNow(frame []byte) {
+	if c.state != dead {
+		c.t.send(frame)
+	}
+}
+
+// Stop asks the server to shut down: pending requests fail with
+// ErrStopped, shutdown is sent and exit follows its reply, and the process
+// group is killed StopGrace later if it is still there. It does not wait;
+// Done tells when the server is gone. Idempotent.
+func (c *Client) Stop() {
+	if c.state == dead || c.state == stopping {
+		return
+	}
+	c.stopping.Store(true)
+	was := c.state
+	c.state = stopping
+	c.failAll(ErrStopped)
+	c.preInit = nil
+	if was == restarting {
+		// No server runs between a death and its restart.
+		c.restartTimer.Stop()
+		c.state = dead
+		c.finish()
+		return
+	}
+	if was == running {
+		r := c.newRequest(protocol.MethodShutdown, 0, true)
+		c.t.shutdownID.Store(r.id)
+		r.sent = true
+		c.t.track(r.id, protocol.MethodShutdown)
+		c.t.send(c.encodeRequest(r.id, protocol.MethodShutdown, nil))
+	} else {
+		// Nothing may be sent before initialize is answered, shutdown
+		// included, so a server still starting only gets its input closed.
+		c.t.endInput()
+	}
+	p := c.p
+	c.stopTimer = time.AfterFunc(c.cfg.StopGrace, p.Kill)
+}
+
+// Close stops the server, waits until it is gone, and handles its exit, so
+// every request has settled (at the runtime's next Tick) when it returns.
+// It polls while it waits: a reader blocked on a full inbox must be drained
+// before it can read the shutdown reply, or before proc can finish
+// delivering a dead server's output.
+func (c *Client) Close() {
+	c.Stop()
+	for {
+		select {
+		case <-c.done:
+			// The exit event is queued before Done closes.
+			for c.state != dead {
+				c.Poll()
+			}
+			return
+		case <-c.t.ready:
+			c.Poll()
+		}
+	}
+}
+
+// Capabilities returns the server's initialize result, nil until it has
+// answered.
+func (c *Client) Capabilities() *protocol.InitializeResult { return c.caps }
+
+// Initialized reports whether the server has answered initialize and the
+// client is running.
+func (c *Client) Initialized() bool { return c.state == running }
+
+// Err returns why the client stopped: an error wrapping ErrServerExited,
+// the initialize failure, or nil while it runs.
+func (c *Client) Err() error { return c.exitErr }
+
+// Stderr returns the tail (64 KiB at most) of what the server wrote to its
+// standard error.
+func (c *Client) Stderr() string {
+	c.t.stderrMu.Lock()
+	defer c.t.stderrMu.Unlock()
+	return string(c.t.stderr)
+}
+
+// Stats counts what the transport saw.
+type Stats struct {
+	// Received is how many frames were read.
+	Received uint64
+	// Malformed counts frames dropped for a bad header or invalid JSON.
+	Malformed uint64
+	// UnknownReplies counts replies for an id never sent (or answered twice).
+	UnknownReplies uint64
+	// LateReplies counts replies to requests already given up; they are
+	// dropped without being decoded.
+	LateReplies uint64
+	// Pending is how many requests wait for a reply or for initialize.
+	Pending int
+	// DecodeTime is the time spent decoding results on the reader
+	// goroutine, in total, and MaxDecode the longest single decode: work
+	// the main goroutine did not do.
+	DecodeTime, MaxDecode time.Duration
+}
+
+// Stats returns the transport's counters.
+func (c *Client) Stats() Stats {
+	return Stats{
+		Received:       c.t.received.Load(),
+		Malformed:      c.t.malformed.Load(),
+		UnknownReplies: c.t.unknown.Load(),
+		LateReplies:    c.t.late.Load(),
+		Pending:        len(c.pending),
+		DecodeTime:     time.Duration(c.t.decodeNanos.Load()),
+		MaxDecode:      time.Duration(c.t.maxDecode.Load()),
+	}
+}
+
+func marshalParams(params any) ([]byte, error) {
+	if params == nil {
+		return nil, nil
+	}
+	return protocol.Marshal(params)
+}
+
+func (c *Client) tryEncodeRequest(id int64, method string, params any) ([]byte, error) {
+	body, err := marshalParams(params)
+	if err != nil {
+		return nil, err
+	}
+	return c.requestFrame(id, method, body), nil
+}
+
+func (c *Client) encodeRequest(id int64, method string, params any) []byte {
+	f, err := c.tryEncodeRequest(id, method, params)
+	if err != nil {
+		panic(fmt.Sprintf("lsp: encode %s: %v", method, err)) // the client's own params always encode
+	}
+	return f
+}
+
+func (c *Client) encodeNotification(method string, params any) []byte {
+	body, err := marshalParams(params)
+	if err != nil {
+		panic(fmt.Sprintf("lsp: encode %s: %v", method, err)) // the client's own params always encode
+	}
+	return c.notificationFrame(method, body)
+}
+
+func (c *Client) requestFrame(id int64, method string, params []byte) []byte {
+	b := make([]byte, 0, 64+len(method)+len(params))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	return c.finishFrame(b, method, params)
+}
+
+func (c *Client) notificationFrame(method string, params []byte) []byte {
+	b := make([]byte, 0, 64+len(method)+len(params))
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	return c.finishFrame(b, method, params)
+}
+
+func (c *Client) finishFrame(b []byte, method string, params []byte) []byte {
+	b = append(b, `,"method":`...)
+	b, _ = jsontext.AppendQuote(b, method)
+	if params != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	b = append(b, '}')
+	return appendFrame(nil, b)
+}
+
+func (c *Client) responseFrame(id jsontext.Value, result any, rerr *wireError) []byte {
+	b := []byte(`{"jsonrpc":"2.0","id":`)
+	b = append(b, id...)
+	if rerr != nil {
+		b = append(b, `,"error":`...)
+		body, _ := protocol.Marshal(map[string]any{"code": rerr.Code, "message": rerr.Message})
+		b = append(b, body...)
+	} else {
+		body, err := marshalParams(result)
+		if err != nil || body == nil {
+			body = []byte("null")
+		}
+		b = append(b, `,"result":`...)
+		b = append(b, body...)
+	}
+	b = append(b, '}')
+	return appendFrame(nil, b)
+}
+
+func (c *Client) initializeParams() map[string]any {
+	root := uri.File(c.cfg.Root)
+	name := "root"
+	if c.cfg.Root == "" {
+		root, name = "", ""
+	}
+	p := map[string]any{
+		"processId":  nil,
+		"clientInfo": map[string]any{"name": "pmacs"},
+		"capabilities": map[string]any{
+			"general": map[string]any{"positionEncodings": []string{"utf-16"}},
+			"window":  map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
+			"workspace": map[string]any{
+				"applyEdit": true, "configuration": true, "workspaceFolders": true,
+				"workspaceEdit": map[string]any{"documentChanges": true},
+			},
+			"textDocument": map[string]any{
+				"synchronization":    map[string]any{"didSave": true, "dynamicRegistration": false},
+				"publishDiagnostics": map[string]any{"relatedInformation": true, "versionSupport": true},
+				"hover":              map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
+				"completion":         map[string]any{"completionItem": map[string]any{"snippetSupport": false}},
+				"definition":         map[string]any{},
+				"references":         map[string]any{},
+				"rename":             map[string]any{},
+				"semanticTokens": map[string]any{
+					"requests":       map[string]any{"full": true, "range": true},
+					"tokenTypes":     semanticTokenTypes,
+					"tokenModifiers": semanticTokenModifiers,
+					"formats":        []string{"relative"},
+				},
+			},
+		},
+	}
+	if c.cfg.InitializationOptions != nil {
+		p["initializationOptions"] = c.cfg.InitializationOptions
+	}
+	if root != "" {
+		p["rootUri"] = string(root)
+		p["workspaceFolders"] = []map[string]any{{"uri": string(root), "name": name}}
+	} else {
+		p["rootUri"] = nil
+	}
+	return p
+}

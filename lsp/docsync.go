@@ -1,0 +1,164 @@
+package lsp
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// Edit is one incremental change: the text that replaces Range. Positions
+// are zero-based lines and UTF-16 code units, as LSP defines them.
+type Edit struct {
+	Range protocol.Range
+	Text  string
+}
+
+type document struct {
+	uri        uri.URI
+	path       string
+	languageID string
+	version    int32
+	edits      []map[string]any
+}
+
+// Open sends didOpen for path. A nil text reads the file. languageID is
+// the LSP language identifier ("go", "lua", ...). The text is encoded on
+// the writer goroutine, so Open keeps it: the caller must not modify it
+// afterwards.
+func (c *Client) Open(path, languageID string, text []byte) error {
+	u := uri.File(path)
+	if _, ok := c.docs[u]; ok {
+		return fmt.Errorf("lsp: open %s: %w", path, ErrAlreadyOpen)
+	}
+	if text == nil {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("lsp: open %s: %w", path, err)
+		}
+		text = b
+	}
+	d := &document{uri: u, path: path, languageID: languageID, version: 1}
+	c.docs[u] = d
+	c.flushChanges()
+	// The text is escaped on the writer goroutine: a 100,000-line document
+	// takes tens of milliseconds to encode, far over a frame.
+	c.out(outFrame{lazy: func() []byte { return didOpenFrame(u, languageID, 1, text) }})
+	return nil
+}
+
+// reopenDocuments queues a didOpen of every open document for the
+// restarted server, ahead of anything made while it starts. Edits not yet
+// sent are dropped: the text is the current one. A document whose text
+// cannot be had is closed, with a message saying why.
+func (c *Client) reopenDocuments() {
+	c.dirtyDocs = nil
+	us := make([]uri.URI, 0, len(c.docs))
+	for u := range c.docs {
+		us = append(us, u)
+	}
+	slices.Sort(us)
+	for _, u := range us {
+		d := c.docs[u]
+		d.edits = nil
+		var text []byte
+		var err error
+		if c.cfg.DocumentText != nil {
+			text, err = c.cfg.DocumentText(d.path)
+		} else {
+			text, err = os.ReadFile(d.path)
+		}
+		if err != nil {
+			delete(c.docs, u)
+			c.messages = append(c.messages, Message{Show: true, Type: 1, Text: fmt.Sprintf("lsp: cannot reopen %s after the server restarted: %v", d.path, err)})
+			continue
+		}
+		d.version++
+		v, lang := d.version, d.languageID
+		c.preInit = append(c.preInit, queuedFrame{frame: outFrame{lazy: func() []byte { return didOpenFrame(u, lang, v, text) }}})
+	}
+}
+
+// didOpenFrame encodes a didOpen. Invalid UTF-8 in text is replaced with
+// U+FFFD, as JSON requires.
+func didOpenFrame(u uri.URI, languageID string, version int32, text []byte) []byte {
+	b := make([]byte, 0, len(text)+len(text)/8+256)
+	b = append(b, `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":`...)
+	b, _ = jsontext.AppendQuote(b, string(u))
+	b = append(b, `,"languageId":`...)
+	b, _ = jsontext.AppendQuote(b, languageID)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, int64(version), 10)
+	b = append(b, `,"text":`...)
+	b, _ = jsontext.AppendQuote(b, text)
+	b = append(b, "}}}"...)
+	return appendFrame(nil, b)
+}
+
+// Change records incremental edits to an open document. They are sent as
+// one didChange per document at the end of the next Poll, or before the
+// next request or notification, whichever comes first, so a burst of
+// keystrokes in a frame costs one message.
+func (c *Client) Change(path string, edits ...Edit) error {
+	d := c.docs[uri.File(path)]
+	if d == nil {
+		return fmt.Errorf("lsp: change %s: %w", path, ErrNotOpen)
+	}
+	if len(d.edits) == 0 {
+		c.dirtyDocs = append(c.dirtyDocs, d)
+	}
+	for _, e := range edits {
+		d.edits = append(d.edits, map[string]any{"range": e.Range, "text": e.Text})
+	}
+	return nil
+}
+
+// Save sends didSave for an open document.
+func (c *Client) Save(path string) error {
+	u := uri.File(path)
+	if c.docs[u] == nil {
+		return fmt.Errorf("lsp: save %s: %w", path, ErrNotOpen)
+	}
+	return c.Notify(protocol.MethodTextDocumentDidSave, map[string]any{"textDocument": map[string]any{"uri": string(u)}})
+}
+
+// CloseDocument sends didClose and forgets the document.
+func (c *Client) CloseDocument(path string) error {
+	u := uri.File(path)
+	if c.docs[u] == nil {
+		return fmt.Errorf("lsp: close %s: %w", path, ErrNotOpen)
+	}
+	err := c.Notify(protocol.MethodTextDocumentDidClose, map[string]any{"textDocument": map[string]any{"uri": string(u)}})
+	delete(c.docs, u)
+	return err
+}
+
+// Version returns an open document's version (0 when not open).
+func (c *Client) Version(path string) int32 {
+	if d := c.docs[uri.File(path)]; d != nil {
+		return d.version
+	}
+	return 0
+}
+
+// flushChanges sends the recorded edits, one didChange per document.
+func (c *Client) flushChanges() {
+	dirty := c.dirtyDocs
+	c.dirtyDocs = nil
+	for _, d := range dirty {
+		if len(d.edits) == 0 || c.docs[d.uri] != d {
+			continue
+		}
+		d.version++
+		frame := c.encodeNotification(protocol.MethodTextDocumentDidChange, map[string]any{
+			"textDocument":   map[string]any{"uri": string(d.uri), "version": d.version},
+			"contentChanges": d.edits,
+		})
+		d.edits = nil
+		c.out(outFrame{b: frame})
+	}
+}

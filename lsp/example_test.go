@@ -1,0 +1,50 @@
+package lsp
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// A frame loop driving one hover request. An editor would start
+// Config{Argv: []string{"gopls"}, Dir: root}; the example runs the test
+// suite's fake server instead so its output is fixed.
+func ExampleClient_Request() {
+	rt, err := runtime.New(runtime.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Close()
+	c, err := Start(rt, Config{
+		Argv: []string{os.Args[0]},
+		Env:  append(os.Environ(), fakeServerEnv+"=1", "GORACE=atexit_sleep_ms=0"),
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+
+	// Made before initialize is answered: it waits for it.
+	job := c.Request(protocol.MethodTextDocumentHover, map[string]any{
+		"textDocument": map[string]any{"uri": "file:///src/main.go"},
+		"position":     map[string]any{"line": 4, "character": 5},
+	}, RequestOptions{Key: "hover", Timeout: 10 * time.Second})
+
+	for !rt.IsComplete(job) {
+		select {
+		case <-c.Ready():
+		case <-rt.Ready():
+		case <-time.After(16 * time.Millisecond): // the frame deadline
+		}
+		c.Poll()  // settles the requests the server answered...
+		rt.Tick() // ...and their jobs settle here
+	}
+	outcome, _ := rt.TakeResult(job)
+	res, _ := c.TakeResult(job)
+	fmt.Println(outcome.State, res.Value.(*protocol.Hover).Contents.(*protocol.MarkupContent).Value)
+	// Output: complete fake hover
+}

@@ -1,0 +1,313 @@
+package lsp
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/textproto"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The fake language server is this test binary re-executed with
+// fakeServerEnv set (see TestMain). It speaks LSP over stdio with its own
+// framing code, independent of the client's, and replays the cases the
+// tests need by method name.
+const (
+	fakeServerEnv    = "PMACS_LSP_FAKE_SERVER"
+	fakeInitDelayEnv = "PMACS_LSP_FAKE_INIT_DELAY_MS"
+	fakeNoShutdown   = "PMACS_LSP_FAKE_IGNORE_SHUTDOWN"
+	fakeStartsEnv    = "PMACS_LSP_FAKE_STARTS"     // a file each start appends a line to
+	fakeCrashInitEnv = "PMACS_LSP_FAKE_CRASH_INIT" // exit 4 on initialize
+)
+
+type fakeMsg struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+}
+
+type fakeServer struct {
+	out       *bufio.Writer
+	mu        sync.Mutex
+	methods   []string          // every method received, in order
+	byID      map[string]string // request id -> method
+	cancelled []string          // methods of the requests $/cancelRequest named
+	docs      map[string]*fakeDoc
+	changes   int
+	nextID    int
+	// awaiting collects the replies to the server's own requests made for
+	// one fake/serverRequests call.
+	awaiting map[string]int
+	replies  []json.RawMessage
+	origID   json.RawMessage
+}
+
+type fakeDoc struct {
+	Text    string `json:"text"`
+	Version int    `json:"version"`
+}
+
+func runFakeServer() {
+	if f := os.Getenv(fakeStartsEnv); f != "" {
+		if fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintln(fh, os.Getpid())
+			fh.Close()
+		}
+	}
+	s := &fakeServer{out: bufio.NewWriterSize(os.Stdout, 1<<16), byID: map[string]string{}, docs: map[string]*fakeDoc{}}
+	r := textproto.NewReader(bufio.NewReaderSize(os.Stdin, 1<<16))
+	for {
+		h, err := r.ReadMIMEHeader()
+		if err != nil {
+			os.Exit(0)
+		}
+		n, err := strconv.Atoi(h.Get("Content-Length"))
+		if err != nil {
+			os.Exit(2)
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.R, body); err != nil {
+			os.Exit(0)
+		}
+		var m fakeMsg
+		if err := json.Unmarshal(body, &m); err != nil {
+			os.Exit(2)
+		}
+		s.handle(&m)
+		s.out.Flush()
+	}
+}
+
+func (s *fakeServer) write(v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n", len(b))
+	s.out.Write(b)
+}
+
+func (s *fakeServer) reply(id json.RawMessage, result any) {
+	s.write(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+func (s *fakeServer) replyErr(id json.RawMessage, code int, msg string) {
+	s.write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+}
+
+func (s *fakeServer) notify(method string, params any) {
+	s.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+func (s *fakeServer) request(method string, params any) {
+	s.nextID++
+	id := "srv" + strconv.Itoa(s.nextID)
+	s.awaiting[`"`+id+`"`] = len(s.awaiting)
+	s.write(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+func (s *fakeServer) handle(m *fakeMsg) {
+	if m.Method == "" {
+		s.onReply(m)
+		return
+	}
+	s.methods = append(s.methods, m.Method)
+	if m.ID != nil {
+		s.byID[string(m.ID)] = m.Method
+	}
+	var p map[string]any
+	_ = json.Unmarshal(m.Params, &p)
+	switch m.Method {
+	case "initialize":
+		if os.Getenv(fakeCrashInitEnv) != "" {
+			os.Exit(4)
+		}
+		if ms, _ := strconv.Atoi(os.Getenv(fakeInitDelayEnv)); ms > 0 {
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+		s.reply(m.ID, map[string]any{
+			"capabilities": map[string]any{"textDocumentSync": 2, "completionProvider": map[string]any{}},
+			"serverInfo":   map[string]any{"name": "fake"},
+		})
+	case "initialized", "textDocument/didSave", "textDocument/didClose":
+	case "shutdown":
+		if os.Getenv(fakeNoShutdown) == "" {
+			s.reply(m.ID, nil)
+		}
+	case "exit":
+		s.out.Flush()
+		os.Exit(0)
+	case "$/cancelRequest":
+		id, _ := json.Marshal(p["id"])
+		meth := s.byID[string(id)]
+		s.cancelled = append(s.cancelled, meth)
+		// Real servers answer a cancelled request with RequestCancelled:
+		// the client must drop that late reply.
+		s.replyErr(id, -32800, "cancelled")
+	case "textDocument/didOpen":
+		td := p["textDocument"].(map[string]any)
+		s.docs[td["uri"].(string)] = &fakeDoc{Text: td["text"].(string), Version: int(td["version"].(float64))}
+	case "textDocument/didChange":
+		s.changes++
+		td := p["textDocument"].(map[string]any)
+		d := s.docs[td["uri"].(string)]
+		d.Version = int(td["version"].(float64))
+		for _, ch := range p["contentChanges"].([]any) {
+			d.Text = applyFakeChange(d.Text, ch.(map[string]any))
+		}
+	case "textDocument/references":
+		if p["bad"] == true {
+			s.reply(m.ID, "not an array of locations")
+			return
+		}
+		locs := make([]any, 2000)
+		for i := range locs {
+			locs[i] = map[string]any{"uri": fmt.Sprintf("file:///src/f%d.go", i%40), "range": fakeRange(i, 4, 9)}
+		}
+		s.reply(m.ID, locs)
+	case "textDocument/completion":
+		n := 6000
+		if v, ok := p["n"].(float64); ok {
+			n = int(v)
+		}
+		if v, ok := p["delayMs"].(float64); ok {
+			time.Sleep(time.Duration(v) * time.Millisecond)
+		}
+		s.out.Write(completionFrame(m.ID, n))
+	case "textDocument/hover":
+		s.reply(m.ID, map[string]any{"contents": map[string]any{"kind": "markdown", "value": "fake hover"}})
+	case "textDocument/semanticTokens/full":
+		if p["small"] == true {
+			// The example of the LSP specification.
+			s.reply(m.ID, map[string]any{"resultId": "r1", "data": []int{2, 5, 3, 0, 3, 0, 5, 4, 1, 0, 3, 2, 7, 2, 0}})
+			return
+		}
+		if p["odd"] == true {
+			s.reply(m.ID, map[string]any{"data": []int{1, 2, 3}})
+			return
+		}
+		data := make([]int, 0, 70000)
+		for i := range 14000 {
+			data = append(data, 1, 4, 3, i%7, i%2)
+		}
+		s.reply(m.ID, map[string]any{"data": data})
+	case "fake/invalidUTF8":
+		// Hand-made so the invalid byte and the duplicate key survive.
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"contents":{"kind":"plaintext","kind":"markdown","value":"bad `+"\xff"+` byte"}}}`, m.ID)
+		fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n%s", len(body), body)
+		log := `{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":3,"message":"log ` + "\xfe" + `"}}`
+		fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n%s", len(log), log)
+	case "fake/never":
+	case "fake/crash":
+		s.out.Flush()
+		os.Exit(3)
+	case "fake/error":
+		s.replyErr(m.ID, int(p["code"].(float64)), "fake failure")
+	case "fake/log":
+		s.reply(m.ID, map[string]any{"methods": s.methods, "cancelled": s.cancelled, "changes": s.changes})
+	case "fake/docs":
+		s.reply(m.ID, s.docs)
+	case "fake/malformed":
+		s.out.WriteString("Content-Length: abc\r\n\r\n")
+		s.out.WriteString("Content-Length: 9\r\n\r\n{not json")
+		s.reply(json.RawMessage("999999"), "for nobody")
+		s.reply(m.ID, "ok")
+	case "fake/diagnostics":
+		n := int(p["n"].(float64))
+		uri := p["uri"].(string)
+		for i := 0; i < n; i++ {
+			diags := []any{map[string]any{"range": fakeRange(i, 0, 1), "message": fmt.Sprintf("publication %d", i)}}
+			if i == n-1 {
+				diags = []any{
+					map[string]any{"range": fakeRange(1, 0, 1), "message": "final a", "severity": 1},
+					map[string]any{"range": fakeRange(2, 0, 1), "message": "final b", "severity": 2},
+				}
+			}
+			s.notify("textDocument/publishDiagnostics", map[string]any{"uri": uri, "diagnostics": diags})
+		}
+		s.reply(m.ID, n)
+	case "fake/bigDiagnostics":
+		n := int(p["n"].(float64))
+		diags := make([]any, n)
+		for i := range diags {
+			diags[i] = map[string]any{"range": fakeRange(i, 0, 1), "message": fmt.Sprintf("diag %d", i), "severity": 1 + i%4}
+		}
+		s.notify("textDocument/publishDiagnostics", map[string]any{"uri": p["uri"], "diagnostics": diags})
+		s.reply(m.ID, n)
+	case "fake/flood":
+		n := int(p["n"].(float64))
+		for i := 0; i < n; i++ {
+			s.notify("window/logMessage", map[string]any{"type": 4, "message": fmt.Sprintf("log %d", i)})
+		}
+		s.reply(m.ID, n)
+	case "fake/progress":
+		tok := "tok-1"
+		s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "begin", "title": "Indexing"}})
+		s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "report", "message": "3/4", "percentage": 75}})
+		s.notify("window/showMessage", map[string]any{"type": 2, "message": "shown"})
+		s.notify("window/logMessage", map[string]any{"type": 3, "message": "logged"})
+		s.reply(m.ID, nil)
+	case "fake/serverRequests":
+		s.awaiting = map[string]int{}
+		s.replies = make([]json.RawMessage, 5)
+		s.origID = m.ID
+		s.request("workspace/configuration", map[string]any{"items": []any{map[string]any{"section": "gopls"}, map[string]any{}}})
+		s.request("client/registerCapability", map[string]any{"registrations": []any{}})
+		s.request("window/workDoneProgress/create", map[string]any{"token": "t"})
+		s.request("workspace/applyEdit", map[string]any{"edit": map[string]any{"changes": map[string]any{
+			"file:///x.go": []any{map[string]any{"range": fakeRange(0, 0, 3), "newText": "new"}}}}})
+		s.request("fake/unknownToClients", map[string]any{})
+	default:
+		if m.ID != nil {
+			s.replyErr(m.ID, -32601, "unknown method "+m.Method)
+		}
+	}
+}
+
+func (s *fakeServer) onReply(m *fakeMsg) {
+	i, ok := s.awaiting[string(m.ID)]
+	if !ok {
+		return
+	}
+	delete(s.awaiting, string(m.ID))
+	b, _ := json.Marshal(m)
+	s.replies[i] = b
+	if len(s.awaiting) == 0 {
+		s.reply(s.origID, s.replies)
+	}
+}
+
+func fakeRange(line, from, to int) map[string]any {
+	return map[string]any{
+		"start": map[string]any{"line": line, "character": from},
+		"end":   map[string]any{"line": line, "character": to},
+	}
+}
+
+// applyFakeChange applies an incremental change to ASCII text.
+func applyFakeChange(text string, ch map[string]any) string {
+	rg, ok := ch["range"].(map[string]any)
+	if !ok {
+		return ch["text"].(string)
+	}
+	off := func(pos map[string]any) int {
+		line, col := int(pos["line"].(float64)), int(pos["character"].(float64))
+		o := 0
+		for ; line > 0; line-- {
+			o += strings.IndexByte(text[o:], '\n') + 1
+		}
+		return o + col
+	}
+	a, b := off(rg["start"].(map[string]any)), off(rg["end"].(map[string]any))
+	return text[:a] + ch["text"].(string) + text[b:]
+}
+
+// completionFrame is a framed reply holding completionListJSON(n).
+func completionFrame(id json.RawMessage, n int) []byte {
+	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, completionListJSON(n))
+	return fmt.Appendf(nil, "Content-Length: %d\r\n\r\n%s", len(body), body)
+}

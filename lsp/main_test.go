@@ -1,0 +1,79 @@
+package lsp
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/workers"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeServerEnv) != "" {
+		runFakeServer()
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func newRT(t testing.TB) *runtime.Runtime {
+	t.Helper()
+	rt, err := runtime.New(runtime.Options{Executor: workers.Config{PoolSize: 2}})
+	require.NoError(t, err)
+	t.Cleanup(rt.Close)
+	return rt
+}
+
+// startFake starts the fake server; the client is closed when the test
+// ends, before the runtime.
+func startFake(t testing.TB, rt *runtime.Runtime, cfg Config, env ...string) *Client {
+	t.Helper()
+	cfg.Argv = []string{os.Args[0]}
+	// The race runtime sleeps a second before a clean exit unless told
+	// not to; the fake exits cleanly after every Stop.
+	cfg.Env = append(append(os.Environ(), fakeServerEnv+"=1", "GORACE=atexit_sleep_ms=0"), env...)
+	c, err := Start(rt, cfg)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c
+}
+
+// pump runs frames (Poll, then Tick) until cond holds, failing after limit.
+func pump(t testing.TB, rt *runtime.Runtime, c *Client, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		c.Poll()
+		rt.Tick()
+		if cond() {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "frame loop deadline exceeded")
+		select {
+		case <-c.Ready():
+		case <-rt.Ready():
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// await runs frames until job settles and returns both halves of its outcome.
+func await(t testing.TB, rt *runtime.Runtime, c *Client, job runtime.JobID) (runtime.Outcome, Result) {
+	t.Helper()
+	pump(t, rt, c, 20*time.Second, func() bool { return rt.IsComplete(job) })
+	o, ok := rt.TakeResult(job)
+	require.True(t, ok)
+	res, _ := c.TakeResult(job)
+	return o, res
+}
+
+// fakeLog is what the fake server recorded.
+type fakeLog struct {
+	Methods   []string `json:"methods"`
+	Cancelled []string `json:"cancelled"`
+	Changes   int      `json:"changes"`
+}
