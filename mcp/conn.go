@@ -1,0 +1,367 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pmacs-go/pmacs-go/proc"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// Defaults of Spec's durations.
+const (
+	DefaultConnectTimeout = 10 * time.Second
+	// CloseTimeout bounds Conn.Close and Host.Close.
+	CloseTimeout = 3 * time.Second
+	// closeGrace is how long a server has to exit on its own once its
+	// input ended before its group is killed.
+	closeGrace = 1 * time.Second
+	// waitDelay is proc's bound on pipes held open after the server exited.
+	waitDelay  = 500 * time.Millisecond
+	stderrTail = 8 << 10
+)
+
+// Spec says which server to connect to: a program (Cmd) spoken to over its
+// standard input and output, or a streamable HTTP endpoint (URL).
+type Spec struct {
+	// Cmd is the server program and its arguments.
+	Cmd []string
+	// Env holds "KEY=value" entries added to the editor's environment (a
+	// later duplicate key wins).
+	Env []string
+	// Dir is the server's working directory; "" means the editor's.
+	Dir string
+	// URL is a streamable HTTP endpoint, instead of Cmd.
+	URL string
+	// HTTPClient is used for URL; nil means http.DefaultClient.
+	HTTPClient *http.Client
+	// ConnectTimeout bounds start and initialize; 0 means
+	// DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+}
+
+func (s Spec) name() string {
+	if s.URL != "" {
+		return strconv.Quote(s.URL)
+	}
+	if len(s.Cmd) > 0 {
+		return strconv.Quote(s.Cmd[0])
+	}
+	return `""`
+}
+
+// Conn is a connection to one MCP server. Connect, Close, Done, Err,
+// Stderr and Progress are safe from any goroutine; the methods that start
+// calls (Call, Tools, Resources, ReadResource, Prompts) register runtime
+// jobs and so belong to the main goroutine.
+type Conn struct {
+	host *Host
+	name string
+	cs   *sdk.ClientSession
+
+	// Present for a stdio server only.
+	proc   *proc.Process
+	stdin  *onceCloser
+	stdout *io.PipeReader
+	stderr *tail
+
+	mu       sync.Mutex
+	calls    map[runtime.JobID]*call
+	closed   bool
+	exitErr  error // set once the server process is gone
+	done     chan struct{}
+	wg       sync.WaitGroup
+	closing  sync.Once
+	closeErr error
+}
+
+// call is a pending request, guarded by Conn.mu.
+type call struct {
+	cancel   context.CancelCauseFunc
+	progress Progress
+	seen     bool
+}
+
+// Progress is the latest progress notification of a pending call.
+type Progress struct {
+	Progress float64
+	Total    float64 // 0 when unknown
+	Message  string
+	Count    int // notifications received so far
+}
+
+// Connect starts (or dials) the server and completes the MCP initialize
+// handshake within spec.ConnectTimeout. A program that cannot start, exits,
+// writes something that is not MCP, or stays silent fails with a
+// *ConnectError naming the reason, and nothing is left running. ctx bounds
+// only the connecting. Safe from any goroutine.
+func (h *Host) Connect(ctx context.Context, spec Spec) (*Conn, error) {
+	if (spec.URL == "") == (len(spec.Cmd) == 0) {
+		return nil, fmt.Errorf("mcp: connect: exactly one of cmd and url is required")
+	}
+	timeout := spec.ConnectTimeout
+	if timeout <= 0 {
+		timeout = DefaultConnectTimeout
+	}
+	c := &Conn{host: h, name: spec.name(), calls: make(map[runtime.JobID]*call), done: make(chan struct{})}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var t sdk.Transport
+	if spec.URL != "" {
+		t = &sdk.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: spec.HTTPClient, DisableStandaloneSSE: true}
+	} else {
+		var err error
+		if t, err = c.spawn(spec); err != nil {
+			return nil, err
+		}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "pmacs", Version: "1"}, &sdk.ClientOptions{
+		Capabilities:                &sdk.ClientCapabilities{},
+		ProgressNotificationHandler: c.onProgress,
+	})
+	cs, err := client.Connect(cctx, t, nil)
+	if err != nil {
+		cerr := c.connectError(cctx, err)
+		c.teardown(nil)
+		return nil, cerr
+	}
+	c.cs = cs
+	if !h.add(c) {
+		c.teardown(nil)
+		return nil, fmt.Errorf("mcp: connect %s: %w", c.name, ErrClosed)
+	}
+	return c, nil
+}
+
+// spawn runs the server program and returns the transport over its pipes.
+func (c *Conn) spawn(spec Spec) (sdk.Transport, error) {
+	pr, pw := io.Pipe()
+	c.stdout, c.stderr = pr, &tail{max: stderrTail}
+	var env []string
+	if len(spec.Env) > 0 {
+		env = append(os.Environ(), spec.Env...)
+	}
+	p, err := proc.Start(context.Background(), proc.Spec{
+		Argv: spec.Cmd, Dir: spec.Dir, Env: env, StdinPipe: true, WaitDelay: waitDelay,
+		Output: func(s proc.Stream, chunk []byte) error {
+			if s == proc.Stdout {
+				// Blocks until the SDK's reader took the bytes: the
+				// server is throttled to the client's pace.
+				_, err := pw.Write(chunk)
+				return err
+			}
+			_, _ = c.stderr.Write(chunk)
+			return nil
+		},
+	})
+	if err != nil {
+		pr.Close()
+		return nil, &ConnectError{Name: c.name, Reason: "cannot start the server", Err: err}
+	}
+	c.proc, c.stdin = p, &onceCloser{w: p.Stdin()}
+	c.wg.Add(1)
+	go c.watch(pw)
+	return &sdk.IOTransport{Reader: keepOpen{pr}, Writer: c.stdin}, nil
+}
+
+// watch waits for the server process to end, then fails every pending call
+// with the reason at once and ends the SDK's input.
+func (c *Conn) watch(pw *io.PipeWriter) {
+	defer c.wg.Done()
+	exit, err := c.proc.Wait()
+	xerr := &ServerExitedError{Name: c.name, Exit: exit, Err: err, Stderr: c.stderr.String()}
+	c.mu.Lock()
+	c.exitErr = xerr
+	for _, cl := range c.calls {
+		cl.cancel(xerr)
+	}
+	c.mu.Unlock()
+	pw.CloseWithError(xerr)
+}
+
+func (c *Conn) connectError(ctx context.Context, err error) error {
+	var stderr string
+	if c.proc != nil {
+		// The SDK may notice the end of the output before proc has
+		// reaped the server; a moment's wait gives the real reason.
+		select {
+		case <-c.proc.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+		stderr = c.stderr.String()
+		c.mu.Lock()
+		xerr := c.exitErr
+		c.mu.Unlock()
+		if xerr != nil {
+			return &ConnectError{Name: c.name, Reason: "the server exited before initialize finished", Err: xerr}
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return &ConnectError{Name: c.name, Reason: "no answer to initialize", Err: context.Cause(ctx), Stderr: stderr}
+	case isDecodeError(err):
+		return &ConnectError{Name: c.name, Reason: "the server's output is not MCP JSON-RPC", Err: err, Stderr: stderr}
+	}
+	return &ConnectError{Name: c.name, Reason: "initialize failed", Err: err, Stderr: stderr}
+}
+
+func isDecodeError(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "invalid character") || strings.Contains(s, "unmarshal") ||
+		strings.Contains(s, "trailing data") || strings.Contains(s, "cannot decode")
+}
+
+// Done is closed once the connection is unusable: closed, or its server
+// process gone.
+func (c *Conn) Done() <-chan struct{} {
+	if c.proc != nil {
+		return c.proc.Done()
+	}
+	return c.done
+}
+
+// Err returns ErrClosed after Close, the *ServerExitedError once the server
+// process is gone, and nil while the connection is usable.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	return c.exitErr
+}
+
+// Stderr returns the last few KiB the server wrote to its standard error
+// ("" for an HTTP server).
+func (c *Conn) Stderr() string {
+	if c.stderr == nil {
+		return ""
+	}
+	return c.stderr.String()
+}
+
+// Name is how messages name the server: its quoted program or URL.
+func (c *Conn) Name() string { return c.name }
+
+// ServerInfo returns the name and version the server gave at initialize.
+func (c *Conn) ServerInfo() (name, version string) {
+	if r := c.cs.InitializeResult(); r != nil && r.ServerInfo != nil {
+		return r.ServerInfo.Name, r.ServerInfo.Version
+	}
+	return "", ""
+}
+
+// Close ends the connection and returns within CloseTimeout, whatever the
+// server does: pending calls fail with ErrClosed, the server's input is
+// closed, and a server that has not exited a second later has its process
+// group killed. Safe from any goroutine, any number of times.
+func (c *Conn) Close() error {
+	c.closing.Do(func() {
+		c.host.remove(c)
+		c.closeErr = c.teardown(ErrClosed)
+	})
+	return c.closeErr
+}
+
+// teardown fails the pending calls with cause, closes the session and
+// stops the server, within CloseTimeout.
+func (c *Conn) teardown(cause error) error {
+	deadline := time.NewTimer(CloseTimeout)
+	defer deadline.Stop()
+	c.mu.Lock()
+	c.closed = true
+	for _, cl := range c.calls {
+		cl.cancel(cause)
+	}
+	c.mu.Unlock()
+
+	sessionDone := make(chan struct{})
+	if c.cs != nil {
+		// The SDK's Close waits for the requests in flight; they were
+		// just cancelled, but nothing the server does may hold Close up,
+		// so it runs aside and is waited for only until the deadline.
+		go func() {
+			defer close(sessionDone)
+			_ = c.cs.Close()
+		}()
+	} else {
+		close(sessionDone)
+	}
+
+	var err error
+	if c.proc != nil {
+		_ = c.stdin.Close()
+		grace := time.NewTimer(closeGrace)
+		select {
+		case <-c.proc.Done():
+		case <-grace.C:
+			c.proc.Kill()
+		}
+		grace.Stop()
+		select {
+		case <-c.proc.Done():
+		case <-deadline.C:
+			err = fmt.Errorf("mcp: close %s: the server's process group did not end in time", c.name)
+		}
+		// Only now that proc delivers nothing more may the SDK's reader
+		// see the end of its input.
+		c.stdout.CloseWithError(ErrClosed)
+	}
+	select {
+	case <-sessionDone:
+	case <-deadline.C:
+		if err == nil {
+			err = fmt.Errorf("mcp: close %s: the session did not end in time", c.name)
+		}
+	}
+	c.wg.Wait()
+	if c.proc == nil {
+		select {
+		case <-c.done:
+		default:
+			close(c.done)
+		}
+	}
+	return err
+}
+
+// onceCloser lets both the SDK and Close close the server's stdin.
+type onceCloser struct {
+	w    io.WriteCloser
+	once sync.Once
+	err  error
+}
+
+func (o *onceCloser) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+func (o *onceCloser) Close() error {
+	o.once.Do(func() { o.err = o.w.Close() })
+	return o.err
+}
+
+// keepOpen hides Close from the SDK: its closing the stdout pipe would make
+// proc treat the next output as a consumer error and signal the server
+// before it had a chance to exit on the end of its input. Conn closes the
+// pipe itself once the process is gone.
+type keepOpen struct{ r *io.PipeReader }
+
+func (k keepOpen) Read(p []byte) (int, error) { return k.r.Read(p) }
+func (keepOpen) Close() error                 { return nil }
+
+// Pid returns the server's process id, which is also its process group id,
+// or 0 for an HTTP server.
+func (c *Conn) Pid() int {
+	if c.proc == nil {
+		return 0
+	}
+	return c.proc.Pid()
+}
