@@ -68,6 +68,9 @@ type Conn struct {
 	name string
 	cs   *sdk.ClientSession
 
+	// abort ends every HTTP request of an HTTP connection.
+	abort context.CancelFunc
+
 	// Present for a stdio server only.
 	proc   *proc.Process
 	stdin  *onceCloser
@@ -117,7 +120,9 @@ func (h *Host) Connect(ctx context.Context, spec Spec) (*Conn, error) {
 	defer cancel()
 	var t sdk.Transport
 	if spec.URL != "" {
-		t = &sdk.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: spec.HTTPClient, DisableStandaloneSSE: true}
+		var hc *http.Client
+		hc, c.abort = abortableClient(spec.HTTPClient)
+		t = &sdk.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, DisableStandaloneSSE: true}
 	} else {
 		var err error
 		if t, err = c.spawn(spec); err != nil {
@@ -315,6 +320,18 @@ func (c *Conn) teardown(cause error) error {
 		// Only now that proc delivers nothing more may the SDK's reader
 		// see the end of its input.
 		c.stdout.CloseWithError(ErrClosed)
+	}
+	if c.abort != nil {
+		// The session's DELETE can wait on the server's handlers, which
+		// may never end: after the grace, every request is aborted.
+		grace := time.NewTimer(closeGrace)
+		select {
+		case <-sessionDone:
+		case <-grace.C:
+			c.abort()
+		}
+		grace.Stop()
+		defer c.abort()
 	}
 	select {
 	case <-sessionDone:

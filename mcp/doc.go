@@ -54,7 +54,10 @@
 // Close never waits on the server: pending calls are failed, the session
 // is closed aside, the server's stdin is closed, and a server still running
 // a second later has its whole group killed (SIGKILL); Close returns within
-// CloseTimeout (3 s) in every case. When the server process exits on its
+// CloseTimeout (3 s) in every case. For an HTTP server the session's DELETE
+// is given the same second, then every request of the connection is
+// aborted. Cancellations of calls pending at Close are best-effort: the SDK
+// sends them asynchronously and stops sending once the session closes. When the server process exits on its
 // own, every pending call fails at once with a *ServerExitedError that
 // gives the exit status and the tail of its stderr. Connect fails with a
 // *ConnectError, and leaves nothing running, when the program cannot start,

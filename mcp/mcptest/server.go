@@ -113,6 +113,8 @@ type ProgressIn struct {
 type SlowIn struct {
 	// Marker is a file the tool creates once it observes its cancellation.
 	Marker string `json:"marker,omitempty"`
+	// Seconds bounds the wait; 0 means five minutes.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // BigIn is the big tool's input.
@@ -152,10 +154,15 @@ func NewServer() *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "slow", Description: "waits until cancelled"},
 		func(ctx context.Context, _ *sdk.CallToolRequest, in SlowIn) (*sdk.CallToolResult, any, error) {
 			fmt.Fprintln(os.Stderr, "mcptest: slow: started")
+			wait := 5 * time.Minute
+			if in.Seconds > 0 {
+				wait = time.Duration(in.Seconds * float64(time.Second))
+			}
 			select {
 			case <-ctx.Done():
 				fmt.Fprintln(os.Stderr, "mcptest: slow: cancelled")
-			case <-time.After(5 * time.Minute):
+			case <-time.After(wait):
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "slept"}}}, nil, nil
 			}
 			if in.Marker != "" {
 				_ = os.WriteFile(in.Marker, []byte("cancelled\n"), 0o600)
