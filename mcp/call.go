@@ -183,7 +183,16 @@ func (c *Conn) start(o CallOptions, fn func(context.Context, runtime.JobID) (any
 		if o.Timeout > 0 {
 			runCtx, stop = context.WithTimeoutCause(ctx, o.Timeout, ErrTimeout)
 		}
-		v, err := fn(runCtx, id)
+		var v any
+		var err error
+		select {
+		case <-c.ready:
+			if err = c.connErr; err == nil {
+				v, err = fn(runCtx, id)
+			}
+		case <-runCtx.Done():
+			err = runCtx.Err()
+		}
 		stop()
 		cause := context.Cause(runCtx)
 		c.mu.Lock()
@@ -211,6 +220,15 @@ func (c *Conn) start(o CallOptions, fn func(context.Context, runtime.JobID) (any
 func (c *Conn) unusable() error {
 	if c.closed {
 		return ErrClosed
+	}
+	// A failed initialize is the first cause: the server is killed after
+	// it, and its exit would only hide why.
+	select {
+	case <-c.ready:
+		if c.connErr != nil {
+			return c.connErr
+		}
+	default:
 	}
 	return c.exitErr
 }
@@ -241,6 +259,8 @@ func failure(id runtime.JobID, err error) settlement {
 	switch {
 	case errors.As(err, &te):
 		s.code = CodeToolError
+	case errors.As(err, new(*ConnectError)):
+		s.code = CodeConnectFailed
 	case errors.As(err, &xe):
 		s.code = CodeServerExited
 	case errors.Is(err, ErrClosed):

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,6 +77,12 @@ type Conn struct {
 	stdin  *onceCloser
 	stdout *io.PipeReader
 	stderr *tail
+	// discard is set once nothing reads the server's output any more.
+	discard atomic.Bool
+
+	ready         chan struct{} // closed once initialize has finished
+	connErr       error         // its failure; read after ready
+	cancelConnect context.CancelFunc
 
 	mu       sync.Mutex
 	calls    map[runtime.JobID]*call
@@ -102,12 +109,38 @@ type Progress struct {
 	Count    int // notifications received so far
 }
 
-// Connect starts (or dials) the server and completes the MCP initialize
-// handshake within spec.ConnectTimeout. A program that cannot start, exits,
-// writes something that is not MCP, or stays silent fails with a
+// Connect is Dial followed by waiting until the MCP initialize handshake
+// has finished: a program that cannot start, exits, writes something that
+// is not MCP, or stays silent for spec.ConnectTimeout fails with a
 // *ConnectError naming the reason, and nothing is left running. ctx bounds
-// only the connecting. Safe from any goroutine.
+// the wait too. Safe from any goroutine; it blocks, so an editor's main
+// loop uses Dial.
 func (h *Host) Connect(ctx context.Context, spec Spec) (*Conn, error) {
+	c, err := h.Dial(spec)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		_ = c.Close()
+		return nil, &ConnectError{Name: c.name, Reason: "gave up waiting", Err: context.Cause(ctx)}
+	}
+	if c.connErr != nil {
+		_ = c.Close()
+		return nil, c.connErr
+	}
+	return c, nil
+}
+
+// Dial starts the server program (or prepares the HTTP session) and returns
+// at once, while the initialize handshake runs on a goroutine of its own
+// for at most spec.ConnectTimeout. Requests made before it has finished wait
+// for it (their timeouts and cancellation still apply); if it fails, they
+// fail with the *ConnectError (code CodeConnectFailed), Err returns it, and
+// the server is stopped. Only a bad spec or a program that cannot start
+// fail Dial itself. Safe from any goroutine; it does not block.
+func (h *Host) Dial(spec Spec) (*Conn, error) {
 	if (spec.URL == "") == (len(spec.Cmd) == 0) {
 		return nil, fmt.Errorf("mcp: connect: exactly one of cmd and url is required")
 	}
@@ -115,9 +148,8 @@ func (h *Host) Connect(ctx context.Context, spec Spec) (*Conn, error) {
 	if timeout <= 0 {
 		timeout = DefaultConnectTimeout
 	}
-	c := &Conn{host: h, name: spec.name(), calls: make(map[runtime.JobID]*call), done: make(chan struct{})}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	c := &Conn{host: h, name: spec.name(), calls: make(map[runtime.JobID]*call),
+		done: make(chan struct{}), ready: make(chan struct{})}
 	var t sdk.Transport
 	if spec.URL != "" {
 		var hc *http.Client
@@ -129,22 +161,39 @@ func (h *Host) Connect(ctx context.Context, spec Spec) (*Conn, error) {
 			return nil, err
 		}
 	}
+	cctx, cancel := context.WithTimeout(context.Background(), timeout)
+	c.cancelConnect = cancel
+	c.wg.Add(1)
+	go c.handshake(cctx, t)
+	if !h.add(c) {
+		_ = c.teardown(ErrClosed)
+		return nil, fmt.Errorf("mcp: connect %s: %w", c.name, ErrClosed)
+	}
+	return c, nil
+}
+
+// handshake runs initialize and publishes its outcome by closing c.ready.
+func (c *Conn) handshake(ctx context.Context, t sdk.Transport) {
+	defer c.wg.Done()
+	defer c.cancelConnect()
 	client := sdk.NewClient(&sdk.Implementation{Name: "pmacs", Version: "1"}, &sdk.ClientOptions{
 		Capabilities:                &sdk.ClientCapabilities{},
 		ProgressNotificationHandler: c.onProgress,
 	})
-	cs, err := client.Connect(cctx, t, nil)
+	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		cerr := c.connectError(cctx, err)
-		c.teardown(nil)
-		return nil, cerr
+		err = c.connectError(ctx, err)
+		if c.proc != nil {
+			// Nothing may stay running after a failed connect, whether
+			// or not anyone calls Close.
+			c.stopReading()
+			c.proc.Kill()
+		}
 	}
-	c.cs = cs
-	if !h.add(c) {
-		c.teardown(nil)
-		return nil, fmt.Errorf("mcp: connect %s: %w", c.name, ErrClosed)
-	}
-	return c, nil
+	c.mu.Lock()
+	c.cs, c.connErr = cs, err
+	c.mu.Unlock()
+	close(c.ready)
 }
 
 // spawn runs the server program and returns the transport over its pipes.
@@ -160,8 +209,14 @@ func (c *Conn) spawn(spec Spec) (sdk.Transport, error) {
 		Output: func(s proc.Stream, chunk []byte) error {
 			if s == proc.Stdout {
 				// Blocks until the SDK's reader took the bytes: the
-				// server is throttled to the client's pace.
+				// server is throttled to the client's pace. Once the
+				// session is over, what the server still writes is
+				// drained and dropped, so it can never block there and
+				// proc can finish.
 				_, err := pw.Write(chunk)
+				if err != nil && c.discard.Load() {
+					return nil
+				}
 				return err
 			}
 			_, _ = c.stderr.Write(chunk)
@@ -235,15 +290,17 @@ func (c *Conn) Done() <-chan struct{} {
 }
 
 // Err returns ErrClosed after Close, the *ServerExitedError once the server
-// process is gone, and nil while the connection is usable.
+// process is gone, the *ConnectError if initialize failed, and nil while
+// the connection is usable or still connecting.
 func (c *Conn) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
-		return ErrClosed
-	}
-	return c.exitErr
+	return c.unusable()
 }
+
+// Ready is closed once the initialize handshake has finished, well or not
+// (Err tells which).
+func (c *Conn) Ready() <-chan struct{} { return c.ready }
 
 // Stderr returns the last few KiB the server wrote to its standard error
 // ("" for an HTTP server).
@@ -257,8 +314,17 @@ func (c *Conn) Stderr() string {
 // Name is how messages name the server: its quoted program or URL.
 func (c *Conn) Name() string { return c.name }
 
-// ServerInfo returns the name and version the server gave at initialize.
+// ServerInfo returns the name and version the server gave at initialize
+// ("", "" before it has finished or when it failed).
 func (c *Conn) ServerInfo() (name, version string) {
+	select {
+	case <-c.ready:
+	default:
+		return "", ""
+	}
+	if c.cs == nil {
+		return "", ""
+	}
 	if r := c.cs.InitializeResult(); r != nil && r.ServerInfo != nil {
 		return r.ServerInfo.Name, r.ServerInfo.Version
 	}
@@ -288,6 +354,14 @@ func (c *Conn) teardown(cause error) error {
 		cl.cancel(cause)
 	}
 	c.mu.Unlock()
+	c.cancelConnect()
+	// A cancelled initialize returns at once; its session, if any, is then
+	// known.
+	select {
+	case <-c.ready:
+	case <-deadline.C:
+		return fmt.Errorf("mcp: close %s: initialize did not end in time", c.name)
+	}
 
 	sessionDone := make(chan struct{})
 	if c.cs != nil {
@@ -304,6 +378,7 @@ func (c *Conn) teardown(cause error) error {
 
 	var err error
 	if c.proc != nil {
+		c.stopReading()
 		_ = c.stdin.Close()
 		grace := time.NewTimer(closeGrace)
 		select {
@@ -317,9 +392,6 @@ func (c *Conn) teardown(cause error) error {
 		case <-deadline.C:
 			err = fmt.Errorf("mcp: close %s: the server's process group did not end in time", c.name)
 		}
-		// Only now that proc delivers nothing more may the SDK's reader
-		// see the end of its input.
-		c.stdout.CloseWithError(ErrClosed)
 	}
 	if c.abort != nil {
 		// The session's DELETE can wait on the server's handlers, which
@@ -351,6 +423,14 @@ func (c *Conn) teardown(cause error) error {
 	return err
 }
 
+// stopReading ends the SDK's input and makes proc drop the server's further
+// output, so neither a server that keeps writing nor a blocked write can
+// hold up its end.
+func (c *Conn) stopReading() {
+	c.discard.Store(true)
+	c.stdout.CloseWithError(ErrClosed)
+}
+
 // onceCloser lets both the SDK and Close close the server's stdin.
 type onceCloser struct {
 	w    io.WriteCloser
@@ -365,10 +445,9 @@ func (o *onceCloser) Close() error {
 	return o.err
 }
 
-// keepOpen hides Close from the SDK: its closing the stdout pipe would make
-// proc treat the next output as a consumer error and signal the server
-// before it had a chance to exit on the end of its input. Conn closes the
-// pipe itself once the process is gone.
+// keepOpen hides Close from the SDK: its closing the stdout pipe on its own
+// would make proc treat the next output as a consumer error and signal the
+// server. Conn closes the pipe itself (stopReading), with discard set first.
 type keepOpen struct{ r *io.PipeReader }
 
 func (k keepOpen) Read(p []byte) (int, error) { return k.r.Read(p) }

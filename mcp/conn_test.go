@@ -273,3 +273,48 @@ func TestHostCloseClosesEveryConnection(t *testing.T) {
 	require.ErrorIs(t, err, ErrClosed)
 	requireNoChildren(t)
 }
+
+// Dial returns at once; a call made before initialize has finished waits
+// for it and then answers. (Issue 17: connecting must not freeze the loop.)
+func TestDialCallsWaitForInitialize(t *testing.T) {
+	rt, h := newHost(t)
+	c, err := h.Dial(serverSpec(mcptest.ModeServe))
+	require.NoError(t, err)
+	id := c.Call("echo", mcptest.EchoIn{Text: "early"}, CallOptions{})
+	o := await(t, rt, h, id)
+	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
+	require.Equal(t, "early", o.Value.(map[string]any)["text"])
+	<-c.Ready()
+	require.NoError(t, c.Err())
+}
+
+// A dialled program that is not an MCP server fails the calls waiting for
+// it with the connect error, and is stopped without anyone calling Close.
+func TestDialToGarbageFailsWaitingCalls(t *testing.T) {
+	rt, h := newHost(t)
+	c, err := h.Dial(serverSpec(mcptest.ModeGarbage))
+	require.NoError(t, err)
+	o := await(t, rt, h, c.Call("echo", nil, CallOptions{}))
+	require.Equal(t, runtime.Failed, o.State)
+	require.Equal(t, CodeConnectFailed, o.Err.Code)
+	require.Contains(t, o.Err.Message, "not MCP JSON-RPC")
+	var cerr *ConnectError
+	require.ErrorAs(t, c.Err(), &cerr)
+	requireNoChildren(t)
+}
+
+// Close while initialize is still waiting on a silent program returns, fails
+// the waiting call with CodeClosed and leaves nothing running.
+func TestCloseWhileConnecting(t *testing.T) {
+	rt, h := newHost(t)
+	spec := serverSpec(mcptest.ModeSilent)
+	spec.ConnectTimeout = time.Minute
+	c, err := h.Dial(spec)
+	require.NoError(t, err)
+	id := c.Call("echo", nil, CallOptions{})
+	require.NoError(t, c.Close())
+	o := await(t, rt, h, id)
+	require.Equal(t, runtime.Failed, o.State)
+	require.Equal(t, CodeClosed, o.Err.Code)
+	requireNoChildren(t)
+}

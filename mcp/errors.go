@@ -15,6 +15,8 @@ const (
 	CodeToolError = "tool_error"
 	// CodeServerExited: the server process ended while the call was pending.
 	CodeServerExited = "server_exited"
+	// CodeConnectFailed: the initialize handshake failed (see Host.Dial).
+	CodeConnectFailed = "connect_failed"
 	// CodeClosed: the connection was closed while the call was pending.
 	CodeClosed = "closed"
 	// CodeTimeout: the call's Timeout passed.
