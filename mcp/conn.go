@@ -337,8 +337,10 @@ func (c *Conn) ServerInfo() (name, version string) {
 // group killed. Safe from any goroutine, any number of times.
 func (c *Conn) Close() error {
 	c.closing.Do(func() {
-		c.host.remove(c)
 		c.closeErr = c.teardown(ErrClosed)
+		// Removed only now, so a Host.Close racing with this one still
+		// finds the connection and waits for its end.
+		c.host.remove(c)
 	})
 	return c.closeErr
 }
