@@ -236,7 +236,9 @@ func (c *Conn) unusable() error {
 // explain turns a call's error into the server's death when the SDK only
 // saw its connection close.
 func (c *Conn) explain(err error) error {
-	if c.proc != nil && errors.Is(err, sdk.ErrConnectionClosed) {
+	// A failed handshake wraps the SDK's connection-closed error too, but
+	// it is its own reason.
+	if c.proc != nil && errors.Is(err, sdk.ErrConnectionClosed) && !errors.As(err, new(*ConnectError)) {
 		select {
 		case <-c.proc.Done():
 		case <-time.After(100 * time.Millisecond):

@@ -183,17 +183,19 @@ func (c *Conn) handshake(ctx context.Context, t sdk.Transport) {
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		err = c.connectError(ctx, err)
-		if c.proc != nil {
-			// Nothing may stay running after a failed connect, whether
-			// or not anyone calls Close.
-			c.stopReading()
-			c.proc.Kill()
-		}
 	}
 	c.mu.Lock()
 	c.cs, c.connErr = cs, err
 	c.mu.Unlock()
+	// Published before the server is killed, so that waiting calls and
+	// the watcher see the failed handshake as the cause, not the kill.
 	close(c.ready)
+	if err != nil && c.proc != nil {
+		// Nothing may stay running after a failed connect, whether or
+		// not anyone calls Close.
+		c.stopReading()
+		c.proc.Kill()
+	}
 }
 
 // spawn runs the server program and returns the transport over its pipes.
@@ -241,8 +243,16 @@ func (c *Conn) watch(pw *io.PipeWriter) {
 	xerr := &ServerExitedError{Name: c.name, Exit: exit, Err: err, Stderr: c.stderr.String()}
 	c.mu.Lock()
 	c.exitErr = xerr
-	for _, cl := range c.calls {
-		cl.cancel(xerr)
+	select {
+	case <-c.ready:
+		// unusable prefers a failed handshake, which caused this exit.
+		cause := c.unusable()
+		for _, cl := range c.calls {
+			cl.cancel(cause)
+		}
+	default:
+		// The calls wait for the handshake, which fails now that the
+		// output has ended, and they take its reason, the first cause.
 	}
 	c.mu.Unlock()
 	pw.CloseWithError(xerr)
@@ -261,7 +271,9 @@ func (c *Conn) connectError(ctx context.Context, err error) error {
 		c.mu.Lock()
 		xerr := c.exitErr
 		c.mu.Unlock()
-		if xerr != nil {
+		// A program that wrote garbage often exits once the SDK gives up
+		// and closes its input: the garbage is the reason, not the exit.
+		if xerr != nil && !isDecodeError(err) {
 			return &ConnectError{Name: c.name, Reason: "the server exited before initialize finished", Err: xerr}
 		}
 	}
@@ -357,22 +369,26 @@ func (c *Conn) teardown(cause error) error {
 	}
 	c.mu.Unlock()
 	c.cancelConnect()
-	// A cancelled initialize returns at once; its session, if any, is then
-	// known.
+	// A cancelled initialize normally returns at once, and its session, if
+	// any, is then known. If it does not, the server is stopped anyway,
+	// which ends it.
+	var cs *sdk.ClientSession
+	grace := time.NewTimer(closeGrace)
 	select {
 	case <-c.ready:
-	case <-deadline.C:
-		return fmt.Errorf("mcp: close %s: initialize did not end in time", c.name)
+		cs = c.cs
+	case <-grace.C:
 	}
+	grace.Stop()
 
 	sessionDone := make(chan struct{})
-	if c.cs != nil {
+	if cs != nil {
 		// The SDK's Close waits for the requests in flight; they were
 		// just cancelled, but nothing the server does may hold Close up,
 		// so it runs aside and is waited for only until the deadline.
 		go func() {
 			defer close(sessionDone)
-			_ = c.cs.Close()
+			_ = cs.Close()
 		}()
 	} else {
 		close(sessionDone)
@@ -382,7 +398,7 @@ func (c *Conn) teardown(cause error) error {
 	if c.proc != nil {
 		c.stopReading()
 		_ = c.stdin.Close()
-		grace := time.NewTimer(closeGrace)
+		grace.Reset(closeGrace)
 		select {
 		case <-c.proc.Done():
 		case <-grace.C:
@@ -398,7 +414,7 @@ func (c *Conn) teardown(cause error) error {
 	if c.abort != nil {
 		// The session's DELETE can wait on the server's handlers, which
 		// may never end: after the grace, every request is aborted.
-		grace := time.NewTimer(closeGrace)
+		grace.Reset(closeGrace)
 		select {
 		case <-sessionDone:
 		case <-grace.C:

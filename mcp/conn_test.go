@@ -296,7 +296,7 @@ func TestDialToGarbageFailsWaitingCalls(t *testing.T) {
 	require.NoError(t, err)
 	o := await(t, rt, h, c.Call("echo", nil, CallOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Equal(t, CodeConnectFailed, o.Err.Code)
+	require.Equal(t, CodeConnectFailed, o.Err.Code, o.Err.Message)
 	require.Contains(t, o.Err.Message, "not MCP JSON-RPC")
 	var cerr *ConnectError
 	require.ErrorAs(t, c.Err(), &cerr)
