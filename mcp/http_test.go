@@ -3,6 +3,7 @@
 package mcp
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -60,4 +61,27 @@ func TestStreamableHTTPServer(t *testing.T) {
 	<-c.Done()
 	o = await(t, rt, h, pending)
 	require.Equal(t, CodeClosed, o.Err.Code)
+}
+
+// Close returns (after aborting the connection's requests) even when the
+// HTTP server's session DELETE waits on a handler that does not end.
+func TestStreamableHTTPCloseAbortsAStuckServer(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	s := sdk.NewServer(&sdk.Implementation{Name: "stuck", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "block"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		started <- struct{}{}
+		<-release // deaf to cancellation, like a stuck handler
+		return nil, nil, nil
+	})
+	srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	defer srv.Close()
+	defer close(release)
+	rt, h := newHost(t)
+	c, err := h.Connect(t.Context(), Spec{URL: srv.URL, HTTPClient: srv.Client()})
+	require.NoError(t, err)
+	id := c.Call("block", nil, CallOptions{})
+	<-started
+	require.NoError(t, c.Close())
+	require.Equal(t, CodeClosed, await(t, rt, h, id).Err.Code)
 }
