@@ -60,10 +60,11 @@ func (s Spec) name() string {
 	return `""`
 }
 
-// Conn is a connection to one MCP server. Connect, Close, Done, Err,
-// Stderr and Progress are safe from any goroutine; the methods that start
-// calls (Call, Tools, Resources, ReadResource, Prompts) register runtime
-// jobs and so belong to the main goroutine.
+// Conn is a connection to one MCP server, made by Host.Dial or
+// Host.Connect. Close, Done, Ready, Err, Stderr, Progress, Pid, Name and
+// ServerInfo are safe from any goroutine; the methods that start requests
+// (Call, Tools, Resources, ReadResource, Prompts) register runtime jobs and
+// so belong to the main goroutine.
 type Conn struct {
 	host *Host
 	name string
