@@ -191,6 +191,19 @@ func (b *Binding) mcpProgress(L *lua.LState) int {
 	s := checkConn(L, "s:progress")
 	j := checkSelfAt[*job](L, "s:progress", 2, "handle")
 	p, ok := s.c.Progress(j.id)
+	return pushProgress(L, p, ok)
+}
+
+// mcpJobProgress is h:progress() for an mcp_request handle.
+func (b *Binding) mcpJobProgress(L *lua.LState, j *job) int {
+	if b.mcpHost == nil {
+		return pushProgress(L, mcp.Progress{}, false)
+	}
+	p, ok := b.mcpHost.Progress(j.id)
+	return pushProgress(L, p, ok)
+}
+
+func pushProgress(L *lua.LState, p mcp.Progress, ok bool) int {
 	if !ok {
 		L.Push(lua.LNil)
 		return 1

@@ -30,8 +30,11 @@ func TestLuaMCPConnection(t *testing.T) {
 		local h = s:call("progress", {steps = 2, hold = true})
 		while not s:progress(h) or s:progress(h).count < 2 do pmacs.workers.sleep(5):await() end
 		local p = s:progress(h)
+		local hp = h:progress()
+		assert(hp.count == p.count and hp.progress == p.progress, "h:progress() matches s:progress(h)")
 		h:cancel()
 		local _, why = h:await()
+		assert(h:progress() == nil, "a finished call has no progress")
 		local res = assert(s:resources():await())
 		local rd = assert(s:read("test://hello"):await())
 		local pr = assert(s:prompts():await())

@@ -69,6 +69,24 @@ func (h *Host) Pump() int {
 	return len(batch)
 }
 
+// Progress returns the latest progress notification of pending call id on
+// any of the host's connections (see Conn.Progress). Safe from any
+// goroutine.
+func (h *Host) Progress(id runtime.JobID) (Progress, bool) {
+	h.mu.Lock()
+	conns := make([]*Conn, 0, len(h.conns))
+	for c := range h.conns {
+		conns = append(conns, c)
+	}
+	h.mu.Unlock()
+	for _, c := range conns {
+		if p, ok := c.Progress(id); ok {
+			return p, true
+		}
+	}
+	return Progress{}, false
+}
+
 func (h *Host) settle(s settlement) {
 	h.mu.Lock()
 	h.out = append(h.out, s)
