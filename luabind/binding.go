@@ -12,6 +12,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/mcp"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -85,6 +86,11 @@ type Binding struct {
 	resumeBuf          []lua.LValue // adjustResults' scratch, see resume
 	closed             bool
 	safe               bool // --safe: no programs may be run
+
+	// pmacs.mcp (mcp.go): the host is made on the first connect.
+	mcpHost    *mcp.Host
+	mcpMT      *lua.LTable
+	mcpClosing sync.WaitGroup
 
 	// Every task resumes under the current interrupt context; Interrupt
 	// cancels it from any goroutine and installs a fresh one.
@@ -242,6 +248,8 @@ func (b *Binding) Close() {
 	for id := range b.jobs {
 		b.rt.Cancel(id)
 	}
+	b.closeMCP()
+	b.mcpClosing.Wait()
 	clear(b.jobs)
 	clear(b.threads)
 	b.idle, b.run, b.next, b.failed = nil, nil, nil, nil

@@ -131,10 +131,14 @@ func (b *Binding) handleID(L *lua.LState) int {
 }
 
 // handleProgress returns a stream's progress so far (grep: files searched),
-// live while it runs and final once it has closed; nil for request/reply
-// jobs.
+// live while it runs and final once it has closed; for an mcp_request, the
+// latest progress notification while it is pending; nil for other
+// request/reply jobs.
 func (b *Binding) handleProgress(L *lua.LState) int {
 	j := checkJob(L, "h:progress")
+	if j.kind == runtime.KindMcpRequest {
+		return b.mcpJobProgress(L, j)
+	}
 	if !j.stream {
 		L.Push(lua.LNil)
 		return 1

@@ -11,10 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/pmacs-go/pmacs-go/mcp/mcptest"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 func TestMain(m *testing.M) {
+	// The MCP tests run this binary as their server.
+	mcptest.RunIfServer()
 	goleak.VerifyTestMain(m)
 }
 

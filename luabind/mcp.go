@@ -1,0 +1,336 @@
+package luabind
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/mcp"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// pmacs.mcp: MCP servers through package mcp. A connection is a userdata;
+// its requests are handles of kind mcp_request, adopted from the jobs mcp
+// registers, so await, cancel and supersede work as for any job.
+
+var mcpConnectFields = []string{"cmd", "env", "cwd", "url", "timeout_ms"}
+
+var mcpCallOptions = []string{"key", "timeout_ms"}
+
+// mcpJob is the job a request registered.
+type mcpJob = runtime.JobID
+
+// mcpConn is the userdata value of a connection.
+type mcpConn struct{ c *mcp.Conn }
+
+// mcpTable builds pmacs.mcp and the connection metatable.
+func (b *Binding) mcpTable(L *lua.LState) *lua.LTable {
+	b.mcpMT = metatable(L, map[string]lua.LGFunction{
+		"tools": b.mcpTools, "call": b.mcpCall, "resources": b.mcpResources,
+		"read": b.mcpRead, "prompts": b.mcpPrompts, "close": b.mcpClose,
+		"progress": b.mcpProgress, "status": b.mcpStatus, "stderr": b.mcpStderr,
+	}, b.mcpString)
+	return L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"connect": b.mcpConnect})
+}
+
+// pumpMCP hands finished MCP calls to the runtime; the frame calls it
+// before Tick.
+func (b *Binding) pumpMCP() {
+	if b.mcpHost != nil {
+		b.mcpHost.Pump()
+	}
+}
+
+// closeMCP closes every connection (within mcp.CloseTimeout).
+func (b *Binding) closeMCP() {
+	if b.mcpHost != nil {
+		_ = b.mcpHost.Close()
+	}
+}
+
+// mcpConnect is pmacs.mcp.connect{cmd =, env =, cwd =} or {url =}: it
+// returns the connection at once (requests wait for initialize), or nil and
+// a message when the program cannot start.
+func (b *Binding) mcpConnect(L *lua.LState) int {
+	const fname = "pmacs.mcp.connect"
+	f := checkTable(L, fname, 1, "spec", "field", false, mcpConnectFields...)
+	spec := mcp.Spec{URL: f.str("url", false, ""), Dir: f.str("cwd", false, ""), ConnectTimeout: msField(f, "timeout_ms")}
+	if f.get("cmd") != lua.LNil {
+		if b.safe {
+			raise(L, "%s: running programs is disabled in --safe mode", fname)
+		}
+		spec.Cmd = f.strings("cmd")
+		if len(spec.Cmd) == 0 {
+			raise(L, "%s: field 'cmd' is empty", fname)
+		}
+	}
+	if (spec.URL == "") == (spec.Cmd == nil) {
+		raise(L, "%s: exactly one of the fields 'cmd' and 'url' is required", fname)
+	}
+	if spec.URL != "" && (spec.Dir != "" || f.get("env") != lua.LNil) {
+		raise(L, "%s: fields 'cwd' and 'env' apply to 'cmd' only", fname)
+	}
+	if ev := f.get("env"); ev != lua.LNil {
+		t, ok := ev.(*lua.LTable)
+		if !ok {
+			f.fail("env", "table of strings", ev)
+		}
+		t.ForEach(func(k, v lua.LValue) {
+			ks, kok := k.(lua.LString)
+			vs, vok := v.(lua.LString)
+			if !kok || !vok {
+				raise(L, "%s: field 'env' expected string keys and values, got %s = %s", fname, typeName(k), typeName(v))
+			}
+			if ks == "" || strings.ContainsAny(string(ks), "=\x00") {
+				raise(L, "%s: field 'env' has an invalid variable name %q", fname, string(ks))
+			}
+			spec.Env = append(spec.Env, string(ks)+"="+string(vs))
+		})
+		slices.Sort(spec.Env)
+	}
+	if b.mcpHost == nil {
+		b.mcpHost = mcp.NewHost(b.rt)
+	}
+	c, err := b.mcpHost.Dial(spec)
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	ud := L.NewUserData()
+	ud.Value = &mcpConn{c: c}
+	L.SetMetatable(ud, b.mcpMT)
+	L.Push(ud)
+	return 1
+}
+
+func checkConn(L *lua.LState, fname string) *mcpConn {
+	return checkSelf[*mcpConn](L, fname, "mcp connection")
+}
+
+// mcpOptions reads the {key =, timeout_ms =} table at n.
+func mcpOptions(L *lua.LState, fname string, n int) mcp.CallOptions {
+	f := checkTable(L, fname, n, "opts", "option", true, mcpCallOptions...)
+	return mcp.CallOptions{Key: f.str("key", false, ""), Timeout: msField(f, "timeout_ms")}
+}
+
+// mcpPush adopts the job a request registered and pushes its handle.
+func (b *Binding) mcpPush(L *lua.LState, o mcp.CallOptions, start func() mcpJob) int {
+	if o.Key != "" {
+		if prev, ok := b.rt.ActiveForKey(o.Key); ok {
+			b.cancel(prev)
+		}
+	}
+	h, err := b.Adopt(start())
+	if err != nil {
+		raise(L, "pmacs.mcp: %v", err)
+	}
+	L.Push(h)
+	return 1
+}
+
+func (b *Binding) mcpCall(L *lua.LState) int {
+	const fname = "s:call"
+	s := checkConn(L, fname)
+	name := checkString(L, fname, 2, "name")
+	var args any
+	if v := L.Get(3); v != lua.LNil {
+		if _, ok := v.(*lua.LTable); !ok {
+			argError(L, fname, 3, "args", "table", v)
+		}
+		var err error
+		if args, err = luaToJSON(v, 0); err != nil {
+			raise(L, "%s: args: %v", fname, err)
+		}
+	}
+	o := mcpOptions(L, fname, 4)
+	return b.mcpPush(L, o, func() mcpJob { return s.c.Call(name, args, o) })
+}
+
+func (b *Binding) mcpTools(L *lua.LState) int {
+	s := checkConn(L, "s:tools")
+	o := mcpOptions(L, "s:tools", 2)
+	return b.mcpPush(L, o, func() mcpJob { return s.c.Tools(o) })
+}
+
+func (b *Binding) mcpResources(L *lua.LState) int {
+	s := checkConn(L, "s:resources")
+	o := mcpOptions(L, "s:resources", 2)
+	return b.mcpPush(L, o, func() mcpJob { return s.c.Resources(o) })
+}
+
+func (b *Binding) mcpRead(L *lua.LState) int {
+	s := checkConn(L, "s:read")
+	uri := checkString(L, "s:read", 2, "uri")
+	o := mcpOptions(L, "s:read", 3)
+	return b.mcpPush(L, o, func() mcpJob { return s.c.ReadResource(uri, o) })
+}
+
+func (b *Binding) mcpPrompts(L *lua.LState) int {
+	s := checkConn(L, "s:prompts")
+	o := mcpOptions(L, "s:prompts", 2)
+	return b.mcpPush(L, o, func() mcpJob { return s.c.Prompts(o) })
+}
+
+// mcpClose is s:close(): it returns at once; the connection closes on a
+// goroutine of its own (at most mcp.CloseTimeout), its pending requests
+// settle Failed with code "closed", and Binding.Close waits for it.
+func (b *Binding) mcpClose(L *lua.LState) int {
+	s := checkConn(L, "s:close")
+	c := s.c
+	b.mcpClosing.Go(func() { _ = c.Close() })
+	return 0
+}
+
+// mcpProgress is s:progress(h): the latest progress notification of a
+// pending call as {progress =, total =, message =, count =}, or nil.
+func (b *Binding) mcpProgress(L *lua.LState) int {
+	s := checkConn(L, "s:progress")
+	j := checkSelfAt[*job](L, "s:progress", 2, "handle")
+	p, ok := s.c.Progress(j.id)
+	return pushProgress(L, p, ok)
+}
+
+// mcpJobProgress is h:progress() for an mcp_request handle.
+func (b *Binding) mcpJobProgress(L *lua.LState, j *job) int {
+	if b.mcpHost == nil {
+		return pushProgress(L, mcp.Progress{}, false)
+	}
+	p, ok := b.mcpHost.Progress(j.id)
+	return pushProgress(L, p, ok)
+}
+
+func pushProgress(L *lua.LState, p mcp.Progress, ok bool) int {
+	if !ok {
+		L.Push(lua.LNil)
+		return 1
+	}
+	t := L.CreateTable(0, 4)
+	t.RawSetString("progress", lua.LNumber(p.Progress))
+	if p.Total > 0 {
+		t.RawSetString("total", lua.LNumber(p.Total))
+	}
+	if p.Message != "" {
+		t.RawSetString("message", lua.LString(p.Message))
+	}
+	t.RawSetString("count", lua.LNumber(p.Count))
+	L.Push(t)
+	return 1
+}
+
+// mcpStatus is s:status(): "connecting", "ready", or "failed" followed by
+// the reason (closed, exited, initialize failed).
+func (b *Binding) mcpStatus(L *lua.LState) int {
+	s := checkConn(L, "s:status")
+	if err := s.c.Err(); err != nil {
+		L.Push(lua.LString("failed"))
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	select {
+	case <-s.c.Ready():
+		L.Push(lua.LString("ready"))
+	default:
+		L.Push(lua.LString("connecting"))
+	}
+	return 1
+}
+
+func (b *Binding) mcpStderr(L *lua.LState) int {
+	L.Push(lua.LString(checkConn(L, "s:stderr").c.Stderr()))
+	return 1
+}
+
+func (b *Binding) mcpString(L *lua.LState) int {
+	s := checkConn(L, "tostring")
+	L.Push(lua.LString("pmacs.mcp(" + s.c.Name() + ")"))
+	return 1
+}
+
+// checkSelfAt is checkSelf for argument n.
+func checkSelfAt[T any](L *lua.LState, fname string, n int, what string) T {
+	if ud, ok := L.Get(n).(*lua.LUserData); ok {
+		if v, ok := ud.Value.(T); ok {
+			return v
+		}
+	}
+	argError(L, fname, n, what, what, L.Get(n))
+	var zero T
+	return zero
+}
+
+// luaToJSON converts a Lua value to what encoding/json marshals as the
+// same JSON: a table with keys 1..n is an array, any other table an object
+// with string keys; an empty table is an object. Functions, userdata,
+// threads, NaN and nesting deeper than 64 are errors.
+func luaToJSON(v lua.LValue, depth int) (any, error) {
+	if depth > 64 {
+		return nil, fmt.Errorf("nested deeper than 64 levels (a cycle?)")
+	}
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return nil, nil
+	case lua.LBool:
+		return bool(v), nil
+	case lua.LString:
+		return string(v), nil
+	case lua.LNumber:
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%v has no JSON form", f)
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return int64(f), nil
+		}
+		return f, nil
+	case *lua.LTable:
+		n := v.Len()
+		count := 0
+		v.ForEach(func(lua.LValue, lua.LValue) { count++ })
+		if n > 0 && count == n {
+			out := make([]any, n)
+			for i := 1; i <= n; i++ {
+				x, err := luaToJSON(v.RawGetInt(i), depth+1)
+				if err != nil {
+					return nil, fmt.Errorf("[%d]: %w", i, err)
+				}
+				out[i-1] = x
+			}
+			return out, nil
+		}
+		out := make(map[string]any, count)
+		var err error
+		v.ForEach(func(k, x lua.LValue) {
+			if err != nil {
+				return
+			}
+			ks, ok := k.(lua.LString)
+			if !ok {
+				err = fmt.Errorf("key %s: object keys must be strings", lua.LVAsString(k))
+				return
+			}
+			var gv any
+			if gv, err = luaToJSON(x, depth+1); err != nil {
+				err = fmt.Errorf("%s: %w", string(ks), err)
+				return
+			}
+			out[string(ks)] = gv
+		})
+		return out, err
+	}
+	return nil, fmt.Errorf("a %s has no JSON form", v.Type())
+}
+
+// MCPReady receives a value when MCP requests have finished and the next
+// Frame will settle them; an editor loop selects on it beside the
+// runtime's Ready so a reply does not wait for the frame deadline. It is
+// nil (never ready) until a script has connected to a server.
+func (b *Binding) MCPReady() <-chan struct{} {
+	if b.mcpHost == nil {
+		return nil
+	}
+	return b.mcpHost.Ready()
+}

@@ -1,0 +1,482 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pmacs-go/pmacs-go/proc"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// Defaults of Spec's durations.
+const (
+	DefaultConnectTimeout = 10 * time.Second
+	// CloseTimeout bounds Conn.Close and Host.Close.
+	CloseTimeout = 3 * time.Second
+	// closeGrace is how long a server has to exit on its own once its
+	// input ended before its group is killed.
+	closeGrace = 1 * time.Second
+	// waitDelay is proc's bound on pipes held open after the server exited.
+	waitDelay  = 500 * time.Millisecond
+	stderrTail = 8 << 10
+)
+
+// Spec says which server to connect to: a program (Cmd) spoken to over its
+// standard input and output, or a streamable HTTP endpoint (URL).
+type Spec struct {
+	// Cmd is the server program and its arguments.
+	Cmd []string
+	// Env holds "KEY=value" entries added to the editor's environment (a
+	// later duplicate key wins).
+	Env []string
+	// Dir is the server's working directory; "" means the editor's.
+	Dir string
+	// URL is a streamable HTTP endpoint, instead of Cmd.
+	URL string
+	// HTTPClient is used for URL; nil means http.DefaultClient.
+	HTTPClient *http.Client
+	// ConnectTimeout bounds start and initialize; 0 means
+	// DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+}
+
+func (s Spec) name() string {
+	if s.URL != "" {
+		return strconv.Quote(s.URL)
+	}
+	if len(s.Cmd) > 0 {
+		return strconv.Quote(s.Cmd[0])
+	}
+	return `""`
+}
+
+// Conn is a connection to one MCP server, made by Host.Dial or
+// Host.Connect. Close, Done, Ready, Err, Stderr, Progress, Pid, Name and
+// ServerInfo are safe from any goroutine; the methods that start requests
+// (Call, Tools, Resources, ReadResource, Prompts) register runtime jobs and
+// so belong to the main goroutine.
+type Conn struct {
+	host *Host
+	name string
+	cs   *sdk.ClientSession
+
+	// abort ends every HTTP request of an HTTP connection.
+	abort context.CancelFunc
+
+	// Present for a stdio server only.
+	proc   *proc.Process
+	stdin  *onceCloser
+	stdout *io.PipeReader
+	stderr *tail
+	// discard is set once nothing reads the server's output any more.
+	discard atomic.Bool
+
+	ready         chan struct{} // closed once initialize has finished
+	connErr       error         // its failure; read after ready
+	cancelConnect context.CancelFunc
+
+	mu       sync.Mutex
+	calls    map[runtime.JobID]*call
+	closed   bool
+	exitErr  error // set once the server process is gone
+	done     chan struct{}
+	wg       sync.WaitGroup
+	closing  sync.Once
+	closeErr error
+}
+
+// call is a pending request, guarded by Conn.mu.
+type call struct {
+	cancel   context.CancelCauseFunc
+	progress Progress
+	seen     bool
+}
+
+// Progress is the latest progress notification of a pending call.
+type Progress struct {
+	Progress float64
+	Total    float64 // 0 when unknown
+	Message  string
+	Count    int // notifications received so far
+}
+
+// Connect is Dial followed by waiting until the MCP initialize handshake
+// has finished: a program that cannot start, exits, writes something that
+// is not MCP, or stays silent for spec.ConnectTimeout fails with a
+// *ConnectError naming the reason, and nothing is left running. ctx bounds
+// the wait too. Safe from any goroutine; it blocks, so an editor's main
+// loop uses Dial.
+func (h *Host) Connect(ctx context.Context, spec Spec) (*Conn, error) {
+	c, err := h.Dial(spec)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		_ = c.Close()
+		return nil, &ConnectError{Name: c.name, Reason: "gave up waiting", Err: context.Cause(ctx)}
+	}
+	if c.connErr != nil {
+		_ = c.Close()
+		return nil, c.connErr
+	}
+	return c, nil
+}
+
+// Dial starts the server program (or prepares the HTTP session) and returns
+// at once, while the initialize handshake runs on a goroutine of its own
+// for at most spec.ConnectTimeout. Requests made before it has finished wait
+// for it (their timeouts and cancellation still apply); if it fails, they
+// fail with the *ConnectError (code CodeConnectFailed), Err returns it, and
+// the server is stopped. Only a bad spec or a program that cannot start
+// fail Dial itself. Safe from any goroutine; it does not block.
+func (h *Host) Dial(spec Spec) (*Conn, error) {
+	if (spec.URL == "") == (len(spec.Cmd) == 0) {
+		return nil, fmt.Errorf("mcp: connect: exactly one of cmd and url is required")
+	}
+	timeout := spec.ConnectTimeout
+	if timeout <= 0 {
+		timeout = DefaultConnectTimeout
+	}
+	c := &Conn{host: h, name: spec.name(), calls: make(map[runtime.JobID]*call),
+		done: make(chan struct{}), ready: make(chan struct{})}
+	var t sdk.Transport
+	if spec.URL != "" {
+		var hc *http.Client
+		hc, c.abort = abortableClient(spec.HTTPClient)
+		t = &sdk.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, DisableStandaloneSSE: true}
+	} else {
+		var err error
+		if t, err = c.spawn(spec); err != nil {
+			return nil, err
+		}
+	}
+	cctx, cancel := context.WithTimeout(context.Background(), timeout)
+	c.cancelConnect = cancel
+	c.wg.Add(1)
+	go c.handshake(cctx, t)
+	if !h.add(c) {
+		_ = c.teardown(ErrClosed)
+		return nil, fmt.Errorf("mcp: connect %s: %w", c.name, ErrClosed)
+	}
+	return c, nil
+}
+
+// handshake runs initialize and publishes its outcome by closing c.ready.
+func (c *Conn) handshake(ctx context.Context, t sdk.Transport) {
+	defer c.wg.Done()
+	defer c.cancelConnect()
+	client := sdk.NewClient(&sdk.Implementation{Name: "pmacs", Version: "1"}, &sdk.ClientOptions{
+		Capabilities:                &sdk.ClientCapabilities{},
+		ProgressNotificationHandler: c.onProgress,
+	})
+	cs, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		err = c.connectError(ctx, err)
+	}
+	c.mu.Lock()
+	c.cs, c.connErr = cs, err
+	c.mu.Unlock()
+	// Published before the server is killed, so that waiting calls and
+	// the watcher see the failed handshake as the cause, not the kill.
+	close(c.ready)
+	if err != nil && c.proc != nil {
+		// Nothing may stay running after a failed connect, whether or
+		// not anyone calls Close.
+		c.stopReading()
+		c.proc.Kill()
+	}
+}
+
+// spawn runs the server program and returns the transport over its pipes.
+func (c *Conn) spawn(spec Spec) (sdk.Transport, error) {
+	pr, pw := io.Pipe()
+	c.stdout, c.stderr = pr, &tail{max: stderrTail}
+	var env []string
+	if len(spec.Env) > 0 {
+		env = append(os.Environ(), spec.Env...)
+	}
+	p, err := proc.Start(context.Background(), proc.Spec{
+		Argv: spec.Cmd, Dir: spec.Dir, Env: env, StdinPipe: true, WaitDelay: waitDelay,
+		Output: func(s proc.Stream, chunk []byte) error {
+			if s == proc.Stdout {
+				// Blocks until the SDK's reader took the bytes: the
+				// server is throttled to the client's pace. Once the
+				// session is over, what the server still writes is
+				// drained and dropped, so it can never block there and
+				// proc can finish.
+				_, err := pw.Write(chunk)
+				if err != nil && c.discard.Load() {
+					return nil
+				}
+				return err
+			}
+			_, _ = c.stderr.Write(chunk)
+			return nil
+		},
+	})
+	if err != nil {
+		pr.Close()
+		return nil, &ConnectError{Name: c.name, Reason: "cannot start the server", Err: err}
+	}
+	c.proc, c.stdin = p, &onceCloser{w: p.Stdin()}
+	c.wg.Add(1)
+	go c.watch(pw)
+	return &sdk.IOTransport{Reader: keepOpen{pr}, Writer: c.stdin}, nil
+}
+
+// watch waits for the server process to end, then fails every pending call
+// with the reason at once and ends the SDK's input.
+func (c *Conn) watch(pw *io.PipeWriter) {
+	defer c.wg.Done()
+	exit, err := c.proc.Wait()
+	xerr := &ServerExitedError{Name: c.name, Exit: exit, Err: err, Stderr: c.stderr.String()}
+	c.mu.Lock()
+	c.exitErr = xerr
+	select {
+	case <-c.ready:
+		// unusable prefers a failed handshake, which caused this exit.
+		cause := c.unusable()
+		for _, cl := range c.calls {
+			cl.cancel(cause)
+		}
+	default:
+		// The calls wait for the handshake, which fails now that the
+		// output has ended, and they take its reason, the first cause.
+	}
+	c.mu.Unlock()
+	pw.CloseWithError(xerr)
+}
+
+func (c *Conn) connectError(ctx context.Context, err error) error {
+	var stderr string
+	if c.proc != nil {
+		// The SDK may notice the end of the output before proc has
+		// reaped the server; a moment's wait gives the real reason.
+		select {
+		case <-c.proc.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+		stderr = c.stderr.String()
+		c.mu.Lock()
+		xerr := c.exitErr
+		c.mu.Unlock()
+		// A program that wrote garbage often exits once the SDK gives up
+		// and closes its input: the garbage is the reason, not the exit.
+		if xerr != nil && !isDecodeError(err) {
+			return &ConnectError{Name: c.name, Reason: "the server exited before initialize finished", Err: xerr}
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return &ConnectError{Name: c.name, Reason: "no answer to initialize", Err: context.Cause(ctx), Stderr: stderr}
+	case isDecodeError(err):
+		return &ConnectError{Name: c.name, Reason: "the server's output is not MCP JSON-RPC", Err: err, Stderr: stderr}
+	}
+	return &ConnectError{Name: c.name, Reason: "initialize failed", Err: err, Stderr: stderr}
+}
+
+func isDecodeError(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "invalid character") || strings.Contains(s, "unmarshal") ||
+		strings.Contains(s, "trailing data") || strings.Contains(s, "cannot decode")
+}
+
+// Done is closed once the connection is unusable: closed, or its server
+// process gone.
+func (c *Conn) Done() <-chan struct{} {
+	if c.proc != nil {
+		return c.proc.Done()
+	}
+	return c.done
+}
+
+// Err returns ErrClosed after Close, the *ServerExitedError once the server
+// process is gone, the *ConnectError if initialize failed, and nil while
+// the connection is usable or still connecting.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unusable()
+}
+
+// Ready is closed once the initialize handshake has finished, well or not
+// (Err tells which).
+func (c *Conn) Ready() <-chan struct{} { return c.ready }
+
+// Stderr returns the last few KiB the server wrote to its standard error
+// ("" for an HTTP server).
+func (c *Conn) Stderr() string {
+	if c.stderr == nil {
+		return ""
+	}
+	return c.stderr.String()
+}
+
+// Name is how messages name the server: its quoted program or URL.
+func (c *Conn) Name() string { return c.name }
+
+// ServerInfo returns the name and version the server gave at initialize
+// ("", "" before it has finished or when it failed).
+func (c *Conn) ServerInfo() (name, version string) {
+	select {
+	case <-c.ready:
+	default:
+		return "", ""
+	}
+	if c.cs == nil {
+		return "", ""
+	}
+	if r := c.cs.InitializeResult(); r != nil && r.ServerInfo != nil {
+		return r.ServerInfo.Name, r.ServerInfo.Version
+	}
+	return "", ""
+}
+
+// Close ends the connection and returns within CloseTimeout, whatever the
+// server does: pending calls fail with ErrClosed, the server's input is
+// closed, and a server that has not exited a second later has its process
+// group killed. Safe from any goroutine, any number of times.
+func (c *Conn) Close() error {
+	c.closing.Do(func() {
+		c.closeErr = c.teardown(ErrClosed)
+		// Removed only now, so a Host.Close racing with this one still
+		// finds the connection and waits for its end.
+		c.host.remove(c)
+	})
+	return c.closeErr
+}
+
+// teardown fails the pending calls with cause, closes the session and
+// stops the server, within CloseTimeout.
+func (c *Conn) teardown(cause error) error {
+	deadline := time.NewTimer(CloseTimeout)
+	defer deadline.Stop()
+	c.mu.Lock()
+	c.closed = true
+	for _, cl := range c.calls {
+		cl.cancel(cause)
+	}
+	c.mu.Unlock()
+	c.cancelConnect()
+	// A cancelled initialize normally returns at once, and its session, if
+	// any, is then known. If it does not, the server is stopped anyway,
+	// which ends it.
+	var cs *sdk.ClientSession
+	grace := time.NewTimer(closeGrace)
+	select {
+	case <-c.ready:
+		cs = c.cs
+	case <-grace.C:
+	}
+	grace.Stop()
+
+	sessionDone := make(chan struct{})
+	if cs != nil {
+		// The SDK's Close waits for the requests in flight; they were
+		// just cancelled, but nothing the server does may hold Close up,
+		// so it runs aside and is waited for only until the deadline.
+		go func() {
+			defer close(sessionDone)
+			_ = cs.Close()
+		}()
+	} else {
+		close(sessionDone)
+	}
+
+	var err error
+	if c.proc != nil {
+		c.stopReading()
+		_ = c.stdin.Close()
+		grace.Reset(closeGrace)
+		select {
+		case <-c.proc.Done():
+		case <-grace.C:
+			c.proc.Kill()
+		}
+		grace.Stop()
+		select {
+		case <-c.proc.Done():
+		case <-deadline.C:
+			err = fmt.Errorf("mcp: close %s: the server's process group did not end in time", c.name)
+		}
+	}
+	if c.abort != nil {
+		// The session's DELETE can wait on the server's handlers, which
+		// may never end: after the grace, every request is aborted.
+		grace.Reset(closeGrace)
+		select {
+		case <-sessionDone:
+		case <-grace.C:
+			c.abort()
+		}
+		grace.Stop()
+		defer c.abort()
+	}
+	select {
+	case <-sessionDone:
+	case <-deadline.C:
+		if err == nil {
+			err = fmt.Errorf("mcp: close %s: the session did not end in time", c.name)
+		}
+	}
+	c.wg.Wait()
+	if c.proc == nil {
+		select {
+		case <-c.done:
+		default:
+			close(c.done)
+		}
+	}
+	return err
+}
+
+// stopReading ends the SDK's input and makes proc drop the server's further
+// output, so neither a server that keeps writing nor a blocked write can
+// hold up its end.
+func (c *Conn) stopReading() {
+	c.discard.Store(true)
+	c.stdout.CloseWithError(ErrClosed)
+}
+
+// onceCloser lets both the SDK and Close close the server's stdin.
+type onceCloser struct {
+	w    io.WriteCloser
+	once sync.Once
+	err  error
+}
+
+func (o *onceCloser) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+func (o *onceCloser) Close() error {
+	o.once.Do(func() { o.err = o.w.Close() })
+	return o.err
+}
+
+// keepOpen hides Close from the SDK: its closing the stdout pipe on its own
+// would make proc treat the next output as a consumer error and signal the
+// server. Conn closes the pipe itself (stopReading), with discard set first.
+type keepOpen struct{ r *io.PipeReader }
+
+func (k keepOpen) Read(p []byte) (int, error) { return k.r.Read(p) }
+func (keepOpen) Close() error                 { return nil }
+
+// Pid returns the server's process id, which is also its process group id,
+// or 0 for an HTTP server.
+func (c *Conn) Pid() int {
+	if c.proc == nil {
+		return 0
+	}
+	return c.proc.Pid()
+}

@@ -1,0 +1,72 @@
+// Package mcp is a Model Context Protocol client for an editor's runtime,
+// built on the official go-sdk (github.com/modelcontextprotocol/go-sdk): a
+// server's tools, resources and prompts are called as external jobs of
+// kind runtime.KindMcpRequest, so scripts await, cancel and supersede them
+// like any other job, and no call can freeze the main loop.
+//
+// # Topology
+//
+//	main goroutine                         other goroutines
+//	┌─────────────────────────────┐
+//	│ Conn.Call ─► RegisterExternal├─go─► call goroutine: SDK CallTool(ctx)
+//	│                              │        ctx ends on job cancel/supersede,
+//	│                              │        Timeout, Close, server death
+//	│ Host.Pump ◄── settlement queue ◄──── result shaped to plain values here
+//	│   CompleteExternal*          │
+//	│ Runtime.Tick settles the job │      SDK jsonrpc2 reader/writer
+//	└─────────────────────────────┘        │ IOTransport
+//	                                       ▼
+//	                 proc.Process (own group) stdin ◄─ writes
+//	                                          stdout ─► io.Pipe ─► SDK reader
+//	                                          stderr ─► last 8 KiB, for messages
+//
+// A stdio server runs as a proc process, in a process group of its own;
+// the SDK speaks to it through an IOTransport over that process's pipes, so
+// closing and cancelling are this package's business, not the SDK's: the
+// SDK's own command transport is not used. A streamable HTTP server (Spec
+// URL) goes through the SDK's StreamableClientTransport.
+//
+// # Concurrency contract
+//
+// The Runtime belongs to the main goroutine, and its Complete* methods with
+// it, so a call's goroutine never touches it: a finished call is queued on
+// the Host, which signals Host.Ready (one wake-up however many finish), and
+// the main loop calls Host.Pump before Runtime.Tick in each frame to hand
+// them over. The methods that start requests (Conn.Call, Tools, Resources,
+// ReadResource, Prompts) register jobs and so belong to the main goroutine
+// too. Host.Connect, Conn.Close, Host.Close, Conn.Progress, Done, Err and
+// Stderr are safe from any goroutine; Connect and Close block (for at most
+// Spec.ConnectTimeout and CloseTimeout), so an editor calls them off its
+// main loop.
+//
+// # Cancellation
+//
+// Each call's context ends when its job is cancelled or superseded (the
+// job's context), when its Timeout passes, when the connection closes, or
+// when the server process exits. The SDK then retires the request at once
+// and sends notifications/cancelled to the server; the job settles
+// Cancelled for a cancel or supersede, and Failed with CodeTimeout,
+// CodeClosed or CodeServerExited otherwise. A request cancelled before it
+// was written is never sent, so the server has nothing to cancel.
+//
+// # Liveness
+//
+// Close never waits on the server: pending calls are failed, the session
+// is closed aside, the server's stdin is closed, and a server still running
+// a second later has its whole group killed (SIGKILL); Close returns within
+// CloseTimeout (3 s) in every case. For an HTTP server the session's DELETE
+// is given the same second, then every request of the connection is
+// aborted. Cancellations of calls pending at Close are best-effort: the SDK
+// sends them asynchronously and stops sending once the session closes. When the server process exits on its
+// own, every pending call fails at once with a *ServerExitedError that
+// gives the exit status and the tail of its stderr. Connect fails with a
+// *ConnectError, and leaves nothing running, when the program cannot start,
+// exits, writes something that is not JSON-RPC, or does not answer
+// initialize within Spec.ConnectTimeout.
+//
+// # Progress
+//
+// Every tool call carries a progress token; the server's
+// notifications/progress for it are kept, latest only, while the call is
+// pending, and read with Conn.Progress.
+package mcp
