@@ -60,16 +60,65 @@ func (b *Binding) handleAwait(L *lua.LState) int {
 		return pushAll(L, j.results)
 	}
 	t := b.waitingTask(L, "h:await")
-	if j.stream && !j.discard && (!j.iterated || j.iterTask == nil || j.iterTask == t) {
-		// No other task iterates the stream (this one never did, or left
-		// its loop to await the end): holding its batches would make the
-		// await wait on itself, so what is left is dropped as it comes.
-		j.discard = true
-		j.queue = nil
-		b.hold(j, false)
+	if j.stream && !j.discard {
+		if !j.iterated || j.iterTask == nil {
+			// No task iterates the stream: holding its batches would
+			// make the await wait for ever, so what is left is dropped
+			// as it comes.
+			b.dropRest(j)
+		} else if path, ok := b.heldCycle(j.iterTask, t); ok {
+			// The task the stream is held for is this one (it left its
+			// loop to await the end), or waits on it through tasks it
+			// awaits: it cannot take another batch before this await
+			// returns, so the same applies.
+			b.dropRest(j)
+			for _, p := range path {
+				b.dropRest(p)
+			}
+		}
 	}
 	j.waiters = append(j.waiters, t)
+	t.waitOn = j
 	return b.park(L, t)
+}
+
+// dropRest stops holding a stream for its iterating task: what is left is
+// dropped as it comes, and the stream runs to its end.
+func (b *Binding) dropRest(j *job) {
+	j.discard = true
+	j.queue = nil
+	b.hold(j, false)
+}
+
+// heldCycle follows the awaits from task from (a task awaits a task, or a
+// stream that is held for the task iterating it, which has to take a batch
+// before the stream can end) and reports whether they lead to target; path
+// holds the streams held along the way. A chain that reaches target is a
+// cycle once target waits on its start: no task in it can move again
+// unless those streams stop being held.
+func (b *Binding) heldCycle(from, target *Task) (path []*job, ok bool) {
+	cur := from
+	for range b.live + 1 {
+		if cur == target {
+			return path, true
+		}
+		if cur == nil || cur.state != taskRunning {
+			return nil, false
+		}
+		switch w := cur.waitOn.(type) {
+		case *Task:
+			cur = w
+		case *job:
+			if !w.stream || w.settled || w.discard || w.iterTask == nil {
+				return nil, false
+			}
+			path = append(path, w)
+			cur = w.iterTask
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 func (b *Binding) handleBatches(L *lua.LState) int {
