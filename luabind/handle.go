@@ -363,6 +363,6 @@ func (b *Binding) Adopt(id runtime.JobID) (lua.LValue, error) {
 	case b.jobs[id] != nil:
 		return nil, fmt.Errorf("luabind: adopt job %d: already adopted: %w", id, ErrUnknownJob)
 	}
-	stream := kind == runtime.KindEmitN || kind == runtime.KindGrep
+	stream := kind == runtime.KindEmitN || kind == runtime.KindGrep || kind == runtime.KindSpawn
 	return b.newHandle(b.ls, id, kind, stream), nil
 }

@@ -9,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/proc"
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // runOK runs src as a task and requires it to succeed, returning its
@@ -226,4 +229,26 @@ func TestLuaSpawnRefusedInSafeMode(t *testing.T) {
 		task := h.run(t, `pmacs.workers.`+fn+`{cmd = {"true"}}`)
 		require.ErrorContains(t, task.Err(), "pmacs.workers."+fn+": running programs is disabled in --safe mode")
 	}
+}
+
+// A program the editor started itself and handed to a script with Adopt is
+// a stream like one the script spawned: its lines can be iterated, then
+// awaited for the exit.
+func TestAdoptedSpawnIsIterable(t *testing.T) {
+	h := newHarness(t, false)
+	id := h.rt.DispatchSpawn(proc.Spec{Argv: []string{"seq", "1", "5"}}, runtime.DispatchOptions{})
+	handle, err := h.b.Adopt(id)
+	require.NoError(t, err)
+	h.b.ls.SetGlobal("H", handle)
+	res := runOK(t, h, `
+		local lines = {}
+		for batch in H:batches() do
+			for _, l in ipairs(batch) do lines[#lines + 1] = l.text end
+		end
+		local r, e = H:await()
+		assert(e == nil, e)
+		return table.concat(lines, ","), r.code
+	`)
+	require.Equal(t, lua.LString("1,2,3,4,5"), res[0])
+	require.Equal(t, lua.LNumber(0), res[1])
 }
