@@ -252,3 +252,31 @@ func TestAdoptedSpawnIsIterable(t *testing.T) {
 	require.Equal(t, lua.LString("1,2,3,4,5"), res[0])
 	require.Equal(t, lua.LNumber(0), res[1])
 }
+
+// A task that feeds a filter from inside its own loop over the filter's
+// output finishes: the output is held for that task, so the filter cannot
+// read its input down while the task's write waits, and the write must not
+// wait for it (it hung). Every line written comes back.
+func TestWriteFromInsideTheOutputLoopFinishes(t *testing.T) {
+	h := newHarness(t, false)
+	res := runOK(t, h, `
+		local h = pmacs.workers.spawn{cmd = {"cat"}, stdin = "pipe"}
+		local line = string.rep("x", 63) .. "\n"
+		local chunk = string.rep(line, 16384) -- 1 MiB
+		assert(h:write(line))
+		local n, sent = 0, false
+		for batch in h:batches() do
+			n = n + #batch
+			if not sent then
+				sent = true
+				for i = 1, 8 do assert(h:write(chunk)) end
+				assert(h:close_stdin())
+			end
+		end
+		local r, e = h:await()
+		assert(e == nil, e)
+		return n, r.code
+	`)
+	require.Equal(t, lua.LNumber(1+8*16384), res[0])
+	require.Equal(t, lua.LNumber(0), res[1])
+}
