@@ -3,6 +3,7 @@ package luabind
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -38,6 +39,9 @@ type job struct {
 	// stream with them.
 	held     bool
 	iterTask *Task
+	// spawn is, for a write waiting for room in a program's stdin, that
+	// program's job.
+	spawn *job
 	// iterated: h:batches() was called. discard: a task awaited the stream
 	// without anyone iterating it, so its items are dropped as they come:
 	// holding them would stall the producer and the await with it.
@@ -66,15 +70,12 @@ func (b *Binding) handleAwait(L *lua.LState) int {
 			// make the await wait for ever, so what is left is dropped
 			// as it comes.
 			b.dropRest(j)
-		} else if path, ok := b.heldCycle(j.iterTask, t); ok {
+		} else if e, ok := b.heldCycle(j.iterTask, t); ok {
 			// The task the stream is held for is this one (it left its
 			// loop to await the end), or waits on it through tasks it
 			// awaits: it cannot take another batch before this await
 			// returns, so the same applies.
-			b.dropRest(j)
-			for _, p := range path {
-				b.dropRest(p)
-			}
+			b.breakCycle(e, j)
 		}
 	}
 	j.waiters = append(j.waiters, t)
@@ -90,35 +91,83 @@ func (b *Binding) dropRest(j *job) {
 	b.hold(j, false)
 }
 
-// heldCycle follows the awaits from task from (a task awaits a task, or a
+// heldEdges are the holds on a chain of waits that heldCycle followed:
+// streams held for a task on it, and tasks on it whose write waits for a
+// program whose output is held for a task on it.
+type heldEdges struct {
+	streams []*job
+	writers []*Task
+}
+
+// heldCycle follows the waits from task from (a task awaits a task; or a
 // stream that is held for the task iterating it, which has to take a batch
-// before the stream can end) and reports whether they lead to target; path
-// holds the streams held along the way. A chain that reaches target is a
-// cycle once target waits on its start: no task in it can move again
-// unless those streams stop being held.
-func (b *Binding) heldCycle(from, target *Task) (path []*job, ok bool) {
+// before the stream can end; or a write to a program that cannot read on
+// while its output is held for the task iterating it) and reports whether
+// they lead to target, with the holds along the way. A chain that reaches
+// target is a cycle once target waits on its start: no task in it can move
+// again unless one of those holds is let go.
+func (b *Binding) heldCycle(from, target *Task) (e heldEdges, ok bool) {
 	cur := from
 	for range b.live + 1 {
 		if cur == target {
-			return path, true
+			return e, true
 		}
 		if cur == nil || cur.state != taskRunning {
-			return nil, false
+			return heldEdges{}, false
 		}
 		switch w := cur.waitOn.(type) {
 		case *Task:
 			cur = w
 		case *job:
-			if !w.stream || w.settled || w.discard || w.iterTask == nil {
-				return nil, false
+			s := w
+			if w.spawn != nil {
+				s = w.spawn
 			}
-			path = append(path, w)
-			cur = w.iterTask
+			if w.settled || !s.stream || s.settled || s.discard || s.iterTask == nil {
+				return heldEdges{}, false
+			}
+			if w.spawn != nil {
+				e.writers = append(e.writers, cur)
+			} else {
+				e.streams = append(e.streams, s)
+			}
+			cur = s.iterTask
 		default:
-			return nil, false
+			return heldEdges{}, false
 		}
 	}
-	return nil, false
+	return heldEdges{}, false
+}
+
+// breakCycle lets the tasks of a cycle heldCycle found move again. A write
+// on it returns at once, its data staying queued for the program; without
+// one, the streams held on it (and stream, the one being awaited, if any)
+// drop what is left, as a stream awaited by nobody iterating it does.
+func (b *Binding) breakCycle(e heldEdges, stream *job) {
+	if len(e.writers) > 0 {
+		for _, t := range e.writers {
+			b.releaseWrite(t)
+		}
+		return
+	}
+	if stream != nil {
+		b.dropRest(stream)
+	}
+	for _, j := range e.streams {
+		b.dropRest(j)
+	}
+}
+
+// releaseWrite resumes t, parked in a write, as if the write had not had
+// to wait.
+func (b *Binding) releaseWrite(t *Task) {
+	wj, ok := t.waitOn.(*job)
+	if !ok {
+		return
+	}
+	wj.waiters = slices.DeleteFunc(wj.waiters, func(w *Task) bool { return w == t })
+	t.waitOn = nil
+	b.run = append(b.run, resumption{t: t, vals: []lua.LValue{lua.LTrue}})
 }
 
 func (b *Binding) handleBatches(L *lua.LState) int {

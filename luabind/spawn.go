@@ -117,7 +117,7 @@ func (b *Binding) handleWrite(L *lua.LState) int {
 		L.Push(lua.LTrue)
 		return 1
 	}
-	wj := &job{id: wait, kind: runtime.KindSpawnWrite}
+	wj := &job{id: wait, kind: runtime.KindSpawnWrite, spawn: j}
 	b.jobs[wait] = wj // taken when it settles, awaited or not
 	t := b.threads[L]
 	if t == nil || b.stack.vmLoops() != 1 || b.outputWaitsOn(j, t) {
@@ -125,6 +125,7 @@ func (b *Binding) handleWrite(L *lua.LState) int {
 		return 1
 	}
 	wj.waiters = append(wj.waiters, t)
+	t.waitOn = wj
 	return b.park(L, t)
 }
 

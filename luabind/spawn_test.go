@@ -280,3 +280,40 @@ func TestWriteFromInsideTheOutputLoopFinishes(t *testing.T) {
 	require.Equal(t, lua.LNumber(1+8*16384), res[0])
 	require.Equal(t, lua.LNumber(0), res[1])
 }
+
+// The same through a helper task: a task that awaits, from inside its loop
+// over a filter's output, a helper that feeds the filter finishes, whether
+// the helper's write began waiting before the await or after it.
+func TestWriterAwaitedFromInsideTheOutputLoopFinishes(t *testing.T) {
+	for name, pause := range map[string]string{
+		"write waits first": "",
+		"await first":       "pmacs.workers.sleep(1):await()",
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, false)
+			res := runOK(t, h, `
+				local h = pmacs.workers.spawn{cmd = {"cat"}, stdin = "pipe"}
+				local line = string.rep("x", 63) .. "\n"
+				local chunk = string.rep(line, 16384) -- 1 MiB
+				assert(h:write(line))
+				local n, writer = 0, nil
+				for batch in h:batches() do
+					n = n + #batch
+					if not writer then
+						writer = pmacs.async.run(function()
+							`+pause+`
+							for i = 1, 8 do assert(h:write(chunk)) end
+							assert(h:close_stdin())
+						end)
+						writer:await()
+					end
+				end
+				local r, e = h:await()
+				assert(e == nil, e)
+				return n, r.code
+			`)
+			require.Equal(t, lua.LNumber(1+8*16384), res[0])
+			require.Equal(t, lua.LNumber(0), res[1])
+		})
+	}
+}

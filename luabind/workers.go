@@ -118,12 +118,10 @@ func (b *Binding) taskAwait(L *lua.LState) int {
 		raise(L, "task:await: a task cannot await itself")
 	}
 	cur := b.waitingTask(L, "task:await")
-	if path, ok := b.heldCycle(t, cur); ok {
+	if e, ok := b.heldCycle(t, cur); ok {
 		// t waits, through streams held for cur, on cur itself: cur
 		// cannot take those streams' batches before t ends.
-		for _, j := range path {
-			b.dropRest(j)
-		}
+		b.breakCycle(e, nil)
 	}
 	t.waiters = append(t.waiters, cur)
 	cur.waitOn = t
