@@ -57,3 +57,48 @@ func TestWaitingWriteGivesLuaNilForMissingValues(t *testing.T) {
 	`)
 	require.Equal(t, lua.LNumber(0), res[0])
 }
+
+// A task that leaves its batch loop and then awaits a task that awaits the
+// stream gets the stream's end too, in either order of the two awaits: the
+// stream was still held for the first task, which could not take another
+// batch before the second task ended, and that one waited on the stream.
+// The same holds for a task that does so from inside its loop.
+func TestAwaitingTheStreamThroughAnotherTaskEnds(t *testing.T) {
+	for name, src := range map[string]string{
+		"helper awaits first": `
+			local h = pmacs.workers.emit_n(300000, {max_batch = 512})
+			local n = 0
+			for batch in h:batches() do n = n + #batch; break end
+			local helper = pmacs.async.run(function() local v, e = h:await(); return e end)
+			local e = helper:await()
+			return n, e`,
+		"task awaits first": `
+			local h = pmacs.workers.emit_n(300000, {max_batch = 512})
+			local n = 0
+			for batch in h:batches() do n = n + #batch; break end
+			local helper = pmacs.async.run(function()
+				pmacs.workers.sleep(1):await()
+				local v, e = h:await()
+				return e
+			end)
+			local e = helper:await()
+			return n, e`,
+		"inside the loop": `
+			local h = pmacs.workers.emit_n(300000, {max_batch = 512})
+			local n = 0
+			for batch in h:batches() do
+				n = n + #batch
+				local e = pmacs.async.run(function() local v, e = h:await(); return e end):await()
+				assert(e == nil, e)
+			end
+			return n, nil`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, false)
+			res := runOK(t, h, src)
+			n := float64(res[0].(lua.LNumber))
+			require.True(t, n > 0 && n <= 512, "one batch taken, got %v items", n)
+			require.Equal(t, lua.LNil, res[1])
+		})
+	}
+}

@@ -196,11 +196,21 @@ func (b *Binding) LiveTasks() int { return b.live }
 // settled (for streams: whose closing batch has not arrived).
 func (b *Binding) PendingJobs() int { return len(b.jobs) }
 
-// Stalled reports tasks that can never resume: tasks are alive but no job
-// is pending and no task is queued, so they can only be waiting on each
-// other. A headless runner stops on it instead of waiting forever.
+// Stalled reports tasks that can never resume: tasks are alive, no task is
+// queued, and no job is pending except streams held for a task that has a
+// batch to take (such a stream moves only once that task does), so they
+// can only be waiting on each other. A headless runner stops on it instead
+// of waiting forever.
 func (b *Binding) Stalled() bool {
-	return b.live > 0 && len(b.jobs) == 0 && len(b.next) == 0 && len(b.run) == 0
+	if b.live == 0 || len(b.next) > 0 || len(b.run) > 0 {
+		return false
+	}
+	for _, j := range b.jobs {
+		if !j.held {
+			return false
+		}
+	}
+	return true
 }
 
 // TakeFailed returns the tasks that failed and whose error no other task

@@ -96,3 +96,34 @@ func TestFaultyTasksLeaveTheFrameLoopRunning(t *testing.T) {
 		}
 	}
 }
+
+// Tasks that wait on each other while one of them iterates a stream are
+// reported as stalled. The stream is held for the iterating task, so it
+// never ends: counting it as a pending job kept Stalled false for ever, and
+// a headless run hung instead of reporting the cycle.
+func TestTasksWaitingOnEachOtherBesideAHeldStreamAreStalled(t *testing.T) {
+	h := newHarness(t, true)
+	fn, err := h.b.LoadString(`
+		local h = pmacs.workers.emit_n(300000, {max_batch = 512})
+		local a
+		local b = pmacs.async.run(function()
+			pmacs.workers.sleep(1):await()
+			return a:await()
+		end)
+		a = pmacs.async.run(function()
+			for batch in h:batches() do b:await() end
+		end)
+	`, "cycle.lua")
+	require.NoError(t, err)
+	h.b.Spawn(fn)
+	deadline := time.Now().Add(10 * time.Second)
+	for !h.b.Stalled() {
+		require.True(t, time.Now().Before(deadline), "never reported stalled: %d tasks, %d jobs", h.b.LiveTasks(), h.b.PendingJobs())
+		select {
+		case <-h.rt.Ready():
+		case <-time.After(time.Millisecond):
+		}
+		h.b.Frame()
+	}
+	require.Equal(t, 2, h.b.LiveTasks())
+}

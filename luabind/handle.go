@@ -3,6 +3,7 @@ package luabind
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -38,6 +39,9 @@ type job struct {
 	// stream with them.
 	held     bool
 	iterTask *Task
+	// spawn is, for a write waiting for room in a program's stdin, that
+	// program's job.
+	spawn *job
 	// iterated: h:batches() was called. discard: a task awaited the stream
 	// without anyone iterating it, so its items are dropped as they come:
 	// holding them would stall the producer and the await with it.
@@ -60,16 +64,110 @@ func (b *Binding) handleAwait(L *lua.LState) int {
 		return pushAll(L, j.results)
 	}
 	t := b.waitingTask(L, "h:await")
-	if j.stream && !j.discard && (!j.iterated || j.iterTask == nil || j.iterTask == t) {
-		// No other task iterates the stream (this one never did, or left
-		// its loop to await the end): holding its batches would make the
-		// await wait on itself, so what is left is dropped as it comes.
-		j.discard = true
-		j.queue = nil
-		b.hold(j, false)
+	if j.stream && !j.discard {
+		if !j.iterated || j.iterTask == nil {
+			// No task iterates the stream: holding its batches would
+			// make the await wait for ever, so what is left is dropped
+			// as it comes.
+			b.dropRest(j)
+		} else if e, ok := b.heldCycle(j.iterTask, t); ok {
+			// The task the stream is held for is this one (it left its
+			// loop to await the end), or waits on it through tasks it
+			// awaits: it cannot take another batch before this await
+			// returns, so the same applies.
+			b.breakCycle(e, j)
+		}
 	}
 	j.waiters = append(j.waiters, t)
+	t.waitOn = j
 	return b.park(L, t)
+}
+
+// dropRest stops holding a stream for its iterating task: what is left is
+// dropped as it comes, and the stream runs to its end.
+func (b *Binding) dropRest(j *job) {
+	j.discard = true
+	j.queue = nil
+	b.hold(j, false)
+}
+
+// heldEdges are the holds on a chain of waits that heldCycle followed:
+// streams held for a task on it, and tasks on it whose write waits for a
+// program whose output is held for a task on it.
+type heldEdges struct {
+	streams []*job
+	writers []*Task
+}
+
+// heldCycle follows the waits from task from (a task awaits a task; or a
+// stream that is held for the task iterating it, which has to take a batch
+// before the stream can end; or a write to a program that cannot read on
+// while its output is held for the task iterating it) and reports whether
+// they lead to target, with the holds along the way. A chain that reaches
+// target is a cycle once target waits on its start: no task in it can move
+// again unless one of those holds is let go.
+func (b *Binding) heldCycle(from, target *Task) (e heldEdges, ok bool) {
+	cur := from
+	for range b.live + 1 {
+		if cur == target {
+			return e, true
+		}
+		if cur == nil || cur.state != taskRunning {
+			return heldEdges{}, false
+		}
+		switch w := cur.waitOn.(type) {
+		case *Task:
+			cur = w
+		case *job:
+			s := w
+			if w.spawn != nil {
+				s = w.spawn
+			}
+			if w.settled || !s.stream || s.settled || s.discard || s.iterTask == nil {
+				return heldEdges{}, false
+			}
+			if w.spawn != nil {
+				e.writers = append(e.writers, cur)
+			} else {
+				e.streams = append(e.streams, s)
+			}
+			cur = s.iterTask
+		default:
+			return heldEdges{}, false
+		}
+	}
+	return heldEdges{}, false
+}
+
+// breakCycle lets the tasks of a cycle heldCycle found move again. A write
+// on it returns at once, its data staying queued for the program; without
+// one, the streams held on it (and stream, the one being awaited, if any)
+// drop what is left, as a stream awaited by nobody iterating it does.
+func (b *Binding) breakCycle(e heldEdges, stream *job) {
+	if len(e.writers) > 0 {
+		for _, t := range e.writers {
+			b.releaseWrite(t)
+		}
+		return
+	}
+	if stream != nil {
+		b.dropRest(stream)
+	}
+	for _, j := range e.streams {
+		b.dropRest(j)
+	}
+}
+
+// releaseWrite resumes t, parked in a write, as if the write had not had
+// to wait.
+func (b *Binding) releaseWrite(t *Task) {
+	wj, ok := t.waitOn.(*job)
+	if !ok {
+		return
+	}
+	wj.waiters = slices.DeleteFunc(wj.waiters, func(w *Task) bool { return w == t })
+	t.waitOn = nil
+	b.run = append(b.run, resumption{t: t, vals: []lua.LValue{lua.LTrue}})
 }
 
 func (b *Binding) handleBatches(L *lua.LState) int {
@@ -318,6 +416,6 @@ func (b *Binding) Adopt(id runtime.JobID) (lua.LValue, error) {
 	case b.jobs[id] != nil:
 		return nil, fmt.Errorf("luabind: adopt job %d: already adopted: %w", id, ErrUnknownJob)
 	}
-	stream := kind == runtime.KindEmitN || kind == runtime.KindGrep
+	stream := kind == runtime.KindEmitN || kind == runtime.KindGrep || kind == runtime.KindSpawn
 	return b.newHandle(b.ls, id, kind, stream), nil
 }

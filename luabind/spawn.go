@@ -102,7 +102,8 @@ func (b *Binding) systemFn(L *lua.LState) int {
 // handleWrite is h:write(s): it queues s for the program's stdin and
 // returns true at once while the queue has room. Past the high-water mark,
 // inside a task, it waits (the task parks; the frame goes on) until the
-// program has read the queue down. Outside a task it never waits. A program
+// program has read the queue down. Outside a task it never waits, nor in
+// the task iterating the program's output (see outputWaitsOn). A program
 // that is gone gives nil, "EPIPE: ...", "EPIPE" (or the start failure's
 // code if it never ran); a handle without a stdin pipe is an error.
 func (b *Binding) handleWrite(L *lua.LState) int {
@@ -116,15 +117,29 @@ func (b *Binding) handleWrite(L *lua.LState) int {
 		L.Push(lua.LTrue)
 		return 1
 	}
-	wj := &job{id: wait, kind: runtime.KindSpawnWrite}
+	wj := &job{id: wait, kind: runtime.KindSpawnWrite, spawn: j}
 	b.jobs[wait] = wj // taken when it settles, awaited or not
 	t := b.threads[L]
-	if t == nil || b.stack.vmLoops() != 1 {
+	if t == nil || b.stack.vmLoops() != 1 || b.outputWaitsOn(j, t) {
 		L.Push(lua.LTrue)
 		return 1
 	}
 	wj.waiters = append(wj.waiters, t)
+	t.waitOn = wj
 	return b.park(L, t)
+}
+
+// outputWaitsOn reports whether the program's output is held for task t
+// (t iterates it, or the task iterating it awaits t): the program cannot
+// read its stdin down while its output waits for t, so a write of t's must
+// not wait for that. Its queue grows by what t writes instead, which t
+// already holds.
+func (b *Binding) outputWaitsOn(j *job, t *Task) bool {
+	if !j.stream || j.settled || j.discard || j.iterTask == nil {
+		return false
+	}
+	_, ok := b.heldCycle(j.iterTask, t)
+	return ok
 }
 
 // handleCloseStdin is h:close_stdin(): the program sees end of input once

@@ -9,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/proc"
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // runOK runs src as a task and requires it to succeed, returning its
@@ -225,5 +228,92 @@ func TestLuaSpawnRefusedInSafeMode(t *testing.T) {
 	for _, fn := range []string{"spawn", "system"} {
 		task := h.run(t, `pmacs.workers.`+fn+`{cmd = {"true"}}`)
 		require.ErrorContains(t, task.Err(), "pmacs.workers."+fn+": running programs is disabled in --safe mode")
+	}
+}
+
+// A program the editor started itself and handed to a script with Adopt is
+// a stream like one the script spawned: its lines can be iterated, then
+// awaited for the exit.
+func TestAdoptedSpawnIsIterable(t *testing.T) {
+	h := newHarness(t, false)
+	id := h.rt.DispatchSpawn(proc.Spec{Argv: []string{"seq", "1", "5"}}, runtime.DispatchOptions{})
+	handle, err := h.b.Adopt(id)
+	require.NoError(t, err)
+	h.b.ls.SetGlobal("H", handle)
+	res := runOK(t, h, `
+		local lines = {}
+		for batch in H:batches() do
+			for _, l in ipairs(batch) do lines[#lines + 1] = l.text end
+		end
+		local r, e = H:await()
+		assert(e == nil, e)
+		return table.concat(lines, ","), r.code
+	`)
+	require.Equal(t, lua.LString("1,2,3,4,5"), res[0])
+	require.Equal(t, lua.LNumber(0), res[1])
+}
+
+// A task that feeds a filter from inside its own loop over the filter's
+// output finishes: the output is held for that task, so the filter cannot
+// read its input down while the task's write waits, and the write must not
+// wait for it (it hung). Every line written comes back.
+func TestWriteFromInsideTheOutputLoopFinishes(t *testing.T) {
+	h := newHarness(t, false)
+	res := runOK(t, h, `
+		local h = pmacs.workers.spawn{cmd = {"cat"}, stdin = "pipe"}
+		local line = string.rep("x", 63) .. "\n"
+		local chunk = string.rep(line, 16384) -- 1 MiB
+		assert(h:write(line))
+		local n, sent = 0, false
+		for batch in h:batches() do
+			n = n + #batch
+			if not sent then
+				sent = true
+				for i = 1, 8 do assert(h:write(chunk)) end
+				assert(h:close_stdin())
+			end
+		end
+		local r, e = h:await()
+		assert(e == nil, e)
+		return n, r.code
+	`)
+	require.Equal(t, lua.LNumber(1+8*16384), res[0])
+	require.Equal(t, lua.LNumber(0), res[1])
+}
+
+// The same through a helper task: a task that awaits, from inside its loop
+// over a filter's output, a helper that feeds the filter finishes, whether
+// the helper's write began waiting before the await or after it.
+func TestWriterAwaitedFromInsideTheOutputLoopFinishes(t *testing.T) {
+	for name, pause := range map[string]string{
+		"write waits first": "",
+		"await first":       "pmacs.workers.sleep(1):await()",
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, false)
+			res := runOK(t, h, `
+				local h = pmacs.workers.spawn{cmd = {"cat"}, stdin = "pipe"}
+				local line = string.rep("x", 63) .. "\n"
+				local chunk = string.rep(line, 16384) -- 1 MiB
+				assert(h:write(line))
+				local n, writer = 0, nil
+				for batch in h:batches() do
+					n = n + #batch
+					if not writer then
+						writer = pmacs.async.run(function()
+							`+pause+`
+							for i = 1, 8 do assert(h:write(chunk)) end
+							assert(h:close_stdin())
+						end)
+						writer:await()
+					end
+				end
+				local r, e = h:await()
+				assert(e == nil, e)
+				return n, r.code
+			`)
+			require.Equal(t, lua.LNumber(1+8*16384), res[0])
+			require.Equal(t, lua.LNumber(0), res[1])
+		})
 	}
 }

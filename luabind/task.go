@@ -48,6 +48,9 @@ type Task struct {
 	// streams this task has iterated; when it ends, the runtime stops
 	// holding them for it.
 	streams []*job
+	// waitOn is the task (*Task) or job (*job) this task is parked in an
+	// await of, nil otherwise: the edges heldCycle follows.
+	waitOn any
 }
 
 // TaskError is why a task failed: the Lua error message and the traceback
@@ -139,6 +142,7 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 		return
 	}
 	t.parked = false
+	t.waitOn = nil
 	want := t.want
 	if fn != nil {
 		want = resultsUnknown // a fresh thread: vals are the function's arguments

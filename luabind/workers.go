@@ -119,7 +119,13 @@ func (b *Binding) taskAwait(L *lua.LState) int {
 		raise(L, "task:await: a task cannot await itself")
 	}
 	cur := b.waitingTask(L, "task:await")
+	if e, ok := b.heldCycle(t, cur); ok {
+		// t waits, through streams held for cur, on cur itself: cur
+		// cannot take those streams' batches before t ends.
+		b.breakCycle(e, nil)
+	}
 	t.waiters = append(t.waiters, cur)
+	cur.waitOn = t
 	return b.park(L, cur)
 }
 

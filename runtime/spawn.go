@@ -185,6 +185,7 @@ func (rt *Runtime) startProc(j *job, spec proc.Spec, maxOutput int) JobID {
 	sp := rt.spawns.add(j.id, q)
 	go func() {
 		defer rt.spawns.remove(j.id)
+		defer w.recoverPanic("the spawn goroutine")
 		w.send(runProc(w, sp, spec, maxOutput))
 	}()
 	return j.id
@@ -196,10 +197,21 @@ func runProc(w *task, sp *spawnEntry, spec proc.Spec, maxOutput int) reply {
 	var out *systemOutput
 	if maxOutput > 0 {
 		out = &systemOutput{max: maxOutput}
-		spec.Lines, spec.Output = nil, out.add
+		spec.Lines = nil
+		spec.Output = func(s proc.Stream, chunk []byte) (err error) {
+			defer w.recoverOutput(&err)
+			if spawnOutputHook != nil {
+				spawnOutputHook()
+			}
+			return out.add(s, chunk)
+		}
 	} else {
 		spec.Output = nil
-		spec.Lines = func(ls []proc.Line) error {
+		spec.Lines = func(ls []proc.Line) (err error) {
+			defer w.recoverOutput(&err)
+			if spawnOutputHook != nil {
+				spawnOutputHook()
+			}
 			if err := w.credit.Acquire(ctx, len(ls)); err != nil {
 				return err
 			}
@@ -229,6 +241,16 @@ func runProc(w *task, sp *spawnEntry, spec proc.Spec, maxOutput int) reply {
 		res.Stdout, res.Stderr, res.Truncated = out.stdout.String(), out.stderr.String(), out.truncated
 	}
 	return reply{Kind: replyExit, Exit: res}
+}
+
+// recoverOutput is deferred by a spawn's output callbacks, which run on
+// proc's reader goroutines: a panic there fails the job (which kills the
+// program) and stops the reads, instead of ending the process.
+func (w *task) recoverOutput(err *error) {
+	if p := recover(); p != nil {
+		w.failPanic("the spawn output callback", p)
+		*err = errPanicked
+	}
 }
 
 // procFailure maps a start or wait error: Cancelled when the job was

@@ -41,6 +41,16 @@ func encodeLines(e *msgpack.Encoder, ls []proc.Line) error {
 	return nil
 }
 
+// spawnLinesToProc turns decoded lines back into the form encodeLines
+// takes.
+func spawnLinesToProc(ls []SpawnLine) []proc.Line {
+	out := make([]proc.Line, len(ls))
+	for i, l := range ls {
+		out[i] = proc.Line{Stream: l.Stream, Text: []byte(l.Text), Partial: l.Partial, Truncated: l.Truncated}
+	}
+	return out
+}
+
 func decodeLines(d *msgpack.Decoder) ([]SpawnLine, error) {
 	// Each line is a flag byte and a string header: at least two bytes.
 	n, err := decodeLen(d, 1)

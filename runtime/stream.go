@@ -119,10 +119,13 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		}
 		s := j.stream
 		s.queued = false
-		if s.held || (j.state == Running && j.cancelRequested) {
+		if (s.held && !(j.state == Cancelled && j.superseded)) || (j.state == Running && j.cancelRequested) {
 			// Held (by HoldStream, or until a cancel is observed): the
 			// items stay here, keeping their credit, so the producer
-			// waits. Releasing or settling re-queues the stream.
+			// waits. Releasing or settling re-queues the stream. A
+			// superseded stream has no items left to hold: it closes
+			// at once, so its consumer learns that what it took is
+			// stale.
 			continue
 		}
 		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress}
@@ -160,7 +163,8 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 // batches. A held stream's items stay in the runtime and keep their credit,
 // so a consumer that is not ready for more (a Lua task still busy with the
 // previous batch) pushes back on the producer instead of piling batches up
-// on its own side. Unknown ids and request/reply jobs are ignored.
+// on its own side. A superseded stream closes even while held: it has no
+// items left to keep. Unknown ids and request/reply jobs are ignored.
 func (rt *Runtime) HoldStream(id JobID, hold bool) {
 	j := rt.pending[id]
 	if j == nil || j.stream == nil || j.stream.held == hold {

@@ -215,3 +215,38 @@ func TestExplicitCancelDeliversBufferedItemsSupersedeDropsThem(t *testing.T) {
 	require.True(t, batches[0].Superseded)
 	require.Zero(t, superseded.stream.credit.InFlight(), "dropped items return their credit")
 }
+
+// A held stream that is superseded still closes at once, marked
+// Superseded: the hold keeps items back from a consumer that is not ready,
+// and a superseded stream has none left to keep. Before, its closing batch
+// waited for the release, so a consumer busy with a batch it had taken
+// could not learn that batch was stale, and showed it.
+func TestHeldStreamSupersededClosesAtOnce(t *testing.T) {
+	rt := newRT(t, 2)
+	held := bufferedStream(t, rt, "search", 3)
+	rt.HoldStream(held.id, true)
+	successor := rt.newJob(KindEmitN, "search")
+	rt.newStream(successor, 0)
+	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: held.id, Kind: replyCancelled}))
+	rt.Tick()
+	batches := rt.TakeStreamBatches()
+	require.Len(t, batches, 1)
+	require.Equal(t, held.id, batches[0].ID)
+	require.Empty(t, batches[0].Ints, "a superseded search must not land late")
+	require.True(t, batches[0].Closed)
+	require.True(t, batches[0].Superseded)
+	require.Zero(t, held.stream.credit.InFlight(), "dropped items return their credit")
+
+	// A held stream cancelled with Cancel keeps its items for the release.
+	cancelled := bufferedStream(t, rt, "", 3)
+	rt.HoldStream(cancelled.id, true)
+	rt.Cancel(cancelled.id)
+	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: cancelled.id, Kind: replyCancelled}))
+	rt.Tick()
+	require.Empty(t, rt.TakeStreamBatches())
+	rt.HoldStream(cancelled.id, false)
+	batches = rt.TakeStreamBatches()
+	require.Len(t, batches, 1)
+	require.Equal(t, []uint64{1, 2, 3}, batches[0].Ints)
+	require.True(t, batches[0].Closed)
+}

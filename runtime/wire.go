@@ -106,6 +106,11 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	case replyValue:
 		return encodeValue(e, r.Value, 0)
 	case replyLines:
+		if r.rawLines == nil && len(r.Lines) > 0 {
+			// A reply that was decoded (or built) with its lines already
+			// decoded: encoding only rawLines would drop every one.
+			return encodeLines(e, spawnLinesToProc(r.Lines))
+		}
 		return encodeLines(e, r.rawLines)
 	case replyExit:
 		return encodeExit(e, r.Exit)
