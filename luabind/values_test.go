@@ -208,6 +208,9 @@ return {
 		args({cmd = {"sh", "-c", "printf x"}, max_output = 0}),
 		args({cmd = {R .. "/missing-program"}}),
 	},
+	-- A connection to a program that cannot start: it is returned at once
+	-- and fails its calls; args({}) is misuse, a Lua error.
+	["pmacs.mcp.connect"] = {may_raise = true, args({cmd = {R .. "/missing-program"}}), args({})},
 	["pmacs.workers.fs.read_dir"] = {args(R .. "/fs"), args(R .. "/fs", {per_entry = true}), args(R .. "/missing")},
 	["pmacs.workers.fs.stat"] = {args(R .. "/fs/link"), args(R .. "/fs/a.txt"), args(R .. "/missing")},
 	["pmacs.workers.fs.rename"] = {
