@@ -129,6 +129,7 @@ func drive(b *luabind.Binding, rt *runtime.Runtime) error {
 		}
 		select {
 		case <-rt.Ready():
+		case <-b.MCPReady():
 		case <-timer.C:
 		}
 		b.Frame()

@@ -369,6 +369,9 @@ func (e *session) loop(ctx context.Context) error {
 			}
 		case <-e.rt.Ready():
 			e.replies = true
+		case <-e.lb.MCPReady():
+			// MCP replies are settled by the frame, like worker replies.
+			e.replies = true
 		case fn := <-e.calls:
 			fn()
 		case <-timer.C:
