@@ -4,6 +4,9 @@ import (
 	"context"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pmacs-go/pmacs-go/internal/dirent"
+	"github.com/pmacs-go/pmacs-go/internal/eintr"
 )
 
 // dir is an open directory: names are read with getdents into one buffer and
@@ -22,16 +25,11 @@ type dir struct {
 const direntBuf = 8 << 10
 
 func openDir(path string) (*dir, error) {
-	for {
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &dir{fd: fd, path: path}, nil
+	fd, err := dirent.Open(path)
+	if err != nil {
+		return nil, err
 	}
+	return &dir{fd: fd, path: path}, nil
 }
 
 func (d *dir) close() { _ = unix.Close(d.fd) }
@@ -39,22 +37,16 @@ func (d *dir) close() { _ = unix.Close(d.fd) }
 func (d *dir) readNames(ctx context.Context, op string) ([]string, error) {
 	buf := make([]byte, direntBuf)
 	var names []string
-	for {
+	for more := true; more; {
 		if err := checkCancel(ctx, op, d.path, ""); err != nil {
 			return nil, err
 		}
-		n, err := unix.Getdents(d.fd, buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
+		var err error
+		if names, more, err = dirent.ReadNames(d.fd, buf, names); err != nil {
 			return nil, &PathError{Op: op, Path: d.path, Err: err}
 		}
-		if n <= 0 {
-			return names, nil
-		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
+	return names, nil
 }
 
 // describe lstats one entry; op names the syscall that failed.
@@ -69,15 +61,8 @@ func lstatPath(path string) (Entry, string, error) {
 
 func describeAt(dirfd int, name string, scratch *[]byte) (Entry, string, error) {
 	var st unix.Stat_t
-	for {
-		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return Entry{}, "lstat", err
-		}
-		break
+	if err := eintr.Retry(func() error { return unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		return Entry{}, "lstat", err
 	}
 	e := Entry{
 		Name:  name,
@@ -113,10 +98,7 @@ func readlinkAt(dirfd int, name string, sizeHint int64, scratch *[]byte) (string
 			*scratch = make([]byte, n)
 		}
 		buf := (*scratch)[:n]
-		k, err := unix.Readlinkat(dirfd, name, buf)
-		if err == unix.EINTR {
-			continue
-		}
+		k, err := eintr.Value(func() (int, error) { return unix.Readlinkat(dirfd, name, buf) })
 		if err != nil {
 			return "", err
 		}

@@ -3,11 +3,11 @@
 //
 // # Topology
 //
-// Search runs Spec.Fanout goroutines that share one LIFO queue of tasks. A task is either a
-// directory (read it, filter its entries, queue its subdirectories and its files in small
-// batches) or a batch of files (read each into the goroutine's reused buffer, search the whole
-// buffer, split lines only around hits). Walking and searching therefore overlap and balance
-// across the goroutines; no goroutine outlives Search.
+// Search runs on walk.Walk: Spec.Fanout goroutines share one LIFO queue of tasks. A task is
+// either a directory (read it, filter its entries, queue its subdirectories and its files in
+// small batches) or a batch of files, which grep searches (read each into the goroutine's
+// reused buffer, search the whole buffer, split lines only around hits). Walking and
+// searching therefore overlap and balance across the goroutines; no goroutine outlives Search.
 //
 // # Concurrency contract
 //
@@ -28,7 +28,8 @@
 //
 // # Filtering
 //
-// Symlinks are never followed nor searched. Hidden entries (names starting with '.') are
+// The walk package decides which files are searched; its rules, summed up here, are the same
+// for every user of the walk. Symlinks are never followed nor searched. Hidden entries (names starting with '.') are
 // skipped unless Spec.Hidden. Directories named in Spec.SkipDirs are skipped. Unless
 // Spec.NoIgnore, ignore files follow ripgrep's rules: `.ignore` everywhere, `.gitignore` and
 // `.git/info/exclude` only inside a git work tree, ignore files of the root's ancestors

@@ -1,20 +1,5 @@
 package grep
 
-// entryKind is what a directory entry is, as far as the walk cares.
-type entryKind uint8
-
-const (
-	kindOther entryKind = iota // devices, sockets, fifos: never searched
-	kindFile
-	kindDir
-	kindSymlink // never followed nor searched
-)
-
-type dirEntry struct {
-	name string
-	kind entryKind
-}
-
 // readChunk bounds one read call so that a stop request is seen between chunks.
 const readChunk = 1 << 20
 

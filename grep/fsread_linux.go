@@ -4,84 +4,11 @@ package grep
 
 import (
 	"bytes"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pmacs-go/pmacs-go/internal/eintr"
 )
-
-// readDir lists path with getdents64 into the caller's reused buffer, so an entry costs no
-// stat call: the kernel reports each entry's type.
-func readDir(path string, buf []byte, dst []dirEntry, stopped func() bool) ([]dirEntry, error) {
-	fd, err := openRetry(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
-	if err != nil {
-		return dst, err
-	}
-	defer unix.Close(fd)
-	for !stopped() {
-		n, err := unix.Getdents(fd, buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return dst, err
-		}
-		if n <= 0 {
-			break
-		}
-		for off := 0; off < n; {
-			// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
-			reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
-			typ := buf[off+18]
-			name := buf[off+19 : off+reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			off += reclen
-			if len(name) == 0 || (name[0] == '.' && (len(name) == 1 || (len(name) == 2 && name[1] == '.'))) {
-				continue
-			}
-			e := dirEntry{name: string(name)}
-			switch typ {
-			case unix.DT_REG:
-				e.kind = kindFile
-			case unix.DT_DIR:
-				e.kind = kindDir
-			case unix.DT_LNK:
-				e.kind = kindSymlink
-			case unix.DT_UNKNOWN:
-				e.kind = lstatKind(fd, e.name)
-			}
-			dst = append(dst, e)
-		}
-	}
-	return dst, nil
-}
-
-// lstatKind serves file systems whose getdents does not report types.
-func lstatKind(dirfd int, name string) entryKind {
-	var st unix.Stat_t
-	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return kindOther
-	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return kindFile
-	case unix.S_IFDIR:
-		return kindDir
-	case unix.S_IFLNK:
-		return kindSymlink
-	}
-	return kindOther
-}
-
-func openRetry(path string, flags int) (int, error) {
-	for {
-		fd, err := unix.Open(path, flags, 0)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
-}
 
 // firstRead is the size of a file's first read: most source files fit in it whole.
 const firstRead = 128 << 10
@@ -94,7 +21,9 @@ const firstRead = 128 << 10
 func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
 	// O_NONBLOCK: should a fifo replace the file after the walk saw it, open and read must not
 	// block (it changes nothing for a regular file).
-	fd, err := openRetry(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK)
+	fd, err := eintr.Value(func() (int, error) {
+		return unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	})
 	if err != nil {
 		return nil, buf, fileSkipped
 	}
@@ -115,7 +44,7 @@ func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]b
 		return data, buf, fileOK
 	}
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxBytes {
+	if eintr.Retry(func() error { return unix.Fstat(fd, &st) }) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxBytes {
 		return nil, buf, fileSkipped
 	}
 	if bytes.IndexByte(buf[:min(n, binaryProbe)], 0) >= 0 {
@@ -145,10 +74,5 @@ func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]b
 }
 
 func readRetry(fd int, p []byte) (int, error) {
-	for {
-		n, err := unix.Read(fd, p)
-		if err != unix.EINTR {
-			return n, err
-		}
-	}
+	return eintr.Value(func() (int, error) { return unix.Read(fd, p) })
 }

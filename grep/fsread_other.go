@@ -8,36 +8,6 @@ import (
 	"os"
 )
 
-func readDir(path string, _ []byte, dst []dirEntry, stopped func() bool) ([]dirEntry, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return dst, err
-	}
-	defer f.Close()
-	for !stopped() {
-		ents, err := f.ReadDir(256)
-		for _, de := range ents {
-			e := dirEntry{name: de.Name()}
-			switch t := de.Type(); {
-			case t.IsRegular():
-				e.kind = kindFile
-			case t.IsDir():
-				e.kind = kindDir
-			case t&os.ModeSymlink != 0:
-				e.kind = kindSymlink
-			}
-			dst = append(dst, e)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return dst, err
-		}
-	}
-	return dst, nil
-}
-
 func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -82,7 +82,7 @@ func Validate(spec Spec) error {
 type plan struct {
 	spec     Spec
 	matcher  *matcher // nil for the empty pattern
-	skipDirs map[string]struct{}
+	skipDirs []string // never nil: the walk's nil means none
 	fanout   int
 }
 
@@ -120,13 +120,9 @@ func prepare(spec Spec) (*plan, error) {
 	if p.spec.MaxResults < 0 {
 		p.spec.MaxResults = 0
 	}
-	skip := spec.SkipDirs
-	if skip == nil {
-		skip = DefaultSkipDirs
-	}
-	p.skipDirs = make(map[string]struct{}, len(skip))
-	for _, d := range skip {
-		p.skipDirs[d] = struct{}{}
+	p.skipDirs = spec.SkipDirs
+	if p.skipDirs == nil {
+		p.skipDirs = DefaultSkipDirs
 	}
 	return p, nil
 }

@@ -3,6 +3,8 @@ package grep
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/pmacs-go/pmacs-go/walk"
 )
 
 // emitChunk caps the matches held for one emit call, so a file where every line matches
@@ -20,10 +22,7 @@ var testHookFile func(rel string)
 type worker struct {
 	s         *search
 	m         *matcher
-	buf       []byte // file content, reused across files
-	dirBuf    []byte // getdents buffer
-	entries   []dirEntry
-	produced  []task
+	buf       []byte      // file content, reused across files
 	spans     [][2]uint32 // spans of the line being examined
 	held      []held      // matches of the current file not yet emitted
 	texts     []byte      // their texts, back to back
@@ -32,7 +31,7 @@ type worker struct {
 }
 
 func newWorker(s *search) *worker {
-	return &worker{s: s, m: s.plan.matcher, dirBuf: make([]byte, 32<<10)}
+	return &worker{s: s, m: s.plan.matcher}
 }
 
 // stopped polls for the end of the search. The context is polled here, by the goroutines
@@ -51,95 +50,9 @@ func (w *worker) stopped() bool {
 	}
 }
 
-func (w *worker) run() {
-	for {
-		t, ok := w.s.next()
-		if !ok {
-			return
-		}
-		w.produced = w.produced[:0]
-		if t.files == nil {
-			w.walkDir(t.dir)
-		} else {
-			for _, name := range t.files {
-				if w.stopped() {
-					break
-				}
-				w.searchFile(t.dir, name)
-			}
-		}
-		w.s.done(w.produced)
-		clear(w.produced)
-	}
-}
-
-// walkDir reads one directory and queues its subdirectories and batches of its files.
-func (w *worker) walkDir(d *dirNode) {
-	var err error
-	w.entries, err = readDir(d.abs, w.dirBuf, w.entries[:0], w.stopped)
-	if err != nil {
-		return // unreadable directories are skipped, as ripgrep skips them (with a warning)
-	}
-	p := w.s.plan
-	ign := d.ign
-	if !p.spec.NoIgnore {
-		var hasDot, hasGitignore, hasGit bool
-		for _, e := range w.entries {
-			switch e.name {
-			case ".ignore":
-				hasDot = e.kind == kindFile
-			case ".gitignore":
-				hasGitignore = e.kind == kindFile
-			case ".git":
-				hasGit = true
-			}
-		}
-		strip := 0
-		if d.rel != "" {
-			strip = len(d.rel) + 1
-		}
-		ign = newLevel(ign, d.abs, hasDot, hasGitignore, hasGit, strip, "")
-	}
-	var batch []string
-	for _, e := range w.entries {
-		if e.kind != kindFile && e.kind != kindDir {
-			continue // symlinks are not followed; devices and the like are not searched
-		}
-		isDir := e.kind == kindDir
-		if isDir {
-			if _, skip := p.skipDirs[e.name]; skip {
-				continue
-			}
-		}
-		rel := e.name
-		if d.rel != "" {
-			rel = d.rel + "/" + e.name
-		}
-		verdict := ign.match(rel, isDir)
-		if verdict == ignoreIgnored || (verdict == ignoreNone && !p.spec.Hidden && e.name[0] == '.') {
-			continue
-		}
-		if isDir {
-			w.produced = append(w.produced, task{dir: &dirNode{abs: d.abs + "/" + e.name, rel: rel, ign: ign}})
-			continue
-		}
-		if batch == nil {
-			batch = make([]string, 0, fileBatch)
-		}
-		batch = append(batch, e.name)
-		if len(batch) == fileBatch {
-			w.produced = append(w.produced, task{dir: d, files: batch})
-			batch = nil
-		}
-	}
-	if len(batch) > 0 {
-		w.produced = append(w.produced, task{dir: d, files: batch})
-	}
-}
-
 // searchFile reads one file into the worker's buffer and reports its matches.
-func (w *worker) searchFile(d *dirNode, name string) {
-	data, buf, status := readFile(d.abs+"/"+name, w.buf, w.s.plan.spec.MaxFileBytes, w.stopped)
+func (w *worker) searchFile(d *walk.Dir, name string) {
+	data, buf, status := readFile(d.Path()+"/"+name, w.buf, w.s.plan.spec.MaxFileBytes, w.stopped)
 	w.buf = buf
 	switch status {
 	case fileStopped:
@@ -153,10 +66,7 @@ func (w *worker) searchFile(d *dirNode, name string) {
 	if p := w.s.plan.spec.Progress; p != nil {
 		p.Add(1)
 	}
-	rel := name
-	if d.rel != "" {
-		rel = d.rel + "/" + name
-	}
+	rel := d.Join(name)
 	if testHookFile != nil {
 		testHookFile(rel)
 	}

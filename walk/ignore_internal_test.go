@@ -1,4 +1,4 @@
-package grep
+package walk
 
 import (
 	"fmt"
@@ -402,4 +402,92 @@ func BenchmarkGlobPathological(b *testing.B) {
 			}
 		})
 	}
+}
+
+// refIgnoreVerdict is the reference for one ignore file: gitignore's line rules written out
+// from scratch, each line's glob matched by refWildmatch, the last matching line winning.
+func refIgnoreVerdict(body, rel string, isDir bool) ignoreResult {
+	lines := strings.Split(body, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		s := strings.TrimSuffix(lines[i], "\r")
+		if s == "" || s[0] == '#' || !utf8.ValidString(s) {
+			continue
+		}
+		for strings.HasSuffix(s, " ") && !strings.HasSuffix(s, "\\ ") {
+			s = s[:len(s)-1]
+		}
+		negate := strings.HasPrefix(s, "!")
+		s = strings.TrimPrefix(s, "!")
+		dirOnly := strings.HasSuffix(s, "/")
+		s = strings.TrimRight(s, "/")
+		anchored := strings.Contains(s, "/")
+		s = strings.TrimPrefix(s, "/")
+		if s == "" || (dirOnly && !isDir) {
+			continue
+		}
+		subject := rel[strings.LastIndexByte(rel, '/')+1:]
+		if anchored {
+			subject = rel
+		}
+		if refWildmatch(s, subject) {
+			if negate {
+				return ignoreWhitelist
+			}
+			return ignoreIgnored
+		}
+	}
+	return ignoreNone
+}
+
+// Ignore-file line tokens (negation, anchoring, directory-only, '**', classes, escapes,
+// comments, trailing spaces, CR, an invalid byte, the star-heavy glob of issue 11) and path
+// segments for FuzzIgnoreFileAgreesWithReference.
+var (
+	ignoreLineTokens = []string{"!", "/", "*", "**", "?", "a", "b", ".txt", ".", "sub", "deep",
+		"[ab]", "[!a]", "[a-c]", "\\", " ", "#", "\xff", "[", ".h", "c", "\r", "*a*a*a*a*a*a*a*a*a*a*b", "é"}
+	ignorePathSegments = []string{"a", "b.txt", "sub", "deep", ".h", "c", "ab", "é", strings.Repeat("a", 41), "a b", "#x"}
+)
+
+// FuzzIgnoreFileAgreesWithReference checks one compiled ignore file against the reference on
+// paths of up to four segments, as files and as directories (moved here with the ignore
+// code from grep's fuzz target, where it checked each ignore file of a case the same way).
+func FuzzIgnoreFileAgreesWithReference(f *testing.F) {
+	f.Add([]byte{22, 255, 8, 0, 1}, []byte{0, 8, 1})
+	f.Add([]byte{0, 5, 7, 255, 2, 7}, []byte{2, 1})
+	f.Add([]byte{1, 9, 1, 10, 255, 10, 1, 255, 0, 19}, []byte{2, 3, 1})
+	f.Add([]byte{15, 15, 255, 16, 5, 255, 3, 1, 10}, []byte{9, 10})
+	f.Fuzz(func(t *testing.T, lineBytes, pathBytes []byte) {
+		var body strings.Builder
+		for i, b := range lineBytes {
+			if i >= 48 {
+				break
+			}
+			if b == 255 {
+				body.WriteByte('\n')
+				continue
+			}
+			body.WriteString(ignoreLineTokens[int(b)%len(ignoreLineTokens)])
+		}
+		var segs []string
+		for i, b := range pathBytes {
+			if i >= 4 {
+				break
+			}
+			segs = append(segs, ignorePathSegments[int(b)%len(ignorePathSegments)])
+		}
+		if len(segs) == 0 {
+			return
+		}
+		g := parseGitignore([]byte(body.String()))
+		rel := strings.Join(segs, "/")
+		for _, isDir := range []bool{false, true} {
+			got := ignoreNone
+			if g != nil {
+				got = g.match(rel, isDir)
+			}
+			if want := refIgnoreVerdict(body.String(), rel, isDir); got != want {
+				t.Fatalf("ignore file %q on %q dir=%v: got %v, reference %v", body.String(), rel, isDir, got, want)
+			}
+		}
+	})
 }
