@@ -89,7 +89,16 @@ func TestFindFilesRanksLikeFuzzySearch(t *testing.T) {
 	}
 }
 
+// statAlways makes every query compare the directories' mtimes, as a query
+// made findStatEvery after the previous one does.
+func statAlways(t *testing.T) {
+	old := findStatEvery
+	findStatEvery = 0
+	t.Cleanup(func() { findStatEvery = old })
+}
+
 func TestFindFilesCacheFreshness(t *testing.T) {
+	statAlways(t)
 	rt := newRT(t, 2)
 	root := makeTree(t, map[string]string{"a/alpha.txt": "", "a/beta.txt": "", "c/gamma.txt": "", "delta.txt": ""})
 	spec := FindSpec{Root: root, Query: "txt", Limit: 100}
@@ -136,6 +145,7 @@ func TestFindFilesCacheFreshness(t *testing.T) {
 // A warm cache is not walked again: a file added without touching any
 // directory's mtime (the mtime is put back) stays unseen.
 func TestFindFilesWarmCacheDoesNotWalk(t *testing.T) {
+	statAlways(t)
 	rt := newRT(t, 2)
 	root := makeTree(t, map[string]string{"a/one.txt": ""})
 	spec := FindSpec{Root: root, Query: "txt"}
@@ -252,4 +262,16 @@ func TestFuzzySourcesAreCapped(t *testing.T) {
 	}
 	require.Equal(t, maxFuzzySources, rt.FuzzySourceLen())
 	require.False(t, rt.FreeFuzzySource(first), "the least recently used source is evicted")
+}
+
+// A job whose wait for a busy cache ends by cancellation must leave the
+// holder's lock alone; before, it took the token back and let a second job
+// into the cache while the first still walked (a concurrent map write).
+func TestLockCacheCancelledWaiterLeavesTheHolder(t *testing.T) {
+	lock := make(chan struct{}, 1)
+	lock <- struct{}{} // held by another job
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, lockCache(ctx, &task{}, lock), context.Canceled)
+	require.Len(t, lock, 1, "the holder still holds the cache")
 }
