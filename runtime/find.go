@@ -73,10 +73,61 @@ var ErrUnknownSource = errors.New("unknown fuzzy source")
 // goroutine; what they point to is shared with workers under each entry's
 // own lock.
 type finderState struct {
+	life       *walkLife
 	caches     map[cacheKey]*fileCache
 	cacheUse   uint64
 	sources    map[SourceID]*fuzzySource
 	nextSource SourceID
+}
+
+// walkLife bounds the first walks of roots, which outlive the job that
+// started them (see fileCache.bg): Close stops them and waits for them.
+type walkLife struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// start runs fn on a goroutine of its own unless the runtime is closing.
+func (l *walkLife) start(fn func(ctx context.Context)) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.wg.Go(func() { fn(l.ctx) })
+	return true
+}
+
+// closeFinder stops the walks in flight and waits for them; called by Close.
+func (rt *Runtime) closeFinder() {
+	l := rt.finder.life
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.cancel()
+	l.wg.Wait()
+}
+
+// bgWalk is a root's first listing. It runs on a goroutine of its own, not
+// under the job that started it, so that a query superseded while the tree
+// is still being listed (the user typing into a picker that just opened)
+// stops at once without throwing the listing away: the next query's job
+// takes the files listed so far and waits for the rest. The walk hands its
+// chunks over under mu; only the job holding the cache's lock moves them
+// into the store.
+type bgWalk struct {
+	mu    sync.Mutex
+	files []string
+	dirs  []walk.DirInfo
+	done  bool
+	err   error
+	wake  chan struct{} // a token after every chunk and at the end
 }
 
 type cacheKey struct {
@@ -102,8 +153,11 @@ type fileCache struct {
 	inboxMu sync.Mutex
 	inbox   []ResourceOp // absolute paths, posted by Tick
 
+	life     *walkLife
 	lock     chan struct{} // a one-slot semaphore a job can wait on and give up when cancelled
 	complete bool          // a walk finished; otherwise the next job walks afresh
+	bg       *bgWalk       // the first walk, while it runs
+	walks    int           // first walks started, for tests
 	store    *fuzzy.Store
 	index    map[string]int       // live path -> store index
 	dirs     map[string]time.Time // directory -> its mtime when listed
@@ -261,7 +315,11 @@ func (rt *Runtime) fileCache(k cacheKey) *fileCache {
 	f.cacheUse++
 	c := f.caches[k]
 	if c == nil {
-		c = &fileCache{key: k, lock: make(chan struct{}, 1)}
+		if f.life == nil {
+			ctx, cancel := context.WithCancel(context.Background())
+			f.life = &walkLife{ctx: ctx, cancel: cancel}
+		}
+		c = &fileCache{key: k, lock: make(chan struct{}, 1), life: f.life}
 		f.caches[k] = c
 		if len(f.caches) > maxFindCaches {
 			var old *fileCache
@@ -370,46 +428,115 @@ func (c *fileCache) find(ctx context.Context, w *task, pat fuzzy.Pattern, limit 
 	return r, nil
 }
 
-// walkAll lists the whole root afresh, sending a ranked snapshot about every
-// findSnapshotEvery while it runs.
+// walkAll lists the whole root, on a background walk (started here unless
+// one is running already), moving its chunks into the store and sending a
+// ranked snapshot about every findSnapshotEvery until it ends. Cancelling
+// ctx stops this job within one chunk; the walk goes on for the next job.
 func (c *fileCache) walkAll(ctx context.Context, w *task, pat fuzzy.Pattern, limit int) error {
-	c.store = &fuzzy.Store{}
-	c.index = make(map[string]int)
-	c.dirs = make(map[string]time.Time)
-	c.last = nil
-	c.checkedAt = time.Now()
+	if c.bg == nil {
+		c.store = &fuzzy.Store{}
+		c.index = make(map[string]int)
+		c.dirs = make(map[string]time.Time)
+		c.last = nil
+		c.checkedAt = time.Now()
+		bg := &bgWalk{wake: make(chan struct{}, 1)}
+		root, opts := c.key.root, c.walkOptions()
+		started := c.life.start(func(life context.Context) {
+			err := listRecovered(life, root, opts, func(ch walk.Chunk) error {
+				bg.mu.Lock()
+				bg.files = append(bg.files, ch.Files...)
+				bg.dirs = append(bg.dirs, ch.Dirs...)
+				bg.mu.Unlock()
+				bg.signal()
+				return nil
+			})
+			bg.mu.Lock()
+			bg.done, bg.err = true, err
+			bg.mu.Unlock()
+			bg.signal()
+		})
+		if !started {
+			return errors.New("runtime is closed")
+		}
+		c.bg = bg
+		c.walks++
+	}
+	bg := c.bg
 	var last time.Time
 	var prev *fuzzy.Result
-	err := walk.List(ctx, c.key.root, c.walkOptions(), func(ch walk.Chunk) error {
-		c.addChunk("", ch)
-		if time.Since(last) < findSnapshotEvery {
+	for {
+		bg.mu.Lock()
+		files, dirs, done, werr := bg.files, bg.dirs, bg.done, bg.err
+		bg.files, bg.dirs = nil, nil
+		bg.mu.Unlock()
+		c.addChunk("", walk.Chunk{Files: files, Dirs: dirs})
+		if done {
+			c.bg = nil
+			if werr != nil {
+				return werr
+			}
+			c.complete = true
 			return nil
 		}
-		// Refining with the same pattern scores the previous matches and
-		// the files added since, not the whole list again.
-		var res *fuzzy.Result
-		var err error
-		if prev != nil {
-			res, err = prev.Refine(ctx, pat, fuzzy.Options{Limit: limit})
-		} else {
-			res, err = fuzzy.Search(ctx, c.store, pat, fuzzy.Options{Limit: limit})
+		if len(files) > 0 && time.Since(last) >= findSnapshotEvery {
+			// Refining with the same pattern scores the previous matches
+			// and the files added since, not the whole list again.
+			var res *fuzzy.Result
+			var err error
+			if prev != nil {
+				res, err = prev.Refine(ctx, pat, fuzzy.Options{Limit: limit})
+			} else {
+				res, err = fuzzy.Search(ctx, c.store, pat, fuzzy.Options{Limit: limit})
+			}
+			if err != nil {
+				return err
+			}
+			prev = res
+			if err := w.acquire(ctx, 1); err != nil {
+				return err
+			}
+			w.send(reply{Kind: replyRanked, Ranking: toRanking(c.store, res, false)})
+			last = time.Now()
 		}
-		if err != nil {
+		if err := waitWake(ctx, w, bg.wake); err != nil {
 			return err
 		}
-		prev = res
-		if err := w.acquire(ctx, 1); err != nil {
-			return err
-		}
-		w.send(reply{Kind: replyRanked, Ranking: toRanking(c.store, res, false)})
-		last = time.Now()
-		return nil
-	})
-	if err != nil {
-		return err
 	}
-	c.complete = true
-	return nil
+}
+
+func (bg *bgWalk) signal() {
+	select {
+	case bg.wake <- struct{}{}:
+	default:
+	}
+}
+
+// waitWake waits, parked, for the walk's next chunk or the job's cancel.
+func waitWake(ctx context.Context, w *task, wake chan struct{}) error {
+	select {
+	case <-wake:
+		return nil
+	default:
+	}
+	w.actor.Park(func() {
+		select {
+		case <-wake:
+		case <-ctx.Done():
+		}
+	})
+	return ctx.Err()
+}
+
+// listRecovered is walk.List with a panic in the walk turned into an error:
+// it runs on a goroutine of the runtime's own, where a panic would end the
+// process.
+func listRecovered(ctx context.Context, root string, opts walk.Options, emit func(walk.Chunk) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the walk panicked: %v", p)
+		}
+	}()
+	return walk.List(ctx, root, opts, emit)
 }
 
 func (c *fileCache) walkOptions() walk.Options {

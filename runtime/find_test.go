@@ -275,3 +275,60 @@ func TestLockCacheCancelledWaiterLeavesTheHolder(t *testing.T) {
 	require.ErrorIs(t, lockCache(ctx, &task{}, lock), context.Canceled)
 	require.Len(t, lock, 1, "the holder still holds the cache")
 }
+
+// A query superseded while the root's first walk runs stops, but the walk
+// goes on for the next query, which takes what was listed so far instead of
+// walking again: typing into a picker that just opened never restarts it.
+func TestFindFilesSupersededFirstQueryKeepsTheWalk(t *testing.T) {
+	rt := newRT(t, 2)
+	files := map[string]string{}
+	for i := range 3000 {
+		files[fmt.Sprintf("d%d/f%d.txt", i%50, i)] = ""
+	}
+	root := makeTree(t, files)
+	var last JobID
+	for _, q := range []string{"", "f", "f1", "f12"} {
+		last = rt.DispatchFindFiles(FindSpec{Root: root, Query: q}, DispatchOptions{Key: "picker"})
+	}
+	var final Ranking
+	pumpFor(t, rt, 10*time.Second, func() bool {
+		for _, b := range rt.TakeStreamBatches() {
+			if b.ID == last && b.Closed {
+				require.Equal(t, Complete, b.Outcome.State, "%v", b.Outcome.Err)
+				final = b.Outcome.Value.(Ranking)
+				return true
+			}
+		}
+		return false
+	})
+	require.Equal(t, 3000, final.Candidates)
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	res, err := fuzzy.Search(context.Background(), fuzzy.NewStore(paths), fuzzy.ParsePattern("f12"), fuzzy.Options{Limit: 1})
+	require.NoError(t, err)
+	want := res.Total
+	require.Equal(t, want, final.Total)
+	abs, err := filepath.Abs(root)
+	require.NoError(t, err)
+	c := rt.finder.caches[cacheKey{root: abs}]
+	require.NotNil(t, c)
+	require.Equal(t, 1, c.walks, "the root was walked once")
+}
+
+// Close stops a first walk that no job waits for any more and waits for it:
+// no goroutine of it outlives the runtime (goleak checks in TestMain).
+func TestFindFilesCloseStopsTheWalk(t *testing.T) {
+	rt := newRT(t, 2)
+	files := map[string]string{}
+	for i := range 2000 {
+		files[fmt.Sprintf("d%d/f%d.txt", i%40, i)] = ""
+	}
+	root := makeTree(t, files)
+	id := rt.DispatchFindFiles(FindSpec{Root: root}, DispatchOptions{})
+	rt.Cancel(id)
+	rt.Close()
+	require.True(t, rt.finder.life.closed)
+	require.False(t, rt.finder.life.start(func(context.Context) {}), "no walk starts after Close")
+}

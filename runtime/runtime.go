@@ -156,6 +156,7 @@ func (rt *Runtime) Close() {
 		j.t.ctx.cancel()
 	}
 	rt.exec.Close()
+	rt.closeFinder()
 	rt.spawns.close()
 	rt.wbus.Close()
 }
