@@ -332,3 +332,18 @@ func TestFindFilesCloseStopsTheWalk(t *testing.T) {
 	require.True(t, rt.finder.life.closed)
 	require.False(t, rt.finder.life.start(func(context.Context) {}), "no walk starts after Close")
 }
+
+// The completion ring keeps a ranking's counts, not its matches.
+func TestFinderJobsSummariseTheirRanking(t *testing.T) {
+	rt := newRT(t, 2)
+	o := outcomeOf(t, rt, rt.DispatchFuzzy(FuzzySpec{Items: []string{"alpha", "beta", "gamma"}, Query: "a"}, DispatchOptions{}))
+	require.True(t, o.OK())
+	root := makeTree(t, map[string]string{"one.txt": "", "two.txt": ""})
+	findAll(t, rt, FindSpec{Root: root, Query: "one"}, DispatchOptions{})
+	got := map[Kind]string{}
+	for _, c := range rt.Snapshot().Completed {
+		got[c.Kind] = c.Result
+	}
+	require.Equal(t, "3 of 3 matched", got[KindFuzzy])
+	require.Contains(t, got[KindFindFiles], "1 of 2 matched")
+}
