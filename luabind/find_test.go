@@ -123,3 +123,31 @@ func TestFindFilesSupersedeBurstFromLua(t *testing.T) {
 	require.NoError(t, task.Err(), h.stderr.String())
 	require.Equal(t, []lua.LValue{lua.LNumber(0), lua.LString("d29/file1499.txt"), lua.LNumber(1)}, task.Results())
 }
+
+// A rename and a remove through w.fs reach the next find_files at once.
+func TestFindFilesSeesFsJobsFromLua(t *testing.T) {
+	h := newHarness(t, false)
+	dir := t.TempDir()
+	writeFixture(t, dir)
+	h.b.L().SetGlobal("R", lua.LString(dir))
+	task := h.run(t, `
+		local w = pmacs.workers
+		local function names(q)
+			local r = assert(w.find_files{root = R .. "/fs", query = q}:await())
+			local out = {}
+			for i, m in ipairs(r) do out[i] = m.path end
+			table.sort(out)
+			return table.concat(out, " ")
+		end
+		local before = names("txt")
+		assert(w.fs.rename(R .. "/fs/a.txt", R .. "/fs/renamed.txt"):await())
+		local renamed = names("txt")
+		assert(w.fs.remove(R .. "/fs/full/inner.txt"):await())
+		return before, renamed, names("txt")`)
+	require.NoError(t, task.Err(), h.stderr.String())
+	require.Equal(t, []lua.LValue{
+		lua.LString("a.txt b.txt full/inner.txt"),
+		lua.LString("b.txt full/inner.txt renamed.txt"),
+		lua.LString("b.txt renamed.txt"),
+	}, task.Results())
+}
