@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -569,7 +570,9 @@ func joinRel(prefix, rel string) string {
 
 // refresh brings a complete cache up to date: the directories a reported
 // rename or remove touched, and those whose mtime differs from the listing's,
-// are listed again with everything below them. Stating every directory costs
+// are read again (see relist; a new directory is listed whole). On a
+// 20,000-file tree a change at the root then costs about 3 ms against 42 ms
+// for a walk (BenchmarkFindFilesRefresh). Stating every directory costs
 // one system call each (2 to 4 ms for GOROOT/src's 1,300 directories on two
 // loaded cores, against 23 ms for a walk), so it happens at most every
 // findStatEvery.
@@ -611,47 +614,68 @@ func (c *fileCache) refresh(ctx context.Context, ops []ResourceOp) error {
 	if len(dirty) == 0 {
 		return ctx.Err()
 	}
-	// Only the topmost dirty directories are listed: a listing covers its
-	// subtree.
-	tops := make([]string, 0, len(dirty))
-	for d := range dirty {
-		tops = append(tops, d)
-	}
-	slices.Sort(tops)
-	kept := tops[:0]
-	for _, d := range tops {
-		if len(kept) > 0 && (kept[len(kept)-1] == "" || strings.HasPrefix(d, kept[len(kept)-1]+"/")) {
-			continue
-		}
-		kept = append(kept, d)
-	}
 	if c.store.Len() > 2*c.store.Live()+1024 {
 		// Mostly removed entries: list afresh rather than let the store
 		// grow with every change.
 		c.complete = false
 		return nil
 	}
-	for _, d := range kept {
-		c.removeTree(d)
-		if d == "" {
-			// The root changed: keep the store (indices stay valid
-			// for refinement) and list everything again.
-			c.dirs = make(map[string]time.Time)
-		}
-		err := walk.List(ctx, filepath.Join(c.key.root, filepath.FromSlash(d)), c.walkOptions(), func(ch walk.Chunk) error {
-			c.addChunk(d, ch)
-			return nil
-		})
-		var pe *os.PathError
-		if errors.As(err, &pe) && d != "" && ctx.Err() == nil {
-			continue // the directory is gone: removeTree was the update
-		}
-		if err != nil {
+	order := make([]string, 0, len(dirty))
+	for d := range dirty {
+		order = append(order, d)
+	}
+	slices.Sort(order)
+	for _, d := range order {
+		if err := c.relist(ctx, d); err != nil {
 			c.complete = false // a partial listing: walk afresh next time
 			return err
 		}
 	}
 	return nil
+}
+
+// relist reads the directory d again: its files replace the ones cached
+// for it, and a subdirectory the cache does not know (new, or renamed in) is
+// listed with everything below it. Known subdirectories are not entered:
+// each is compared by its own mtime. A directory that is gone leaves the
+// cache with everything below it.
+func (c *fileCache) relist(ctx context.Context, d string) error {
+	prefix := d + "/"
+	if d == "" {
+		prefix = ""
+	}
+	for p, i := range c.index {
+		if strings.HasPrefix(p, prefix) && !strings.Contains(p[len(prefix):], "/") {
+			_ = c.store.Remove(i)
+			delete(c.index, p)
+		}
+	}
+	var mu sync.Mutex // visit runs on the walk's fanout goroutines
+	err := walk.Walk(ctx, filepath.Join(c.key.root, filepath.FromSlash(d)), c.walkOptions(), func(_ int, dir *walk.Dir, names []string) error {
+		rel := joinRel(d, dir.Rel())
+		mu.Lock()
+		defer mu.Unlock()
+		if names == nil {
+			if _, known := c.dirs[rel]; known && dir.Rel() != "" {
+				return fs.SkipDir
+			}
+			c.dirs[rel] = dir.ModTime()
+			return nil
+		}
+		for _, n := range names {
+			p := joinRel(rel, n)
+			if _, ok := c.index[p]; !ok {
+				c.index[p] = c.store.Add(p)
+			}
+		}
+		return nil
+	})
+	var pe *os.PathError
+	if errors.As(err, &pe) && d != "" && ctx.Err() == nil {
+		c.removeTree(d) // the directory is gone
+		return nil
+	}
+	return err
 }
 
 // changedDirs stats every listed directory on a few goroutines (the calls

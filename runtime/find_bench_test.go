@@ -72,6 +72,21 @@ func BenchmarkFindFilesRefresh(b *testing.B) {
 			require.Equal(b, i, r.Total)
 		}
 	})
+	b.Run("root-changed", func(b *testing.B) {
+		rt := newRT(b, 2)
+		findOnce(b, rt, root, "zzz")
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			i++
+			require.NoError(b, os.WriteFile(filepath.Join(root, fmt.Sprintf("top%d.go", i)), nil, 0o644))
+			future := time.Now().Add(time.Duration(i) * time.Second)
+			require.NoError(b, os.Chtimes(root, future, future))
+			b.StartTimer()
+			r := findOnce(b, rt, root, "top")
+			require.Equal(b, i, r.Total)
+		}
+	})
 	b.Run("unchanged", func(b *testing.B) {
 		rt := newRT(b, 2)
 		findOnce(b, rt, root, "zzz")

@@ -140,6 +140,14 @@ func TestFindFilesCacheFreshness(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(root, "delta.txt")))
 	require.NoError(t, os.Chtimes(root, future, future))
 	require.Equal(t, []string{"a/beta.txt", "a/epsilon.txt", "c/deep/zeta.txt", "c/omega.txt"}, set())
+
+	// A whole directory removed behind its back: the root is re-read
+	// without entering the directories it knows, and the gone one, whose
+	// stat fails, leaves with everything below it.
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "c")))
+	later := future.Add(time.Hour)
+	require.NoError(t, os.Chtimes(root, later, later))
+	require.Equal(t, []string{"a/beta.txt", "a/epsilon.txt"}, set())
 }
 
 // A warm cache is not walked again: a file added without touching any
