@@ -589,15 +589,25 @@ func (c *fileCache) refresh(ctx context.Context, ops []ResourceOp) error {
 		}
 		// A removed or renamed path leaves the cache at once, with
 		// everything below it; its parent is listed again for what
-		// replaced it.
+		// replaced it: the nearest one the listing knows, since one it
+		// does not (hidden, ignored, or new) must be judged by the walk's
+		// rules from above.
 		c.removeTree(rel)
-		parent := ""
-		if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-			parent = rel[:i]
+		if rel == "" {
+			return
 		}
-		if rel != "" {
-			dirty[parent] = true
+		parent := rel
+		for parent != "" {
+			if i := strings.LastIndexByte(parent, '/'); i >= 0 {
+				parent = parent[:i]
+			} else {
+				parent = ""
+			}
+			if _, known := c.dirs[parent]; known {
+				break
+			}
 		}
+		dirty[parent] = true
 	}
 	for _, op := range ops {
 		mark(op.From)

@@ -127,6 +127,16 @@ func TestFindFilesCacheFreshness(t *testing.T) {
 	require.True(t, o.OK(), "%v", o.Err)
 	require.Equal(t, []string{"a/beta.txt", "a/epsilon.txt", "c/omega.txt", "delta.txt"}, set())
 
+	// Renamed into a hidden directory the listing never entered: still
+	// not listed, as a walk would not list it.
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".secret"), 0o755))
+	o = outcomeOf(t, rt, rt.DispatchRename(filepath.Join(root, "a/epsilon.txt"), filepath.Join(root, ".secret/epsilon.txt"), false, DispatchOptions{}))
+	require.True(t, o.OK(), "%v", o.Err)
+	require.Equal(t, []string{"a/beta.txt", "c/omega.txt", "delta.txt"}, set())
+	o = outcomeOf(t, rt, rt.DispatchRename(filepath.Join(root, ".secret/epsilon.txt"), filepath.Join(root, "a/epsilon.txt"), false, DispatchOptions{}))
+	require.True(t, o.OK(), "%v", o.Err)
+	require.Equal(t, []string{"a/beta.txt", "a/epsilon.txt", "c/omega.txt", "delta.txt"}, set())
+
 	// Created behind the editor's back, in a new directory: the parent's
 	// mtime changed. The mtime is set explicitly so a coarse clock cannot
 	// hide the change.
