@@ -27,6 +27,7 @@ func (b *Binding) findFiles(L *lua.LState) int {
 	}
 	// A snapshot is one item whatever its length, so max_batch has no say.
 	o := b.dispatchOptions(f, false)
+	b.dropSuperseded(o.Key)
 	return b.push(L, o, runtime.KindFindFiles, true, func() runtime.JobID { return b.rt.DispatchFindFiles(spec, o) })
 }
 
@@ -50,6 +51,24 @@ func (b *Binding) fuzzy(L *lua.LState) int {
 	}
 	o := b.dispatchOptions(f, false)
 	return b.push(L, o, runtime.KindFuzzy, false, func() runtime.JobID { return b.rt.DispatchFuzzy(spec, o) })
+}
+
+// dropSuperseded makes the handle of the stream running under key drop its
+// snapshots, taken or to come. The runtime drops a superseded stream's items
+// unless it had already finished when the supersede was seen (its replies
+// still on the bus); a picker's old query must not show even then.
+func (b *Binding) dropSuperseded(key string) {
+	if key == "" {
+		return
+	}
+	prev, ok := b.rt.ActiveForKey(key)
+	if !ok {
+		return
+	}
+	if j := b.jobs[prev]; j != nil && j.stream && !j.settled {
+		j.discard = true
+		j.queue = nil
+	}
 }
 
 // findLimitField reads 'limit', refusing more than the runtime ranks.

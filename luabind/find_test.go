@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -150,4 +151,39 @@ func TestFindFilesSeesFsJobsFromLua(t *testing.T) {
 		lua.LString("b.txt full/inner.txt renamed.txt"),
 		lua.LString("b.txt renamed.txt"),
 	}, task.Results())
+}
+
+// A find_files that had already finished on its worker when the next
+// keystroke superseded it (its replies still on the bus) delivers none of
+// its snapshots to Lua.
+func TestFindFilesSupersededAfterFinishingDeliversNothing(t *testing.T) {
+	h := newHarness(t, false)
+	dir := t.TempDir()
+	writeFixture(t, dir)
+	h.b.L().SetGlobal("R", lua.LString(dir))
+	spawn := func(src string) *Task {
+		fn, err := h.b.LoadString(src, "test.lua")
+		require.NoError(t, err)
+		return h.b.Spawn(fn)
+	}
+	spawn(`H1 = pmacs.workers.find_files{root = R, query = "txt", key = "picker"}`)
+	// The job finishes on its worker; no frame takes its replies yet.
+	require.Eventually(t, func() bool {
+		select {
+		case <-h.rt.Ready():
+			return true
+		default:
+			return false
+		}
+	}, 5*time.Second, time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
+	spawn(`H2 = pmacs.workers.find_files{root = R, query = "txta", key = "picker"}`)
+	task := spawn(`
+		local n = 0
+		for batch in H1:batches() do n = n + 1 end
+		local r = H1:await()
+		return n, select("#", H2:await())`)
+	h.drive(t, 10*time.Second)
+	require.NoError(t, task.Err(), h.stderr.String())
+	require.Equal(t, lua.LNumber(0), task.Results()[0], "a superseded find_files delivered snapshots")
 }
