@@ -40,6 +40,10 @@ func (b *Binding) toLua(kind runtime.Kind, v any, tr *lua.LUserData) lua.LValue 
 		if r, ok := v.(runtime.SpawnResult); ok {
 			return systemToLua(b.ls, r)
 		}
+	case runtime.KindFuzzy, runtime.KindFindFiles:
+		if r, ok := v.(runtime.Ranking); ok {
+			return rankingToLua(b.ls, &r, kind == runtime.KindFuzzy)
+		}
 	}
 	return lua.LTrue
 }
@@ -81,6 +85,9 @@ func listingToLua(L *lua.LState, l fsops.Listing) *lua.LTable {
 // batchToLua makes the list a batch is in Lua, sized up front so the array
 // part is allocated once.
 func batchToLua(L *lua.LState, sb *runtime.StreamBatch) *lua.LTable {
+	if sb.Ranking != nil {
+		return rankingToLua(L, sb.Ranking, false)
+	}
 	t := L.CreateTable(sb.Len(), 0)
 	for _, n := range sb.Ints {
 		t.Append(lua.LNumber(n))

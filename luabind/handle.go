@@ -360,6 +360,9 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 		if r, ok := sb.Outcome.Value.(runtime.SpawnResult); ok && j.kind == runtime.KindSpawn {
 			value = exitToLua(b.ls, r)
 		}
+		if j.kind == runtime.KindFindFiles && sb.Outcome.State == runtime.Complete {
+			value = b.toLua(j.kind, sb.Outcome.Value, nil)
+		}
 		b.settled(j, sb.Outcome, value)
 	}
 	if c := j.consumer; c != nil && (len(j.queue) > 0 || j.settled) {
@@ -416,6 +419,6 @@ func (b *Binding) Adopt(id runtime.JobID) (lua.LValue, error) {
 	case b.jobs[id] != nil:
 		return nil, fmt.Errorf("luabind: adopt job %d: already adopted: %w", id, ErrUnknownJob)
 	}
-	stream := kind == runtime.KindEmitN || kind == runtime.KindGrep || kind == runtime.KindSpawn
+	stream := kind == runtime.KindEmitN || kind == runtime.KindGrep || kind == runtime.KindSpawn || kind == runtime.KindFindFiles
 	return b.newHandle(b.ls, id, kind, stream), nil
 }

@@ -185,6 +185,21 @@ return {
 		args({root = R .. "/grep", pattern = "hello", key = "sweep-grep"}),
 		args({root = R .. "/grep", pattern = "hello", key = "sweep-grep"}),
 	},
+	["pmacs.workers.find_files"] = {
+		args({root = R .. "/grep", query = "hel"}),
+		args({root = R .. "/grep", query = "", limit = 1, hidden = true, no_ignore = true}),
+		args({root = R .. "/missing"}),
+		args({root = R .. "/grep", query = "h", key = "sweep-find"}),
+		args({root = R .. "/grep", query = "he", key = "sweep-find"}),
+	},
+	["pmacs.workers.fuzzy"] = {
+		args({items = {"alpha", "beta", "gamma"}, query = "a"}),
+		args({items = {}, query = "x", limit = 1}),
+		args({source = 1, query = "b", key = "sweep-fuzzy"}),
+		args({source = 999999, query = "b"}),
+	},
+	["pmacs.workers.fuzzy_source"] = {args({"alpha", "beta"}), args({})},
+	["pmacs.workers.fuzzy_free"] = {args(2), args(999999)},
 	["pmacs.workers.parse"] = {
 		args({source = "local x = 1\nprint(x)\n", language = "lua"}),
 		args({source = "fn main() {", language = "rust", key = "sweep-parse"}),

@@ -59,6 +59,7 @@ func (b *Binding) install() error {
 		"frame_target_ms": b.frameTargetMs, "set_frame_target_ms": b.setFrameTargetMs,
 		"default_max_batch": b.defaultMaxBatch, "set_default_max_batch": b.setDefaultMaxBatch,
 	})
+	L.SetFuncs(w, b.findFuncs())
 	w.RawSetString("fs", fs)
 	async := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"run": b.asyncRun})
 	pmacs := L.NewTable()

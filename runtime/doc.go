@@ -73,7 +73,7 @@
 //   - a request/reply read (read_dir, stat) dispatched after a mutation
 //     sees it, and one dispatched before a mutation completes before the
 //     mutation starts;
-//   - a stream (grep, emit_n) starts after every mutation dispatched before
+//   - a stream (grep, emit_n, find_files) starts after every mutation dispatched before
 //     it has finished, but runs in the stream lane, holding no gate: a
 //     mutation dispatched after the stream started does not wait for it
 //     and runs while it runs, so the stream may or may not see it;
@@ -81,6 +81,15 @@
 //     it holds no gate, no worker and no per-actor slot while it waits, so a
 //     consumer that awaits a mutation of the same root inside its stream
 //     loop cannot deadlock with it.
+//
+// # The file finder's caches
+//
+// find_files keeps each root's file list (a fuzzy.Store) and fuzzy keeps
+// each FuzzySource's list between jobs. The Runtime only creates these
+// entries and posts the renames and removes Tick reports to a cache's inbox
+// under a short lock; the lists themselves belong to the one job holding the
+// entry's lock, which a job waits for parked and gives up when cancelled.
+// So the main goroutine never waits for a walk or a ranking.
 //
 // # Streams and memory
 //

@@ -25,6 +25,8 @@ const (
 	KindSpawn
 	KindSystem
 	KindSpawnWrite
+	KindFindFiles
+	KindFuzzy
 )
 
 var kindLabels = [...]string{
@@ -43,6 +45,8 @@ var kindLabels = [...]string{
 	KindSpawn:      "spawn",
 	KindSystem:     "system",
 	KindSpawnWrite: "spawn_write",
+	KindFindFiles:  "find_files",
+	KindFuzzy:      "fuzzy",
 }
 
 // String returns the kind's label, e.g. "compute_sum".

@@ -103,6 +103,7 @@ type Runtime struct {
 	malformed uint64
 	closed    bool
 	spawns    spawnTable
+	finder    finderState
 }
 
 // New starts a runtime and its worker pool.
@@ -155,6 +156,7 @@ func (rt *Runtime) Close() {
 		j.t.ctx.cancel()
 	}
 	rt.exec.Close()
+	rt.closeFinder()
 	rt.spawns.close()
 	rt.wbus.Close()
 }
@@ -296,7 +298,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 
 	}
 	switch r.Kind {
-	case replyInts, replyMatches, replyLines:
+	case replyInts, replyMatches, replyLines, replyRanked:
 		rt.pushItems(j, r)
 		return
 	case replyProgress:
@@ -338,6 +340,8 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 		j.state, j.value = Complete, r.Value
 	case replyExit:
 		j.state, j.value = Complete, *r.Exit
+	case replyRanking:
+		j.state, j.value = Complete, *r.Ranking
 	case replyCancelled:
 		j.state = Cancelled
 	case replyFailed:
@@ -374,6 +378,7 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	out.Settled = append(out.Settled, j.id)
 	if j.resource != nil && j.state == Complete {
 		out.Resources = append(out.Resources, *j.resource)
+		rt.noteResource(*j.resource)
 	}
 	if j.key != "" && rt.supersede[j.key] == j.id {
 		delete(rt.supersede, j.key)

@@ -13,19 +13,26 @@ type streamBuf struct {
 	ints     []uint64
 	matches  []grep.Match
 	lines    []SpawnLine
-	progress uint64 // producer-reported progress (grep: files searched)
-	received uint64 // items the stream has sent in all, for the completion ring
-	queued   bool   // in rt.ready
-	held     bool   // HoldStream: deliver nothing until released
+	ranking  *Ranking // the latest undelivered snapshot; a newer one replaces it
+	progress uint64   // producer-reported progress (grep: files searched)
+	received uint64   // items the stream has sent in all, for the completion ring
+	queued   bool     // in rt.ready
+	held     bool     // HoldStream: deliver nothing until released
 }
 
-func (s *streamBuf) len() int { return len(s.ints) + len(s.matches) + len(s.lines) }
+func (s *streamBuf) len() int {
+	n := len(s.ints) + len(s.matches) + len(s.lines)
+	if s.ranking != nil {
+		n++ // a snapshot takes one item of credit
+	}
+	return n
+}
 
 // discard drops undelivered items and returns their credit, so a producer
 // waiting on a cancelled or abandoned stream is not stuck.
 func (s *streamBuf) discard() {
 	n := s.len()
-	s.ints, s.matches, s.lines = nil, nil, nil
+	s.ints, s.matches, s.lines, s.ranking = nil, nil, nil, nil
 	s.credit.Release(n)
 }
 
@@ -39,6 +46,10 @@ type StreamBatch struct {
 	Matches []grep.Match
 	// Lines holds spawn output lines.
 	Lines []SpawnLine
+	// Ranking is a find_files snapshot: the current top matches as a
+	// whole, not items to append. Only the latest undelivered snapshot is
+	// kept, so a consumer that is a frame behind skips the ones it missed.
+	Ranking *Ranking
 	// Progress is the producer's last reported progress (grep: files
 	// searched so far).
 	Progress uint64
@@ -55,10 +66,19 @@ type StreamBatch struct {
 }
 
 // Len returns the number of items in the batch.
-func (b *StreamBatch) Len() int { return len(b.Ints) + len(b.Matches) + len(b.Lines) }
+func (b *StreamBatch) Len() int {
+	n := len(b.Ints) + len(b.Matches) + len(b.Lines)
+	if b.Ranking != nil {
+		n++
+	}
+	return n
+}
 
 func (rt *Runtime) pushItems(j *job, r *reply) {
 	n := len(r.Ints) + len(r.Matches) + len(r.Lines)
+	if r.Ranking != nil {
+		n++
+	}
 	s := j.stream
 	if s == nil || j.state != Running {
 		// Items for a request/reply job are a handler bug; items after a
@@ -70,6 +90,12 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		return
 	}
 	s.received += uint64(n)
+	if r.Ranking != nil {
+		if s.ranking != nil {
+			s.credit.Release(1) // the snapshot it replaces will never be delivered
+		}
+		s.ranking = r.Ranking
+	}
 	if len(s.ints) == 0 && r.Ints != nil {
 		s.ints = r.Ints
 	} else {
@@ -130,7 +156,10 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		}
 		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress}
 		take := min(s.len(), s.maxBatch)
-		if len(s.ints) > 0 {
+		if s.ranking != nil {
+			take = 1
+			b.Ranking, s.ranking = s.ranking, nil
+		} else if len(s.ints) > 0 {
 			b.Ints = s.ints[:take:take]
 			s.ints = s.ints[take:]
 		} else if len(s.matches) > 0 {

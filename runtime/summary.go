@@ -47,6 +47,9 @@ func summarize(j *job) resultSummary {
 		if x, ok := j.value.(SpawnResult); ok {
 			s.small = exitSummary(x)
 		}
+		if x, ok := j.value.(Ranking); ok {
+			s.small = rankingSummary(x)
+		}
 		return s
 	}
 	switch v := j.value.(type) {
@@ -64,6 +67,8 @@ func summarize(j *job) resultSummary {
 		// A system job's output may be megabytes: keep only its shape.
 		return resultSummary{shape: shapeOther, small: fmt.Sprintf("%s, %d bytes of stdout, %d of stderr",
 			exitSummary(v), len(v.Stdout), len(v.Stderr))}
+	case Ranking:
+		return resultSummary{shape: shapeOther, small: rankingSummary(v)}
 	case []any:
 		return resultSummary{shape: shapeArray, n: uint64(len(v))}
 	case map[string]any:
@@ -124,4 +129,9 @@ func exitSummary(x SpawnResult) string {
 		return "signal " + x.Signal
 	}
 	return fmt.Sprintf("exit %d", x.Code)
+}
+
+// rankingSummary keeps a ranking's counts, not its matches.
+func rankingSummary(r Ranking) string {
+	return fmt.Sprintf("%d of %d matched", r.Total, r.Candidates)
 }

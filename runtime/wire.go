@@ -34,6 +34,8 @@ const (
 	replyLines                          // stream items: spawn output lines
 	replyExit                           // spawn or system completed: Exit
 	replyExternal                       // external job completed; its value waits in the job entry
+	replyRanked                         // stream item: a ranked snapshot (find_files)
+	replyRanking                        // find_files or fuzzy completed with its final Ranking
 	replyKindEnd
 )
 
@@ -56,6 +58,7 @@ type reply struct {
 	Value   any
 	Lines   []SpawnLine  // decoded spawn lines
 	Exit    *SpawnResult // spawn and system outcome
+	Ranking *Ranking     // find_files snapshot or final ranking, fuzzy ranking
 	// rawLines are a worker's lines, encoded straight from proc's buffer
 	// (sending encodes before it returns, so aliasing it is safe).
 	rawLines []proc.Line
@@ -67,7 +70,7 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	case replyFailed:
 		fields = 4
 	case replySum, replyParse, replyProgress, replyInts, replyMatches, replyListing, replyEntry, replyValue,
-		replyLines, replyExit:
+		replyLines, replyExit, replyRanked, replyRanking:
 		fields = 3
 	}
 	if err := e.EncodeArrayLen(fields); err != nil {
@@ -114,6 +117,8 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 		return encodeLines(e, r.rawLines)
 	case replyExit:
 		return encodeExit(e, r.Exit)
+	case replyRanked, replyRanking:
+		return encodeRanking(e, r.Ranking)
 	}
 	return nil
 }
@@ -169,6 +174,9 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 	case replyExit:
 		want = 3
 		r.Exit, err = decodeExit(d)
+	case replyRanked, replyRanking:
+		want = 3
+		r.Ranking, err = decodeRanking(d)
 	default:
 		return fmt.Errorf("reply: unknown kind %d", kind)
 	}

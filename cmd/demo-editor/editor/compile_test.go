@@ -99,6 +99,7 @@ func TestCompileSupersedes(t *testing.T) {
 func TestShellCommandShowsOutput(t *testing.T) {
 	dir := t.TempDir()
 	h := startEditor(t, Options{Path: dir})
+	h.waitText("..")
 	h.alt('!')
 	h.waitText("shell command:")
 	h.typeText("echo hello")

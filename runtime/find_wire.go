@@ -1,0 +1,131 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// RankedMatch is one entry of a ranking.
+type RankedMatch struct {
+	// Text is the candidate: a root-relative, '/'-separated path for
+	// find_files, the item itself for fuzzy.
+	Text string
+	// Index is the item's 0-based index in the fuzzy list; -1 for find_files.
+	Index int
+	// Score is fuzzy's score; higher is better.
+	Score int
+	// Positions are the byte offsets in Text of the matched characters,
+	// ascending (nil for an empty query).
+	Positions []int
+}
+
+// Ranking is a find_files snapshot or final ranking, or a fuzzy job's result:
+// the best matches, best first.
+type Ranking struct {
+	Matches []RankedMatch
+	// Total is how many candidates matched; Candidates how many were ranked
+	// (for a snapshot during a walk, the files listed so far).
+	Total      int
+	Candidates int
+}
+
+// minRankedBytes is the smallest encoded ranked match: a fixarray header,
+// an empty string, two fixints and an empty array.
+const minRankedBytes = 5
+
+func encodeRanking(e *msgpack.Encoder, r *Ranking) error {
+	if r == nil {
+		r = &Ranking{}
+	}
+	if err := e.EncodeArrayLen(3); err != nil {
+		return err
+	}
+	if err := e.EncodeInt(int64(r.Total)); err != nil {
+		return err
+	}
+	if err := e.EncodeInt(int64(r.Candidates)); err != nil {
+		return err
+	}
+	if err := e.EncodeArrayLen(len(r.Matches)); err != nil {
+		return err
+	}
+	for i := range r.Matches {
+		m := &r.Matches[i]
+		if err := e.EncodeArrayLen(4); err != nil {
+			return err
+		}
+		if err := e.EncodeString(m.Text); err != nil {
+			return err
+		}
+		if err := e.EncodeInt(int64(m.Index)); err != nil {
+			return err
+		}
+		if err := e.EncodeInt(int64(m.Score)); err != nil {
+			return err
+		}
+		if err := e.EncodeArrayLen(len(m.Positions)); err != nil {
+			return err
+		}
+		for _, p := range m.Positions {
+			if err := e.EncodeInt(int64(p)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func decodeRanking(d *msgpack.Decoder) (*Ranking, error) {
+	n, err := d.DecodeArrayLen()
+	if err != nil {
+		return nil, err
+	}
+	if n != 3 {
+		return nil, fmt.Errorf("ranking: %d fields, want 3", n)
+	}
+	r := &Ranking{}
+	if r.Total, err = d.DecodeInt(); err != nil {
+		return nil, err
+	}
+	if r.Candidates, err = d.DecodeInt(); err != nil {
+		return nil, err
+	}
+	count, err := decodeLen(d, minRankedBytes)
+	if err != nil {
+		return nil, err
+	}
+	r.Matches = make([]RankedMatch, count)
+	for i := range r.Matches {
+		m := &r.Matches[i]
+		fields, err := d.DecodeArrayLen()
+		if err != nil {
+			return nil, err
+		}
+		if fields != 4 {
+			return nil, fmt.Errorf("ranked match: %d fields, want 4", fields)
+		}
+		if m.Text, err = d.DecodeString(); err != nil {
+			return nil, err
+		}
+		if m.Index, err = d.DecodeInt(); err != nil {
+			return nil, err
+		}
+		if m.Score, err = d.DecodeInt(); err != nil {
+			return nil, err
+		}
+		np, err := decodeLen(d, 1)
+		if err != nil {
+			return nil, err
+		}
+		if np > 0 {
+			m.Positions = make([]int, np)
+			for k := range m.Positions {
+				if m.Positions[k], err = d.DecodeInt(); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return r, nil
+}
