@@ -48,6 +48,7 @@ func (b *Binding) Frame() FrameStats {
 	clear(b.next)
 	b.next = b.next[:0]
 
+	b.pollLSP()
 	fs.Tick = b.rt.Tick()
 	for _, id := range fs.Tick.Settled {
 		if j := b.jobs[id]; j != nil && !j.stream {

@@ -64,6 +64,7 @@ func (b *Binding) install() error {
 	pmacs := L.NewTable()
 	pmacs.RawSetString("workers", w)
 	pmacs.RawSetString("async", async)
+	b.installLSP(pmacs)
 	L.SetGlobal("pmacs", pmacs)
 	if loaded, ok := L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable); ok {
 		loaded.RawSetString("pmacs", pmacs)

@@ -129,6 +129,7 @@ func drive(b *luabind.Binding, rt *runtime.Runtime) error {
 		}
 		select {
 		case <-rt.Ready():
+		case <-b.LSPReady():
 		case <-timer.C:
 		}
 		b.Frame()
