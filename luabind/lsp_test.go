@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,7 +36,8 @@ func init() {
 //   - test/never is never answered;
 //   - test/cancels answers the ids $/cancelRequest named so far;
 //   - test/crash exits with code 3 at once;
-//   - textDocument/references answers params.position.line locations;
+//   - textDocument/references answers params.position.line locations,
+//     textDocument/completion as many completion items;
 //   - didOpen and didChange publish one diagnostic whose message is the
 //     document text the server holds, applying incremental edits.
 func fakeServer(in io.Reader, out io.Writer) {
@@ -114,6 +116,15 @@ func fakeServer(in io.Reader, out io.Writer) {
 				locs[i] = map[string]any{"uri": uri, "range": map[string]any{"start": pos, "end": pos}}
 			}
 			reply(locs)
+		case "textDocument/completion":
+			count := int(p["position"].(map[string]any)["line"].(float64))
+			doc := strings.Repeat("Documentation text for the symbol with details. ", 8)
+			items := make([]any, count)
+			for i := range items {
+				items[i] = map[string]any{"label": fmt.Sprintf("Symbol%05d", i), "kind": 1 + i%25, "sortText": fmt.Sprintf("%08d", i),
+					"detail": "func(ctx context.Context) error", "documentation": map[string]any{"kind": "markdown", "value": doc}}
+			}
+			reply(map[string]any{"isIncomplete": false, "items": items})
 		case "textDocument/didOpen":
 			td := p["textDocument"].(map[string]any)
 			uri := td["uri"].(string)
@@ -406,4 +417,56 @@ func BenchmarkLSPToLua(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkLSPFrameWork measures the main goroutine's work per frame
+// (Frame's duration, which includes polling the client) while a 6,000-item
+// completion reply arrives from the fake server and is consumed in Lua:
+// iterated with h:batches() against the baseline of awaiting it whole.
+func BenchmarkLSPFrameWork(b *testing.B) {
+	for _, mode := range []string{"batches", "await-whole"} {
+		b.Run(mode, func(b *testing.B) {
+			b.Setenv(fakeServerEnv, "1")
+			h := newHarness(b, false)
+			exe, err := os.Executable()
+			require.NoError(b, err)
+			L := h.b.L()
+			L.SetGlobal("FAKE", lua.LString(exe))
+			L.SetGlobal("MODE", lua.LString(mode))
+			fn, err := h.b.LoadString(`
+				local c = assert(pmacs.lsp.start{cmd = {FAKE}})
+				local N = ...
+				for _ = 1, N do
+					local h = c:request("textDocument/completion", {
+						textDocument = {uri = "file:///x.go"}, position = {line = 6000, character = 0}})
+					local n = 0
+					if MODE == "batches" then
+						for batch in h:batches() do n = n + #batch end
+					else
+						n = #assert(h:await()).items
+					end
+					assert(n == 6000, n)
+				end
+				c:stop()`, "bench.lua")
+			require.NoError(b, err)
+			var frames []time.Duration
+			b.ResetTimer()
+			task := h.b.Spawn(fn, lua.LNumber(b.N))
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
+			for h.b.Busy() {
+				select {
+				case <-h.rt.Ready():
+				case <-h.b.LSPReady():
+				case <-tick.C:
+				}
+				frames = append(frames, h.b.Frame().Duration)
+			}
+			b.StopTimer()
+			require.NoError(b, task.Err(), h.stderr.String())
+			slices.Sort(frames)
+			b.ReportMetric(float64(frames[len(frames)*99/100])/1e6, "p99-frame-ms")
+			b.ReportMetric(float64(frames[len(frames)-1])/1e6, "max-frame-ms")
+		})
+	}
 }
