@@ -105,3 +105,25 @@ func TestGoplsInTheEditor(t *testing.T) {
 		return !strings.Contains(e.statusText(), "E1") && e.cur.Modified()
 	})
 }
+
+// TestGoFileWithoutGopls proves a missing gopls only leaves a note in
+// *messages*: the file opens and edits as usual, with no error shown.
+func TestGoFileWithoutGopls(t *testing.T) {
+	t.Setenv("PATH", "/usr/bin:/bin")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.until("the note in *messages*", func(e *session) bool {
+		for _, b := range e.bufs {
+			if b.name == "*messages*" && strings.Contains(b.Text(), "gopls not found") {
+				return true
+			}
+		}
+		return false
+	})
+	h.typeText("x")
+	h.until("the edit", func(e *session) bool { return e.cur.Line(0) == "xpackage m" })
+	h.alt('.')
+	h.until("the refusal", func(e *session) bool { return e.msg == "no language server for this buffer" && !e.msgErr })
+}
