@@ -1054,6 +1054,19 @@ local function lsp_change(buf)
   end
 end
 
+-- The servers' showMessage notes, errors and warnings go to *messages*
+-- (their routine logMessage chatter does not).
+ed.on("frame", function()
+  for _, entry in pairs(lsp.clients) do
+    local c = entry.task:done() and entry.task:await()
+    if c then
+      for _, m in ipairs(c:messages()) do
+        if m.show or m.type <= 2 then print("lsp: " .. m.text) end
+      end
+    end
+  end
+end)
+
 ed.on("open", lsp_open)
 ed.on("change", lsp_change)
 ed.on("save", function(buf)
