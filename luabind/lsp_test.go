@@ -470,3 +470,79 @@ func BenchmarkLSPFrameWork(b *testing.B) {
 		})
 	}
 }
+
+// lspSweepLua calls every client method with valid and invalid arguments,
+// and awaits every handle a call returns, against the fake server. Each
+// entry is a list of argument lists (self is added).
+const lspSweepLua = `
+local c, PATH = ...
+local function args(...) return {n = select("#", ...), ...} end
+local uri = "file://" .. PATH
+return {
+	request = {args("test/echo", {a = 1}), args("test/error"), args("test/echo", nil, {key = "k", timeout_ms = 5000}),
+		args("textDocument/references", {textDocument = {uri = uri}, position = {line = 3, character = 0}}), args(5)},
+	notify = {args("test/note", {x = 1}), args()},
+	open = {args(PATH), args(PATH), args(PATH .. ".missing")},
+	change = {args(PATH, {{line = 0, col = 0, end_line = 0, end_col = 0, text = "a"}}), args(PATH .. ".x", {}), args(PATH, "x")},
+	save = {args(PATH), args(PATH .. ".x")},
+	diagnostics = {args(PATH), args(PATH .. ".x")},
+	on_diagnostics = {args(function() end), args(nil), args(3)},
+	status = {args()},
+	messages = {args()},
+	close = {args(PATH), args(PATH)},
+	stop = {args(), args()},
+}`
+
+// TestEveryLSPClientMethodReturnsLuaValues is the value sweep for client
+// methods (the binding-wide sweep only reaches pmacs.lsp.start's refusals,
+// since a client needs a server): every method has an entry, and every
+// value a call or an await returns, at any depth, is a proper Lua value.
+func TestEveryLSPClientMethodReturnsLuaValues(t *testing.T) {
+	h := lspHarness(t)
+	path := filepath.Join(t.TempDir(), "a.go")
+	require.NoError(t, os.WriteFile(path, []byte("hello"), 0o644))
+	L := h.b.L()
+	var bad []string
+	L.SetGlobal("record", L.NewFunction(func(L *lua.LState) int {
+		where := L.CheckString(1)
+		for i := 2; i <= L.GetTop(); i++ {
+			bad = append(bad, badLuaValues(L.Get(i), fmt.Sprintf("%s result %d", where, i-1), map[*lua.LTable]bool{})...)
+		}
+		return 0
+	}))
+	mk, err := h.b.LoadString(lspSweepLua, "lsp_sweep_calls.lua")
+	require.NoError(t, err)
+	L.SetGlobal("MK", mk)
+	L.SetGlobal("PATH", lua.LString(path))
+	task := h.run(t, `
+		local c = assert(pmacs.lsp.start{cmd = {FAKE}, root = DIR})
+		local calls = MK(c, PATH)
+		local names = {}
+		for name in pairs(calls) do names[#names + 1] = name end
+		table.sort(names)
+		-- stop last: the other calls need a running server.
+		for i, name in ipairs(names) do
+			if name == "stop" then table.remove(names, i) break end
+		end
+		names[#names + 1] = "stop"
+		local n = 0
+		for _, name in ipairs(names) do
+			for _, a in ipairs(calls[name]) do
+				local r = {pcall(c[name], c, unpack(a, 1, a.n))}
+				record(name, unpack(r, 2))
+				n = n + 1
+				if r[1] and type(r[2]) == "userdata" and tostring(r[2]):find("^pmacs%.handle") then
+					record(name .. " await", r[2]:await())
+					for batch in r[2]:batches() do record(name .. " batch", batch) end
+				end
+			end
+		end
+		record("tostring", tostring(c))
+		return n > 0 and "ok" or "no calls"`)
+	requireOK(t, h, task)
+	require.Empty(t, bad)
+
+	h.b.lsp.mt.RawGetString("__index").(*lua.LTable).ForEach(func(k, _ lua.LValue) {
+		require.Contains(t, lspSweepLua, "\t"+lua.LVAsString(k)+" = ", "client:%s has no sweep entry", lua.LVAsString(k))
+	})
+}

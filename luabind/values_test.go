@@ -457,7 +457,7 @@ func badLuaValues(v lua.LValue, where string, seen map[*lua.LTable]bool) []strin
 			return []string{where + ": a userdata without its metatable"}
 		}
 		switch x.Value.(type) {
-		case *job, *Task, *tree:
+		case *job, *Task, *tree, *lspClient:
 			return nil
 		}
 		return []string{fmt.Sprintf("%s: a userdata holding %T", where, x.Value)}
