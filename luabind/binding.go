@@ -92,6 +92,8 @@ type Binding struct {
 	mcpMT      *lua.LTable
 	mcpClosing sync.WaitGroup
 
+	lsp lspState // pmacs.lsp clients (lsp.go)
+
 	// Every task resumes under the current interrupt context; Interrupt
 	// cancels it from any goroutine and installs a fresh one.
 	imu     sync.Mutex
@@ -186,7 +188,7 @@ func (b *Binding) Runtime() *runtime.Runtime { return b.rt }
 // Busy reports whether a task is alive or a job dispatched through the
 // binding has not settled yet.
 func (b *Binding) Busy() bool {
-	return b.live > 0 || len(b.jobs) > 0 || len(b.next) > 0 || len(b.run) > 0
+	return b.live > 0 || len(b.jobs) > 0 || len(b.next) > 0 || len(b.run) > 0 || len(b.lsp.iters) > 0
 }
 
 // LiveTasks counts tasks started and not finished (running or parked).
@@ -202,7 +204,7 @@ func (b *Binding) PendingJobs() int { return len(b.jobs) }
 // can only be waiting on each other. A headless runner stops on it instead
 // of waiting forever.
 func (b *Binding) Stalled() bool {
-	if b.live == 0 || len(b.next) > 0 || len(b.run) > 0 {
+	if b.live == 0 || len(b.next) > 0 || len(b.run) > 0 || len(b.lsp.iters) > 0 {
 		return false
 	}
 	for _, j := range b.jobs {
@@ -255,6 +257,7 @@ func (b *Binding) Close() {
 		return
 	}
 	b.closed = true
+	b.closeLSP()
 	for id := range b.jobs {
 		b.rt.Cancel(id)
 	}

@@ -16,6 +16,13 @@
 // waits again while it is being resumed parks until a later frame, so a
 // frame's work is bounded by the tasks that were parked when it began.
 //
+// pmacs.lsp clients (lsp.go) are polled at the start of every Frame, before
+// the Tick, so the requests a poll settles land in that frame. A host waits
+// on LSPReady beside the runtime's Ready. An array result iterated with
+// h:batches() is converted to Lua one batch a frame (at most LSPBatchSize
+// items and about 2 ms), because converting it whole costs the main
+// goroutine tens of milliseconds per thousand items.
+//
 // # Concurrency contract
 //
 // A Binding, its lua.LState and the runtime.Runtime it drives belong to one

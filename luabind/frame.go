@@ -49,6 +49,7 @@ func (b *Binding) Frame() FrameStats {
 	b.next = b.next[:0]
 
 	b.pumpMCP()
+	b.pollLSP()
 	fs.Tick = b.rt.Tick()
 	for _, id := range fs.Tick.Settled {
 		if j := b.jobs[id]; j != nil && !j.stream {

@@ -172,6 +172,9 @@ func (b *Binding) releaseWrite(t *Task) {
 
 func (b *Binding) handleBatches(L *lua.LState) int {
 	j := checkJob(L, "h:batches")
+	if !j.stream && j.kind == runtime.KindLspRequest {
+		return b.lspBatches(L, j)
+	}
 	if !j.stream {
 		raise(L, "h:batches: job %d (%s) is not a stream; use h:await()", j.id, j.kind)
 	}
@@ -277,6 +280,10 @@ func pushAll(L *lua.LState, vals []lua.LValue) int {
 // settle takes a request/reply job's outcome from the runtime, converts it
 // and queues its waiters.
 func (b *Binding) settle(j *job) {
+	if c := b.lsp.owner[j.id]; c != nil {
+		b.settleLSP(j, c)
+		return
+	}
 	var t *lua.LUserData
 	if j.kind == runtime.KindParse {
 		// The tree must be taken before the result: TakeResult drops a

@@ -235,6 +235,9 @@ return {
 	},
 	["pmacs.workers.fs.chmod"] = {args(R .. "/fs/a2.txt", "644"), args(R .. "/missing", 420)},
 	["pmacs.workers.fs.remove"] = {args(R .. "/fs/full/inner.txt"), args(R .. "/missing")},
+	-- A client needs a server: the sweep only exercises start's refusals
+	-- (no program, bad options); luabind/lsp_test.go drives a fake server.
+	["pmacs.lsp.start"] = {may_raise = true, args({cmd = {R .. "/missing-program"}}), args({}), args({cmd = {"x"}, bogus = 1})},
 
 	-- Methods: called on every handle, task and tree the calls above return
 	-- (batches on streams only, close last).
@@ -472,7 +475,7 @@ func badLuaValues(v lua.LValue, where string, seen map[*lua.LTable]bool) []strin
 			return []string{where + ": a userdata without its metatable"}
 		}
 		switch x.Value.(type) {
-		case *job, *Task, *tree:
+		case *job, *Task, *tree, *lspClient:
 			return nil
 		}
 		return []string{fmt.Sprintf("%s: a userdata holding %T", where, x.Value)}

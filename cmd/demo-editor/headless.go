@@ -130,6 +130,7 @@ func drive(b *luabind.Binding, rt *runtime.Runtime) error {
 		select {
 		case <-rt.Ready():
 		case <-b.MCPReady():
+		case <-b.LSPReady():
 		case <-timer.C:
 		}
 		b.Frame()

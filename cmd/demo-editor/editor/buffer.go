@@ -81,6 +81,11 @@ type buffer struct {
 	pendingCursor *pos
 	saving        bool
 	saveAgain     []saveRequest // saves asked for while one runs
+
+	edits editLog // the edits since a script last took them (lspedits.go)
+	// status is a script's note for the status line (ed.set_status): the
+	// language server's diagnostics count, say.
+	status string
 }
 
 func newBuffer(id int, name string) *buffer {
@@ -178,6 +183,7 @@ func endOf(s pos, text string) pos {
 // new row keeps the ending of the last replaced one.
 func (b *buffer) replace(s, e pos, text string, newEnds []bool) (end pos, removed string, oldEnds, ends []bool) {
 	removed = b.textRange(s, e)
+	b.edits.record(b, s, e, text)
 	head := b.lines[s.Row][:s.Col]
 	tail := b.lines[e.Row][e.Col:]
 	parts := strings.Split(text, "\n")
@@ -443,6 +449,7 @@ func (b *buffer) load(ft fileText) {
 	b.lines, b.eol, b.crlf, b.ends = lines, ft.eol, ft.crlf, ends
 	b.hl, b.refs = nil, nil
 	b.undo = undoLog{}
+	b.edits.reset()
 	b.mark = nil
 	b.savedStep = 0
 	b.rev++

@@ -372,6 +372,10 @@ func (e *session) loop(ctx context.Context) error {
 		case <-e.lb.MCPReady():
 			// MCP replies are settled by the frame, like worker replies.
 			e.replies = true
+		case <-e.lb.LSPReady():
+			// Frame polls the language clients: their replies and
+			// diagnostics count as replies to draw.
+			e.replies = true
 		case fn := <-e.calls:
 			fn()
 		case <-timer.C:

@@ -30,6 +30,8 @@ local all_keys = {
   "  C-e                             *messages*",
   "  M-x                             commands: grep, dired, workers, open, sleep, sum, frame-target",
   "  M-:                             evaluate a line of Lua and show what it returns",
+  "  M-., M-k, M-?                   language server: definition, hover, references (Enter jumps)",
+  "  M-e                             *diagnostics* from the language server (Enter jumps)",
   "  C-g                             interrupt a runaway script; cancel a prompt",
   "  C-q                             quit (twice within 3 s with unsaved changes)",
   "  F1                              this list",
@@ -914,6 +916,263 @@ commands.shell = function(arg)
   if arg == "" then ed.error("shell: needs a command") return end
   shell_command(arg)
 end
+
+------------------------------------------------------------------ language server
+
+-- Go files are synced with gopls (from the project's .bin/ or PATH; a
+-- missing gopls is only noted in *messages*). Edits go out as incremental
+-- didChange from ed.take_edits, never a diff of the text. Other servers:
+-- add an entry to lsp_servers.
+local lsp_servers = {
+  go = {name = "gopls", bins = {".bin/gopls"}, program = "gopls"},
+}
+local lsp = {clients = {}, docs = {}, diags = {}}
+
+-- utf16_col turns a byte column of line into LSP's UTF-16 column, and
+-- byte_col the other way.
+local function utf16_col(line, col)
+  local n = 0
+  for i = 1, math.min(col, #line) do
+    local c = line:byte(i)
+    if c < 0x80 or (c >= 0xC0 and c < 0xF0) then n = n + 1 elseif c >= 0xF0 then n = n + 2 end
+  end
+  return n
+end
+
+local function byte_col(line, units)
+  local n, i = 0, 1
+  while i <= #line and n < units do
+    local c = line:byte(i)
+    local len = c < 0x80 and 1 or c < 0xE0 and 2 or c < 0xF0 and 3 or 4
+    n = n + (len == 4 and 2 or 1)
+    i = i + len
+  end
+  return i - 1
+end
+
+local function to_uri(path) return "file://" .. path end
+local function from_uri(uri)
+  local p = uri:gsub("^file://", "")
+  return (p:gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end))
+end
+
+local function relative(path)
+  local root = ed.root() .. "/"
+  if path:sub(1, #root) == root then return path:sub(#root + 1) end
+  return path
+end
+
+local severity_names = {"error", "warning", "info", "hint"}
+
+local function diag_status(buf, ds)
+  local counts = {0, 0, 0, 0}
+  for _, d in ipairs(ds) do counts[d.severity] = (counts[d.severity] or 0) + 1 end
+  if #ds == 0 then ed.set_status(buf, "") return end
+  ed.set_status(buf, string.format("E%d W%d", counts[1], counts[2]))
+end
+
+local function render_diagnostics(buf)
+  local rows = {string.format("diagnostics (Enter jumps)")}
+  local paths = {}
+  for path in pairs(lsp.diags) do paths[#paths + 1] = path end
+  table.sort(paths)
+  for _, path in ipairs(paths) do
+    for _, d in ipairs(lsp.diags[path]) do
+      rows[#rows + 1] = string.format("%s:%d:%d: %s: %s", relative(path), d.line + 1, d.col + 1,
+        severity_names[d.severity] or "error", (d.message:gsub("\n", " ")))
+    end
+  end
+  ed.set_lines(buf, 0, -1, rows)
+end
+
+local function on_diagnostics(client, path)
+  local ds = client:diagnostics(path)
+  lsp.diags[path] = #ds > 0 and ds or nil
+  local buf = ed.find(path)
+  if buf then diag_status(buf, ds) end
+  local list = ed.find("*diagnostics*")
+  if list then render_diagnostics(list) end
+end
+
+-- lsp_client returns the client for a language, starting it once (inside
+-- a task); nil when no server is configured or found.
+local function lsp_client(lang)
+  local spec = lsp_servers[lang]
+  if not spec then return nil end
+  local entry = lsp.clients[lang]
+  if not entry then
+    entry = {task = run(function()
+      local program
+      for _, bin in ipairs(spec.bins) do
+        if w.fs.stat(join(ed.root(), bin)):await() then program = join(ed.root(), bin) break end
+      end
+      if not program then
+        local r = w.system{cmd = {"sh", "-c", "command -v " .. spec.program}}:await()
+        if r and r.code == 0 and r.stdout ~= "" then program = (r.stdout:gsub("%s+$", "")) end
+      end
+      if not program then
+        print("lsp: " .. spec.name .. " not found in .bin/ or PATH; " .. lang .. " files open without a language server")
+        return nil
+      end
+      local c, err = pmacs.lsp.start{cmd = {program}, root = ed.root(), filetypes = {lang}}
+      if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
+      c:on_diagnostics(on_diagnostics)
+      print("lsp: started " .. program)
+      return c
+    end)}
+    lsp.clients[lang] = entry
+  end
+  return entry.task:await()
+end
+
+local function lsp_open(buf)
+  local lang, path = ed.language(buf), ed.path(buf)
+  if not lsp_servers[lang] or not path or lsp.docs[buf] then return end
+  lsp.docs[buf] = {path = path, lang = lang}
+  run(function()
+    local c = lsp_client(lang)
+    local doc = lsp.docs[buf]
+    if not c or not doc then lsp.docs[buf] = nil return end
+    -- The text sent now includes every edit so far: drop the log.
+    ed.take_edits(buf)
+    local ok, err = c:open(path, ed.get_text(buf))
+    if not ok then print("lsp: open " .. path .. ": " .. err) lsp.docs[buf] = nil return end
+    doc.client = c
+  end)
+end
+
+local function lsp_change(buf)
+  local doc = lsp.docs[buf]
+  if not doc or not doc.client then return end
+  local edits = ed.take_edits(buf)
+  if edits then
+    if #edits > 0 then doc.client:change(doc.path, edits) end
+  else
+    -- The log overflowed or the file was reloaded: send the text again.
+    doc.client:close(doc.path)
+    doc.client:open(doc.path, ed.get_text(buf))
+  end
+end
+
+-- The servers' showMessage notes, errors and warnings go to *messages*
+-- (their routine logMessage chatter does not).
+ed.on("frame", function()
+  for _, entry in pairs(lsp.clients) do
+    local c = entry.task:done() and entry.task:await()
+    if c then
+      for _, m in ipairs(c:messages()) do
+        if m.show or m.type <= 2 then print("lsp: " .. m.text) end
+      end
+    end
+  end
+end)
+
+ed.on("open", lsp_open)
+ed.on("change", lsp_change)
+ed.on("save", function(buf)
+  local doc = lsp.docs[buf]
+  if doc and doc.client then doc.client:save(doc.path) end
+end)
+ed.on("close", function(buf)
+  local doc = lsp.docs[buf]
+  if doc and doc.client then doc.client:close(doc.path) end
+  lsp.docs[buf] = nil
+end)
+
+-- lsp_request sends method at the cursor of buf; nil when buf has no
+-- server.
+local function lsp_request(buf, method, extra, key)
+  local doc = lsp.docs[buf]
+  if not doc or not doc.client then
+    ed.message("no language server for this buffer")
+    return nil
+  end
+  local row, col = ed.cursor(buf)
+  local line = ed.get_lines(buf, row, row + 1)[1] or ""
+  local params = {textDocument = {uri = to_uri(doc.path)}, position = {line = row, character = utf16_col(line, col)}}
+  for k, v in pairs(extra or {}) do params[k] = v end
+  return doc.client:request(method, params, {key = key or method, timeout_ms = 30000})
+end
+
+local function lsp_jump(path, line, character)
+  local buf = ed.find(path)
+  local col = character
+  if buf and not ed.loading(buf) then
+    col = byte_col(ed.get_lines(buf, line, line + 1)[1] or "", character)
+  end
+  open_file(path, line, col)
+end
+
+ed.map("global", "M-.", function(buf)
+  local h = lsp_request(buf, "textDocument/definition")
+  if not h then return end
+  run(function()
+    local res, err = h:await()
+    if not res then if err ~= "cancelled" then ed.error("definition: " .. err) end return end
+    local loc = res
+    if type(res) == "table" and res.uri == nil and res.targetUri == nil then loc = res[1] end
+    if type(loc) ~= "table" then ed.message("no definition here") return end
+    local range = loc.targetSelectionRange or loc.range
+    lsp_jump(from_uri(loc.uri or loc.targetUri), range.start.line, range.start.character)
+  end)
+end)
+
+ed.map("global", "M-k", function(buf)
+  local h = lsp_request(buf, "textDocument/hover")
+  if not h then return end
+  run(function()
+    local res, err = h:await()
+    if not res then if err ~= "cancelled" then ed.error("hover: " .. err) end return end
+    local contents = type(res) == "table" and res.contents
+    local text = type(contents) == "string" and contents or type(contents) == "table" and (contents.value or (contents[1] and (contents[1].value or contents[1]))) or nil
+    if type(text) ~= "string" or text == "" then ed.message("no hover information here") return end
+    local hb = ed.create("*hover*")
+    ed.set_lines(hb, 0, -1, {text})
+    for l in text:gmatch("[^\n]+") do
+      if not l:find("^```") then ed.message(l) return end
+    end
+  end)
+end)
+
+local function references_open(buf)
+  local row = ed.cursor(buf)
+  local file, line, col = location(ed.get_lines(buf, row, row + 1)[1] or "")
+  if not file then ed.message("no file:line on this row") return end
+  if file:sub(1, 1) ~= "/" then file = join(ed.root(), file) end
+  lsp_jump(file, line - 1, (col or 1) - 1)
+end
+
+ed.map("global", "M-?", function(buf)
+  local h = lsp_request(buf, "textDocument/references", {context = {includeDeclaration = true}})
+  if not h then return end
+  local rb = ed.create("*references*")
+  ed.map(rb, "Enter", references_open)
+  ed.set_lines(rb, 0, -1, {"references: searching..."})
+  ed.show(rb)
+  run(function()
+    local n = 0
+    for batch in h:batches() do
+      local rows = {}
+      for _, loc in ipairs(batch) do
+        if type(loc) == "table" and loc.uri then
+          rows[#rows + 1] = string.format("%s:%d:%d", relative(from_uri(loc.uri)), loc.range.start.line + 1, loc.range.start.character + 1)
+        end
+      end
+      ed.append_lines(rb, rows)
+      n = n + #rows
+    end
+    local ok, err = h:await()
+    if not ok and err ~= "cancelled" then ed.set_lines(rb, 0, 1, {"references: " .. tostring(err)}) return end
+    ed.set_lines(rb, 0, 1, {string.format("references: %d (Enter jumps)", n)})
+  end)
+end)
+
+ed.map("global", "M-e", function()
+  local buf = ed.create("*diagnostics*")
+  ed.map(buf, "Enter", references_open)
+  render_diagnostics(buf)
+  ed.show(buf)
+end)
 
 ------------------------------------------------------------------ start
 

@@ -31,7 +31,7 @@ func (e *session) installAPI() {
 		"move": e.luaMove, "readonly": e.luaReadonly, "set_path": e.luaSetPath,
 		// selection and clipboard
 		"set_mark": e.luaSetMark, "clear_mark": e.luaClearMark, "mark": e.luaMark,
-		"selection": e.luaSelection, "get_range": e.luaGetRange, "delete_range": e.luaDeleteRange,
+		"selection": e.luaSelection, "get_range": e.luaGetRange, "take_edits": e.luaTakeEdits, "set_status": e.luaSetStatus, "delete_range": e.luaDeleteRange,
 		"set_clipboard": e.luaSetClipboard,
 		// windows
 		"current": e.luaCurrent, "show": e.luaShow, "previous": e.luaPrevious,

@@ -253,6 +253,9 @@ func (e *session) statusText() string {
 	if n > 0 {
 		frame = fmt.Sprintf("frame p99 %.1fms", float64(p99.Microseconds())/1000)
 	}
+	if b.status != "" {
+		lang += "  " + b.status
+	}
 	left := fmt.Sprintf(" %s%s  %d:%d%s", b.name, flags, b.cursor.Row+1, b.cursor.Col+1, lang)
 	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, e.activeJobs(), e.lb.LiveTasks())
 	pad := e.width - displayCol(left, len(left)) - displayCol(right, len(right))

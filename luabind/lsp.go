@@ -1,0 +1,757 @@
+package luabind
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	lua "github.com/yuin/gopher-lua"
+	"go.lsp.dev/protocol"
+
+	"github.com/pmacs-go/pmacs-go/lsp"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// LSPBatchSize caps how many items of an array result one h:batches() step
+// converts to Lua, and lspBatchBudget the time it may take: a step stops at
+// whichever comes first. Converting a protocol value costs the main
+// goroutine tens of microseconds an item (BenchmarkLSPToLua: a 6,000-item
+// completion reply takes ~380 ms whole, ~60 µs an item), so a reply
+// converted at once would freeze the editor for a third of a second.
+const LSPBatchSize = 200
+
+const lspBatchBudget = 2 * time.Millisecond
+
+// lspState is the binding's language clients and the requests they own.
+type lspState struct {
+	clients []*lspClient
+	// owner maps a request's job to its client, until it settles.
+	owner map[runtime.JobID]*lspClient
+	// big keeps array results whose conversion waits for h:batches(),
+	// by job; iters are the tasks waiting for their next batch, fed one
+	// batch a frame.
+	big   map[*job]*lspItems
+	iters []*job
+	mt    *lua.LTable
+	// wake receives a token whenever a client has messages waiting for
+	// Poll; quit ends the forwarders when the binding closes.
+	wake chan struct{}
+	quit chan struct{}
+}
+
+// lspItems is an array result not converted yet: the items, and how many
+// have been handed to Lua.
+type lspItems struct {
+	items reflect.Value
+	next  int
+}
+
+type lspClient struct {
+	c        *lsp.Client
+	name     string
+	langID   string
+	onDiag   *lua.LFunction
+	messages []lsp.Message
+	stopped  bool
+}
+
+func (s *lspState) init() {
+	if s.owner == nil {
+		s.owner = make(map[runtime.JobID]*lspClient)
+		s.big = make(map[*job]*lspItems)
+		s.wake = make(chan struct{}, 1)
+		s.quit = make(chan struct{})
+	}
+}
+
+// LSPReady receives a token when a language client started from Lua has
+// messages waiting. A host's frame loop selects on it beside the runtime's
+// Ready; Frame then polls the clients.
+func (b *Binding) LSPReady() <-chan struct{} {
+	b.lsp.init()
+	return b.lsp.wake
+}
+
+// LSPClients counts the language clients started from Lua that are still
+// running.
+func (b *Binding) LSPClients() int {
+	n := 0
+	for _, c := range b.lsp.clients {
+		if !c.stopped {
+			n++
+		}
+	}
+	return n
+}
+
+func (b *Binding) installLSP(pmacs *lua.LTable) {
+	L := b.ls
+	b.lsp.init()
+	b.lsp.mt = metatable(L, map[string]lua.LGFunction{
+		"request": b.lspRequest, "notify": b.lspNotify, "open": b.lspOpen,
+		"change": b.lspChange, "save": b.lspSave, "close": b.lspClose,
+		"diagnostics": b.lspDiagnostics, "on_diagnostics": b.lspOnDiagnostics,
+		"stop": b.lspStop, "status": b.lspStatus, "messages": b.lspMessages,
+	}, b.lspString)
+	pmacs.RawSetString("lsp", L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"start": b.lspStart}))
+}
+
+// lspStart is pmacs.lsp.start{cmd =, root =, filetypes =, settings =,
+// language_id =}: the client at once, or nil and a message when the
+// program cannot start.
+func (b *Binding) lspStart(L *lua.LState) int {
+	const fname = "pmacs.lsp.start"
+	f := checkTable(L, fname, 1, "opts", "option", false, "cmd", "root", "filetypes", "settings", "language_id", "init_options")
+	argv := f.strings("cmd")
+	if len(argv) == 0 {
+		raise(L, "%s: cmd must be a non-empty list of strings (the server program and its arguments)", fname)
+	}
+	root := f.str("root", false, "")
+	if root == "" {
+		root, _ = os.Getwd()
+	}
+	cfg := lsp.Config{Argv: argv, Dir: root, Root: root}
+	if s, ok := f.get("settings").(*lua.LTable); ok {
+		m, _ := luaToGo(s, 0).(map[string]any)
+		cfg.Settings = m
+	} else if v := f.get("settings"); v != lua.LNil {
+		f.fail("settings", "a table", v)
+	}
+	if v := f.get("init_options"); v != lua.LNil {
+		cfg.InitializationOptions = luaToGo(v, 0)
+	}
+	langID := f.str("language_id", false, "")
+	if fts := f.strings("filetypes"); langID == "" && len(fts) > 0 {
+		langID = fts[0]
+	}
+	c, err := lsp.Start(b.rt, cfg)
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	lc := &lspClient{c: c, name: filepath.Base(argv[0]), langID: langID}
+	b.lsp.clients = append(b.lsp.clients, lc)
+	go forwardReady(c, b.lsp.wake, b.lsp.quit)
+	L.Push(&lua.LUserData{Value: lc, Metatable: b.lsp.mt})
+	return 1
+}
+
+// forwardReady passes a client's Ready tokens to the binding's one channel,
+// until the client is gone or the binding closes.
+func forwardReady(c *lsp.Client, wake chan<- struct{}, quit <-chan struct{}) {
+	for {
+		select {
+		case <-c.Ready():
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		case <-c.Done():
+			return
+		case <-quit:
+			return
+		}
+	}
+}
+
+func checkClient(L *lua.LState, fname string) *lspClient {
+	return checkSelf[*lspClient](L, fname, "language client (call it as client:method())")
+}
+
+func (b *Binding) lspString(L *lua.LState) int {
+	c := checkClient(L, "tostring")
+	state := "starting"
+	switch {
+	case c.stopped:
+		state = "stopped"
+	case c.c.Err() != nil:
+		state = "failed"
+	case c.c.Initialized():
+		state = "running"
+	}
+	L.Push(lua.LString("pmacs.lsp.client(" + c.name + ", " + state + ")"))
+	return 1
+}
+
+// lspRequest is client:request(method, params, {key =, timeout_ms =}): a
+// handle of kind lsp_request.
+func (b *Binding) lspRequest(L *lua.LState) int {
+	const fname = "client:request"
+	c := checkClient(L, fname)
+	method := checkString(L, fname, 2, "method")
+	params := luaToGo(L.Get(3), 0)
+	f := checkTable(L, fname, 4, "opts", "option", true, "key", "timeout_ms")
+	var opts lsp.RequestOptions
+	if f.t != nil {
+		opts.Key = f.str("key", false, "")
+		opts.Timeout = msField(f, "timeout_ms")
+	}
+	id := c.c.Request(method, params, opts)
+	b.lsp.owner[id] = c
+	L.Push(b.newHandle(L, id, runtime.KindLspRequest, false))
+	return 1
+}
+
+func (b *Binding) lspNotify(L *lua.LState) int {
+	const fname = "client:notify"
+	c := checkClient(L, fname)
+	method := checkString(L, fname, 2, "method")
+	return pushErr(L, c.c.Notify(method, luaToGo(L.Get(3), 0)))
+}
+
+// pushErr returns true, or nil and the error's message.
+func pushErr(L *lua.LState, err error) int {
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	L.Push(lua.LTrue)
+	return 1
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+func (b *Binding) lspOpen(L *lua.LState) int {
+	const fname = "client:open"
+	c := checkClient(L, fname)
+	path := absPath(checkString(L, fname, 2, "path"))
+	var text []byte
+	switch v := L.Get(3).(type) {
+	case lua.LString:
+		text = []byte(v)
+	case *lua.LNilType:
+		// Open reads the file: say so here, where the caller can act on
+		// it, rather than in a server's complaint about an empty file.
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return pushErr(L, fmt.Errorf("%s: %w", fname, err))
+		}
+		text = data
+	default:
+		argError(L, fname, 3, "text", "a string or nil", v)
+	}
+	langID := c.langID
+	if langID == "" {
+		langID = strings.TrimPrefix(filepath.Ext(path), ".")
+	}
+	return pushErr(L, c.c.Open(path, langID, text))
+}
+
+// lspChange is client:change(path, edits): each edit {line =, col =,
+// end_line =, end_col =, text =}, zero-based, columns in UTF-16 units.
+func (b *Binding) lspChange(L *lua.LState) int {
+	const fname = "client:change"
+	c := checkClient(L, fname)
+	path := absPath(checkString(L, fname, 2, "path"))
+	lt, ok := L.Get(3).(*lua.LTable)
+	if !ok {
+		argError(L, fname, 3, "edits", "a list of edits", L.Get(3))
+	}
+	n := lt.Len()
+	edits := make([]lsp.Edit, 0, n)
+	for i := 1; i <= n; i++ {
+		et, ok := lt.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			raise(L, "%s: edit %d must be a table {line =, col =, end_line =, end_col =, text =}, got %s", fname, i, typeName(lt.RawGetInt(i)))
+		}
+		num := func(k string) uint32 {
+			v, ok := et.RawGetString(k).(lua.LNumber)
+			if !ok || v < 0 || v != lua.LNumber(math.Trunc(float64(v))) || v > math.MaxUint32 {
+				raise(L, "%s: edit %d: %s must be a whole number >= 0, got %s", fname, i, k, typeName(et.RawGetString(k)))
+			}
+			return uint32(v)
+		}
+		txt, ok := et.RawGetString("text").(lua.LString)
+		if !ok {
+			raise(L, "%s: edit %d: text must be a string, got %s", fname, i, typeName(et.RawGetString("text")))
+		}
+		edits = append(edits, lsp.Edit{
+			Range: protocol.Range{
+				Start: protocol.Position{Line: num("line"), Character: num("col")},
+				End:   protocol.Position{Line: num("end_line"), Character: num("end_col")},
+			},
+			Text: string(txt),
+		})
+	}
+	return pushErr(L, c.c.Change(path, edits...))
+}
+
+func (b *Binding) lspSave(L *lua.LState) int {
+	c := checkClient(L, "client:save")
+	return pushErr(L, c.c.Save(absPath(checkString(L, "client:save", 2, "path"))))
+}
+
+func (b *Binding) lspClose(L *lua.LState) int {
+	c := checkClient(L, "client:close")
+	return pushErr(L, c.c.CloseDocument(absPath(checkString(L, "client:close", 2, "path"))))
+}
+
+// lspDiagnostics is client:diagnostics(path): a list of {line, col,
+// end_line, end_col, severity, message, source, code}, zero-based.
+func (b *Binding) lspDiagnostics(L *lua.LState) int {
+	c := checkClient(L, "client:diagnostics")
+	ds := c.c.Diagnostics(absPath(checkString(L, "client:diagnostics", 2, "path")))
+	t := L.CreateTable(len(ds), 0)
+	for i := range ds {
+		t.RawSetInt(i+1, diagnosticToLua(L, &ds[i]))
+	}
+	L.Push(t)
+	return 1
+}
+
+func diagnosticToLua(L *lua.LState, d *protocol.Diagnostic) *lua.LTable {
+	t := L.CreateTable(0, 8)
+	t.RawSetString("line", lua.LNumber(d.Range.Start.Line))
+	t.RawSetString("col", lua.LNumber(d.Range.Start.Character))
+	t.RawSetString("end_line", lua.LNumber(d.Range.End.Line))
+	t.RawSetString("end_col", lua.LNumber(d.Range.End.Character))
+	sev := d.Severity
+	if sev == 0 {
+		sev = protocol.DiagnosticSeverityError
+	}
+	t.RawSetString("severity", lua.LNumber(sev))
+	switch m := d.Message.(type) {
+	case protocol.String:
+		t.RawSetString("message", lua.LString(m))
+	case *protocol.MarkupContent:
+		if m != nil {
+			t.RawSetString("message", lua.LString(m.Value))
+		}
+	}
+	if src, ok := d.Source.Get(); ok {
+		t.RawSetString("source", lua.LString(src))
+	}
+	if d.Code != nil {
+		if raw, err := protocol.Marshal(d.Code); err == nil {
+			t.RawSetString("code", lua.LString(strings.Trim(string(raw), `"`)))
+		}
+	}
+	return t
+}
+
+func (b *Binding) lspOnDiagnostics(L *lua.LState) int {
+	c := checkClient(L, "client:on_diagnostics")
+	switch v := L.Get(2).(type) {
+	case *lua.LFunction:
+		c.onDiag = v
+	case *lua.LNilType:
+		c.onDiag = nil
+	default:
+		argError(L, "client:on_diagnostics", 2, "hook", "a function or nil", v)
+	}
+	return 0
+}
+
+func (b *Binding) lspStop(L *lua.LState) int {
+	c := checkClient(L, "client:stop")
+	c.stopped = true
+	c.c.Stop()
+	return 0
+}
+
+// lspStatus is client:status(): {state, pending, restarts..., progress =
+// {{title, message, percentage}}, error, stderr}.
+func (b *Binding) lspStatus(L *lua.LState) int {
+	c := checkClient(L, "client:status")
+	t := L.CreateTable(0, 6)
+	state := "starting"
+	switch {
+	case c.stopped:
+		state = "stopped"
+	case c.c.Err() != nil:
+		state = "failed"
+	case c.c.Initialized():
+		state = "running"
+	}
+	t.RawSetString("state", lua.LString(state))
+	if err := c.c.Err(); err != nil {
+		t.RawSetString("error", lua.LString(err.Error()))
+	}
+	st := c.c.Stats()
+	t.RawSetString("pending", lua.LNumber(st.Pending))
+	t.RawSetString("received", lua.LNumber(st.Received))
+	t.RawSetString("malformed", lua.LNumber(st.Malformed))
+	t.RawSetString("stderr", lua.LString(c.c.Stderr()))
+	ps := c.c.Progress()
+	pt := L.CreateTable(len(ps), 0)
+	for i, p := range ps {
+		e := L.CreateTable(0, 4)
+		e.RawSetString("token", lua.LString(p.Token))
+		e.RawSetString("title", lua.LString(p.Title))
+		e.RawSetString("message", lua.LString(p.Message))
+		e.RawSetString("percentage", lua.LNumber(p.Percentage))
+		pt.RawSetInt(i+1, e)
+	}
+	t.RawSetString("progress", pt)
+	L.Push(t)
+	return 1
+}
+
+// lspMessages is client:messages(): the server's show/log messages since
+// the last call, each {show, type, text}.
+func (b *Binding) lspMessages(L *lua.LState) int {
+	c := checkClient(L, "client:messages")
+	c.messages = append(c.messages, c.c.TakeMessages()...)
+	t := L.CreateTable(len(c.messages), 0)
+	for i, m := range c.messages {
+		e := L.CreateTable(0, 3)
+		e.RawSetString("show", lua.LBool(m.Show))
+		e.RawSetString("type", lua.LNumber(m.Type))
+		e.RawSetString("text", lua.LString(m.Text))
+		t.RawSetInt(i+1, e)
+	}
+	c.messages = nil
+	L.Push(t)
+	return 1
+}
+
+// pollLSP runs at the start of every frame, before the runtime's Tick: it
+// polls every live client (their settled requests then land in this
+// frame's Tick), starts the diagnostics hooks, and hands each task waiting
+// in an LSP h:batches() loop its next batch.
+func (b *Binding) pollLSP() {
+	if len(b.lsp.clients) == 0 && len(b.lsp.iters) == 0 {
+		return
+	}
+	live := b.lsp.clients[:0]
+	for _, c := range b.lsp.clients {
+		select {
+		case <-c.c.Done():
+			// A client gone for good has settled everything already.
+			continue
+		default:
+		}
+		live = append(live, c)
+		pr := c.c.Poll()
+		if c.onDiag == nil {
+			continue
+		}
+		for _, u := range pr.Diagnostics {
+			ud := &lua.LUserData{Value: c, Metatable: b.lsp.mt}
+			b.Spawn(c.onDiag, ud, lua.LString(u.Path()))
+		}
+	}
+	clear(b.lsp.clients[len(live):])
+	b.lsp.clients = live
+
+	iters := b.lsp.iters
+	b.lsp.iters = nil
+	for _, j := range iters {
+		if t := j.consumer; t != nil {
+			j.consumer = nil
+			b.run = append(b.run, resumption{t: t, vals: []lua.LValue{b.lspNextBatch(j)}})
+		}
+	}
+}
+
+// closeLSP stops every client and waits until each is gone, so no server
+// outlives the binding.
+func (b *Binding) closeLSP() {
+	if b.lsp.quit == nil {
+		return
+	}
+	close(b.lsp.quit)
+	for _, c := range b.lsp.clients {
+		c.c.Close()
+	}
+	b.lsp.clients = nil
+}
+
+// settleLSP settles an LSP request's handle from the client's decoded
+// result: the value as Lua tables, or nil, message, code name for a server
+// error. An array result that a task iterates with h:batches() is kept in
+// Go and converted a batch a frame instead.
+func (b *Binding) settleLSP(j *job, c *lspClient) {
+	delete(b.lsp.owner, j.id)
+	out, ok := b.rt.TakeResult(j.id)
+	if !ok {
+		return
+	}
+	res, have := c.c.TakeResult(j.id)
+	if out.State != runtime.Complete {
+		b.settledWith(j, failureValues(out, res.Err, have))
+		b.wakeConsumer(j)
+		return
+	}
+	var value lua.LValue = lua.LNil
+	if have {
+		if items, ok := resultItems(res.Value); ok && j.iterated {
+			b.lsp.big[j] = &lspItems{items: items}
+			sum := b.ls.CreateTable(0, 2)
+			sum.RawSetString("method", lua.LString(res.Method))
+			sum.RawSetString("len", lua.LNumber(items.Len()))
+			value = sum
+		} else {
+			value = goToLua(b.ls, res.Value)
+		}
+	}
+	if value == lua.LNil {
+		// A null result awaits as true, like every job with no value, so
+		// await's first value still tells success from failure.
+		value = lua.LTrue
+	}
+	b.settled(j, out, value)
+	b.wakeConsumer(j)
+}
+
+// wakeConsumer resumes the task parked in j's batch loop with the first
+// batch (nil when the request failed).
+func (b *Binding) wakeConsumer(j *job) {
+	if t := j.consumer; t != nil {
+		j.consumer = nil
+		b.run = append(b.run, resumption{t: t, vals: []lua.LValue{b.lspNextBatch(j)}})
+	}
+}
+
+// failureValues is what a failed LSP request awaits as: nil, message, code,
+// where code is the LSP code's name for a server error, "Timeout",
+// "ServerExited" or "Stopped" for the client's own failures, and absent for
+// a cancel (nil, "cancelled").
+func failureValues(out runtime.Outcome, err error, have bool) []lua.LValue {
+	if out.State == runtime.Cancelled {
+		return []lua.LValue{lua.LNil, lua.LString("cancelled")}
+	}
+	msg := "failed"
+	if out.Err != nil {
+		msg = out.Err.Message
+	}
+	if !have || err == nil {
+		return []lua.LValue{lua.LNil, lua.LString(msg)}
+	}
+	var re *lsp.ResponseError
+	code := ""
+	switch {
+	case errors.As(err, &re):
+		msg, code = re.Message, re.Name()
+	case errors.Is(err, lsp.ErrTimeout):
+		code = "Timeout"
+	case errors.Is(err, lsp.ErrServerExited):
+		code = "ServerExited"
+	case errors.Is(err, lsp.ErrStopped):
+		code = "Stopped"
+	}
+	if re == nil {
+		msg = err.Error()
+	}
+	if code == "" {
+		return []lua.LValue{lua.LNil, lua.LString(msg)}
+	}
+	return []lua.LValue{lua.LNil, lua.LString(msg), lua.LString(code)}
+}
+
+// settledWith settles j with await's exact values and wakes its waiters.
+func (b *Binding) settledWith(j *job, results []lua.LValue) {
+	delete(b.jobs, j.id)
+	j.settled = true
+	j.results = results
+	for _, t := range j.waiters {
+		b.run = append(b.run, resumption{t: t, vals: results})
+	}
+	j.waiters = nil
+}
+
+// resultItems returns the items of an array-shaped result.
+func resultItems(v any) (reflect.Value, bool) {
+	switch r := v.(type) {
+	case *protocol.CompletionList:
+		if r == nil {
+			return reflect.Value{}, false
+		}
+		return reflect.ValueOf(r.Items), true
+	case *lsp.SemanticTokens:
+		if r == nil {
+			return reflect.Value{}, false
+		}
+		return reflect.ValueOf(r.Tokens), true
+	case jsontext.Value:
+		if len(r) == 0 || r.Kind() != '[' {
+			return reflect.Value{}, false
+		}
+		var items []jsontext.Value
+		if json.Unmarshal(r, &items) != nil {
+			return reflect.Value{}, false
+		}
+		return reflect.ValueOf(items), true
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() != reflect.Uint8 {
+		return rv, true
+	}
+	return reflect.Value{}, false
+}
+
+// lspBatches is h:batches() on an LSP request handle.
+func (b *Binding) lspBatches(L *lua.LState, j *job) int {
+	j.iterated = true
+	L.Push(L.NewFunction(b.lspIter))
+	L.Push(L.Get(1))
+	L.Push(lua.LNil)
+	return 3
+}
+
+// lspIter returns the next batch of an array result: the first as soon as
+// the request settles, each later one at the next frame, so one frame
+// converts one batch. A result that is not an array is one batch of one.
+func (b *Binding) lspIter(L *lua.LState) int {
+	j := checkJob(L, "h:batches iterator")
+	it := b.lsp.big[j]
+	if j.settled && it == nil {
+		if j.items > 0 || len(j.results) == 0 || j.results[0] == lua.LNil {
+			L.Push(lua.LNil)
+			return 1
+		}
+		// Settled before the loop began: the value is already in Lua.
+		j.items = 1
+		if t, ok := j.results[0].(*lua.LTable); ok && t.Len() > 0 {
+			L.Push(t)
+			return 1
+		}
+		one := L.CreateTable(1, 0)
+		one.RawSetInt(1, j.results[0])
+		L.Push(one)
+		return 1
+	}
+	if it != nil && it.next >= it.items.Len() {
+		delete(b.lsp.big, j)
+		L.Push(lua.LNil)
+		return 1
+	}
+	t := b.waitingTask(L, "h:batches")
+	if j.consumer != nil && j.consumer != t {
+		raise(L, "h:batches: job %d is already being iterated by another task", j.id)
+	}
+	j.consumer = t
+	if it != nil {
+		b.lsp.iters = append(b.lsp.iters, j)
+	}
+	return b.park(L, t)
+}
+
+// lspNextBatch converts the next LSPBatchSize items; nil at the end.
+func (b *Binding) lspNextBatch(j *job) lua.LValue {
+	it := b.lsp.big[j]
+	if it == nil {
+		if len(j.results) > 0 && j.results[0] != lua.LNil {
+			j.items = 1
+			t := b.ls.CreateTable(1, 0)
+			t.RawSetInt(1, j.results[0])
+			return t
+		}
+		return lua.LNil
+	}
+	n := it.items.Len()
+	if it.next >= n {
+		delete(b.lsp.big, j)
+		return lua.LNil
+	}
+	limit := min(it.next+LSPBatchSize, n)
+	t := b.ls.CreateTable(0, 0)
+	start := time.Now()
+	i := it.next
+	for i < limit {
+		t.RawSetInt(i-it.next+1, goToLua(b.ls, it.items.Index(i).Interface()))
+		i++
+		if time.Since(start) > lspBatchBudget {
+			break
+		}
+	}
+	j.items += uint64(i - it.next)
+	it.next = i
+	return t
+}
+
+// goToLua converts a decoded result to Lua tables in the JSON shape the
+// server sent: protocol types through their JSON encoding, raw JSON
+// directly. Numbers are Lua numbers, JSON null is nil.
+func goToLua(L *lua.LState, v any) lua.LValue {
+	var raw []byte
+	switch x := v.(type) {
+	case nil:
+		return lua.LNil
+	case jsontext.Value:
+		raw = x
+	case lsp.SemanticToken:
+		t := L.CreateTable(0, 5)
+		t.RawSetString("line", lua.LNumber(x.Line))
+		t.RawSetString("col", lua.LNumber(x.Col))
+		t.RawSetString("len", lua.LNumber(x.Len))
+		t.RawSetString("type", lua.LNumber(x.Type))
+		t.RawSetString("mods", lua.LNumber(x.Mods))
+		return t
+	case *lsp.SemanticTokens:
+		t := L.CreateTable(0, 2)
+		t.RawSetString("result_id", lua.LString(x.ResultID))
+		rows := L.CreateTable(len(x.Tokens), 0)
+		for i := range x.Tokens {
+			rows.RawSetInt(i+1, goToLua(L, x.Tokens[i]))
+		}
+		t.RawSetString("tokens", rows)
+		return t
+	default:
+		var err error
+		raw, err = protocol.Marshal(v)
+		if err != nil {
+			return lua.LString(fmt.Sprint(v))
+		}
+	}
+	var out any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return lua.LString(string(raw))
+	}
+	return anyToLua(L, out)
+}
+
+// luaToGo converts request parameters to values protocol.Marshal encodes
+// as JSON: a table whose keys are 1..n is an array, any other table an
+// object (an empty table is an empty object). Depth is capped so a cyclic
+// table is an error value rather than a hang.
+func luaToGo(v lua.LValue, depth int) any {
+	switch x := v.(type) {
+	case *lua.LNilType:
+		return nil
+	case lua.LBool:
+		return bool(x)
+	case lua.LNumber:
+		f := float64(x)
+		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return int64(f)
+		}
+		return f
+	case lua.LString:
+		return string(x)
+	case *lua.LTable:
+		if depth > 64 {
+			return "<table nested too deep>"
+		}
+		n := x.Len()
+		count := 0
+		x.ForEach(func(lua.LValue, lua.LValue) { count++ })
+		if n > 0 && n == count {
+			arr := make([]any, n)
+			for i := 1; i <= n; i++ {
+				arr[i-1] = luaToGo(x.RawGetInt(i), depth+1)
+			}
+			return arr
+		}
+		m := make(map[string]any, count)
+		x.ForEach(func(k, e lua.LValue) {
+			m[lua.LVAsString(k)] = luaToGo(e, depth+1)
+		})
+		return m
+	}
+	return v.String()
+}
