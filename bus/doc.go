@@ -29,4 +29,16 @@
 // producer waiting for credit still sees its context end at once. Sends made
 // by the main goroutine itself (Main.Send, for replies that arrive from
 // outside the worker pool) never wait.
+//
+// # Concurrency
+//
+//   - [Workers] (Send, Close) may be called from any number of goroutines at once.
+//   - [Main] belongs to one goroutine, the editor loop: Drain, TryRecv, Send and Decode are
+//     called from it alone, since Drain recycles the caller's buffer and the loop relies on
+//     seeing every envelope once. (Its queue is locked, so a stray Len from elsewhere is not
+//     a data race, only a stale answer.)
+//   - A [Registry] is safe for concurrent use; register topics before the first send.
+//   - A [Decoder] belongs to one goroutine; make one per goroutine with Registry.NewDecoder.
+//   - A [Credit] is safe for concurrent use: the producer Acquires on its worker, the
+//     consumer Releases on the main goroutine.
 package bus

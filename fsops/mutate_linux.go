@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pmacs-go/pmacs-go/internal/eintr"
 )
 
 // renameat2 is a variable so tests can play a filesystem that rejects
@@ -35,11 +37,11 @@ func chmodNoFollow(path string, mode uint32) error {
 func remove(path string) error { return removeAt(unix.AT_FDCWD, path) }
 
 func renameReplaceAt(fromfd int, from string, tofd int, to string) error {
-	return retryEINTR(func() error { return unix.Renameat(fromfd, from, tofd, to) })
+	return eintr.Retry(func() error { return unix.Renameat(fromfd, from, tofd, to) })
 }
 
 func renameNoReplaceAt(fromfd int, from string, tofd int, to string) error {
-	err := retryEINTR(func() error {
+	err := eintr.Retry(func() error {
 		return renameat2(fromfd, from, tofd, to, unix.RENAME_NOREPLACE)
 	})
 	if err != unix.EINVAL && err != unix.ENOSYS {
@@ -57,7 +59,7 @@ func renameNoReplaceFallback(fromfd int, from string, tofd int, to string) error
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		// linkat without AT_SYMLINK_FOLLOW links a symlink itself.
-		err := retryEINTR(func() error { return unix.Linkat(fromfd, from, tofd, to, 0) })
+		err := eintr.Retry(func() error { return unix.Linkat(fromfd, from, tofd, to, 0) })
 		switch err {
 		case nil:
 			if uerr := unix.Unlinkat(fromfd, from, 0); uerr != nil {
@@ -80,7 +82,7 @@ func renameNoReplaceFallback(fromfd int, from string, tofd int, to string) error
 }
 
 func chmodNoFollowAt(dirfd int, name string, mode uint32) error {
-	err := retryEINTR(func() error {
+	err := eintr.Retry(func() error {
 		return fchmodat(dirfd, name, mode, unix.AT_SYMLINK_NOFOLLOW)
 	})
 	if err != unix.EOPNOTSUPP {
@@ -93,7 +95,7 @@ func chmodNoFollowAt(dirfd int, name string, mode uint32) error {
 	// descriptors), as glibc does: a link swapped in after the check is
 	// never followed.
 	var fd int
-	err = retryEINTR(func() (err error) {
+	err = eintr.Retry(func() (err error) {
 		fd, err = unix.Openat(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		return err
 	})
@@ -108,7 +110,7 @@ func chmodNoFollowAt(dirfd int, name string, mode uint32) error {
 	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return errSymlinkMode(unix.EOPNOTSUPP)
 	}
-	err = retryEINTR(func() error {
+	err = eintr.Retry(func() error {
 		return unix.Fchmodat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), mode, 0)
 	})
 	if err != unix.ENOENT {
@@ -117,16 +119,16 @@ func chmodNoFollowAt(dirfd int, name string, mode uint32) error {
 	// No /proc mounted: the descriptor pins the inode, so ENOENT can only
 	// mean the magic link is missing. Fall back to the name, with the race
 	// Chmod documents for this case.
-	return retryEINTR(func() error { return unix.Fchmodat(dirfd, name, mode, 0) })
+	return eintr.Retry(func() error { return unix.Fchmodat(dirfd, name, mode, 0) })
 }
 
 func removeAt(dirfd int, name string) error {
-	err := retryEINTR(func() error { return unix.Unlinkat(dirfd, name, 0) })
+	err := eintr.Retry(func() error { return unix.Unlinkat(dirfd, name, 0) })
 	if err != unix.EISDIR && err != unix.EPERM {
 		return err
 	}
 	// Linux answers EISDIR, POSIX EPERM, for unlink of a directory.
-	rerr := retryEINTR(func() error { return unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR) })
+	rerr := eintr.Retry(func() error { return unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR) })
 	if rerr == nil || !errors.Is(rerr, unix.ENOTDIR) {
 		return rerr
 	}
@@ -134,13 +136,5 @@ func removeAt(dirfd int, name string) error {
 }
 
 func fstatatNoFollow(dirfd int, name string, st *unix.Stat_t) error {
-	return retryEINTR(func() error { return unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW) })
-}
-
-func retryEINTR(f func() error) error {
-	for {
-		if err := f(); err != unix.EINTR {
-			return err
-		}
-	}
+	return eintr.Retry(func() error { return unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW) })
 }

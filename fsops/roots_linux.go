@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pmacs-go/pmacs-go/internal/eintr"
 )
 
 // openat2 is a variable so tests can play a kernel without it (before 5.6)
@@ -31,17 +33,17 @@ func openBeneath(p place, rel string, flags int) (int, error) {
 	return fd, err
 }
 
-// openAt opens a directory with openat2, retrying EINTR and the EAGAIN
+// openAt opens a directory with openat2, retrying EINTR, and the EAGAIN
 // that RESOLVE_BENEATH answers when a concurrent rename made its ".."
-// check unsure; without openat2 it walks the path one component at a time.
+// check unsure a bounded number of times; without openat2 it walks the path one component at a time.
 func openAt(dirfd int, path string, flags int, resolve uint64) (int, error) {
 	how := &unix.OpenHow{Flags: uint64(flags | unix.O_DIRECTORY | unix.O_CLOEXEC), Resolve: resolve}
 	for range 128 {
-		fd, err := openat2(dirfd, path, how)
+		fd, err := eintr.Value(func() (int, error) { return openat2(dirfd, path, how) })
 		switch err {
 		case nil:
 			return fd, nil
-		case unix.EINTR, unix.EAGAIN:
+		case unix.EAGAIN:
 			continue
 		case unix.ENOSYS, unix.EPERM:
 			// EPERM: a seccomp filter that predates openat2 (as container
@@ -96,12 +98,9 @@ func openWalk(dirfd int, path string, flags int) (int, error) {
 }
 
 func retryOpenat(dirfd int, name string, flags int) (int, error) {
-	for {
-		fd, err := unix.Openat(dirfd, name, flags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
+	return eintr.Value(func() (int, error) {
+		return unix.Openat(dirfd, name, flags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	})
 }
 
 // splitComponents splits a relative path into its non-empty components

@@ -27,7 +27,8 @@
 //
 // A Binding, its lua.LState and the runtime.Runtime it drives belong to one
 // goroutine: the editor's main loop. No method may be called from another
-// goroutine. Tasks are gopher-lua coroutines on that goroutine, not
+// goroutine, except [Binding.Interrupt], which exists for the goroutine that
+// reads the terminal while the loop is stuck in a runaway script. Tasks are gopher-lua coroutines on that goroutine, not
 // goroutines: waiting never blocks the loop, it returns to it.
 //
 // # Where a task can wait

@@ -35,7 +35,7 @@ func TestAwaitCyclesLeaveNothingParked(t *testing.T) {
 	require.Empty(t, h.b.run)
 	require.Empty(t, h.b.next)
 	require.Zero(t, h.b.PendingJobs())
-	require.Zero(t, h.rt.PendingLen())
+	require.Zero(t, h.rt.Stats().Pending)
 	require.LessOrEqual(t, len(h.b.idle), idleThreads, "the thread pool stays capped")
 }
 

@@ -84,7 +84,7 @@ func TestFaultyTasksLeaveTheFrameLoopRunning(t *testing.T) {
 	b.Close()
 	require.False(t, spinnerJob.Done(), "Close drops a task, it does not finish it")
 	deadline = time.Now().Add(5 * time.Second)
-	for h.rt.PendingLen() > 0 {
+	for h.rt.Stats().Pending > 0 {
 		require.True(t, time.Now().Before(deadline), "the dropped task's job was not cancelled")
 		for _, id := range h.rt.Tick().Settled {
 			require.True(t, h.rt.IsCancelled(id), "job %d", id)

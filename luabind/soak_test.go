@@ -188,9 +188,9 @@ func TestSoakRandomLuaScripts(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	require.Zero(t, b.PendingJobs())
-	require.Zero(t, rt.PendingLen(), "pending table")
-	require.Zero(t, rt.SupersedeLen(), "supersede table")
-	require.Zero(t, rt.ParseHandoffLen(), "parse handoff")
+	require.Zero(t, rt.Stats().Pending, "pending table")
+	require.Zero(t, rt.Stats().SupersedeKeys, "supersede table")
+	require.Zero(t, rt.Stats().ParseTrees, "parse handoff")
 	b.Close()
 	rt.Close()
 	rt.Tick()

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pmacs-go/pmacs-go/internal/eintr"
 )
 
 // Process is a started program. Its group is killed when ctx ends, when
@@ -475,13 +477,8 @@ func exitOf(ps *os.ProcessState) Exit {
 // waitExited blocks until pid has exited, without reaping it: as long as it
 // is a zombie its pid, and so its group id, cannot be reused.
 func waitExited(pid int) {
-	for {
-		var info unix.Siginfo
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if err != unix.EINTR {
-			return
-		}
-	}
+	var info unix.Siginfo
+	_ = eintr.Retry(func() error { return unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) })
 }
 
 // reapGroup reaps members of the killed group that have become this
@@ -489,12 +486,13 @@ func waitExited(pid int) {
 // BecomeSubreaper). Every member was sent SIGKILL, so the wait ends; when
 // there are none it returns at once with ECHILD.
 func reapGroup(pgid int) {
-	for {
-		var ws unix.WaitStatus
+	var ws unix.WaitStatus
+	wait := func() error {
 		_, err := unix.Wait4(-pgid, &ws, 0, nil)
-		if err != nil && err != unix.EINTR {
-			return
-		}
+		return err
+	}
+	// Each successful wait reaped one member; ECHILD, once none is left, ends the loop.
+	for eintr.Retry(wait) == nil {
 	}
 }
 

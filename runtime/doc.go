@@ -51,7 +51,11 @@
 // another goroutine, and it takes no locks for its own tables. Only the bus,
 // the per-job cancel funcs, the executor's submit and the parse-tree handoff
 // cross goroutines, and each of those is safe on its own. The race detector
-// keeps this honest in the tests.
+// keeps this honest in the tests. Two things the Runtime hands out may leave
+// the loop: the [workers.Executor] from Runtime.Executor, safe from any
+// goroutine, and the context.Context of an external job (RegisterExternal),
+// which the goroutine waiting for the outside reply watches; the reply itself
+// is settled with CompleteExternal* back on the loop.
 //
 // The editor loop waits on "terminal event OR [Runtime.Ready] OR frame
 // deadline", then calls Tick and TakeStreamBatches once: however many replies

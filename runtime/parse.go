@@ -47,6 +47,3 @@ func (rt *Runtime) DispatchParse(req syntax.Request, o DispatchOptions) JobID {
 // if the job is unknown, not complete, not a parse, or already taken. The
 // tree then belongs to the calling (main) goroutine.
 func (rt *Runtime) TakeParseTree(id JobID) *syntax.Tree { return rt.handoff.take(id) }
-
-// ParseHandoffLen counts trees waiting in the handoff.
-func (rt *Runtime) ParseHandoffLen() int { return rt.handoff.len() }

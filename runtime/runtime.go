@@ -195,21 +195,11 @@ func clampBatch(n int) int { return min(max(n, MinMaxBatch), MaxMaxBatch) }
 // StreamCredit returns the per-stream high-water mark in items.
 func (rt *Runtime) StreamCredit() int { return rt.streamCredit }
 
-// PendingLen counts jobs not yet taken: running, or settled and waiting for
-// TakeResult or their closing batch.
-func (rt *Runtime) PendingLen() int { return len(rt.pending) }
-
-// SupersedeLen counts supersede keys bound to a job.
-func (rt *Runtime) SupersedeLen() int { return len(rt.supersede) }
-
 // ActiveForKey returns the job a supersede key points at.
 func (rt *Runtime) ActiveForKey(key string) (JobID, bool) {
 	id, ok := rt.supersede[key]
 	return id, ok
 }
-
-// MalformedReplies counts envelopes Tick could not decode and dropped.
-func (rt *Runtime) MalformedReplies() uint64 { return rt.malformed }
 
 // Cancel asks a job to stop. The job settles Cancelled when its worker
 // observes the request (or Complete, if it had already finished). A stream

@@ -1,0 +1,195 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/syntax"
+)
+
+// settle runs the editor loop's core until id has settled: wait for the
+// runtime's ready signal, then Tick. A real loop selects on Ready beside its
+// terminal input and timers instead of blocking on it.
+func settle(rt *runtime.Runtime, id runtime.JobID) runtime.Outcome {
+	for !rt.IsComplete(id) {
+		<-rt.Ready()
+		rt.Tick()
+	}
+	o, _ := rt.TakeResult(id)
+	return o
+}
+
+// A grep is a stream: each frame, Tick takes the workers' replies and
+// TakeStreamBatches hands out at most one batch per stream. The closing batch
+// carries the stream's outcome; the job is gone after it.
+func ExampleRuntime_DispatchGrep() {
+	root, err := os.MkdirTemp("", "runtime-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(root)
+	for name, text := range map[string]string{
+		"a.go": "// TODO: one\n",
+		"b.go": "package b\n// TODO: two\n// TODO: three\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			panic(err)
+		}
+	}
+
+	rt, err := runtime.New(runtime.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Close()
+
+	// The key makes the search supersede an earlier one dispatched under it.
+	id := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "TODO"}, runtime.DispatchOptions{Key: "search"})
+	var hits []string
+	for done := false; !done; {
+		<-rt.Ready()
+		rt.Tick()
+		for _, b := range rt.TakeStreamBatches() {
+			if b.ID != id {
+				continue
+			}
+			for _, m := range b.Matches {
+				hits = append(hits, fmt.Sprintf("%s:%d", m.File, m.Line))
+			}
+			if b.Closed {
+				fmt.Println("closed:", b.Outcome.State, "superseded:", b.Superseded)
+				done = true
+			}
+		}
+	}
+	sort.Strings(hits) // files arrive in the order the workers finish them
+	fmt.Println(hits)
+	_, _, known := rt.Lookup(id)
+	fmt.Println("still pending:", known)
+	// Output:
+	// closed: complete superseded: false
+	// [a.go:1 b.go:2 b.go:3]
+	// still pending: false
+}
+
+// A parse job runs on a worker against a clone of the prior tree, so the main
+// goroutine keeps its tree while the reparse runs; the new tree waits in the
+// handoff until TakeParseTree, before TakeResult.
+func ExampleRuntime_DispatchParse() {
+	rt, err := runtime.New(runtime.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Close()
+
+	parse := func(src string, prior *syntax.Tree) *syntax.Tree {
+		id := rt.DispatchParse(syntax.Request{Source: []byte(src), Language: "lua", Prior: prior},
+			runtime.DispatchOptions{Key: "parse:buffer1"})
+		for !rt.IsComplete(id) {
+			<-rt.Ready()
+			rt.Tick()
+		}
+		tree := rt.TakeParseTree(id)
+		o, _ := rt.TakeResult(id)
+		fmt.Println(o.State, o.Value.(*runtime.ParseResult).Duration > 0)
+		return tree
+	}
+	v1 := parse("local x = 1\n", nil)
+	defer v1.Close()
+	v2 := parse("local x = f(1)\n", v1) // the edit is computed from the two texts
+	defer v2.Close()
+	fmt.Println(v1.HasError(), v2.HasError(), string(v1.Source()))
+	// Output:
+	// complete true
+	// complete true
+	// false false local x = 1
+}
+
+// A filesystem job that fails carries the errno name as its code, for a
+// script to branch on. A rename that completes is reported in the Resources
+// of the Tick that settled it, so the editor can retarget open buffers.
+func ExampleRuntime_DispatchRename() {
+	dir, err := os.MkdirTemp("", "runtime-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			panic(err)
+		}
+	}
+
+	rt, err := runtime.New(runtime.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Close()
+
+	o := settle(rt, rt.DispatchRename(a, b, false, runtime.DispatchOptions{}))
+	if o.Err != nil && o.Err.Code == "EEXIST" {
+		fmt.Println("refused:", o.State, o.Err.Code)
+	}
+
+	id := rt.DispatchRename(a, b, true, runtime.DispatchOptions{})
+	for !rt.IsComplete(id) {
+		<-rt.Ready()
+		for _, r := range rt.Tick().Resources {
+			fmt.Println(r.Op, filepath.Base(r.From), "->", filepath.Base(r.To))
+		}
+	}
+	o, _ = rt.TakeResult(id)
+	fmt.Println(o.State, o.Err == nil)
+	// Output:
+	// refused: failed EEXIST
+	// rename a.txt -> b.txt
+	// complete true
+}
+
+// An external job is one that something outside the worker pool settles: a
+// language server's reply, say. No worker waits for it. The goroutine that
+// reads the reply hands it to the main goroutine, which completes the job;
+// the job's context ends if it is cancelled or superseded first.
+func ExampleRuntime_RegisterExternal() {
+	rt, err := runtime.New(runtime.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Close()
+
+	replies := make(chan map[string]any)
+	id, _ := rt.RegisterExternal(runtime.KindLspRequest, "hover")
+	go func() { replies <- map[string]any{"contents": "func main()"} }() // the server's reader
+
+	if err := rt.CompleteExternalOK(id, <-replies); err != nil {
+		panic(err)
+	}
+	o := settle(rt, id)
+	fmt.Println(o.State, o.Value.(map[string]any)["contents"])
+
+	// A second request under the same key supersedes the first: its context
+	// ends, and its requester stops waiting for the server and settles it
+	// Cancelled (no worker does that for an external job).
+	first, firstCtx := rt.RegisterExternal(runtime.KindLspRequest, "hover")
+	second, _ := rt.RegisterExternal(runtime.KindLspRequest, "hover")
+	<-firstCtx.Done()
+	fmt.Println(errors.Is(firstCtx.Err(), context.Canceled))
+	rt.CompleteExternalCancelled(first)
+	rt.CompleteExternalFailed(second, "server exited")
+	o = settle(rt, second)
+	fmt.Println(o.State, o.Err.Message)
+	o = settle(rt, first)
+	fmt.Println(o.State)
+	// Output:
+	// complete func main()
+	// true
+	// failed server exited
+	// cancelled
+}
