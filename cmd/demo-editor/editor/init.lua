@@ -649,6 +649,7 @@ local function render_workers(buf)
   for _, a in ipairs(s.active) do
     lines[#lines + 1] = string.format("  %-6d %-12s %8.0fms  %-20s %s", a.id, a.kind, a.age_ms,
       a.key or "-", a.cancel_requested and "cancel requested" or (a.stream and "streaming" or "running"))
+      .. (a.progress and ("  " .. a.progress) or "")
     rows[#lines - 1] = a.id
   end
   -- Roots refusing every job since a mutation of theirs panicked: shown
