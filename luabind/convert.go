@@ -133,6 +133,9 @@ func snapshotToLua(L *lua.LState, s runtime.WorkersSnapshot) *lua.LTable {
 		}
 		t.RawSetString("cancel_requested", lua.LBool(a.CancelRequested))
 		t.RawSetString("stream", lua.LBool(a.Stream))
+		if a.Progress != "" {
+			t.RawSetString("progress", lua.LString(a.Progress))
+		}
 		active.Append(t)
 	}
 	completed := L.NewTable()

@@ -33,7 +33,8 @@ func (b *Binding) mcpTable(L *lua.LState) *lua.LTable {
 		"read": b.mcpRead, "prompts": b.mcpPrompts, "close": b.mcpClose,
 		"progress": b.mcpProgress, "status": b.mcpStatus, "stderr": b.mcpStderr,
 	}, b.mcpString)
-	return L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"connect": b.mcpConnect})
+	return L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"connect": b.mcpConnect,
+		"json_decode": b.mcpJSONDecode, "json_encode": b.mcpJSONEncode})
 }
 
 // pumpMCP hands finished MCP calls to the runtime; the frame calls it

@@ -226,6 +226,8 @@ return {
 	-- A connection to a program that cannot start: it is returned at once
 	-- and fails its calls; args({}) is misuse, a Lua error.
 	["pmacs.mcp.connect"] = {may_raise = true, args({cmd = {R .. "/missing-program"}}), args({})},
+	["pmacs.mcp.json_decode"] = {may_raise = true, args('{"a": [1, null, {"b": true}]}'), args("{bad"), args("[]"), args()},
+	["pmacs.mcp.json_encode"] = {may_raise = true, args({a = {1, 2}, b = "x"}), args(function() end), args(0/0), args()},
 	["pmacs.workers.fs.read_dir"] = {args(R .. "/fs"), args(R .. "/fs", {per_entry = true}), args(R .. "/missing")},
 	["pmacs.workers.fs.stat"] = {args(R .. "/fs/link"), args(R .. "/fs/a.txt"), args(R .. "/missing")},
 	["pmacs.workers.fs.rename"] = {

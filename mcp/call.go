@@ -158,6 +158,7 @@ func (c *Conn) onProgress(_ context.Context, req *sdk.ProgressNotificationClient
 		cl.seen = true
 		cl.progress = Progress{Progress: req.Params.Progress, Total: req.Params.Total,
 			Message: req.Params.Message, Count: cl.progress.Count + 1}
+		c.host.noteProgress(runtime.JobID(n), cl.progress.String())
 	}
 }
 

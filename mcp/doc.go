@@ -68,5 +68,7 @@
 //
 // Every tool call carries a progress token; the server's
 // notifications/progress for it are kept, latest only, while the call is
-// pending, and read with Conn.Progress.
+// pending, and read with Conn.Progress. Host.Pump also hands the latest of
+// each call to Runtime.SetExternalProgress (as Progress.String), so the
+// *workers* view shows it on the call's active row.
 package mcp

@@ -18,6 +18,8 @@ type Host struct {
 	spare []settlement
 	conns map[*Conn]struct{}
 	ready chan struct{}
+	// progress holds each call's latest progress line until Pump.
+	progress map[runtime.JobID]string
 }
 
 // settlement is a finished call waiting for Pump.
@@ -40,9 +42,12 @@ func NewHost(rt *runtime.Runtime) *Host {
 func (h *Host) Ready() <-chan struct{} { return h.ready }
 
 // Pump hands every finished call to the Runtime (CompleteExternal*), so the
-// next Tick settles them; it returns how many it handed over. Main goroutine
+// next Tick settles them; it returns how many it handed over. It also
+// hands over the calls' latest progress notifications
+// (Runtime.SetExternalProgress), for the *workers* view. Main goroutine
 // only; call it before Tick in each frame. It never blocks.
 func (h *Host) Pump() int {
+	h.pumpProgress()
 	h.mu.Lock()
 	batch := h.out
 	h.out, h.spare = h.spare[:0], nil

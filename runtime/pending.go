@@ -21,6 +21,7 @@ type job struct {
 	// extQueued says such a reply is on the bus.
 	extValue  any
 	extQueued bool
+	progress  string // set by SetExternalProgress, shown in the *workers* view
 }
 
 func (j *job) outcome() Outcome {

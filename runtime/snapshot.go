@@ -48,6 +48,9 @@ type ActiveJob struct {
 	Key             string
 	CancelRequested bool
 	Stream          bool
+	// Progress is the job's last progress line (SetExternalProgress), ""
+	// when none was set.
+	Progress string
 }
 
 // CompletedJob is a row of the *workers* view's recent-completions section.
@@ -87,7 +90,7 @@ func (rt *Runtime) Snapshot() WorkersSnapshot {
 		}
 		snap.Active = append(snap.Active, ActiveJob{
 			ID: j.id, Kind: j.kind, Age: now.sub(j.dispatchedAt), Key: j.key,
-			CancelRequested: j.t.ctx.Err() != nil, Stream: j.stream != nil,
+			CancelRequested: j.t.ctx.Err() != nil, Stream: j.stream != nil, Progress: j.progress,
 		})
 	}
 	// Ids grow with dispatch time, so ascending id is oldest first and

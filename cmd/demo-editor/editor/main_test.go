@@ -11,9 +11,13 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/pmacs-go/pmacs-go/mcp/mcptest"
 )
 
 func TestMain(m *testing.M) {
+	// The MCP tests start this binary as their server.
+	mcptest.RunIfServer()
 	goleak.VerifyTestMain(m)
 }
 
