@@ -25,6 +25,7 @@ const (
 	KindSpawn
 	KindSystem
 	KindSpawnWrite
+	KindTextSearch
 )
 
 var kindLabels = [...]string{
@@ -43,6 +44,7 @@ var kindLabels = [...]string{
 	KindSpawn:      "spawn",
 	KindSystem:     "system",
 	KindSpawnWrite: "spawn_write",
+	KindTextSearch: "text_search",
 }
 
 // String returns the kind's label, e.g. "compute_sum".
