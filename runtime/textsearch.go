@@ -22,6 +22,7 @@ import (
 type TextSnapshot struct {
 	lines   []string
 	readers atomic.Int32
+	retired atomic.Bool
 }
 
 // NewTextSnapshot wraps lines; see TextSnapshot for the promise it asks.
@@ -33,10 +34,15 @@ func NewTextSnapshot(lines []string) *TextSnapshot {
 func (s *TextSnapshot) Len() int { return len(s.lines) }
 
 // InUse reports whether a job dispatched on the snapshot may still read
-// it. It turns false when the last such job's worker is done with it; a job
-// cancelled before it ran may leave it true, which costs its owner one copy
-// but never a race.
+// it. It turns false when the last such job's worker is done with it, or
+// when a job cancelled before its worker started has been told so.
 func (s *TextSnapshot) InUse() bool { return s.readers.Load() > 0 }
+
+// Retire marks the snapshot as no longer the owner's text: its owner is
+// about to write into the slice in place (InUse being false). A search
+// dispatched on it afterwards fails instead of racing that write. Call it
+// on the goroutine that dispatches.
+func (s *TextSnapshot) Retire() { s.retired.Store(true) }
 
 // DefaultTextSearchMax is how many matches a text search delivers when its
 // spec names no limit. It keeps counting past it.
@@ -81,13 +87,32 @@ func (rt *Runtime) DispatchTextSearch(spec TextSearchSpec, o DispatchOptions) Jo
 	}
 	mb = clampBatch(mb)
 	rt.newStream(j, max(mb-mb%3, 3))
-	if spec.Text != nil {
+	// Retirement is checked here, on the dispatching goroutine, since
+	// the owner may write into a retired snapshot's lines at any time.
+	checkErr := spec.Check()
+	// claim says who gives the snapshot back: the worker once it is done
+	// reading, or, for a job cancelled before its worker started (a
+	// keystroke superseding it), the cancel itself.
+	var claim atomic.Int32 // 0 not started, 1 reading, 2 given back
+	if checkErr == nil {
 		spec.Text.readers.Add(1)
+		j.t.ctx.AfterFunc(func() {
+			if claim.CompareAndSwap(0, 2) {
+				spec.Text.readers.Add(-1)
+			}
+		})
 	}
 	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *task) reply {
-		if spec.Text != nil {
-			defer spec.Text.readers.Add(-1)
+		if checkErr != nil {
+			return terminal(ctx, checkErr, "")
 		}
+		if !claim.CompareAndSwap(0, 1) {
+			return reply{Kind: replyCancelled}
+		}
+		defer func() {
+			claim.Store(2)
+			spec.Text.readers.Add(-1)
+		}()
 		if err := runTextSearch(ctx, spec, func(ints []uint64, found uint64) error {
 			w.send(reply{Kind: replyProgress, N: found})
 			if len(ints) == 0 {
@@ -114,6 +139,9 @@ type textMatcher func(line string, fn func(s, e int))
 func newTextMatcher(spec TextSearchSpec) (textMatcher, error) {
 	if spec.Text == nil {
 		return nil, fmt.Errorf("%w: no text snapshot", ErrTextSearchSpec)
+	}
+	if spec.Text.retired.Load() {
+		return nil, fmt.Errorf("%w: the text changed since the snapshot was taken", ErrTextSearchSpec)
 	}
 	if spec.Pattern == "" {
 		return nil, fmt.Errorf("%w: empty pattern", ErrTextSearchSpec)
