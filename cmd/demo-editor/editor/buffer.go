@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // pos is a position in a buffer: a zero-based row and a byte column within
@@ -62,6 +64,10 @@ type buffer struct {
 	noUndo    bool   // scratch buffers keep no history
 
 	hl hlRows
+	// snap is the text handed to search jobs (nil until one asks); hits
+	// are the in-buffer search's matches (nil for none).
+	snap *runtime.TextSnapshot
+	hits *searchHits
 	// refs holds, per row, the place a list row points at (a grep match's
 	// file and line), for the rows appended with append_matches.
 	refs []rowRef
@@ -178,6 +184,7 @@ func endOf(s pos, text string) pos {
 // new row keeps the ending of the last replaced one.
 func (b *buffer) replace(s, e pos, text string, newEnds []bool) (end pos, removed string, oldEnds, ends []bool) {
 	removed = b.textRange(s, e)
+	b.ownLines()
 	head := b.lines[s.Row][:s.Col]
 	tail := b.lines[e.Row][e.Col:]
 	parts := strings.Split(text, "\n")
@@ -274,6 +281,7 @@ func (b *buffer) spliceLines(start, end int, lines []string) {
 		b.ends = slices.Replace(b.ends, start, end, make([]bool, len(lines))...)
 	}
 	b.mark = nil
+	b.ownLines()
 	b.lines = slices.Replace(b.lines, start, end, lines...)
 	if len(b.lines) == 0 {
 		b.lines = []string{""}
@@ -440,6 +448,9 @@ func (b *buffer) load(ft fileText) {
 	if len(lines) == 0 {
 		lines, ends = []string{""}, nil
 	}
+	// The old array is never written again, so a snapshot of it stays
+	// valid as it is.
+	b.snap, b.hits = nil, nil
 	b.lines, b.eol, b.crlf, b.ends = lines, ft.eol, ft.crlf, ends
 	b.hl, b.refs = nil, nil
 	b.undo = undoLog{}

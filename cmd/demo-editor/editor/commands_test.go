@@ -46,7 +46,7 @@ func TestCommandArgumentsAreValidated(t *testing.T) {
 		"frame-target 0":    "frame-target: 0 is out of range (milliseconds, 1 to 1000)",
 		"grep now":          `grep takes no argument, got "now"`,
 		"open":              "open: needs a path",
-		"bogus 1":           "no command bogus (known: dired, frame-target, grep, open, sleep, sum, workers)",
+		"bogus 1":           "no command bogus (known: compile, dired, frame-target, grep, open, shell, sleep, sum, workers)",
 	} {
 		require.Equal(t, want, h.command(line), "M-x %s", line)
 		var isErr bool

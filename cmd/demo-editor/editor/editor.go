@@ -198,6 +198,9 @@ type session struct {
 	initFn   *lua.LFunction
 	initErr  error
 	initErrs []string
+
+	// hitBuf is drawRow's scratch list of a row's search matches.
+	hitBuf []textMatch
 }
 
 // newEditor sets up the screen, the runtime and Lua. Nothing is drawn and

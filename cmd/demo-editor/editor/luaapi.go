@@ -50,6 +50,7 @@ func (e *session) installAPI() {
 		pmacs = L.NewTable()
 		L.SetGlobal("pmacs", pmacs)
 	}
+	e.installSearchAPI(api)
 	pmacs.RawSetString("editor", api)
 }
 

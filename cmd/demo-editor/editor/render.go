@@ -17,6 +17,9 @@ var (
 	stylePrompt    = tcell.StyleDefault.Bold(true)
 	styleSelection = tcell.ColorNavy
 	styleTilde     = tcell.StyleDefault.Foreground(tcell.ColorGray)
+	// In-buffer search matches, and the one the cursor went to.
+	styleMatch    = tcell.StyleDefault.Background(tcell.ColorOlive).Foreground(tcell.ColorBlack)
+	styleMatchCur = tcell.StyleDefault.Background(tcell.ColorYellow).Foreground(tcell.ColorBlack)
 )
 
 // invalidate makes the next draw repaint everything.
@@ -128,6 +131,11 @@ func (e *session) drawRow(b *buffer, y int) {
 	sel = sel && ss.Row <= row && row <= se.Row
 	if row < len(b.lines) {
 		spans := b.hl.row(row)
+		var hits []textMatch
+		if b.hits != nil {
+			e.hitBuf = b.hits.row(row, e.hitBuf[:0])
+			hits = e.hitBuf
+		}
 		eachCell(b.lines[row], func(c cell, cx int) bool {
 			sx := cx - b.left
 			if sx >= w {
@@ -141,6 +149,15 @@ func (e *session) drawRow(b *buffer, y int) {
 				st = e.faces.style(f)
 				if selected {
 					st = st.Background(styleSelection)
+				}
+			}
+			for _, m := range hits {
+				if m.start <= c.col && c.col < m.end {
+					st = styleMatch
+					if cur := b.hits.cur; cur != nil && *cur == m {
+						st = styleMatchCur
+					}
+					break
 				}
 			}
 			if sel && (row > ss.Row || c.col >= ss.Col) && (row < se.Row || c.col < se.Col) {
