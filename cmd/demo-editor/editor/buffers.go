@@ -282,6 +282,7 @@ func (e *session) closeBuffer(b *buffer) error {
 	if e.prompt != nil && e.prompt.owner == b {
 		e.cancelPrompt(cancelClose)
 	}
+	e.windowClosed(b, e.messages)
 	delete(e.keys.buffer, b.id)
 	delete(e.viewSent, b.id)
 	e.hooks.dropBuffer(b.id)

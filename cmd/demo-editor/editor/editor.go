@@ -201,6 +201,10 @@ type session struct {
 
 	// hitBuf is drawRow's scratch list of a row's search matches.
 	hitBuf []textMatch
+	// win is the second window of a split screen; rowOff is the screen row
+	// drawRow's window starts at.
+	win    split
+	rowOff int
 }
 
 // newEditor sets up the screen, the runtime and Lua. Nothing is drawn and

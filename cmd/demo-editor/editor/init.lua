@@ -29,6 +29,7 @@ local all_keys = {
   "  C-d                             directory view (Enter, Backspace/^ up, r rename, d remove, m chmod, g refresh)",
   "  C-w                             *workers*: jobs in flight and recent (c cancels the job on the row)",
   "  C-b                             *buffers* (Enter switches)",
+  "  M-2, M-o, M-1                   split into two windows, switch window, back to one window",
   "  C-e                             *messages*",
   "  M-x                             commands: grep, dired, workers, open, sleep, sum, frame-target",
   "  M-:                             evaluate a line of Lua and show what it returns",
@@ -602,6 +603,12 @@ local function search_buffer()
   isearch_hint("")
 end
 ed.map("global", "M-f", search_buffer)
+
+-- Two windows: each keeps its own buffer, cursor and scroll.
+local function say_err(ok, err) if not ok then ed.message(err) end end
+ed.map("global", "M-2", function() say_err(ed.split()) end)
+ed.map("global", "M-o", function() say_err(ed.other_window()) end)
+ed.map("global", "M-1", function() ed.unsplit() end)
 for _, k in ipairs{"F3", "M-n"} do
   ed.map("global", k, function(buf) local m = search_step(buf, false) if m then ed.message(m) end end)
 end

@@ -51,6 +51,7 @@ func (e *session) installAPI() {
 		L.SetGlobal("pmacs", pmacs)
 	}
 	e.installSearchAPI(api)
+	e.installWindowAPI(api)
 	pmacs.RawSetString("editor", api)
 }
 
