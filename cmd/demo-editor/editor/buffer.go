@@ -68,6 +68,8 @@ type buffer struct {
 	// are the in-buffer search's matches (nil for none).
 	snap *runtime.TextSnapshot
 	hits *searchHits
+	// gv fills the buffer from a grep job (ed.grep_view), nil for none.
+	gv *grepView
 	// refs holds, per row, the place a list row points at (a grep match's
 	// file and line), for the rows appended with append_matches.
 	refs []rowRef
@@ -282,6 +284,9 @@ func (b *buffer) spliceLines(start, end int, lines []string) {
 	}
 	b.mark = nil
 	b.ownLines()
+	if b.gv != nil && end > b.gv.base && (start != end || start != len(b.lines)) {
+		b.gv.orphaned = true
+	}
 	b.lines = slices.Replace(b.lines, start, end, lines...)
 	if len(b.lines) == 0 {
 		b.lines = []string{""}

@@ -283,6 +283,7 @@ func (e *session) closeBuffer(b *buffer) error {
 		e.cancelPrompt(cancelClose)
 	}
 	e.windowClosed(b, e.messages)
+	e.stopGrepView(b)
 	delete(e.keys.buffer, b.id)
 	delete(e.viewSent, b.id)
 	e.hooks.dropBuffer(b.id)

@@ -25,7 +25,7 @@ local all_keys = {
   "  M-g                             go to line (LINE or LINE:COL)",
   "  M-f                             search the buffer as you type (Up/Down previous/next, M-r regex, Enter stays, Esc goes back)",
   "  F3, S-F3 (M-n, M-p)             next, previous search match; Esc clears the matches",
-  "  C-f                             live grep (Up/Down select, Enter opens, Esc cancels)",
+  "  C-f                             live grep as rg searches (Up/Down select, Enter opens, M-r regex, Esc cancels)",
   "  C-d                             directory view (Enter, Backspace/^ up, r rename, d remove, m chmod, g refresh)",
   "  C-w                             *workers*: jobs in flight and recent (c cancels the job on the row)",
   "  C-b                             *buffers* (Enter switches)",
@@ -410,59 +410,56 @@ ed.map("global", "M-g", function(buf)
 end)
 
 ------------------------------------------------------------------ live grep
--- Every keystroke in the prompt starts a grep under one supersede key: the
--- runtime cancels the previous search, and its results never show under
--- the new query (the consumer checks that its handle is still current).
+-- Every keystroke in the prompt starts a search with ed.grep_view under one
+-- supersede key: the runtime cancels the previous search. The editor keeps
+-- the job's matches itself and formats a row only when a window shows it,
+-- so the count (from the job: matches found, files searched) and "done"
+-- keep pace with the search however many rows there are. It searches what
+-- rg does by default: .gitignore/.ignore honoured, hidden files skipped.
 
-local grep = {buf = nil, handle = nil, count = 0, query = "", root = nil}
+local grep = {buf = nil, count = 0, query = "", root = nil, regex = false, state = ""}
 local spinner = {"|", "/", "-", "\\"}
 
-local function grep_header(state)
-  local files = grep.files and (" in " .. grep.files .. " files") or ""
+local function grep_header()
   local head
   if grep.query == "" then
-    head = "grep in " .. grep.root .. ": type a pattern (Enter opens the selected match, Esc cancels)"
+    head = "grep in " .. grep.root .. ": type a pattern (Enter opens the selected match, M-r regex, Esc cancels)"
   else
-    head = string.format("grep %q: %d matches%s  %s", grep.query, grep.count, files, state)
+    local files = grep.files and (" in " .. grep.files .. " files") or ""
+    head = string.format("grep %q%s: %d matches%s  %s  (hidden and ignored files skipped, as rg)",
+      grep.query, grep.regex and " (regex)" or "", grep.count, files, grep.state)
   end
   ed.set_lines(grep.buf, 0, 1, {head})
   ed.add_highlights(grep.buf, {{0, 0, 0, #head, "header"}})
 end
 
 local function start_grep(query)
-  if grep.handle then grep.handle:cancel() end
-  grep.handle, grep.query, grep.count, grep.files = nil, query, 0, nil
+  grep.query, grep.count, grep.files = query, 0, nil
   local buf = grep.buf
+  ed.grep_cancel(buf)
   ed.set_lines(buf, 0, -1, {""})
   ed.set_cursor(buf, 0, 0)
-  if query == "" then grep_header("") return end
+  if query == "" then grep_header() return end
+  local tick = 0
+  grep.state = "searching " .. spinner[1]
   -- Smart case: a capital letter makes the search case-sensitive.
-  local h = w.grep{root = grep.root, pattern = query, case_sensitive = query:find("%u") ~= nil,
-                   key = "live-grep", max_batch = 256}
-  grep.handle = h
-  grep_header("searching " .. spinner[1])
-  run(function()
-    local tick = 0
-    for batch in h:batches() do
-      if grep.handle ~= h then return end
-      -- The editor formats the rows and remembers where each points
-      -- (ed.match_at), so the batch is garbage after this frame.
-      ed.append_matches(buf, batch)
-      grep.count = grep.count + #batch
-      if h.progress then grep.files = h:progress() end
-      tick = tick + 1
-      grep_header("searching " .. spinner[tick % #spinner + 1])
-    end
-    if grep.handle ~= h then return end
-    local res, err = h:await()
-    if res then
-      grep.files = res.files_searched
-      grep_header("done")
-    else
-      grep_header(err)
-      if err ~= "cancelled" then ed.error("grep: " .. err) end
-    end
-  end)
+  ed.grep_view(buf, {root = grep.root, pattern = query, regex = grep.regex,
+    case_sensitive = query:find("%u") ~= nil, key = "live-grep",
+    on_update = function(st)
+      if grep.buf ~= buf or grep.query ~= query then return end
+      grep.count, grep.files = st.matches, st.files
+      if st.state == "running" then
+        tick = tick + 1
+        grep.state = "searching " .. spinner[tick % #spinner + 1]
+      elseif st.state == "error" then
+        grep.state = st.error
+        ed.error("grep: " .. st.error)
+      else
+        grep.state = st.state
+      end
+      grep_header()
+    end})
+  grep_header()
 end
 
 -- open_match opens the match on row (row 0, the header, opens the first).
@@ -482,13 +479,22 @@ local function live_grep()
   start_grep("")
   ed.prompt("grep: ", {
     on_change = start_grep,
+    keys = {["M-r"] = function()
+      grep.regex = not grep.regex
+      start_grep(ed.prompt_text())
+    end},
     on_submit = function() open_match(ed.cursor(grep.buf)) end,
     -- The prompt belongs to *grep*: showing another buffer ends it too
     -- (why == "switch"), and then the search stops but the new view stays.
     on_cancel = function(why)
-      if grep.handle then grep.handle:cancel() end
-      grep.handle = nil
-      if why ~= "close" and grep.query ~= "" then grep_header("stopped (C-f searches again)") end
+      local st = ed.find("*grep*") and ed.grep_status(grep.buf)
+      if st and st.state == "running" then
+        ed.grep_cancel(grep.buf)
+        if why ~= "close" then
+          grep.state = "stopped (C-f searches again)"
+          grep_header()
+        end
+      end
       if why ~= "key" then return end
       local prev = ed.previous()
       if prev then ed.show(prev) end

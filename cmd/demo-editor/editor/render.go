@@ -139,6 +139,9 @@ func (e *session) drawRow(b *buffer, y int) {
 	ss, se, sel := b.selection()
 	sel = sel && ss.Row <= row && row <= se.Row
 	if row < len(b.lines) {
+		if b.gv != nil {
+			e.formatGrepRow(b, row)
+		}
 		spans := b.hl.row(row)
 		var hits []textMatch
 		if b.hits != nil {
