@@ -98,6 +98,9 @@ func TestCompileSupersedes(t *testing.T) {
 func TestShellCommandShowsOutput(t *testing.T) {
 	dir := t.TempDir()
 	h := startEditor(t, Options{Path: dir})
+	// The directory view shows once its listing lands; a prompt opened
+	// before that would end when it shows.
+	h.waitText(dir + ":")
 	h.alt('!')
 	h.waitText("shell command:")
 	h.typeText("echo hello")
