@@ -92,9 +92,29 @@ local function refresh_highlights(buf)
   ed.set_highlights(buf, s.tree:highlights(top, bottom))
 end
 
+-- Above max_parse_rows a buffer is not parsed and shows no syntax colours,
+-- and the message line says so: a full parse of a 60 MB Go file takes
+-- seconds and its tree a few times the file, and each keystroke would copy
+-- the whole text on the main loop (get_text) to hand it to the reparse.
+-- Highlighting such a file without a full-file tree is not done yet.
+local max_parse_rows = 250000
+local too_big = {} -- buf -> true once said
+
 local function reparse(buf)
   local lang = ed.language(buf)
   if not lang then return end
+  local n = ed.line_count(buf)
+  if n > max_parse_rows then
+    local s = syntax[buf]
+    if s and s.tree then s.tree:close() ed.clear_highlights(buf) end
+    syntax[buf] = nil
+    if not too_big[buf] then
+      too_big[buf] = true
+      ed.message(string.format("%s: %d rows: no syntax highlighting above %d rows", ed.name(buf), n, max_parse_rows))
+    end
+    return
+  end
+  too_big[buf] = nil
   local s = syntax[buf]
   if not s then
     s = {gen = 0, landed = 0}
@@ -124,6 +144,7 @@ ed.on("open", reparse)
 ed.on("change", reparse)
 ed.on("view", refresh_highlights)
 ed.on("close", function(buf)
+  too_big[buf] = nil
   local s = syntax[buf]
   if s and s.tree then s.tree:close() end
   syntax[buf] = nil
@@ -539,7 +560,8 @@ local function isearch_run(query)
   end
   local first, last = ed.visible_rows(buf)
   local ok, h = pcall(w.search_text, {text = ed.text_snapshot(buf), pattern = query, regex = isearch.regex,
-    case_sensitive = query:find("%u") ~= nil, first_row = first, end_row = last, key = "isearch"})
+    case_sensitive = query:find("%u") ~= nil, first_row = first, end_row = last, key = "isearch",
+    max_batch = 3 * 4096})
   if not ok then
     ed.search_clear(buf)
     isearch_hint((tostring(h):gsub("^.-invalid text search: ", "")))
