@@ -61,6 +61,7 @@ func TestCompileFillsBufferAndJumpsToLocation(t *testing.T) {
 func TestCompileSupersedes(t *testing.T) {
 	dir := t.TempDir()
 	h := startEditor(t, Options{Path: dir})
+	h.waitText(dir + ":") // a prompt opened before the directory view shows would end
 	h.alt('c')
 	h.waitText("compile: make -k")
 	for range len("make -k") {
