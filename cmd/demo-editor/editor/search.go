@@ -120,7 +120,8 @@ func (b *buffer) ownLines() {
 	b.hits = nil
 }
 
-// slicesBinary returns how many of part's matches start before p.
-func slicesBinary(part []textMatch, p pos) (int, bool) {
-	return slices.BinarySearchFunc(part, p, cmpMatch)
+// countBefore returns how many of part's matches start before p.
+func countBefore(part []textMatch, p pos) int {
+	i, _ := slices.BinarySearchFunc(part, p, cmpMatch)
+	return i
 }

@@ -153,8 +153,7 @@ func (e *session) luaSearchCount(L *lua.LState) int {
 	if c := b.hits.cur; c != nil {
 		p := pos{c.row, c.start}
 		for _, part := range [2][]textMatch{b.hits.win, b.hits.rest} {
-			i, _ := slicesBinary(part, p)
-			idx += i
+			idx += countBefore(part, p)
 		}
 		idx++
 	}
