@@ -163,7 +163,7 @@ func TestWaitKeepsTheExactResultCount(t *testing.T) {
 // from this build). The sweep fails on a function with no entry, so a new
 // function cannot go unchecked.
 const sweepCallsLua = `
-local R = ...
+local R, TEXT = ...
 local w = pmacs.workers
 local function args(...) return {n = select("#", ...), ...} end
 local long = w.sleep(3600 * 1000)
@@ -228,6 +228,13 @@ return {
 	["pmacs.mcp.connect"] = {may_raise = true, args({cmd = {R .. "/missing-program"}}), args({})},
 	["pmacs.mcp.json_decode"] = {may_raise = true, args('{"a": [1, null, {"b": true}]}'), args("{bad"), args("[]"), args()},
 	["pmacs.mcp.json_encode"] = {may_raise = true, args({a = {1, 2}, b = "x"}), args(function() end), args(0/0), args()},
+	["pmacs.workers.search_text"] = {
+		may_raise = true,
+		args({text = TEXT, pattern = "foo", max_batch = 1}),
+		args({text = TEXT, pattern = "f.o", regex = true, case_sensitive = false, key = "sweep-search"}),
+		args({text = TEXT, pattern = "(", regex = true}),
+		args({text = "not a snapshot", pattern = "x"}),
+	},
 	["pmacs.workers.fs.read_dir"] = {args(R .. "/fs"), args(R .. "/fs", {per_entry = true}), args(R .. "/missing")},
 	["pmacs.workers.fs.stat"] = {args(R .. "/fs/link"), args(R .. "/fs/a.txt"), args(R .. "/missing")},
 	["pmacs.workers.fs.rename"] = {
@@ -507,7 +514,8 @@ func TestEveryPmacsFunctionReturnsComparableValues(t *testing.T) {
 
 	mk, err := h.b.LoadString(sweepCallsLua, "sweep_calls.lua")
 	require.NoError(t, err)
-	require.NoError(t, L.CallByParam(lua.P{Fn: mk, NRet: 1, Protect: true}, lua.LString(dir)))
+	snap := TextSnapshotValue(L, runtime.NewTextSnapshot([]string{"alpha foo", "", "beta FOO foo"}))
+	require.NoError(t, L.CallByParam(lua.P{Fn: mk, NRet: 1, Protect: true}, lua.LString(dir), snap))
 	calls := L.Get(-1).(*lua.LTable)
 	L.Pop(1)
 

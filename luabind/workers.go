@@ -56,6 +56,7 @@ func (b *Binding) install() error {
 		"sleep": b.sleep, "sum": b.sum, "emit_n": b.emitN, "grep": b.grep, "parse": b.parse,
 		"cancel": b.cancelByID, "snapshot": b.snapshot, "reset_root": b.resetRoot,
 		"spawn": b.spawnFn, "system": b.systemFn,
+		"search_text":     b.searchText,
 		"frame_target_ms": b.frameTargetMs, "set_frame_target_ms": b.setFrameTargetMs,
 		"default_max_batch": b.defaultMaxBatch, "set_default_max_batch": b.setDefaultMaxBatch,
 	})

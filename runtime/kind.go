@@ -27,6 +27,7 @@ const (
 	KindSpawnWrite
 	KindFindFiles
 	KindFuzzy
+	KindTextSearch
 )
 
 var kindLabels = [...]string{
@@ -47,6 +48,7 @@ var kindLabels = [...]string{
 	KindSpawnWrite: "spawn_write",
 	KindFindFiles:  "find_files",
 	KindFuzzy:      "fuzzy",
+	KindTextSearch: "text_search",
 }
 
 // String returns the kind's label, e.g. "compute_sum".

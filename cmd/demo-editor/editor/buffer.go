@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // pos is a position in a buffer: a zero-based row and a byte column within
@@ -62,6 +64,12 @@ type buffer struct {
 	noUndo    bool   // scratch buffers keep no history
 
 	hl hlRows
+	// snap is the text handed to search jobs (nil until one asks); hits
+	// are the in-buffer search's matches (nil for none).
+	snap *runtime.TextSnapshot
+	hits *searchHits
+	// gv fills the buffer from a grep job (ed.grep_view), nil for none.
+	gv *grepView
 	// refs holds, per row, the place a list row points at (a grep match's
 	// file and line), for the rows appended with append_matches.
 	refs []rowRef
@@ -184,6 +192,7 @@ func endOf(s pos, text string) pos {
 func (b *buffer) replace(s, e pos, text string, newEnds []bool) (end pos, removed string, oldEnds, ends []bool) {
 	removed = b.textRange(s, e)
 	b.edits.record(b, s, e, text)
+	b.ownLines()
 	head := b.lines[s.Row][:s.Col]
 	tail := b.lines[e.Row][e.Col:]
 	parts := strings.Split(text, "\n")
@@ -280,6 +289,10 @@ func (b *buffer) spliceLines(start, end int, lines []string) {
 		b.ends = slices.Replace(b.ends, start, end, make([]bool, len(lines))...)
 	}
 	b.mark = nil
+	b.ownLines()
+	if b.gv != nil && end > b.gv.base && (start != end || start != len(b.lines)) {
+		b.gv.orphaned = true
+	}
 	b.lines = slices.Replace(b.lines, start, end, lines...)
 	if len(b.lines) == 0 {
 		b.lines = []string{""}
@@ -446,6 +459,9 @@ func (b *buffer) load(ft fileText) {
 	if len(lines) == 0 {
 		lines, ends = []string{""}, nil
 	}
+	// The old array is never written again, so a snapshot of it stays
+	// valid as it is.
+	b.snap, b.hits = nil, nil
 	b.lines, b.eol, b.crlf, b.ends = lines, ft.eol, ft.crlf, ends
 	b.hl, b.refs = nil, nil
 	b.undo = undoLog{}

@@ -282,6 +282,8 @@ func (e *session) closeBuffer(b *buffer) error {
 	if e.prompt != nil && e.prompt.owner == b {
 		e.cancelPrompt(cancelClose)
 	}
+	e.windowClosed(b, e.messages)
+	e.stopGrepView(b)
 	delete(e.keys.buffer, b.id)
 	delete(e.viewSent, b.id)
 	e.hooks.dropBuffer(b.id)

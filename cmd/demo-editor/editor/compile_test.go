@@ -61,7 +61,7 @@ func TestCompileFillsBufferAndJumpsToLocation(t *testing.T) {
 func TestCompileSupersedes(t *testing.T) {
 	dir := t.TempDir()
 	h := startEditor(t, Options{Path: dir})
-	h.waitText("..")
+	h.waitText(dir + ":") // a prompt opened before the directory view shows would end
 	h.alt('c')
 	h.waitText("compile: make -k")
 	for range len("make -k") {
@@ -99,7 +99,9 @@ func TestCompileSupersedes(t *testing.T) {
 func TestShellCommandShowsOutput(t *testing.T) {
 	dir := t.TempDir()
 	h := startEditor(t, Options{Path: dir})
-	h.waitText("..")
+	// The directory view shows once its listing lands; a prompt opened
+	// before that would end when it shows.
+	h.waitText(dir + ":")
 	h.alt('!')
 	h.waitText("shell command:")
 	h.typeText("echo hello")

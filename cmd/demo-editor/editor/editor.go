@@ -48,6 +48,9 @@ type Options struct {
 	// runtime overrides the job runtime's options (tests shrink the
 	// stream credit).
 	runtime runtime.Options
+	// grepBatch caps how many matches a grep view takes a frame (tests
+	// make a search outlast a few keystrokes); 0 takes all there are.
+	grepBatch int
 }
 
 // frameBudget caps the time one frame spends resuming Lua tasks; the rest
@@ -198,6 +201,16 @@ type session struct {
 	initFn   *lua.LFunction
 	initErr  error
 	initErrs []string
+
+	// hitBuf is drawRow's scratch list of a row's search matches.
+	hitBuf []textMatch
+	// win is the second window of a split screen; rowOff is the screen row
+	// drawRow's window starts at.
+	win    split
+	rowOff int
+	// grepViews maps the editor's own running grep jobs to the buffers
+	// they fill.
+	grepViews map[runtime.JobID]*buffer
 }
 
 // newEditor sets up the screen, the runtime and Lua. Nothing is drawn and
@@ -412,7 +425,7 @@ func (e *session) loop(ctx context.Context) error {
 // frameWanted reports whether a frame has work: replies to take, tasks or
 // jobs in flight, or a shown buffer that redraws every frame.
 func (e *session) frameWanted() bool {
-	return e.replies || e.lb.Busy() || e.hooks.hasFrame(e.cur.id)
+	return e.replies || e.lb.Busy() || e.hooks.hasFrame(e.cur.id) || len(e.grepViews) > 0
 }
 
 // nextWake is how long the loop may sleep when no event comes.
@@ -430,6 +443,7 @@ func (e *session) frame(now time.Time) {
 	e.lastFrame = now
 	e.replies = false
 	fs := e.lb.Frame()
+	e.takeGrepBatches(fs.Unclaimed)
 	for _, op := range fs.Tick.Resources {
 		e.applyResource(op)
 	}

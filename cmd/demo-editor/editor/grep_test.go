@@ -56,7 +56,7 @@ func TestLiveGrepSupersedesAndNeverShowsStaleResults(t *testing.T) {
 	// A small stream credit keeps the first search waiting on the view
 	// long after its first results show, so the second keystroke always
 	// finds it running.
-	h := startEditor(t, Options{Path: dir, runtime: runtime.Options{StreamCredit: 2048}})
+	h := startEditor(t, Options{Path: dir, runtime: runtime.Options{StreamCredit: 2048}, grepBatch: 256})
 	h.waitText("f00.txt")
 
 	h.ctrl('f')
@@ -94,16 +94,18 @@ func TestLiveGrepSupersedesAndNeverShowsStaleResults(t *testing.T) {
 	h.waitText(`grep "ab": 1 matches in`)
 	h.waitText("f07.txt:5: the abacus counts")
 
+	var firstState runtime.State
 	h.until("the first search settled", func(e *session) bool {
 		_, done := grepJobs(e)
 		for _, c := range done {
 			if c.ID == first {
-				require.Equal(t, runtime.Cancelled, c.State, "the superseded search must end cancelled")
+				firstState = c.State
 				return true
 			}
 		}
 		return false
 	})
+	require.Equal(t, runtime.Cancelled, firstState, "the superseded search must end cancelled")
 	var lines []string
 	h.e.call(func() {
 		h.e.afterShow = nil
@@ -123,7 +125,7 @@ func TestLiveGrepSupersedesAndNeverShowsStaleResults(t *testing.T) {
 // before it.
 func TestLiveGrepEscCancelsTheSearch(t *testing.T) {
 	dir := grepTree(t, 20, 1000)
-	h := startEditor(t, Options{Path: dir, runtime: runtime.Options{StreamCredit: 1024}})
+	h := startEditor(t, Options{Path: dir, runtime: runtime.Options{StreamCredit: 1024}, grepBatch: 256})
 	h.waitText("f00.txt")
 	h.ctrl('f')
 	h.typeText("alpha")

@@ -23,10 +23,13 @@ local all_keys = {
   "  C-s, M-s                        save, save as (asks before overwriting)",
   "  C-o                             open a file or directory (Tab completes)",
   "  M-g                             go to line (LINE or LINE:COL)",
-  "  C-f                             live grep (Up/Down select, Enter opens, Esc cancels)",
+  "  M-f                             search the buffer as you type (Up/Down previous/next, M-r regex, Enter stays, Esc goes back)",
+  "  F3, S-F3 (M-n, M-p)             next, previous search match; Esc clears the matches",
+  "  C-f                             live grep as rg searches (Up/Down select, Enter opens, M-r regex, Esc cancels)",
   "  C-d                             directory view (Enter, Backspace/^ up, r rename, d remove, m chmod, g refresh)",
   "  C-w                             *workers*: jobs in flight and recent (c cancels the job on the row)",
   "  C-b                             *buffers* (Enter switches)",
+  "  M-2, M-o, M-1                   split into two windows, switch window, back to one window",
   "  C-e                             *messages*",
   "  M-x                             commands: grep, dired, workers, open, sleep, sum, frame-target",
   "  M-:                             evaluate a line of Lua and show what it returns",
@@ -91,9 +94,29 @@ local function refresh_highlights(buf)
   ed.set_highlights(buf, s.tree:highlights(top, bottom))
 end
 
+-- Above max_parse_rows a buffer is not parsed and shows no syntax colours,
+-- and the message line says so: a full parse of a 60 MB Go file takes
+-- seconds and its tree a few times the file, and each keystroke would copy
+-- the whole text on the main loop (get_text) to hand it to the reparse.
+-- Highlighting such a file without a full-file tree is not done yet.
+local max_parse_rows = 250000
+local too_big = {} -- buf -> true once said
+
 local function reparse(buf)
   local lang = ed.language(buf)
   if not lang then return end
+  local n = ed.line_count(buf)
+  if n > max_parse_rows then
+    local s = syntax[buf]
+    if s and s.tree then s.tree:close() ed.clear_highlights(buf) end
+    syntax[buf] = nil
+    if not too_big[buf] then
+      too_big[buf] = true
+      ed.message(string.format("%s: %d rows: no syntax highlighting above %d rows", ed.name(buf), n, max_parse_rows))
+    end
+    return
+  end
+  too_big[buf] = nil
   local s = syntax[buf]
   if not s then
     s = {gen = 0, landed = 0}
@@ -123,6 +146,7 @@ ed.on("open", reparse)
 ed.on("change", reparse)
 ed.on("view", refresh_highlights)
 ed.on("close", function(buf)
+  too_big[buf] = nil
   local s = syntax[buf]
   if s and s.tree then s.tree:close() end
   syntax[buf] = nil
@@ -281,7 +305,10 @@ ed.map("global", "C-Space", function(buf)
     ed.message("mark set (move to select; C-c copy, C-x cut, Esc clears)")
   end
 end)
-ed.map("global", "Esc", function(buf) ed.clear_mark(buf) end)
+ed.map("global", "Esc", function(buf)
+  ed.clear_mark(buf)
+  ed.search_clear(buf)
+end)
 
 -- take_selection copies the selection into the register and the system
 -- clipboard; it returns the range, or nil when nothing is selected.
@@ -406,59 +433,56 @@ ed.map("global", "M-g", function(buf)
 end)
 
 ------------------------------------------------------------------ live grep
--- Every keystroke in the prompt starts a grep under one supersede key: the
--- runtime cancels the previous search, and its results never show under
--- the new query (the consumer checks that its handle is still current).
+-- Every keystroke in the prompt starts a search with ed.grep_view under one
+-- supersede key: the runtime cancels the previous search. The editor keeps
+-- the job's matches itself and formats a row only when a window shows it,
+-- so the count (from the job: matches found, files searched) and "done"
+-- keep pace with the search however many rows there are. It searches what
+-- rg does by default: .gitignore/.ignore honoured, hidden files skipped.
 
-local grep = {buf = nil, handle = nil, count = 0, query = "", root = nil}
+local grep = {buf = nil, count = 0, query = "", root = nil, regex = false, state = ""}
 local spinner = {"|", "/", "-", "\\"}
 
-local function grep_header(state)
-  local files = grep.files and (" in " .. grep.files .. " files") or ""
+local function grep_header()
   local head
   if grep.query == "" then
-    head = "grep in " .. grep.root .. ": type a pattern (Enter opens the selected match, Esc cancels)"
+    head = "grep in " .. grep.root .. ": type a pattern (Enter opens the selected match, M-r regex, Esc cancels)"
   else
-    head = string.format("grep %q: %d matches%s  %s", grep.query, grep.count, files, state)
+    local files = grep.files and (" in " .. grep.files .. " files") or ""
+    head = string.format("grep %q%s: %d matches%s  %s  (hidden and ignored files skipped, as rg)",
+      grep.query, grep.regex and " (regex)" or "", grep.count, files, grep.state)
   end
   ed.set_lines(grep.buf, 0, 1, {head})
   ed.add_highlights(grep.buf, {{0, 0, 0, #head, "header"}})
 end
 
 local function start_grep(query)
-  if grep.handle then grep.handle:cancel() end
-  grep.handle, grep.query, grep.count, grep.files = nil, query, 0, nil
+  grep.query, grep.count, grep.files = query, 0, nil
   local buf = grep.buf
+  ed.grep_cancel(buf)
   ed.set_lines(buf, 0, -1, {""})
   ed.set_cursor(buf, 0, 0)
-  if query == "" then grep_header("") return end
+  if query == "" then grep_header() return end
+  local tick = 0
+  grep.state = "searching " .. spinner[1]
   -- Smart case: a capital letter makes the search case-sensitive.
-  local h = w.grep{root = grep.root, pattern = query, case_sensitive = query:find("%u") ~= nil,
-                   key = "live-grep", max_batch = 256}
-  grep.handle = h
-  grep_header("searching " .. spinner[1])
-  run(function()
-    local tick = 0
-    for batch in h:batches() do
-      if grep.handle ~= h then return end
-      -- The editor formats the rows and remembers where each points
-      -- (ed.match_at), so the batch is garbage after this frame.
-      ed.append_matches(buf, batch)
-      grep.count = grep.count + #batch
-      if h.progress then grep.files = h:progress() end
-      tick = tick + 1
-      grep_header("searching " .. spinner[tick % #spinner + 1])
-    end
-    if grep.handle ~= h then return end
-    local res, err = h:await()
-    if res then
-      grep.files = res.files_searched
-      grep_header("done")
-    else
-      grep_header(err)
-      if err ~= "cancelled" then ed.error("grep: " .. err) end
-    end
-  end)
+  ed.grep_view(buf, {root = grep.root, pattern = query, regex = grep.regex,
+    case_sensitive = query:find("%u") ~= nil, key = "live-grep",
+    on_update = function(st)
+      if grep.buf ~= buf or grep.query ~= query then return end
+      grep.count, grep.files = st.matches, st.files
+      if st.state == "running" then
+        tick = tick + 1
+        grep.state = "searching " .. spinner[tick % #spinner + 1]
+      elseif st.state == "error" then
+        grep.state = st.error
+        ed.error("grep: " .. st.error)
+      else
+        grep.state = st.state
+      end
+      grep_header()
+    end})
+  grep_header()
 end
 
 -- open_match opens the match on row (row 0, the header, opens the first).
@@ -478,13 +502,22 @@ local function live_grep()
   start_grep("")
   ed.prompt("grep: ", {
     on_change = start_grep,
+    keys = {["M-r"] = function()
+      grep.regex = not grep.regex
+      start_grep(ed.prompt_text())
+    end},
     on_submit = function() open_match(ed.cursor(grep.buf)) end,
     -- The prompt belongs to *grep*: showing another buffer ends it too
     -- (why == "switch"), and then the search stops but the new view stays.
     on_cancel = function(why)
-      if grep.handle then grep.handle:cancel() end
-      grep.handle = nil
-      if why ~= "close" and grep.query ~= "" then grep_header("stopped (C-f searches again)") end
+      local st = ed.find("*grep*") and ed.grep_status(grep.buf)
+      if st and st.state == "running" then
+        ed.grep_cancel(grep.buf)
+        if why ~= "close" then
+          grep.state = "stopped (C-f searches again)"
+          grep_header()
+        end
+      end
       if why ~= "key" then return end
       local prev = ed.previous()
       if prev then ed.show(prev) end
@@ -492,6 +525,126 @@ local function live_grep()
   })
 end
 ed.map("global", "C-f", live_grep)
+
+------------------------------------------------------------------ in-buffer search
+-- M-f searches the shown buffer as you type. Each keystroke starts a
+-- search_text job under one supersede key, over a snapshot of the text
+-- (the buffer's lines, not a copy): the rows in the window are searched
+-- first, so their matches show at once even in a 60 MB buffer, and the
+-- rest stream in. Smart case: a capital letter makes it case-sensitive.
+
+local isearch = {handle = nil, regex = false, query = "", buf = nil, origin = nil}
+
+local function isearch_hint(state)
+  local h = isearch.handle
+  local n, i = ed.search_count(isearch.buf)
+  local total = h and h:progress() or n
+  local parts = {}
+  if isearch.query ~= "" then
+    parts[#parts + 1] = (i > 0 and (i .. "/") or "") .. total .. (total == 1 and " match" or " matches")
+    if total > n then parts[#parts + 1] = n .. " shown" end
+  end
+  parts[#parts + 1] = isearch.regex and "regex" or "literal"
+  if state and state ~= "" then parts[#parts + 1] = state end
+  ed.set_prompt_hint("  [" .. table.concat(parts, ", ") .. "]  Up/Down: previous/next, M-r: regex")
+end
+
+local function isearch_run(query)
+  isearch.query = query
+  if isearch.handle then isearch.handle:cancel() end
+  isearch.handle = nil
+  local buf, o = isearch.buf, isearch.origin
+  if query == "" then
+    ed.search_clear(buf)
+    ed.set_cursor(buf, o.row, o.col)
+    isearch_hint("")
+    return
+  end
+  local first, last = ed.visible_rows(buf)
+  local ok, h = pcall(w.search_text, {text = ed.text_snapshot(buf), pattern = query, regex = isearch.regex,
+    case_sensitive = query:find("%u") ~= nil, first_row = first, end_row = last, key = "isearch",
+    max_batch = 3 * 4096})
+  if not ok then
+    ed.search_clear(buf)
+    isearch_hint((tostring(h):gsub("^.-invalid text search: ", "")))
+    return
+  end
+  ed.search_begin(buf, first, last)
+  isearch.handle = h
+  local jumped = false
+  local function jump(wrap)
+    if jumped then return end
+    jumped = ed.search_goto(buf, {from_row = o.row, from_col = o.col, inclusive = true, wrap = wrap}) ~= nil
+  end
+  isearch_hint("searching")
+  run(function()
+    for batch in h:batches() do
+      if isearch.handle ~= h then return end
+      ed.search_add(buf, batch)
+      jump(false)
+      isearch_hint("searching")
+    end
+    if isearch.handle ~= h then return end
+    local res, err = h:await()
+    if not res then isearch_hint(err) return end
+    jump(true)
+    if not jumped then ed.set_cursor(buf, o.row, o.col) end
+    isearch_hint(ed.search_count(buf) == 0 and "no match" or "")
+  end)
+end
+
+-- search_step goes to the next (or previous) match, wrapping around.
+local function search_step(buf, backward)
+  local row, _, wrapped = ed.search_goto(buf, {backward = backward})
+  if not row then ed.message("no search matches (M-f searches)") return nil end
+  local n, i = ed.search_count(buf)
+  return string.format("match %d/%d%s", i, n, wrapped and " (wrapped)" or "")
+end
+
+local function search_buffer()
+  local buf = ed.current()
+  local row, col = ed.cursor(buf)
+  isearch.buf, isearch.origin, isearch.query = buf, {row = row, col = col}, ""
+  local function step(backward)
+    return function()
+      if search_step(buf, backward) then isearch_hint("") end
+    end
+  end
+  ed.prompt("search: ", {
+    on_change = isearch_run,
+    keys = {
+      Down = step(false), ["C-n"] = step(false), Up = step(true), ["C-p"] = step(true),
+      ["M-r"] = function()
+        isearch.regex = not isearch.regex
+        isearch_run(ed.prompt_text())
+      end,
+    },
+    on_submit = function()
+      -- Enter keeps the cursor on the match and the matches highlighted
+      -- (F3 / S-F3 go on; Esc clears them).
+    end,
+    on_cancel = function(why)
+      if isearch.handle then isearch.handle:cancel() end
+      isearch.handle = nil
+      ed.search_clear(buf)
+      if why == "key" then ed.set_cursor(buf, isearch.origin.row, isearch.origin.col) end
+    end,
+  })
+  isearch_hint("")
+end
+ed.map("global", "M-f", search_buffer)
+
+-- Two windows: each keeps its own buffer, cursor and scroll.
+local function say_err(ok, err) if not ok then ed.message(err) end end
+ed.map("global", "M-2", function() say_err(ed.split()) end)
+ed.map("global", "M-o", function() say_err(ed.other_window()) end)
+ed.map("global", "M-1", function() ed.unsplit() end)
+for _, k in ipairs{"F3", "M-n"} do
+  ed.map("global", k, function(buf) local m = search_step(buf, false) if m then ed.message(m) end end)
+end
+for _, k in ipairs{"S-F3", "M-p"} do
+  ed.map("global", k, function(buf) local m = search_step(buf, true) if m then ed.message(m) end end)
+end
 
 ------------------------------------------------------------------ dired
 

@@ -50,6 +50,9 @@ func (e *session) installAPI() {
 		pmacs = L.NewTable()
 		L.SetGlobal("pmacs", pmacs)
 	}
+	e.installSearchAPI(api)
+	e.installWindowAPI(api)
+	e.installGrepViewAPI(api)
 	pmacs.RawSetString("editor", api)
 }
 
@@ -297,6 +300,11 @@ func rowRange(L *lua.LState, fname string, b *buffer, n int) (int, int) {
 func (e *session) luaGetLines(L *lua.LState) int {
 	b := e.bufArg(L, "get_lines", 1)
 	start, end := rowRange(L, "get_lines", b, 2)
+	if b.gv != nil {
+		for row := start; row < end; row++ {
+			e.formatGrepRow(b, row)
+		}
+	}
 	out := L.CreateTable(end-start, 0)
 	for _, l := range b.lines[start:end] {
 		out.Append(lua.LString(l))

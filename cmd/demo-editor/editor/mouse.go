@@ -31,6 +31,8 @@ func (e *session) handleMouse(ev *tcell.EventMouse) {
 		e.mouse.down = false
 		return
 	}
+	y0, _ := e.focusedRect()
+	y -= y0
 	if y < 0 || y >= e.windowHeight() {
 		return
 	}

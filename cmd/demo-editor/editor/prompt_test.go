@@ -17,7 +17,7 @@ import (
 // query; C-f then opens the grep view again with a fresh prompt.
 func TestPromptEndsWhenItsViewIsLeft(t *testing.T) {
 	dir := grepTree(t, 20, 1000)
-	h := startEditor(t, Options{Path: dir, runtime: runtime.Options{StreamCredit: 1024}})
+	h := startEditor(t, Options{Path: dir, runtime: runtime.Options{StreamCredit: 1024}, grepBatch: 256})
 	h.waitText("f00.txt")
 
 	h.ctrl('f')

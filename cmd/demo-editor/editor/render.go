@@ -17,6 +17,9 @@ var (
 	stylePrompt    = tcell.StyleDefault.Bold(true)
 	styleSelection = tcell.ColorNavy
 	styleTilde     = tcell.StyleDefault.Foreground(tcell.ColorGray)
+	// In-buffer search matches, and the one the cursor went to.
+	styleMatch    = tcell.StyleDefault.Background(tcell.ColorOlive).Foreground(tcell.ColorBlack)
+	styleMatchCur = tcell.StyleDefault.Background(tcell.ColorYellow).Foreground(tcell.ColorBlack)
 )
 
 // invalidate makes the next draw repaint everything.
@@ -34,7 +37,8 @@ func (e *session) draw() {
 		return
 	}
 	b := e.cur
-	h := e.windowHeight()
+	y0, h := e.focusedRect()
+	e.rowOff = y0
 	changed := e.mustShow
 	e.mustShow = false
 
@@ -67,11 +71,19 @@ func (e *session) draw() {
 		e.drawRow(b, y)
 		changed = true
 	}
+	focusedChanged := e.winAll || from < to
 	e.winAll = false
 	e.shownBuf, e.shownTop, e.shownLeft, e.shownSel = b, b.top, b.left, selNow
 	b.dirtyFrom = -1
+	if e.win.other != nil {
+		if !e.win.otherTop && (focusedChanged || e.shownCur != b.cursor) {
+			e.drawSplitStatus(-1)
+			changed = true
+		}
+		changed = e.drawOther(focusedChanged) || changed
+	}
 
-	y := h
+	y := e.textRows()
 	for i, text := range [3]string{e.statusText(), e.help, ""} {
 		if y+i >= e.height {
 			break
@@ -99,7 +111,7 @@ func (e *session) draw() {
 		cx, cy = e.promptCursorX(), e.height-1
 	} else if !b.cursorLine {
 		cx = displayCol(b.lines[b.cursor.Row], b.cursor.Col) - b.left
-		cy = b.cursor.Row - b.top
+		cy = b.cursor.Row - b.top + y0
 	}
 	if b.cursor != e.shownCur || changed {
 		e.scr.ShowCursor(cx, cy)
@@ -127,7 +139,15 @@ func (e *session) drawRow(b *buffer, y int) {
 	ss, se, sel := b.selection()
 	sel = sel && ss.Row <= row && row <= se.Row
 	if row < len(b.lines) {
+		if b.gv != nil {
+			e.formatGrepRow(b, row)
+		}
 		spans := b.hl.row(row)
+		var hits []textMatch
+		if b.hits != nil {
+			e.hitBuf = b.hits.row(row, e.hitBuf[:0])
+			hits = e.hitBuf
+		}
 		eachCell(b.lines[row], func(c cell, cx int) bool {
 			sx := cx - b.left
 			if sx >= w {
@@ -143,27 +163,36 @@ func (e *session) drawRow(b *buffer, y int) {
 					st = st.Background(styleSelection)
 				}
 			}
+			for _, m := range hits {
+				if m.start <= c.col && c.col < m.end {
+					st = styleMatch
+					if cur := b.hits.cur; cur != nil && *cur == m {
+						st = styleMatchCur
+					}
+					break
+				}
+			}
 			if sel && (row > ss.Row || c.col >= ss.Col) && (row < se.Row || c.col < se.Col) {
 				st = st.Reverse(true)
 			}
 			if c.width > 1 && c.text == " " { // a tab
 				for i := 0; i < c.width && sx+i < w; i++ {
-					e.scr.Put(sx+i, y, " ", st)
+					e.scr.Put(sx+i, y+e.rowOff, " ", st)
 				}
 			} else if sx+c.width <= w {
-				e.scr.Put(sx, y, c.text, st)
+				e.scr.Put(sx, y+e.rowOff, c.text, st)
 			} else {
-				e.scr.Put(sx, y, " ", st) // a wide glyph cut by the edge
+				e.scr.Put(sx, y+e.rowOff, " ", st) // a wide glyph cut by the edge
 			}
 			x = sx + c.width
 			return true
 		})
 	} else {
-		e.scr.Put(0, y, "~", styleTilde)
+		e.scr.Put(0, y+e.rowOff, "~", styleTilde)
 		x = 1
 	}
 	for ; x < w; x++ {
-		e.scr.Put(x, y, " ", base)
+		e.scr.Put(x, y+e.rowOff, " ", base)
 	}
 }
 

@@ -64,7 +64,9 @@ func TestEvalLine(t *testing.T) {
 	h.waitText("..")
 	eval := func(line string) (string, bool) {
 		h.alt(':')
-		h.waitText("eval:")
+		// Not waitText("eval:"): the last result ("eval: no value") may
+		// still be on the message line.
+		h.until("the eval prompt", func(e *session) bool { return e.prompt != nil })
 		h.typeText(line)
 		h.key(tcell.KeyEnter)
 		var msg string

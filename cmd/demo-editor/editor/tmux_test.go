@@ -78,7 +78,7 @@ func (s *tmuxSession) waitText(text string) string {
 
 // Acceptance: a smoke test of the real binary in a real terminal (tmux):
 // it opens a file, edits and saves it, selects, copies (through OSC 52 to
-// tmux's clipboard) and pastes, greps, shows *workers*, and quits.
+// tmux's clipboard) and pastes, searches the buffer, splits the screen, greps, shows *workers*, and quits.
 func TestSmokeRealBinaryUnderTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed; the smoke test of the real binary needs it (.ci/run installs it)")
@@ -119,6 +119,24 @@ func TestSmokeRealBinaryUnderTmux(t *testing.T) {
 	})
 	s.send("C-z")
 	s.waitFor("the paste undone", func(screen string) bool { return !strings.Contains(screen, "hello smoke!!hello") })
+
+	// In-buffer search: a job over the buffer's text, the match counted
+	// and stepped to with F3 after the prompt closes.
+	s.send("Home")
+	s.waitText(" 1:1 ")
+	s.send("M-f")
+	s.waitText("search:")
+	s.send("-l", "smoke")
+	s.waitText("[1/1 match, literal]")
+	s.send("Enter", "F3")
+	s.waitText("match 1/1 (wrapped)")
+
+	// A split: both windows show the file, the upper one with its own
+	// status line; M-1 goes back to one window.
+	s.send("M-2")
+	s.waitFor("two windows", func(screen string) bool { return strings.Count(screen, "hello smoke!!") == 2 })
+	s.send("M-1")
+	s.waitFor("one window", func(screen string) bool { return strings.Count(screen, "hello smoke!!") == 1 })
 
 	s.send("C-f")
 	s.waitText("grep:")

@@ -98,9 +98,13 @@ func byteColAt(line string, x int) int {
 	return col
 }
 
-// windowHeight is the number of text rows: the screen minus the status,
-// help and message lines.
-func (e *session) windowHeight() int { return max(e.height-3, 1) }
+// windowHeight is the number of text rows of the focused window: the
+// screen minus the status, help and message lines, and when split, minus
+// the other window and its status line.
+func (e *session) windowHeight() int {
+	_, h := e.focusedRect()
+	return h
+}
 
 func (e *session) moveVert(b *buffer, dy int) {
 	if b.wantCol < 0 {

@@ -1,0 +1,44 @@
+package editor
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Benchmark (env-gated: PMACS_EDITOR_BENCH=1): the live grep's time from
+// the last key of `func` to "done" over $(go env GOROOT)/src, beside
+// `rg -c func` over the same tree in the same run (issue 14, live grep).
+func TestLiveGrepGorootTimeToDone(t *testing.T) {
+	if os.Getenv("PMACS_EDITOR_BENCH") == "" {
+		t.Skip("set PMACS_EDITOR_BENCH=1 to time the live grep over GOROOT")
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	require.NoError(t, err)
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	h := startEditorSized(t, Options{Path: src}, 120, 40)
+	h.waitText(src)
+	h.ctrl('f')
+	h.waitText("grep:")
+	start := time.Now()
+	h.typeText("func")
+	var rows []string
+	for deadline := time.Now().Add(2 * time.Minute); ; {
+		rows = h.rows()
+		if strings.Contains(rows[0], `"func"`) && strings.Contains(rows[0], "done") {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "no done in 2 minutes: %q", rows[0])
+		time.Sleep(5 * time.Millisecond)
+	}
+	editor := time.Since(start)
+	rgStart := time.Now()
+	rg := exec.Command("rg", "-c", "func", src)
+	_ = rg.Run()
+	t.Logf("live grep `func` over %s: %v to done (%s); rg -c func: %v", src, editor, strings.TrimSpace(rows[0]), time.Since(rgStart))
+}

@@ -1,0 +1,223 @@
+package editor
+
+import (
+	"strconv"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// grepView is a scratch buffer filled by a grep job the editor runs
+// itself: the job's batches come back to Go (the frame's unclaimed
+// batches), whole, and each match becomes a row that stays empty until a
+// window shows it. So no match is converted to a Lua table or formatted
+// unless someone looks at it, and the count keeps pace with the job.
+type grepView struct {
+	job  runtime.JobID
+	base int // the row of matches[0]
+	// matches are the rows' matches, kept until their row is formatted.
+	matches []grep.Match
+	count   int
+	files   uint64
+	state   string // "running", "done", "cancelled" or "error"
+	err     string
+	// reported says on_update has seen the current figures.
+	reported bool
+	// orphaned says a script rewrote the rows the view fills: the search
+	// stops and its rows are left as they are.
+	orphaned bool
+	onUpdate *lua.LFunction
+}
+
+// luaGrepView is ed.grep_view(buf, spec): it searches spec.root into buf
+// below its first row (the header), replacing the rows there.
+func (e *session) luaGrepView(L *lua.LState) int {
+	const fname = "grep_view"
+	b := e.bufArg(L, fname, 1)
+	if !b.noUndo {
+		L.RaiseError("pmacs.editor.%s: buffer %d keeps history; grep into a buffer made with create", fname, b.id)
+	}
+	t := optTable(L, fname, 2, "spec", "root", "pattern", "regex", "case_sensitive", "key", "on_update")
+	if t == nil {
+		argErr(L, fname, 2, "spec", "a table")
+	}
+	str := func(name string) string {
+		v, ok := t.RawGetString(name).(lua.LString)
+		if !ok {
+			L.RaiseError("pmacs.editor.%s: field '%s' expected a string, got %s", fname, name, t.RawGetString(name).Type().String())
+		}
+		return string(v)
+	}
+	spec := grep.Spec{
+		Root:       str("root"),
+		Pattern:    str("pattern"),
+		Regex:      lua.LVAsBool(t.RawGetString("regex")),
+		IgnoreCase: t.RawGetString("case_sensitive") == lua.LFalse,
+		// What rg searches by default: ignore files are honoured and
+		// hidden files skipped, and no directory is skipped by name.
+		SkipDirs: []string{},
+	}
+	key := ""
+	if v, ok := t.RawGetString("key").(lua.LString); ok {
+		key = string(v)
+	}
+	onUpdate := optFn(L, fname, t, "on_update")
+
+	e.stopGrepView(b)
+	if len(b.lines) > 1 {
+		b.spliceLines(1, len(b.lines), nil)
+	}
+	batch := e.opts.grepBatch
+	if batch == 0 {
+		batch = 1_000_000
+	}
+	id := e.rt.DispatchGrep(spec, runtime.DispatchOptions{Key: key, MaxBatch: batch})
+	b.gv = &grepView{job: id, base: len(b.lines), state: "running", onUpdate: onUpdate}
+	if e.grepViews == nil {
+		e.grepViews = map[runtime.JobID]*buffer{}
+	}
+	e.grepViews[id] = b
+	return push(L, lua.LNumber(id))
+}
+
+// luaGrepCancel stops the buffer's search; its rows stay.
+func (e *session) luaGrepCancel(L *lua.LState) int {
+	b := e.bufArg(L, "grep_cancel", 1)
+	e.stopGrepView(b)
+	return 0
+}
+
+// luaGrepStatus returns the buffer's search figures, or nil.
+func (e *session) luaGrepStatus(L *lua.LState) int {
+	b := e.bufArg(L, "grep_status", 1)
+	if b.gv == nil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(e.grepStatus(b.gv))
+	return 1
+}
+
+func (e *session) grepStatus(gv *grepView) *lua.LTable {
+	t := e.L.CreateTable(0, 4)
+	t.RawSetString("matches", lua.LNumber(gv.count))
+	t.RawSetString("files", lua.LNumber(gv.files))
+	t.RawSetString("state", lua.LString(gv.state))
+	if gv.err != "" {
+		t.RawSetString("error", lua.LString(gv.err))
+	}
+	return t
+}
+
+// stopGrepView cancels b's running search, if any.
+func (e *session) stopGrepView(b *buffer) {
+	gv := b.gv
+	if gv == nil || gv.state != "running" {
+		return
+	}
+	e.rt.Cancel(gv.job)
+	delete(e.grepViews, gv.job)
+	gv.state = "cancelled"
+}
+
+// takeGrepBatches appends the frame's batches of the editor's own grep
+// jobs to their buffers, and tells each view's on_update of the new
+// figures once a frame.
+func (e *session) takeGrepBatches(batches []runtime.StreamBatch) {
+	for _, b := range e.grepViews {
+		if b.gv.orphaned {
+			e.stopGrepView(b)
+		}
+	}
+	for i := range batches {
+		sb := &batches[i]
+		b := e.grepViews[sb.ID]
+		if b == nil || b.gv == nil || b.gv.job != sb.ID {
+			continue
+		}
+		gv := b.gv
+		if n := len(sb.Matches); n > 0 {
+			first := len(b.lines)
+			gv.matches = append(gv.matches, sb.Matches...)
+			gv.count += n
+			b.spliceLines(first, first, make([]string, n))
+			for j, m := range sb.Matches {
+				b.setRef(first+j, rowRef{file: m.File, line: int(m.Line), col: int(m.MatchStart)})
+			}
+		}
+		gv.files = sb.Progress
+		gv.reported = false
+		if sb.Closed {
+			delete(e.grepViews, sb.ID)
+			switch sb.Outcome.State {
+			case runtime.Complete:
+				gv.state = "done"
+			case runtime.Cancelled:
+				gv.state = "cancelled"
+			default:
+				gv.state = "error"
+				if sb.Outcome.Err != nil {
+					gv.err = sb.Outcome.Err.Error()
+				}
+			}
+		}
+	}
+	// Files searched move on between matches too.
+	for id, b := range e.grepViews {
+		if n, ok := e.rt.StreamProgress(id); ok && n != b.gv.files {
+			b.gv.files, b.gv.reported = n, false
+		}
+	}
+	for _, b := range e.bufs {
+		if gv := b.gv; gv != nil && !gv.reported {
+			gv.reported = true
+			if gv.onUpdate != nil {
+				e.callLua(gv.onUpdate, "grep_view on_update", e.grepStatus(gv))
+			}
+		}
+	}
+}
+
+// formatGrepRow fills row from its match the first time it is drawn or
+// read: "file:line: text", the prefix dim and the matches highlighted.
+func (e *session) formatGrepRow(b *buffer, row int) {
+	gv := b.gv
+	i := row - gv.base
+	if gv.orphaned || i < 0 || i >= len(gv.matches) || b.lines[row] != "" {
+		return
+	}
+	m := &gv.matches[i]
+	text := make([]byte, 0, len(m.File)+len(m.Text)+12)
+	text = append(text, m.File...)
+	text = append(text, ':')
+	text = strconv.AppendUint(text, uint64(m.Line), 10)
+	text = append(text, ": "...)
+	prefix := len(text)
+	text = append(text, m.Text...)
+	if b.snap != nil {
+		b.ownLines()
+	}
+	b.lines[row] = string(text)
+	if len(b.hl) <= row {
+		b.hl = append(b.hl, make([][]hlSpan, row+1-len(b.hl))...)
+	}
+	spans := make([]hlSpan, 0, 1+len(m.Spans))
+	spans = append(spans, hlSpan{0, prefix - 2, e.faces.intern("dim")})
+	match := e.faces.intern("match")
+	for _, sp := range m.Spans {
+		if sp[0] < sp[1] {
+			spans = append(spans, hlSpan{prefix + int(sp[0]), prefix + int(sp[1]), match})
+		}
+	}
+	b.hl[row] = spans
+	// The match's text now lives in the row.
+	gv.matches[i] = grep.Match{}
+}
+
+func (e *session) installGrepViewAPI(api *lua.LTable) {
+	e.L.SetFuncs(api, map[string]lua.LGFunction{
+		"grep_view": e.luaGrepView, "grep_cancel": e.luaGrepCancel, "grep_status": e.luaGrepStatus,
+	})
+}

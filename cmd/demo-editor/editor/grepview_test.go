@@ -1,0 +1,112 @@
+package editor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/stretchr/testify/require"
+)
+
+// Issue 14, defects (live grep): the live grep searches what rg searches
+// by default: a directory named build (on the old default skip list) is
+// searched, files an .ignore names and hidden files are not, and the
+// header says what it skipped.
+func TestLiveGrepSearchesWhatRgSearches(t *testing.T) {
+	dir := makeGrepDir(t, map[string]string{
+		"main.go":           "needle in main\n",
+		"build/gen.go":      "needle in build\n",
+		"cmd/dist/dist.go":  "needle in dist\n",
+		"ignored/x.go":      "needle ignored\n",
+		".ignore":           "ignored/\n",
+		".hidden/secret.go": "needle hidden\n",
+	})
+	h := startEditor(t, Options{Path: dir})
+	h.waitText("main.go")
+	h.ctrl('f')
+	h.waitText("grep:")
+	h.typeText("needle")
+	rows := h.waitText(`grep "needle": 3 matches in 3 files  done  (hidden and ignored files skipped, as rg)`)
+	require.True(t, anyContains(rows, "build/gen.go:1: needle in build"), "build/ is searched")
+	require.True(t, anyContains(rows, "cmd/dist/dist.go:1: needle in dist"))
+	require.False(t, anyContains(rows, "needle ignored"))
+	require.False(t, anyContains(rows, "needle hidden"))
+}
+
+func makeGrepDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, body := range files {
+		p := filepath.Join(dir, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	return dir
+}
+
+// Issue 14, defects (live grep): the count and "done" come from the job,
+// not from rows handed to Lua a batch a frame, and only the rows a window
+// shows are formatted; a row scrolled into view is formatted then, and
+// Enter still opens the match on any row.
+func TestLiveGrepCountsFromTheJobAndFormatsShownRows(t *testing.T) {
+	dir := grepTree(t, 20, 1000)
+	h := startEditor(t, Options{Path: dir})
+	h.waitText("f00.txt")
+	h.ctrl('f')
+	h.waitText("grep:")
+	h.typeText("alpha")
+	h.waitText(`grep "alpha": 19999 matches in 20 files  done`)
+	var formatted, total int
+	h.e.call(func() {
+		b := h.e.cur
+		total = len(b.lines)
+		for _, l := range b.lines {
+			if l != "" {
+				formatted++
+			}
+		}
+	})
+	require.Equal(t, 20000, total, "a row per match and the header")
+	require.LessOrEqual(t, formatted, h.windowRowsCount()+1, "only the shown rows (and the header) are formatted")
+
+	h.e.call(func() { h.e.cur.setCursor(pos{15000, 0}); h.e.scrollToCursor(h.e.cur) })
+	h.key(tcell.KeyDown)
+	rows := h.waitScreen("rows far down drawn", func(rows []string) bool { return anyContains(rows, ".txt:") && !anyContains(rows, "f00.txt:1:") })
+	var line string
+	h.e.call(func() { line = h.e.cur.lines[h.e.cur.cursor.Row] })
+	require.Contains(t, strings.Join(rows, "\n"), line, "the cursor's row is formatted and shown")
+	require.Regexp(t, `^f\d\d\.txt:\d+: alpha \d+ \d+$`, line)
+}
+
+func (h *harness) windowRowsCount() int {
+	var n int
+	h.e.call(func() { n = h.e.windowHeight() })
+	return n
+}
+
+// Issue 14, defects (live grep): M-r in the prompt toggles regex (the
+// header says so), and a root that cannot be searched is reported, not
+// shown as zero matches.
+func TestLiveGrepRegexToggleAndBadRoot(t *testing.T) {
+	dir := makeGrepDir(t, map[string]string{"a.txt": "alpha\naxpha\nal.ha\n"})
+	h := startEditor(t, Options{Path: dir})
+	h.waitText("a.txt")
+	h.ctrl('f')
+	h.waitText("grep:")
+	h.typeText("al.ha")
+	h.waitText(`grep "al.ha": 1 matches in 1 files  done`)
+	h.alt('r')
+	h.waitText(`grep "al.ha" (regex): 2 matches in 1 files  done`)
+	h.key(tcell.KeyEscape)
+
+	require.NoError(t, os.RemoveAll(dir))
+	h.ctrl('f')
+	h.waitText("grep:")
+	h.typeText("x")
+	rows := h.waitScreen("the root's error", func(rows []string) bool {
+		return strings.HasPrefix(rows[0], `grep "x" (regex): 0 matches`) && strings.Contains(rows[0], "bad search root")
+	})
+	require.NotContains(t, rows[0], "done")
+}

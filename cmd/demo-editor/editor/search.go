@@ -1,0 +1,127 @@
+package editor
+
+import (
+	"slices"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// textMatch is one in-buffer search match: a row and a byte range in it.
+type textMatch struct{ row, start, end int }
+
+func cmpMatch(a textMatch, p pos) int {
+	switch {
+	case a.row != p.Row:
+		return a.row - p.Row
+	default:
+		return a.start - p.Col
+	}
+}
+
+// searchHits holds a buffer's search matches as they stream in from the
+// text search job: the window's rows first (win), then the rest of the
+// text from the top (rest). Each part arrives in text order, so both stay
+// sorted by appending alone and a lookup searches the two.
+type searchHits struct {
+	win, rest []textMatch
+	// inRest says the job has moved on from the window's rows.
+	inRest bool
+	// winEnd is the first row after the window's part: a match below it
+	// (or above the window) belongs to rest.
+	winFirst, winEnd int
+	cur              *textMatch // the match the cursor was moved to
+}
+
+func (h *searchHits) len() int { return len(h.win) + len(h.rest) }
+
+// add appends a match in arrival order.
+func (h *searchHits) add(m textMatch) {
+	if !h.inRest && (m.row < h.winFirst || m.row >= h.winEnd) {
+		h.inRest = true
+	}
+	if h.inRest {
+		h.rest = append(h.rest, m)
+		return
+	}
+	h.win = append(h.win, m)
+}
+
+// row appends row's matches to out.
+func (h *searchHits) row(row int, out []textMatch) []textMatch {
+	for _, part := range [2][]textMatch{h.win, h.rest} {
+		i, _ := slices.BinarySearchFunc(part, pos{row, 0}, cmpMatch)
+		for ; i < len(part) && part[i].row == row; i++ {
+			out = append(out, part[i])
+		}
+	}
+	return out
+}
+
+// next returns the first match starting after p (at or after it when
+// inclusive), or, going backwards, the last one starting before p; ok is
+// false when there is none that way.
+func (h *searchHits) next(p pos, forward, inclusive bool) (m textMatch, ok bool) {
+	for _, part := range [2][]textMatch{h.win, h.rest} {
+		i, found := slices.BinarySearchFunc(part, p, cmpMatch)
+		var c textMatch
+		if forward {
+			if found && !inclusive {
+				i++
+			}
+			if i >= len(part) {
+				continue
+			}
+			c = part[i]
+			if !ok || cmpMatch(c, pos{m.row, m.start}) < 0 {
+				m, ok = c, true
+			}
+			continue
+		}
+		if i == 0 {
+			continue
+		}
+		c = part[i-1]
+		if !ok || cmpMatch(c, pos{m.row, m.start}) > 0 {
+			m, ok = c, true
+		}
+	}
+	return m, ok
+}
+
+// first and last return the text's first and last matches.
+func (h *searchHits) first() (textMatch, bool) { return h.next(pos{}, true, true) }
+
+func (h *searchHits) last() (textMatch, bool) {
+	return h.next(pos{Row: int(^uint(0) >> 2)}, false, false)
+}
+
+// snapshot returns the buffer's text as a snapshot for a search job,
+// the same one while the text is unchanged.
+func (b *buffer) snapshot() *runtime.TextSnapshot {
+	if b.snap == nil {
+		b.snap = runtime.NewTextSnapshot(b.lines)
+	}
+	return b.snap
+}
+
+// ownLines is called before anything writes into b.lines in place. A
+// snapshot a search still reads keeps the old array (the buffer takes a
+// copy); one nobody reads is retired, so no later search can read the
+// writes. Either way the matches found are of the old text and go.
+func (b *buffer) ownLines() {
+	if b.snap != nil {
+		if b.snap.InUse() {
+			b.lines = slices.Clone(b.lines)
+		} else {
+			b.snap.Retire()
+		}
+		b.snap = nil
+	}
+	b.hits = nil
+}
+
+// countBefore returns how many of part's matches start before p.
+func countBefore(part []textMatch, p pos) int {
+	i, _ := slices.BinarySearchFunc(part, p, cmpMatch)
+	return i
+}

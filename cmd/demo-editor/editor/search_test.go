@@ -1,0 +1,191 @@
+package editor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// cellBg returns the background of the screen cell at (x, y).
+func (h *harness) cellBg(x, y int) tcell.Color {
+	var bg tcell.Color
+	h.e.call(func() {
+		cells, w, _ := h.scr.GetContents()
+		_, bg, _ = cells[y*w+x].Style.Decompose()
+	})
+	return bg
+}
+
+func bgOf(st tcell.Style) tcell.Color {
+	_, bg, _ := st.Decompose()
+	return bg
+}
+
+func writeTestFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	return path
+}
+
+func bottomHas(text string) func([]string) bool {
+	return func(rows []string) bool { return strings.Contains(messageLine(rows), text) }
+}
+
+// Issue 14, features: M-f searches the buffer as you type, the matches
+// drawn highlighted and the one the cursor is on drawn apart; Down and Up
+// go to the next and previous match, wrapping; Enter stays on the match
+// with the matches still shown, F3 and S-F3 go on from there, and Esc
+// clears them. Esc in the prompt goes back to where the search started.
+func TestInBufferSearchHighlightsAndSteps(t *testing.T) {
+	path := writeTestFile(t, "s.txt", "start here\nthe needle one\nno\nneedle two needle three\n")
+	h := startEditor(t, Options{Path: path})
+	h.waitText("needle three")
+	h.key(tcell.KeyDown) // the search starts at row 1, column 0
+	h.alt('f')
+	h.waitScreen("the search prompt", bottomHas("search: "))
+	h.typeText("needle")
+	h.waitScreen("the count", bottomHas("[1/3 matches, literal]"))
+	require.Equal(t, pos{1, 4}, h.cursor(), "the first match at or after the start")
+	require.Equal(t, bgOf(styleMatchCur), h.cellBg(4, 1), "the current match")
+	require.Equal(t, bgOf(styleMatch), h.cellBg(0, 3), "another match")
+	require.NotEqual(t, bgOf(styleMatch), h.cellBg(3, 1), "text beside a match")
+
+	h.key(tcell.KeyDown)
+	h.waitScreen("next", bottomHas("[2/3 matches"))
+	require.Equal(t, pos{3, 0}, h.cursor())
+	h.key(tcell.KeyDown)
+	h.key(tcell.KeyDown)
+	h.waitScreen("wrapped to the first", bottomHas("[1/3 matches"))
+	h.key(tcell.KeyUp)
+	h.waitScreen("previous, wrapping back", bottomHas("[3/3 matches"))
+	require.Equal(t, pos{3, 11}, h.cursor())
+
+	h.key(tcell.KeyEnter)
+	h.waitScreen("the prompt closed", func(rows []string) bool { return !strings.Contains(messageLine(rows), "search:") })
+	require.Equal(t, pos{3, 11}, h.cursor(), "Enter stays on the match")
+	require.Equal(t, bgOf(styleMatch), h.cellBg(0, 3), "the matches stay drawn")
+	h.key(tcell.KeyF3)
+	h.waitScreen("F3", bottomHas("match 1/3 (wrapped)"))
+	require.Equal(t, pos{1, 4}, h.cursor())
+	h.post(tcell.NewEventKey(tcell.KeyF3, 0, tcell.ModShift))
+	h.waitScreen("S-F3", bottomHas("match 3/3 (wrapped)"))
+	h.key(tcell.KeyEscape)
+	h.until("Esc clears the matches", func(e *session) bool { return e.cur.hits == nil })
+	h.waitScreen("drawn plain", func([]string) bool { return h.cellBg(0, 3) != bgOf(styleMatch) })
+
+	// Esc in the prompt: back to where the search started.
+	h.alt('f')
+	h.typeText("two")
+	h.waitScreen("found", bottomHas("[1/1 match, literal]"))
+	require.Equal(t, pos{3, 7}, h.cursor())
+	h.key(tcell.KeyEscape)
+	h.until("back at the start", func(e *session) bool { return e.prompt == nil && e.cur.cursor == pos{3, 11} && e.cur.hits == nil })
+}
+
+// Issue 14, features: smart case (a capital makes the search
+// case-sensitive), M-r toggles regex, and a bad regex says why in the
+// prompt instead of raising.
+func TestInBufferSearchSmartCaseAndRegex(t *testing.T) {
+	path := writeTestFile(t, "s.txt", "Alpha alpha ALPHA\nalp.a\n")
+	h := startEditor(t, Options{Path: path})
+	h.waitText("alp.a")
+	h.alt('f')
+	h.typeText("alpha")
+	h.waitScreen("folded", bottomHas("alpha  [1/3 matches, literal]"))
+	h.key(tcell.KeyBackspace2)
+	h.key(tcell.KeyBackspace2)
+	h.key(tcell.KeyBackspace2)
+	h.key(tcell.KeyBackspace2)
+	h.key(tcell.KeyBackspace2)
+	h.typeText("Alpha")
+	h.waitScreen("case-sensitive", bottomHas("Alpha  [1/1 match, literal]"))
+	for range 5 {
+		h.key(tcell.KeyBackspace2)
+	}
+	h.typeText("alp.a")
+	h.waitScreen("literal dot", bottomHas("alp.a  [1/1 match, literal]"))
+	require.Equal(t, pos{1, 0}, h.cursor())
+	h.alt('r')
+	h.waitScreen("regex dot", bottomHas("alp.a  [1/4 matches, regex]"))
+	h.typeText("(")
+	h.waitScreen("the regex error", bottomHas("missing closing )"))
+	h.until("no stale matches", func(e *session) bool { return e.cur.hits == nil })
+}
+
+// Issue 14, features: every key supersedes the last search (the runtime
+// cancels it), and only the newest query's matches are shown, in a buffer
+// large enough that the first search is still running.
+func TestInBufferSearchSupersedes(t *testing.T) {
+	var sb strings.Builder
+	for i := range 300_000 {
+		fmt.Fprintf(&sb, "line %d alpha beta\n", i)
+	}
+	sb.WriteString("the last alphabet\n")
+	path := writeTestFile(t, "big.txt", sb.String())
+	h := startEditor(t, Options{Path: path})
+	h.waitText("line 0 alpha")
+	h.alt('f')
+	h.typeText("alphab")
+	h.waitScreen("one match", bottomHas("[1/1 match, literal]"))
+	require.Equal(t, pos{300_000, 9}, h.cursor())
+	var cancelled, completed int
+	h.e.call(func() {
+		for _, c := range h.e.rt.Snapshot().Completed {
+			if c.Kind != runtime.KindTextSearch {
+				continue
+			}
+			switch c.State {
+			case runtime.Cancelled:
+				cancelled++
+			case runtime.Complete:
+				completed++
+			}
+		}
+	})
+	require.Positive(t, cancelled, "a keystroke superseded a running search")
+	var n int
+	h.e.call(func() { n = h.e.cur.hits.len() })
+	require.Equal(t, 1, n, "no match of an older query")
+}
+
+// An edit while a search job reads the buffer's snapshot never writes
+// into what it reads (the race detector checks); an edit with no search
+// running retires the
+// snapshot instead of copying, so a later search on it fails.
+func TestEditDuringSearchKeepsSnapshot(t *testing.T) {
+	lines := make([]string, 200_000)
+	for i := range lines {
+		lines[i] = "x needle"
+	}
+	path := writeTestFile(t, "e.txt", strings.Join(lines, "\n")+"\n")
+	h := startEditor(t, Options{Path: path})
+	h.waitText("x needle")
+	var snap *runtime.TextSnapshot
+	h.e.call(func() {
+		b := h.e.cur
+		snap = b.snapshot()
+		id := h.e.rt.DispatchTextSearch(runtime.TextSearchSpec{Text: snap, Pattern: "needle"}, runtime.DispatchOptions{})
+		for row := 0; row < 50; row++ {
+			b.edit(pos{row, 0}, pos{row, 1}, "needle ", false)
+		}
+		require.Nil(t, b.snap, "the edit let go of the snapshot")
+		// Nobody drains this stream: cancel it so its worker lets go.
+		h.e.rt.Cancel(id)
+	})
+	h.until("the search is done", func(*session) bool { return !snap.InUse() })
+	h.e.call(func() {
+		b := h.e.cur
+		old := b.snapshot()
+		require.NotSame(t, snap, old)
+		b.edit(pos{0, 0}, pos{0, 0}, "y", false)
+		require.ErrorContains(t, runtime.TextSearchSpec{Text: old, Pattern: "y"}.Check(), "the text changed")
+	})
+}

@@ -1,0 +1,58 @@
+package luabind
+
+import (
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// TextSnapshotValue wraps s for Lua, as the `text` of
+// pmacs.workers.search_text. The embedding program makes one from text it
+// owns (the editor: a buffer's lines) and keeps the snapshot's promise.
+func TextSnapshotValue(L *lua.LState, s *runtime.TextSnapshot) *lua.LUserData {
+	ud := L.NewUserData()
+	ud.Value = s
+	mt := L.NewTable()
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString("text snapshot"))
+		return 1
+	}))
+	mt.RawSetString("__len", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(s.Len()))
+		return 1
+	}))
+	mt.RawSetString("__metatable", lua.LString("pmacs"))
+	L.SetMetatable(ud, mt)
+	return ud
+}
+
+// searchText is pmacs.workers.search_text{text=, pattern=, ...}: a stream
+// of matches, three integers each (0-based row, start and end byte column).
+func (b *Binding) searchText(L *lua.LState) int {
+	const fname = "pmacs.workers.search_text"
+	f := checkTable(L, fname, 1, "spec", "field", false,
+		"text", "pattern", "regex", "case_sensitive", "first_row", "end_row", "max_results", "key", "max_batch")
+	tv := f.get("text")
+	ud, ok := tv.(*lua.LUserData)
+	var snap *runtime.TextSnapshot
+	if ok {
+		snap, ok = ud.Value.(*runtime.TextSnapshot)
+	}
+	if !ok {
+		f.fail("text", "text snapshot", tv)
+	}
+	spec := runtime.TextSearchSpec{
+		Text:       snap,
+		Pattern:    f.str("pattern", true, ""),
+		Regex:      f.boolean("regex", false),
+		IgnoreCase: !f.boolean("case_sensitive", true),
+		FirstRow:   int(f.count("first_row")),
+		EndRow:     int(f.count("end_row")),
+		MaxResults: int(f.count("max_results")),
+	}
+	if err := spec.Check(); err != nil {
+		raise(L, "%s: %v", fname, err)
+	}
+	o := b.dispatchOptions(f, true)
+	return b.push(L, o, runtime.KindTextSearch, true, func() runtime.JobID { return b.rt.DispatchTextSearch(spec, o) })
+}
