@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -105,18 +106,8 @@ func (c *Client) Progress() []Progress {
 	for _, p := range c.progress {
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b Progress) int { return compareStrings(a.Token, b.Token) })
+	slices.SortFunc(out, func(a, b Progress) int { return strings.Compare(a.Token, b.Token) })
 	return out
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TakeMessages returns the show/log messages received since the last call

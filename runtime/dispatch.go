@@ -84,6 +84,21 @@ func (w *task) acquire(ctx context.Context, n int) error {
 	return err
 }
 
+// prepare readies a published job's worker side: a stream's task gets its
+// credit. After Close it settles the job Failed (shutdown) instead and
+// returns false: nothing may run it then.
+func (rt *Runtime) prepare(j *job) bool {
+	if j.stream != nil {
+		j.t.credit = j.stream.credit
+	}
+	if rt.closed {
+		_ = rt.main.Send(replyTopic, &reply{Job: j.id, Kind: replyFailed,
+			Msg: jobName(j.kind, j.id) + ": runtime is closed", Code: workers.CodeShutdown})
+		return false
+	}
+	return true
+}
+
 // jobName labels a job in messages: "grep#12".
 func jobName(kind Kind, id JobID) string {
 	return kind.String() + "#" + strconv.FormatUint(uint64(id), 10)
@@ -95,15 +110,10 @@ func jobName(kind Kind, id JobID) string {
 // settles the job (a panic, a fatal or unregistered actor, shutdown), that
 // becomes a Failed reply carrying the executor's code.
 func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn work) JobID {
-	w := &j.t
-	if j.stream != nil {
-		w.credit = j.stream.credit
-	}
-	if rt.closed {
-		_ = rt.main.Send(replyTopic, &reply{Job: j.id, Kind: replyFailed,
-			Msg: jobName(j.kind, j.id) + ": runtime is closed", Code: workers.CodeShutdown})
+	if !rt.prepare(j) {
 		return j.id
 	}
+	w := &j.t
 	ctx, kind := &w.ctx, j.kind
 	// The executor names the job by its kind label, a constant, so a
 	// dispatch builds no string; the failure path below adds the id.

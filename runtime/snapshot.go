@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -95,7 +96,7 @@ func (rt *Runtime) Snapshot() WorkersSnapshot {
 	}
 	// Ids grow with dispatch time, so ascending id is oldest first and
 	// stable even when two jobs share a clock reading.
-	slices.SortFunc(snap.Active, func(a, b ActiveJob) int { return cmpID(a.ID, b.ID) })
+	slices.SortFunc(snap.Active, func(a, b ActiveJob) int { return cmp.Compare(a.ID, b.ID) })
 	snap.Completed = make([]CompletedJob, 0, rt.ring.n)
 	rt.ring.newestFirst(func(s *completedSlot) {
 		snap.Completed = append(snap.Completed, CompletedJob{
@@ -106,14 +107,4 @@ func (rt *Runtime) Snapshot() WorkersSnapshot {
 	})
 	snap.Fatal = rt.fatalRoots()
 	return snap
-}
-
-func cmpID(a, b JobID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/bus"
 	"github.com/pmacs-go/pmacs-go/proc"
-	"github.com/pmacs-go/pmacs-go/workers"
 )
 
 const (
@@ -168,15 +167,10 @@ func (rt *Runtime) settleNow(j *job, err error) {
 // startProc publishes the job to a goroutine that starts the program and
 // follows it to the end.
 func (rt *Runtime) startProc(j *job, spec proc.Spec, maxOutput int) JobID {
-	w := &j.t
-	if j.stream != nil {
-		w.credit = j.stream.credit
-	}
-	if rt.closed {
-		_ = rt.main.Send(replyTopic, &reply{Job: j.id, Kind: replyFailed,
-			Msg: jobName(j.kind, j.id) + ": runtime is closed", Code: workers.CodeShutdown})
+	if !rt.prepare(j) {
 		return j.id
 	}
+	w := &j.t
 	spec.Argv, spec.Env = slices.Clone(spec.Argv), slices.Clone(spec.Env) // nil Env stays nil: inherit
 	var q *stdinQueue
 	if spec.StdinPipe {
