@@ -3,8 +3,6 @@ package luabind
 import (
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -74,24 +72,7 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 	if spec.URL != "" && (spec.Dir != "" || f.get("env") != lua.LNil) {
 		raise(L, "%s: fields 'cwd' and 'env' apply to 'cmd' only", fname)
 	}
-	if ev := f.get("env"); ev != lua.LNil {
-		t, ok := ev.(*lua.LTable)
-		if !ok {
-			f.fail("env", "table of strings", ev)
-		}
-		t.ForEach(func(k, v lua.LValue) {
-			ks, kok := k.(lua.LString)
-			vs, vok := v.(lua.LString)
-			if !kok || !vok {
-				raise(L, "%s: field 'env' expected string keys and values, got %s = %s", fname, typeName(k), typeName(v))
-			}
-			if ks == "" || strings.ContainsAny(string(ks), "=\x00") {
-				raise(L, "%s: field 'env' has an invalid variable name %q", fname, string(ks))
-			}
-			spec.Env = append(spec.Env, string(ks)+"="+string(vs))
-		})
-		slices.Sort(spec.Env)
-	}
+	spec.Env = envField(L, fname, f)
 	if b.mcpHost == nil {
 		b.mcpHost = mcp.NewHost(b.rt)
 	}

@@ -43,26 +43,8 @@ func (b *Binding) spawnSpec(L *lua.LState, fname string, extra ...string) (proc.
 	if spec.Argv == nil {
 		spec.Argv = []string{}
 	}
-	if ev := f.get("env"); ev != lua.LNil {
-		t, ok := ev.(*lua.LTable)
-		if !ok {
-			f.fail("env", "table of strings", ev)
-		}
-		var add []string
-		t.ForEach(func(k, v lua.LValue) {
-			ks, kok := k.(lua.LString)
-			vs, vok := v.(lua.LString)
-			if !kok || !vok {
-				raise(L, "%s: field 'env' expected string keys and values, got %s = %s", fname, typeName(k), typeName(v))
-			}
-			if ks == "" || strings.ContainsAny(string(ks), "=\x00") {
-				raise(L, "%s: field 'env' has an invalid variable name %q", fname, string(ks))
-			}
-			add = append(add, string(ks)+"="+string(vs))
-		})
-		// Sorted, so a run does not depend on table iteration order; on
-		// top of the editor's environment, later entries winning.
-		slices.Sort(add)
+	if add := envField(L, fname, f); add != nil {
+		// On top of the editor's environment, later entries winning.
 		spec.Env = append(os.Environ(), add...)
 	}
 	switch v := f.get("stdin").(type) {
@@ -213,4 +195,32 @@ func systemToLua(L *lua.LState, r runtime.SpawnResult) *lua.LTable {
 	t.RawSetString("stderr", lua.LString(r.Stderr))
 	t.RawSetString("truncated", lua.LBool(r.Truncated))
 	return t
+}
+
+// envField reads the optional field env = {NAME = "value", ...} as sorted
+// "NAME=value" entries (sorted, so a run does not depend on table
+// iteration order); nil when the field is absent.
+func envField(L *lua.LState, fname string, f fields) []string {
+	ev := f.get("env")
+	if ev == lua.LNil {
+		return nil
+	}
+	t, ok := ev.(*lua.LTable)
+	if !ok {
+		f.fail("env", "table of strings", ev)
+	}
+	env := []string{}
+	t.ForEach(func(k, v lua.LValue) {
+		ks, kok := k.(lua.LString)
+		vs, vok := v.(lua.LString)
+		if !kok || !vok {
+			raise(L, "%s: field 'env' expected string keys and values, got %s = %s", fname, typeName(k), typeName(v))
+		}
+		if ks == "" || strings.ContainsAny(string(ks), "=\x00") {
+			raise(L, "%s: field 'env' has an invalid variable name %q", fname, string(ks))
+		}
+		env = append(env, string(ks)+"="+string(vs))
+	})
+	slices.Sort(env)
+	return env
 }
