@@ -317,3 +317,19 @@ func TestWriterAwaitedFromInsideTheOutputLoopFinishes(t *testing.T) {
 		})
 	}
 }
+
+// TestLuaSystemEnvAddsToTheEditorsEnvironment: env entries are added on top
+// of the editor's environment (PATH still finds sh), and a bad name is a
+// Lua error naming the field.
+func TestLuaSystemEnvAddsToTheEditorsEnvironment(t *testing.T) {
+	h := newHarness(t, false)
+	res := runOK(t, h, `
+		local r = assert(pmacs.workers.system{cmd = {"sh", "-c", 'printf "%s/%s" "$PMACS_A" "$PMACS_B"'},
+			env = {PMACS_A = "one", PMACS_B = "two"}}:await())
+		local ok, err = pcall(pmacs.workers.system, {cmd = {"true"}, env = {["A=B"] = "x"}})
+		return r.stdout, ok, err
+	`)
+	require.Equal(t, lua.LString("one/two"), res[0])
+	require.Equal(t, lua.LFalse, res[1])
+	require.Contains(t, res[2].String(), "field 'env' has an invalid variable name")
+}
