@@ -260,6 +260,10 @@ func (c *Conn) watch(pw *io.PipeWriter) {
 }
 
 func (c *Conn) connectError(ctx context.Context, err error) error {
+	// A deadline that had passed when the handshake failed is the reason,
+	// even if the server exits in the moment below: giving up closes its
+	// input, and a silent server then ends cleanly.
+	timedOut := ctx.Err() != nil
 	var stderr string
 	if c.proc != nil {
 		// The SDK may notice the end of the output before proc has
@@ -274,12 +278,12 @@ func (c *Conn) connectError(ctx context.Context, err error) error {
 		c.mu.Unlock()
 		// A program that wrote garbage often exits once the SDK gives up
 		// and closes its input: the garbage is the reason, not the exit.
-		if xerr != nil && !isDecodeError(err) {
+		if xerr != nil && !timedOut && !isDecodeError(err) {
 			return &ConnectError{Name: c.name, Reason: "the server exited before initialize finished", Err: xerr}
 		}
 	}
 	switch {
-	case ctx.Err() != nil:
+	case timedOut:
 		return &ConnectError{Name: c.name, Reason: "no answer to initialize", Err: context.Cause(ctx), Stderr: stderr}
 	case isDecodeError(err):
 		return &ConnectError{Name: c.name, Reason: "the server's output is not MCP JSON-RPC", Err: err, Stderr: stderr}
