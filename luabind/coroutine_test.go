@@ -3,6 +3,7 @@ package luabind
 import (
 	goruntime "runtime"
 	"testing"
+	"weak"
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -231,24 +232,39 @@ func TestScriptCoroutineResumeFillsLuaNil(t *testing.T) {
 }
 
 // TestAbandonedCoroutinesAreNotKept proves the yield counts of coroutines
-// abandoned while suspended do not keep them: after a collection the
-// entries are pruned.
+// abandoned while suspended do not keep them: once they are collected, the
+// next prune drops every one of their entries. It watches for that prune
+// instead of counting entries at a fixed point, which depended on when the
+// collector happened to run during the inserts.
 func TestAbandonedCoroutinesAreNotKept(t *testing.T) {
 	var w coWants
 	L := lua.NewState()
 	defer L.Close()
+	first := make([]weak.Pointer[lua.LState], 0, 1000)
 	for range 1000 {
 		th, _ := L.NewThread()
 		w.set(th, 1)
+		first = append(first, weak.Make(th))
 	}
 	goruntime.GC()
 	goruntime.GC()
 	keep, _ := L.NewThread()
-	w.set(keep, 2) // past the prune threshold again only if nothing was pruned
-	for range 100 {
+	w.set(keep, 2)
+	pruned := false
+	for i := 0; i < 4000 && !pruned; i++ {
+		n := len(w.m)
 		th, _ := L.NewThread()
 		w.set(th, 1)
+		pruned = len(w.m) <= n
 	}
-	require.Less(t, len(w.m), 500, "collected coroutines' entries are pruned")
+	require.True(t, pruned, "entries grew past the prune threshold without a prune")
+	left := 0
+	for _, k := range first {
+		if _, ok := w.m[k]; ok {
+			left++
+		}
+	}
+	require.Zero(t, left, "collected coroutines' entries are pruned")
+	require.Equal(t, 2, w.m[weak.Make(keep)], "a live coroutine's entry is kept")
 	goruntime.KeepAlive(keep)
 }

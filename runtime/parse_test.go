@@ -137,12 +137,15 @@ func TestCancelLargeParseSettlesQuickly(t *testing.T) {
 		best = min(best, time.Since(start))
 		require.True(t, rt.IsCancelled(id))
 		rt.TakeResult(id)
-		if best < 100*time.Millisecond {
+		if best < 500*time.Millisecond {
 			break
 		}
 	}
+	// 500 ms: three attempts missed 100 ms (111 to 183 ms) while the whole
+	// race suite shared two cores, yet an uncancellable parse of 20 MB runs
+	// for seconds, so the bound still proves the parse stopped mid-way.
 	t.Logf("cancel of a %d MB parse settled in %v", src.Len()>>20, best)
-	require.Less(t, best, 100*time.Millisecond, "generous bound; the syntax benchmark reports the real figure")
+	require.Less(t, best, 500*time.Millisecond, "generous bound; the syntax benchmark reports the real figure")
 	// The next parse on the same pool is correct.
 	o := outcomeOf(t, rt, rt.DispatchParse(syntax.Request{Source: []byte("package q\n"), Language: "go"}, DispatchOptions{}))
 	require.Equal(t, Complete, o.State)
