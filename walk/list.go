@@ -59,6 +59,7 @@ type lister struct {
 	ctx    context.Context
 	mu     sync.Mutex // serialises emit
 	emit   func(Chunk) error
+	failed error // emit's first error, under mu
 	chunks []Chunk
 }
 
@@ -80,5 +81,11 @@ func (l *lister) visit(worker int, d *Dir, names []string) error {
 	if l.ctx.Err() != nil {
 		return nil // the walk ends at its next check and reports the context's error
 	}
-	return l.emit(full)
+	if l.failed != nil {
+		// Another goroutine's emit already failed: the walk is stopping,
+		// and emit is not called again after an error.
+		return l.failed
+	}
+	l.failed = l.emit(full)
+	return l.failed
 }
