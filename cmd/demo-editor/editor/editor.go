@@ -53,8 +53,8 @@ type Options struct {
 	grepBatch int
 }
 
-// frameBudget caps the time one frame spends resuming Lua tasks; the rest
-// wait for the next frame. It keeps a frame's main-goroutine work under a
+// frameBudget caps the time of one frame's Lua work: the runtime's tick and
+// resuming tasks; the rest wait for the next frame. It keeps a frame's main-goroutine work under a
 // quarter of the 16 ms frame target, leaving the rest for keys and drawing.
 const frameBudget = 3 * time.Millisecond
 
