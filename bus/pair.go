@@ -121,6 +121,17 @@ func (m *Main) Drain(buf []Envelope) []Envelope {
 	return out
 }
 
+// Wake sends the ready token as if an envelope had just arrived. A receiver
+// that drained envelopes and left some of them unprocessed (its frame's time
+// ran out) calls it so that a loop waiting on Ready comes back for them
+// instead of sleeping until an unrelated event.
+func (m *Main) Wake() {
+	select {
+	case m.q.ready <- struct{}{}:
+	default:
+	}
+}
+
 // TryRecv returns the oldest queued envelope without blocking.
 func (m *Main) TryRecv() (Envelope, bool) {
 	m.q.mu.Lock()

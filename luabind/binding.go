@@ -29,9 +29,10 @@ type Options struct {
 	// Stderr receives the report (error and traceback) of every task that
 	// fails; nil means os.Stderr.
 	Stderr io.Writer
-	// FrameBudget caps the time one Frame spends resuming tasks; the
-	// tasks still to resume when it runs out go first next frame. Zero
-	// means no cap. Resuming a parked gopher-lua coroutine costs about a
+	// FrameBudget caps the time of one Frame's work: the runtime's tick
+	// (decoding replies, settling jobs) and resuming tasks. The replies
+	// and the tasks still to resume when it runs out go first next frame,
+	// in order. Zero means no cap. Resuming a parked gopher-lua coroutine costs about a
 	// microsecond, so a flood of 10,000 settles in one frame would
 	// otherwise stall the editor for ~20 ms.
 	FrameBudget time.Duration

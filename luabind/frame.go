@@ -33,6 +33,11 @@ type FrameStats struct {
 // that dispatches and waits again parks until a later frame, because its new
 // job cannot settle before the next Tick.
 //
+// With a frame budget (Options.FrameBudget) the budget bounds the whole
+// frame, the runtime's tick included: replies not applied when it runs out
+// stay queued in order for the next frame, and the runtime's Ready channel
+// holds a token for them (see runtime.Runtime.TickWithin).
+//
 // Frame does nothing when called from inside a task (it is not re-entrant)
 // or after Close.
 func (b *Binding) Frame() FrameStats {
@@ -50,12 +55,7 @@ func (b *Binding) Frame() FrameStats {
 
 	b.pumpMCP()
 	b.pollLSP()
-	fs.Tick = b.rt.Tick()
-	for _, id := range fs.Tick.Settled {
-		if j := b.jobs[id]; j != nil && !j.stream {
-			b.settle(j)
-		}
-	}
+	b.tick(&fs, start)
 	batches := b.rt.TakeStreamBatches()
 	for i := range batches {
 		j := b.jobs[batches[i].ID]
@@ -89,4 +89,46 @@ func (b *Binding) Frame() FrameStats {
 	}
 	fs.Duration = time.Since(start)
 	return fs
+}
+
+// tickChunk is how many replies a budgeted frame applies and settles between
+// two looks at the clock: converting a result costs about as much as
+// decoding its reply, so Tick's own deadline alone would let the settling
+// overrun the budget by as much again.
+const tickChunk = 128
+
+// tick applies the runtime's replies and settles the binding's jobs they
+// finish. Without a budget it is one Tick. With one, it ticks in chunks until
+// the frame's time is spent; the runtime keeps the rest, in order, for the
+// next frame (and wakes the loop for them).
+func (b *Binding) tick(fs *FrameStats, start time.Time) {
+	if b.budget <= 0 {
+		fs.Tick = b.rt.Tick()
+		b.settleAll(fs.Tick.Settled)
+		return
+	}
+	limit := runtime.TickLimit{Deadline: start.Add(b.budget), Max: tickChunk}
+	for {
+		t := b.rt.TickWithin(limit)
+		b.settleAll(t.Settled)
+		if fs.Tick.Settled == nil && fs.Tick.Resources == nil {
+			fs.Tick = t
+		} else {
+			fs.Tick.Settled = append(fs.Tick.Settled, t.Settled...)
+			fs.Tick.Resources = append(fs.Tick.Resources, t.Resources...)
+		}
+		if !b.rt.Pending() || time.Since(start) > b.budget {
+			return
+		}
+	}
+}
+
+// settleAll settles the binding's request/reply jobs among ids; streams
+// settle through their batches.
+func (b *Binding) settleAll(ids []runtime.JobID) {
+	for _, id := range ids {
+		if j := b.jobs[id]; j != nil && !j.stream {
+			b.settle(j)
+		}
+	}
 }

@@ -258,6 +258,18 @@ func cycle(rt *Runtime) {
 // BenchmarkTickFlood10k: one Tick settling 10,000 replies plus TakeResult of
 // each, the runtime's share of a frame in which 10,000 Lua tasks resume.
 func BenchmarkTickFlood10k(b *testing.B) {
+	benchTickFlood(b, func(rt *Runtime) TickOutcome { return rt.Tick() })
+}
+
+// BenchmarkTickWithinFlood10k is BenchmarkTickFlood10k through TickWithin
+// with a deadline that never comes: the difference is the cost of reading
+// the clock every 64 replies.
+func BenchmarkTickWithinFlood10k(b *testing.B) {
+	far := TickLimit{Deadline: time.Now().Add(time.Hour)}
+	benchTickFlood(b, func(rt *Runtime) TickOutcome { return rt.TickWithin(far) })
+}
+
+func benchTickFlood(b *testing.B, tick func(*Runtime) TickOutcome) {
 	rt, err := New(Options{})
 	require.NoError(b, err)
 	defer rt.Close()
@@ -270,7 +282,7 @@ func BenchmarkTickFlood10k(b *testing.B) {
 			require.NoError(b, rt.wbus.Send(replyTopic, &reply{Job: ids[i], Kind: replySum, N: uint64(i)}))
 		}
 		start := monoNow()
-		out := rt.Tick()
+		out := tick(rt)
 		for _, id := range out.Settled {
 			rt.TakeResult(id)
 		}

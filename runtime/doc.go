@@ -59,7 +59,10 @@
 //
 // The editor loop waits on "terminal event OR [Runtime.Ready] OR frame
 // deadline", then calls Tick and TakeStreamBatches once: however many replies
-// arrive in a frame, they cost one wake-up.
+// arrive in a frame, they cost one wake-up. A loop with a frame budget calls
+// [Runtime.TickWithin] instead: the replies it has no time for stay queued in
+// arrival order for the next frame, [Runtime.Pending] reports them, and Ready
+// holds a token for them, so they never wait for an unrelated event.
 //
 // # Supersede
 //

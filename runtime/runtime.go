@@ -97,13 +97,16 @@ type Runtime struct {
 	streamCredit    int
 	confine         bool
 
-	drainBuf  []bus.Envelope
-	dec       *bus.Decoder
-	scratch   reply
-	malformed uint64
-	closed    bool
-	spawns    spawnTable
-	finder    finderState
+	drainBuf []bus.Envelope
+	drainPos int // drainBuf[drainPos:] is left for the next tick
+	// settledHint sizes a tick's Settled: the replies it expects to apply.
+	settledHint int
+	dec         *bus.Decoder
+	scratch     reply
+	malformed   uint64
+	closed      bool
+	spawns      spawnTable
+	finder      finderState
 }
 
 // New starts a runtime and its worker pool.
@@ -255,30 +258,103 @@ func (rt *Runtime) TakeResult(id JobID) (Outcome, bool) {
 	return j.outcome(), true
 }
 
-// Tick drains every reply waiting on the bus, settles the jobs they finish,
-// buffers stream items, and reports what settled. It never blocks.
-func (rt *Runtime) Tick() TickOutcome {
+// Tick applies every reply waiting: first those a bounded tick left over
+// (see [Runtime.TickWithin]), then everything on the bus. It settles the
+// jobs they finish, buffers stream items, and reports what settled. It never
+// blocks.
+func (rt *Runtime) Tick() TickOutcome { return rt.tick(0, 0) }
+
+// TickLimit bounds one [Runtime.TickWithin].
+type TickLimit struct {
+	// Deadline stops the tick once the clock has passed it; the zero Time
+	// means no deadline. The clock is read every 64 replies, so a tick
+	// always applies at least 64 replies (or all there are) and overruns
+	// the deadline by at most the cost of 64.
+	Deadline time.Time
+	// Max caps the replies applied; 0 means no cap.
+	Max int
+}
+
+// TickWithin is [Runtime.Tick] bounded by l: once the limit is reached it
+// stops, and the replies not yet applied stay with the runtime, in order,
+// for the next tick, which applies them before anything newer. While any are
+// left, [Runtime.Pending] reports true, and the Ready channel holds a token
+// so a loop waiting on it comes back for them.
+func (rt *Runtime) TickWithin(l TickLimit) TickOutcome {
+	var dl mono
+	if !l.Deadline.IsZero() {
+		dl = max(mono(l.Deadline.Sub(epoch)), 1) // 0 means none
+	}
+	return rt.tick(dl, max(l.Max, 0))
+}
+
+// Pending reports replies waiting for a tick: left over by a bounded tick, or
+// on the bus.
+func (rt *Runtime) Pending() bool {
+	return rt.drainPos < len(rt.drainBuf) || rt.main.Len() > 0
+}
+
+// tick applies replies until the deadline dl (0: none) has passed or limit
+// replies (0: no cap) are applied. The leftovers of the last bounded tick go
+// first; then the bus is drained once, so a flood of replies arriving while
+// the tick runs cannot keep it from returning.
+func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 	var out TickOutcome
-	rt.drainBuf = rt.main.Drain(rt.drainBuf)
-	if len(rt.drainBuf) == 0 {
-		return out
+	drained := false
+	if rt.drainPos == len(rt.drainBuf) {
+		rt.refill()
+		drained = true
+		if len(rt.drainBuf) == 0 {
+			return out
+		}
+	}
+	rt.settledHint = len(rt.drainBuf) - rt.drainPos
+	if limit > 0 {
+		rt.settledHint = min(rt.settledHint, limit)
 	}
 	now := monoNow()
-	for i := range rt.drainBuf {
-		// One scratch reply for the whole drain: decoding into a local
-		// would move it to the heap, one allocation per envelope.
-		rt.scratch = reply{}
-		if err := rt.dec.Decode(rt.drainBuf[i], &rt.scratch); err != nil {
-			rt.malformed++
-			if id, ok := peekJobID(rt.drainBuf[i].Payload); ok {
-				rt.failUndecodable(id, err, now, &out)
+	bounded := dl != 0 || limit > 0
+	done := 0
+	for {
+		for rt.drainPos < len(rt.drainBuf) {
+			if bounded && done > 0 && (done == limit || done&63 == 0 && dl != 0 && monoNow() > dl) {
+				// The loop may already have taken the bus's token for
+				// what is left here: without a new one it would sleep
+				// until some unrelated event.
+				rt.main.Wake()
+				rt.scratch = reply{}
+				return out
 			}
-			continue
+			env := &rt.drainBuf[rt.drainPos]
+			rt.drainPos++
+			done++
+			// One scratch reply for the whole drain: decoding into a local
+			// would move it to the heap, one allocation per envelope.
+			rt.scratch = reply{}
+			if err := rt.dec.Decode(*env, &rt.scratch); err != nil {
+				rt.malformed++
+				if id, ok := peekJobID(env.Payload); ok {
+					rt.failUndecodable(id, err, now, &out)
+				}
+				continue
+			}
+			rt.apply(&rt.scratch, now, &out)
 		}
-		rt.apply(&rt.scratch, now, &out)
+		if drained {
+			break
+		}
+		rt.refill()
+		drained = true
 	}
 	rt.scratch = reply{}
 	return out
+}
+
+// refill replaces the applied drain buffer with what waits on the bus,
+// recycling its backing array.
+func (rt *Runtime) refill() {
+	rt.drainBuf = rt.main.Drain(rt.drainBuf)
+	rt.drainPos = 0
 }
 
 func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
@@ -363,7 +439,7 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	j.settledAt = now
 	if out.Settled == nil {
 		// Sized for the drain: a flood of replies then grows it once.
-		out.Settled = make([]JobID, 0, len(rt.drainBuf))
+		out.Settled = make([]JobID, 0, rt.settledHint)
 	}
 	out.Settled = append(out.Settled, j.id)
 	if j.resource != nil && j.state == Complete {

@@ -119,7 +119,9 @@ func RunScript(script string, args []string, safe bool, stdout, stderr io.Writer
 }
 
 // drive runs frames until the binding is idle. It sleeps between frames on
-// "worker replies ready OR frame deadline", never spinning.
+// "worker replies ready OR frame deadline", never spinning, and not at all
+// while replies are pending: a budgeted frame leaves what it had no time
+// for, and those replies must not wait for the frame deadline.
 func drive(b *luabind.Binding, rt *runtime.Runtime) error {
 	timer := time.NewTimer(rt.FrameTarget())
 	defer timer.Stop()
@@ -127,11 +129,13 @@ func drive(b *luabind.Binding, rt *runtime.Runtime) error {
 		if b.Stalled() {
 			return fmt.Errorf("%d task(s) wait on each other and can never wake", b.LiveTasks())
 		}
-		select {
-		case <-rt.Ready():
-		case <-b.MCPReady():
-		case <-b.LSPReady():
-		case <-timer.C:
+		if !rt.Pending() {
+			select {
+			case <-rt.Ready():
+			case <-b.MCPReady():
+			case <-b.LSPReady():
+			case <-timer.C:
+			}
 		}
 		b.Frame()
 		timer.Reset(rt.FrameTarget())

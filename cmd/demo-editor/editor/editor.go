@@ -53,8 +53,8 @@ type Options struct {
 	grepBatch int
 }
 
-// frameBudget caps the time one frame spends resuming Lua tasks; the rest
-// wait for the next frame. It keeps a frame's main-goroutine work under a
+// frameBudget caps the time of one frame's Lua work: the runtime's tick and
+// resuming tasks; the rest wait for the next frame. It keeps a frame's main-goroutine work under a
 // quarter of the 16 ms frame target, leaving the rest for keys and drawing.
 const frameBudget = 3 * time.Millisecond
 
@@ -422,10 +422,11 @@ func (e *session) loop(ctx context.Context) error {
 	return nil
 }
 
-// frameWanted reports whether a frame has work: replies to take, tasks or
-// jobs in flight, or a shown buffer that redraws every frame.
+// frameWanted reports whether a frame has work: replies to take (including
+// those a frame left when its budget ran out), tasks or jobs in flight, or a
+// shown buffer that redraws every frame.
 func (e *session) frameWanted() bool {
-	return e.replies || e.lb.Busy() || e.hooks.hasFrame(e.cur.id) || len(e.grepViews) > 0
+	return e.replies || e.rt.Pending() || e.lb.Busy() || e.hooks.hasFrame(e.cur.id) || len(e.grepViews) > 0
 }
 
 // nextWake is how long the loop may sleep when no event comes.

@@ -1,0 +1,64 @@
+package luabind
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// With a frame budget the frame's tick is bounded too: a frame whose time is
+// spent leaves the rest of the replies with the runtime, which reports them
+// pending and re-arms Ready, and later frames settle them in arrival order,
+// each once, with every task resumed once in that order.
+func TestFrameBudgetBoundsTick(t *testing.T) {
+	const tasks = 300
+	h := newHarness(t, false)
+	// A budget spent before the frame starts: each frame applies the
+	// fewest replies a tick applies between two looks at the clock.
+	h.b.budget = time.Nanosecond
+	require.NoError(t, h.b.ls.DoString(`order = {}`))
+	fn, err := h.b.LoadString(`local h, i = ...; local v = h:await(); order[#order+1] = i * 1000 + v`, "budget.lua")
+	require.NoError(t, err)
+	ids := make([]runtime.JobID, tasks)
+	for i := range ids {
+		id, _ := h.rt.RegisterExternal(runtime.KindLspRequest, "")
+		handle, err := h.b.Adopt(id)
+		require.NoError(t, err)
+		h.b.Spawn(fn, handle, lua.LNumber(i))
+		ids[i] = id
+	}
+	h.b.Frame() // every task runs to its await
+	for i, id := range ids {
+		require.NoError(t, h.rt.CompleteExternalOK(id, int64(i%7)))
+	}
+
+	fs := h.b.Frame()
+	require.Len(t, fs.Tick.Settled, 64)
+	require.True(t, h.rt.Pending(), "the frame's time was spent: replies are left")
+	select {
+	case <-h.rt.Ready():
+	default:
+		t.Fatal("replies are left but Ready holds no token: the loop would sleep")
+	}
+	settled := fs.Tick.Settled
+	frames := 1
+	for h.b.Busy() {
+		require.Less(t, frames, tasks, "frames make no progress")
+		settled = append(settled, h.b.Frame().Tick.Settled...)
+		frames++
+	}
+	require.Equal(t, ids, settled)
+	require.False(t, h.rt.Pending())
+	require.Greater(t, frames, 4, "one frame did the work of several")
+
+	order := h.b.ls.GetGlobal("order").(*lua.LTable)
+	require.Equal(t, tasks, order.Len())
+	for i := range tasks {
+		require.Equal(t, lua.LNumber(i*1000+i%7), order.RawGetInt(i+1), "task %d", i)
+	}
+	require.Zero(t, h.b.LiveTasks())
+}
