@@ -17,18 +17,7 @@ const goplsTimeout = 90 * time.Second
 
 func (h *harness) untilLong(what string, cond func(e *session) bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(goplsTimeout)
-	for {
-		var ok bool
-		h.e.call(func() { ok = cond(h.e) })
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, strings.Join(h.rows(), "\n"))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.untilWithin(goplsTimeout, what, cond)
 }
 
 func (h *harness) gotoLine(spec string) {

@@ -151,7 +151,13 @@ func messageLine(rows []string) string { return rows[len(rows)-1] }
 // until polls cond on the main goroutine.
 func (h *harness) until(what string, cond func(e *session) bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(waitTimeout)
+	h.untilWithin(waitTimeout, what, cond)
+}
+
+// untilWithin is until with its own bound, for waits on slow peers.
+func (h *harness) untilWithin(limit time.Duration, what string, cond func(e *session) bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(limit)
 	for {
 		var ok bool
 		h.e.call(func() { ok = cond(h.e) })
