@@ -1,24 +1,24 @@
 package luabind
 
 import (
-	"os/exec"
 	goruntime "runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // goSrc is the tree the finder benchmarks rank: GOROOT/src, about 11,000
 // files in 1,300 directories.
 func goSrc(b *testing.B) string {
 	b.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
+	src, err := testenv.GoSrc()
 	require.NoError(b, err)
-	return strings.TrimSpace(string(out)) + "/src"
+	return src
 }
 
 // withClock gives Lua now_ms(), a monotonic clock in milliseconds.

@@ -5,11 +5,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,22 +16,16 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/syntax"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
-
-// goroot is the Go tree the go command uses: runtime.GOROOT is deprecated,
-// and wrong for a toolchain that was moved after it was built.
-var goroot = sync.OnceValues(func() (string, error) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	return strings.TrimSpace(string(out)), err
-})
 
 func gorootFile(b *testing.B, rel string) []byte {
 	b.Helper()
-	root, err := goroot()
+	root, err := testenv.GoSrc()
 	if err != nil {
-		b.Skipf("go env GOROOT: %v", err)
+		b.Skip(err)
 	}
-	src, err := os.ReadFile(filepath.Join(root, "src", rel))
+	src, err := os.ReadFile(filepath.Join(root, rel))
 	if err != nil {
 		b.Skipf("GOROOT source not available: %v", err)
 	}

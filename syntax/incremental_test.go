@@ -4,33 +4,22 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/stretchr/testify/require"
-)
 
-// gorootDir asks the go command, as runtime.GOROOT (deprecated) no longer
-// reliably can, where the toolchain's sources are.
-var gorootDir = sync.OnceValues(func() (string, error) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
-})
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
+)
 
 func goroot(t testing.TB, rel string) []byte {
 	t.Helper()
-	dir, err := gorootDir()
+	dir, err := testenv.GoSrc()
 	if err != nil {
-		t.Skipf("go env GOROOT: %v", err)
+		t.Skip(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "src", rel))
+	b, err := os.ReadFile(filepath.Join(dir, rel))
 	if err != nil {
 		t.Skipf("GOROOT source not available: %v", err)
 	}

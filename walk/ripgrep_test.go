@@ -12,19 +12,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/walk"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // goSrc is the Go distribution's source tree: 10k+ files, with testdata, hidden and ignored
 // entries, present wherever the tests build.
 func goSrc(t testing.TB) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
+	src, err := testenv.GoSrc()
 	if err != nil {
-		t.Skipf("go env GOROOT: %v", err)
-	}
-	src := filepath.Join(strings.TrimSpace(string(out)), "src")
-	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
-		t.Skipf("no Go source tree at %s", src)
+		t.Skip(err)
 	}
 	return src
 }

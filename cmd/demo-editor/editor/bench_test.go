@@ -3,8 +3,6 @@ package editor
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"sync/atomic"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // probe is one keystroke being timed: injected at t0, done when the screen
@@ -107,9 +107,8 @@ func TestKeystrokeLatencyTable(t *testing.T) {
 	if os.Getenv("PMACS_EDITOR_BENCH") == "" {
 		t.Skip("set PMACS_EDITOR_BENCH=1 to run the keystroke latency benchmark")
 	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
+	src, err := testenv.GoSrc()
 	require.NoError(t, err)
-	src := filepath.Join(strings.TrimSpace(string(out)), "src")
 	keys := 200
 	pace := 25 * time.Millisecond // a fast typist: 40 keys a second
 

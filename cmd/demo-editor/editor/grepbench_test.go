@@ -3,12 +3,13 @@ package editor
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // Benchmark (env-gated: PMACS_EDITOR_BENCH=1): the live grep's time from
@@ -18,9 +19,8 @@ func TestLiveGrepGorootTimeToDone(t *testing.T) {
 	if os.Getenv("PMACS_EDITOR_BENCH") == "" {
 		t.Skip("set PMACS_EDITOR_BENCH=1 to time the live grep over GOROOT")
 	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
+	src, err := testenv.GoSrc()
 	require.NoError(t, err)
-	src := filepath.Join(strings.TrimSpace(string(out)), "src")
 	h := startEditorSized(t, Options{Path: src}, 120, 40)
 	h.waitText(src)
 	h.ctrl('f')

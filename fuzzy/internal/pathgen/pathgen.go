@@ -6,24 +6,15 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // GoRootSrc returns the directory `go env GOROOT`/src.
-func GoRootSrc() (string, error) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		return "", fmt.Errorf("pathgen: go env GOROOT: %w", err)
-	}
-	root := strings.TrimSpace(string(out))
-	if root == "" {
-		return "", fmt.Errorf("pathgen: go env GOROOT printed nothing")
-	}
-	return filepath.Join(root, "src"), nil
-}
+func GoRootSrc() (string, error) { return testenv.GoSrc() }
 
 // GoRootFiles returns every regular file under `go env GOROOT`/src, relative to it with
 // forward slashes, sorted.

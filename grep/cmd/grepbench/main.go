@@ -18,16 +18,15 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 type benchCase struct {
@@ -102,11 +101,11 @@ func main() {
 // defaultRoot is the Go distribution's src directory as the go command reports it, or "" if
 // it cannot (then -root is required).
 func defaultRoot() string {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
+	src, err := testenv.GoSrc()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(strings.TrimSpace(string(out)), "src")
+	return src
 }
 
 // timeChild runs argv in dir, drains its output, and returns its wall time, CPU time (user and

@@ -1,0 +1,68 @@
+// Package testenv finds what the project's tests and benchmark commands
+// compare against: the Go distribution's source tree, a large real tree
+// present wherever the tests build, and the peer programs (fzf, gopls) that
+// .ci/run installs into the module's .bin directory.
+//
+// # Concurrency
+//
+// Every function may be called from any goroutine; GoSrc asks the go
+// command once per process.
+package testenv
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+var goSrc = sync.OnceValues(func() (string, error) {
+	// runtime.GOROOT is deprecated, and wrong for a toolchain moved after
+	// it was built: the go command knows.
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", fmt.Errorf("testenv: go env GOROOT: %w", err)
+	}
+	root := strings.TrimSpace(string(out))
+	if root == "" {
+		return "", errors.New("testenv: go env GOROOT printed nothing")
+	}
+	src := filepath.Join(root, "src")
+	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("testenv: no Go source tree at %s", src)
+	}
+	return src, nil
+})
+
+// GoSrc returns the src directory of the Go distribution the go command
+// uses.
+func GoSrc() (string, error) { return goSrc() }
+
+// Tool returns the path of the program name: .bin/name at the root of the
+// module that holds the working directory (where .ci/run installs peers),
+// else name on PATH. The error says how to install it.
+func Tool(name string) (string, error) {
+	if dir, err := os.Getwd(); err == nil {
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				p := filepath.Join(dir, ".bin", name)
+				if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+					return p, nil
+				}
+				break
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("testenv: %s is neither in the module's .bin/ nor on PATH (.ci/run installs it there)", name)
+}
