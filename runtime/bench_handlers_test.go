@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/fsops"
-	"github.com/pmacs-go/pmacs-go/syntax"
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
+	"github.com/pmacs-go/pmacs-go/syntax"
 )
 
 func gorootFile(b *testing.B, rel string) []byte {

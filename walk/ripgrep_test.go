@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmacs-go/pmacs-go/walk"
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
+	"github.com/pmacs-go/pmacs-go/walk"
 )
 
 // goSrc is the Go distribution's source tree: 10k+ files, with testdata, hidden and ignored
