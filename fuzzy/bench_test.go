@@ -13,6 +13,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fuzzy"
 	"github.com/pmacs-go/pmacs-go/fuzzy/internal/pathgen"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // The benchmark queries are those fuzzbench -compare uses, typed the way a user looks for a
@@ -152,15 +153,7 @@ func reportCPU(b *testing.B, loop func()) {
 }
 
 func findFzfForBench() (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	p := filepath.Join(filepath.Dir(dir), ".bin", "fzf")
-	if _, err := os.Stat(p); err == nil {
-		return p, true
-	}
-	p, err = exec.LookPath("fzf")
+	p, err := testenv.Tool("fzf")
 	return p, err == nil
 }
 

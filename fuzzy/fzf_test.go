@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fuzzy"
 	"github.com/pmacs-go/pmacs-go/fuzzy/internal/pathgen"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // agreementQueries are 50 queries typed the way a user looks for a file in the Go tree.
@@ -30,25 +30,9 @@ var agreementQueries = []string{
 // fzfBinary finds fzf: .bin/fzf at the module root (where .ci/run installs it), then PATH.
 func fzfBinary(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, ".bin", "fzf")
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	p, err := exec.LookPath("fzf")
+	p, err := testenv.Tool("fzf")
 	if err != nil {
-		t.Skip("fzf not found at .bin/fzf or on PATH; install it with `GOBIN=$PWD/.bin go install github.com/junegunn/fzf@v0.65.2` (.ci/run does)")
+		t.Skipf("%v (GOBIN=$PWD/.bin go install github.com/junegunn/fzf@v0.65.2)", err)
 	}
 	return p
 }

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -24,32 +24,11 @@ const goplsTimeout = 90 * time.Second
 // installs it) and then in PATH.
 func findGopls(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			if p := filepath.Join(dir, ".bin", "gopls"); fileExists(p) {
-				return p
-			}
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
+	p, err := testenv.Tool("gopls")
+	if err != nil {
+		t.Skipf("%v (GOBIN=$PWD/.bin go install golang.org/x/tools/gopls@v0.23.0)", err)
 	}
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p
-	}
-	t.Skip("gopls not found in .bin/ at the module root or in PATH; .ci/run installs it " +
-		"(GOBIN=$PWD/.bin go install golang.org/x/tools/gopls@v0.23.0)")
-	return ""
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
+	return p
 }
 
 const goplsMain = `package main

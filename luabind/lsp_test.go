@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 	"go.lsp.dev/protocol"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // fakeServerEnv makes the test binary a language server (see init): the
@@ -334,13 +335,9 @@ func TestLSPBatchesBigResult(t *testing.T) {
 // TestLSPGopls runs a definition request against gopls from the project's
 // .bin directory, skipping when it is absent.
 func TestLSPGopls(t *testing.T) {
-	gopls, _ := filepath.Abs("../.bin/gopls")
-	if _, err := os.Stat(gopls); err != nil {
-		if p, lerr := exec.LookPath("gopls"); lerr == nil {
-			gopls = p
-		} else {
-			t.Skip("gopls not installed in .bin/ (see .ci/run) nor on PATH")
-		}
+	gopls, err := testenv.Tool("gopls")
+	if err != nil {
+		t.Skip(err)
 	}
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644))

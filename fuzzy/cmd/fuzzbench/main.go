@@ -36,6 +36,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fuzzy"
 	"github.com/pmacs-go/pmacs-go/fuzzy/internal/pathgen"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // GoRootQueries and SyntheticQueries are typed the way a user looks for a file: name
@@ -100,17 +101,9 @@ func findFzf(flagPath string) (string, error) {
 	if flagPath != "" {
 		return flagPath, nil
 	}
-	if out, err := exec.Command("go", "env", "GOMOD").Output(); err == nil {
-		if mod := strings.TrimSpace(string(out)); mod != "" && mod != os.DevNull {
-			p := filepath.Join(filepath.Dir(mod), ".bin", "fzf")
-			if _, err := os.Stat(p); err == nil {
-				return p, nil
-			}
-		}
-	}
-	p, err := exec.LookPath("fzf")
+	p, err := testenv.Tool("fzf")
 	if err != nil {
-		return "", errors.New("no fzf: install it with `GOBIN=$PWD/.bin go install github.com/junegunn/fzf@v0.65.2` or pass -fzf")
+		return "", fmt.Errorf("%w; install it with `GOBIN=$PWD/.bin go install github.com/junegunn/fzf@v0.65.2` or pass -fzf", err)
 	}
 	return p, nil
 }
