@@ -4,23 +4,19 @@ package fsops
 
 import (
 	"context"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // permChildEnv tells a re-executed test binary which tree to run the
 // permission cases against, unprivileged.
 const permChildEnv = "FSOPS_PERMISSION_CHILD_TREE"
-
-// nobody is the unprivileged identity the root-run cases drop to.
-const nobody = 65534
 
 // Acceptance: "permission denied (CI runs as root: drop privileges in a
 // subprocess or use a case root cannot bypass, and say which)". Root bypasses
@@ -31,7 +27,7 @@ const nobody = 65534
 // tree is compared with its state before: nothing changed, nothing lost.
 func TestPermissionDeniedIsReportedAndTouchesNothing(t *testing.T) {
 	if tree := os.Getenv(permChildEnv); tree != "" {
-		require.Equal(t, nobody, os.Geteuid(), "the child runs unprivileged")
+		require.Equal(t, testenv.Nobody, os.Geteuid(), "the child runs unprivileged")
 		runPermissionCases(t, tree, false)
 		return
 	}
@@ -75,32 +71,9 @@ func TestPermissionDeniedIsReportedAndTouchesNothing(t *testing.T) {
 	require.NoError(t, os.Chmod(filepath.Join(tree, "noexec"), 0o744))
 	before := snapshot(t, tree)
 
-	bin := filepath.Join(base, "fsops.test")
-	copyExecutable(t, bin)
-	cmd := exec.Command(bin, "-test.run=^TestPermissionDeniedIsReportedAndTouchesNothing$", "-test.v", "-test.count=1")
-	cmd.Dir = base
-	cmd.Env = append(os.Environ(), permChildEnv+"="+tree)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "unprivileged run failed:\n%s", out)
-	require.Contains(t, string(out), "--- PASS: TestPermissionDeniedIsReportedAndTouchesNothing", string(out))
+	out, err := testenv.RunTestAsNobody(base, "TestPermissionDeniedIsReportedAndTouchesNothing", permChildEnv+"="+tree)
+	require.NoError(t, err, "unprivileged run:\n%s", out)
 	require.Equal(t, before, snapshot(t, tree))
-}
-
-// copyExecutable puts this test binary where an unprivileged user can run it
-// (the build directory is private to the user who built it).
-func copyExecutable(t *testing.T, dst string) {
-	t.Helper()
-	self, err := os.Executable()
-	require.NoError(t, err)
-	in, err := os.Open(self)
-	require.NoError(t, err)
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
-	require.NoError(t, err)
-	_, err = io.Copy(out, in)
-	require.NoError(t, err)
-	require.NoError(t, out.Close())
 }
 
 // runPermissionCases expects tree/ro not writable, tree/sealed not readable

@@ -3,9 +3,7 @@
 package editor
 
 import (
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,14 +11,13 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // permChildEnv tells a re-executed test binary which tree to run the
 // permission cases against, unprivileged.
 const permChildEnv = "EDITOR_PERMISSION_CHILD_TREE"
-
-// nobody is the unprivileged identity the root-run cases drop to.
-const nobody = 65534
 
 // Issue 14: saving a writable file in a directory the user cannot write
 // falls back to writing in place and says so (the message never names a
@@ -31,7 +28,7 @@ const nobody = 65534
 // runs in-process against a tree whose directory is mode 0555.
 func TestSaveInUnwritableDirectoryWritesInPlace(t *testing.T) {
 	if tree := os.Getenv(permChildEnv); tree != "" {
-		require.Equal(t, nobody, os.Geteuid(), "the child runs unprivileged")
+		require.Equal(t, testenv.Nobody, os.Geteuid(), "the child runs unprivileged")
 		runSavePermissionCases(t, tree)
 		return
 	}
@@ -54,15 +51,8 @@ func TestSaveInUnwritableDirectoryWritesInPlace(t *testing.T) {
 		runSavePermissionCases(t, tree)
 		return
 	}
-	bin := filepath.Join(base, "editor.test")
-	copyExecutable(t, bin)
-	cmd := exec.Command(bin, "-test.run=^TestSaveInUnwritableDirectoryWritesInPlace$", "-test.v", "-test.count=1")
-	cmd.Dir = base
-	cmd.Env = append(os.Environ(), permChildEnv+"="+tree)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "unprivileged run failed:\n%s", out)
-	require.Contains(t, string(out), "--- PASS: TestSaveInUnwritableDirectoryWritesInPlace", string(out))
+	out, err := testenv.RunTestAsNobody(base, "TestSaveInUnwritableDirectoryWritesInPlace", permChildEnv+"="+tree)
+	require.NoError(t, err, "unprivileged run:\n%s", out)
 	got, err := os.ReadFile(shared)
 	require.NoError(t, err)
 	require.Equal(t, "xone\ntwo\n", string(got))
@@ -118,20 +108,4 @@ func runSavePermissionCases(t *testing.T, tree string) {
 	got, err = os.ReadFile(locked)
 	require.NoError(t, err)
 	require.Equal(t, "locked\n", string(got))
-}
-
-// copyExecutable puts this test binary where an unprivileged user can run it
-// (the build directory is private to the user who built it).
-func copyExecutable(t *testing.T, dst string) {
-	t.Helper()
-	self, err := os.Executable()
-	require.NoError(t, err)
-	in, err := os.Open(self)
-	require.NoError(t, err)
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
-	require.NoError(t, err)
-	_, err = io.Copy(out, in)
-	require.NoError(t, err)
-	require.NoError(t, out.Close())
 }
