@@ -515,7 +515,7 @@ func (c *Client) newRequest(method string, job runtime.JobID, internal bool) *re
 // cancelled or superseded, which also sends $/cancelRequest. params is
 // encoded with protocol.Marshal; an encoding error fails the job at once.
 func (c *Client) Request(method string, params any, opts RequestOptions) runtime.JobID {
-	job, ctx := c.rt.RegisterExternal(runtime.KindLspRequest, opts.Key)
+	job, ctx := c.rt.RegisterExternal(runtime.KindLSPRequest, opts.Key)
 	r := c.newRequest(method, job, false)
 	if c.state == dead || c.state == stopping {
 		cause := c.exitErr

@@ -47,7 +47,7 @@ func benchFrame10k(b *testing.B, budget time.Duration) {
 	for b.Loop() {
 		b.StopTimer()
 		for i := range ids {
-			id, _ := h.rt.RegisterExternal(runtime.KindLspRequest, "")
+			id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
 			handle, err := h.b.Adopt(id)
 			if err != nil {
 				b.Fatal(err)

@@ -26,15 +26,15 @@ func (b *Binding) toLua(kind runtime.Kind, v any, tr *lua.LUserData) lua.LValue 
 			return tr
 		}
 		return lua.LNil
-	case runtime.KindFsReadDir:
+	case runtime.KindFSReadDir:
 		if l, ok := v.(fsops.Listing); ok {
 			return listingToLua(b.ls, l)
 		}
-	case runtime.KindFsStat:
+	case runtime.KindFSStat:
 		if e, ok := v.(fsops.Entry); ok {
 			return entryToLua(b.ls, e)
 		}
-	case runtime.KindMcpRequest, runtime.KindLspRequest:
+	case runtime.KindMCPRequest, runtime.KindLSPRequest:
 		return anyToLua(b.ls, v)
 	case runtime.KindSystem:
 		if r, ok := v.(runtime.SpawnResult); ok {

@@ -176,7 +176,7 @@ func TestFinishedTaskThreadsAreReused(t *testing.T) {
 // itself can be handed to Lua and awaited, with its value converted.
 func TestAdoptedExternalJobIsAwaitable(t *testing.T) {
 	h := newHarness(t, false)
-	id, _ := h.rt.RegisterExternal(runtime.KindLspRequest, "")
+	id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
 	handle, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	_, err = h.b.Adopt(id)
@@ -216,7 +216,7 @@ func TestFrameBudgetDefersResumptionsInOrder(t *testing.T) {
 	h.b.budget = time.Nanosecond
 	fn, err := h.b.LoadString(`local h, out, i = ...; h:await(); out[#out + 1] = i`, "budget.lua")
 	require.NoError(t, err)
-	id, _ := h.rt.RegisterExternal(runtime.KindLspRequest, "")
+	id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
 	handle, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	out := h.b.L().NewTable()

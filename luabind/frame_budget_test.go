@@ -25,7 +25,7 @@ func TestFrameBudgetBoundsTick(t *testing.T) {
 	require.NoError(t, err)
 	ids := make([]runtime.JobID, tasks)
 	for i := range ids {
-		id, _ := h.rt.RegisterExternal(runtime.KindLspRequest, "")
+		id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
 		handle, err := h.b.Adopt(id)
 		require.NoError(t, err)
 		h.b.Spawn(fn, handle, lua.LNumber(i))

@@ -172,7 +172,7 @@ func (b *Binding) releaseWrite(t *Task) {
 
 func (b *Binding) handleBatches(L *lua.LState) int {
 	j := checkJob(L, "h:batches")
-	if !j.stream && j.kind == runtime.KindLspRequest {
+	if !j.stream && j.kind == runtime.KindLSPRequest {
 		return b.lspBatches(L, j)
 	}
 	if !j.stream {
@@ -237,7 +237,7 @@ func (b *Binding) handleID(L *lua.LState) int {
 // request/reply jobs.
 func (b *Binding) handleProgress(L *lua.LState) int {
 	j := checkJob(L, "h:progress")
-	if j.kind == runtime.KindMcpRequest {
+	if j.kind == runtime.KindMCPRequest {
 		return b.mcpJobProgress(L, j)
 	}
 	if !j.stream {
@@ -339,7 +339,7 @@ func outcomeValues(kind runtime.Kind, out runtime.Outcome, value lua.LValue) []l
 
 func isFS(k runtime.Kind) bool {
 	switch k {
-	case runtime.KindFsReadDir, runtime.KindFsStat, runtime.KindFsRename, runtime.KindFsChmod, runtime.KindFsRemove:
+	case runtime.KindFSReadDir, runtime.KindFSStat, runtime.KindFSRename, runtime.KindFSChmod, runtime.KindFSRemove:
 		return true
 	}
 	return false

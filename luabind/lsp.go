@@ -196,7 +196,7 @@ func (b *Binding) lspRequest(L *lua.LState) int {
 	}
 	id := c.c.Request(method, params, opts)
 	b.lsp.owner[id] = c
-	L.Push(b.newHandle(L, id, runtime.KindLspRequest, false))
+	L.Push(b.newHandle(L, id, runtime.KindLSPRequest, false))
 	return 1
 }
 

@@ -119,7 +119,7 @@ func TestWaitResultsMissingValuesAreLuaNil(t *testing.T) {
 // way a script-visible fs failure comes without an errno name.
 func TestFailedJobWithoutCodeAwaitsToTwoValues(t *testing.T) {
 	h := newHarness(t, false)
-	id, _ := h.rt.RegisterExternal(runtime.KindFsStat, "")
+	id, _ := h.rt.RegisterExternal(runtime.KindFSStat, "")
 	hv, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	h.b.L().SetGlobal("H", hv)
@@ -639,7 +639,7 @@ func TestAdjustResults(t *testing.T) {
 // rest down. Map entries whose value is nil are absent, as in Lua.
 func TestExternalValueKeepsNilArrayElementsInPlace(t *testing.T) {
 	h := newHarness(t, false)
-	id, _ := h.rt.RegisterExternal(runtime.KindLspRequest, "")
+	id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
 	hv, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	h.b.L().SetGlobal("H", hv)

@@ -260,14 +260,14 @@ func (b *Binding) fsReadDir(L *lua.LState) int {
 	if f.boolean("per_entry", false) {
 		tol = fsops.PerEntry
 	}
-	return b.push(L, o, runtime.KindFsReadDir, false, func() runtime.JobID { return b.rt.DispatchReadDir(path, tol, o) })
+	return b.push(L, o, runtime.KindFSReadDir, false, func() runtime.JobID { return b.rt.DispatchReadDir(path, tol, o) })
 }
 
 func (b *Binding) fsStat(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.stat"
 	path := checkString(L, fname, 1, "path")
 	o, _ := b.opts(L, fname, 2, false)
-	return b.push(L, o, runtime.KindFsStat, false, func() runtime.JobID { return b.rt.DispatchStat(path, o) })
+	return b.push(L, o, runtime.KindFSStat, false, func() runtime.JobID { return b.rt.DispatchStat(path, o) })
 }
 
 func (b *Binding) fsRename(L *lua.LState) int {
@@ -276,7 +276,7 @@ func (b *Binding) fsRename(L *lua.LState) int {
 	to := checkString(L, fname, 2, "to")
 	o, f := b.opts(L, fname, 3, false, "overwrite")
 	overwrite := f.boolean("overwrite", false)
-	return b.push(L, o, runtime.KindFsRename, false, func() runtime.JobID { return b.rt.DispatchRename(from, to, overwrite, o) })
+	return b.push(L, o, runtime.KindFSRename, false, func() runtime.JobID { return b.rt.DispatchRename(from, to, overwrite, o) })
 }
 
 func (b *Binding) fsChmod(L *lua.LState) int {
@@ -284,14 +284,14 @@ func (b *Binding) fsChmod(L *lua.LState) int {
 	path := checkString(L, fname, 1, "path")
 	mode := checkMode(L, fname, 2)
 	o, _ := b.opts(L, fname, 3, false)
-	return b.push(L, o, runtime.KindFsChmod, false, func() runtime.JobID { return b.rt.DispatchChmod(path, mode, o) })
+	return b.push(L, o, runtime.KindFSChmod, false, func() runtime.JobID { return b.rt.DispatchChmod(path, mode, o) })
 }
 
 func (b *Binding) fsRemove(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.remove"
 	path := checkString(L, fname, 1, "path")
 	o, _ := b.opts(L, fname, 2, false)
-	return b.push(L, o, runtime.KindFsRemove, false, func() runtime.JobID { return b.rt.DispatchRemove(path, o) })
+	return b.push(L, o, runtime.KindFSRemove, false, func() runtime.JobID { return b.rt.DispatchRemove(path, o) })
 }
 
 // checkMode takes a mode as an integer (0 to 0o7777; Lua has no octal
@@ -350,13 +350,16 @@ func (b *Binding) resetRoot(L *lua.LState) int {
 }
 
 func (b *Binding) frameTargetMs(L *lua.LState) int {
-	L.Push(lua.LNumber(b.rt.FrameTargetMs()))
+	L.Push(lua.LNumber(b.rt.FrameTarget() / time.Millisecond))
 	return 1
 }
 
 func (b *Binding) setFrameTargetMs(L *lua.LState) int {
 	n := checkNumber(L, "pmacs.workers.set_frame_target_ms", 1, "ms")
-	b.rt.SetFrameTargetMs(int(min(max(n, -1<<31), 1<<31)))
+	// Whole milliseconds, as the Lua API has always taken them; the clamp
+	// before the conversion keeps a huge number from overflowing Duration.
+	ms := int64(min(max(n, -1), 1e6))
+	b.rt.SetFrameTarget(time.Duration(ms) * time.Millisecond)
 	return 0
 }
 

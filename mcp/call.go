@@ -28,7 +28,7 @@ type CallOptions struct {
 const progressPrefix = "pmacs-"
 
 // Call calls the tool name with args (anything that marshals to a JSON
-// object; nil for none) and returns its job, of kind KindMcpRequest. The job
+// object; nil for none) and returns its job, of kind KindMCPRequest. The job
 // completes with the map ToolResult describes, or fails: with CodeToolError
 // and the tool's text when the tool reports an error, CodeServerExited when
 // the server dies, CodeTimeout, CodeClosed, or the JSON-RPC error's name.
@@ -166,7 +166,7 @@ func (c *Conn) onProgress(_ context.Context, req *sdk.ProgressNotificationClient
 // context that the job's cancellation, the timeout, Close and the server's
 // death all end.
 func (c *Conn) start(o CallOptions, fn func(context.Context, runtime.JobID) (any, error)) runtime.JobID {
-	id, jctx := c.host.rt.RegisterExternal(runtime.KindMcpRequest, o.Key)
+	id, jctx := c.host.rt.RegisterExternal(runtime.KindMCPRequest, o.Key)
 	ctx, cancel := context.WithCancelCause(jctx)
 	c.mu.Lock()
 	if err := c.unusable(); err != nil {

@@ -1,7 +1,7 @@
 // Package mcp is a Model Context Protocol client for an editor's runtime,
 // built on the official go-sdk (github.com/modelcontextprotocol/go-sdk): a
 // server's tools, resources and prompts are called as external jobs of
-// kind runtime.KindMcpRequest, so scripts await, cancel and supersede them
+// kind runtime.KindMCPRequest, so scripts await, cancel and supersede them
 // like any other job, and no call can freeze the main loop.
 //
 // # Topology

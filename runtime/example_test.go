@@ -165,7 +165,7 @@ func ExampleRuntime_RegisterExternal() {
 	defer rt.Close()
 
 	replies := make(chan map[string]any)
-	id, _ := rt.RegisterExternal(runtime.KindLspRequest, "hover")
+	id, _ := rt.RegisterExternal(runtime.KindLSPRequest, "hover")
 	go func() { replies <- map[string]any{"contents": "func main()"} }() // the server's reader
 
 	if err := rt.CompleteExternalOK(id, <-replies); err != nil {
@@ -177,8 +177,8 @@ func ExampleRuntime_RegisterExternal() {
 	// A second request under the same key supersedes the first: its context
 	// ends, and its requester stops waiting for the server and settles it
 	// Cancelled (no worker does that for an external job).
-	first, firstCtx := rt.RegisterExternal(runtime.KindLspRequest, "hover")
-	second, _ := rt.RegisterExternal(runtime.KindLspRequest, "hover")
+	first, firstCtx := rt.RegisterExternal(runtime.KindLSPRequest, "hover")
+	second, _ := rt.RegisterExternal(runtime.KindLSPRequest, "hover")
 	<-firstCtx.Done()
 	fmt.Println(errors.Is(firstCtx.Err(), context.Canceled))
 	rt.CompleteExternalCancelled(first)

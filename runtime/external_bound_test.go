@@ -14,7 +14,7 @@ import (
 // error CompleteExternalOK gave and the outcome the next Tick settled.
 func settleExternal(t *testing.T, rt *Runtime, v any) (error, Outcome) {
 	t.Helper()
-	id, _ := rt.RegisterExternal(KindLspRequest, "")
+	id, _ := rt.RegisterExternal(KindLSPRequest, "")
 	err := rt.CompleteExternalOK(id, v)
 	require.Equal(t, []JobID{id}, rt.Tick().Settled, "the job settles at the next Tick")
 	o, ok := rt.TakeResult(id)
@@ -101,8 +101,8 @@ func TestExternalValueThatCannotCrossFailsTheJobWithTheReason(t *testing.T) {
 // the first, and a completion for an unknown id does nothing.
 func TestExternalFirstCompletionWins(t *testing.T) {
 	rt := newRT(t, 2)
-	a, _ := rt.RegisterExternal(KindLspRequest, "")
-	b, _ := rt.RegisterExternal(KindLspRequest, "")
+	a, _ := rt.RegisterExternal(KindLSPRequest, "")
+	b, _ := rt.RegisterExternal(KindLSPRequest, "")
 	rt.CompleteExternalFailed(a, "server said no")
 	require.NoError(t, rt.CompleteExternalOK(a, "late"))
 	require.NoError(t, rt.CompleteExternalOK(b, "first"))
@@ -139,16 +139,16 @@ func TestUndecodableReplyForAKnownJobFailsIt(t *testing.T) {
 	for name, payload := range cases {
 		// Ids above 127 and 255 exercise the wider integer forms.
 		for range 130 {
-			rt.newJob(KindLspRequest, "")
+			rt.newJob(KindLSPRequest, "")
 		}
-		id, _ := rt.RegisterExternal(KindLspRequest, "")
+		id, _ := rt.RegisterExternal(KindLSPRequest, "")
 		require.NoError(t, rt.wbus.SendEnvelope(busEnvelope(payload(id))))
 		require.Equal(t, []JobID{id}, rt.Tick().Settled, name)
 		o, ok := rt.TakeResult(id)
 		require.True(t, ok)
 		require.Equal(t, Failed, o.State, name)
 		require.Equal(t, CodeMalformedReply, o.Err.Code, name)
-		require.Contains(t, o.Err.Message, jobName(KindLspRequest, id)+": its reply could not be decoded", name)
+		require.Contains(t, o.Err.Message, jobName(KindLSPRequest, id)+": its reply could not be decoded", name)
 	}
 }
 
@@ -195,14 +195,14 @@ func TestPeekJobIDReadsEveryIntegerForm(t *testing.T) {
 // instead of being dropped, which left the job Running forever.
 func TestUnencodableWorkerReplyFailsTheJob(t *testing.T) {
 	rt := newRT(t, 2)
-	j := rt.newJob(KindLspRequest, "")
+	j := rt.newJob(KindLSPRequest, "")
 	rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *task) reply {
 		return reply{Kind: replyValue, Value: make(chan int)}
 	})
 	o := outcomeOf(t, rt, j.id)
 	require.Equal(t, Failed, o.State)
 	require.Equal(t, CodeMalformedReply, o.Err.Code)
-	require.Contains(t, o.Err.Message, jobName(KindLspRequest, j.id)+": its reply could not be encoded")
+	require.Contains(t, o.Err.Message, jobName(KindLSPRequest, j.id)+": its reply could not be encoded")
 }
 
 // BenchmarkExternalSemanticTokens70k measures the main goroutine's cost of
@@ -219,7 +219,7 @@ func BenchmarkExternalSemanticTokens70k(b *testing.B) {
 	reply := map[string]any{"resultId": "1", "data": tokens}
 	b.ReportAllocs()
 	for b.Loop() {
-		id, _ := rt.RegisterExternal(KindLspRequest, "")
+		id, _ := rt.RegisterExternal(KindLSPRequest, "")
 		if err := rt.CompleteExternalOK(id, reply); err != nil {
 			b.Fatal(err)
 		}

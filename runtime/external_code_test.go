@@ -10,7 +10,7 @@ import (
 // MCP or LSP error name must reach Lua.
 func TestExternalJobFailsWithCode(t *testing.T) {
 	rt := newRT(t, 2)
-	id, _ := rt.RegisterExternal(KindMcpRequest, "")
+	id, _ := rt.RegisterExternal(KindMCPRequest, "")
 	rt.CompleteExternalError(id, "mcp: tool \"x\" reported an error: boom", "tool_error")
 	rt.Tick()
 	o, ok := rt.TakeResult(id)

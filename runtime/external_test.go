@@ -14,7 +14,7 @@ import (
 // and a second completion is a no-op.
 func TestExternalJobCompletesOnceWithValue(t *testing.T) {
 	rt := newRT(t, 2)
-	id, ctx := rt.RegisterExternal(KindLspRequest, "hover")
+	id, ctx := rt.RegisterExternal(KindLSPRequest, "hover")
 	require.NoError(t, ctx.Err())
 	require.NoError(t, rt.CompleteExternalOK(id, map[string]any{"contents": "func Foo()", "line": 3}))
 	rt.CompleteExternalFailed(id, "too late")
@@ -34,7 +34,7 @@ func TestExternalJobCompletesOnceWithValue(t *testing.T) {
 // active with cancel requested until then.
 func TestExternalJobThatNeverCompletesIsCancelled(t *testing.T) {
 	rt := newRT(t, 2)
-	id, ctx := rt.RegisterExternal(KindMcpRequest, "")
+	id, ctx := rt.RegisterExternal(KindMCPRequest, "")
 	snap := rt.Snapshot()
 	require.Len(t, snap.Active, 1)
 	require.Equal(t, "mcp_request", snap.Active[0].Kind.String())
@@ -49,8 +49,8 @@ func TestExternalJobThatNeverCompletesIsCancelled(t *testing.T) {
 // Superseding an external job cancels its context.
 func TestExternalJobSupersede(t *testing.T) {
 	rt := newRT(t, 2)
-	_, ctx1 := rt.RegisterExternal(KindLspRequest, "completion")
-	id2, ctx2 := rt.RegisterExternal(KindLspRequest, "completion")
+	_, ctx1 := rt.RegisterExternal(KindLSPRequest, "completion")
+	id2, ctx2 := rt.RegisterExternal(KindLSPRequest, "completion")
 	require.Error(t, ctx1.Err())
 	require.NoError(t, ctx2.Err())
 	got, _ := rt.ActiveForKey("completion")
@@ -60,7 +60,7 @@ func TestExternalJobSupersede(t *testing.T) {
 // A value that cannot be encoded fails the job instead of leaving it hanging.
 func TestExternalUnencodableValueFailsTheJob(t *testing.T) {
 	rt := newRT(t, 2)
-	id, _ := rt.RegisterExternal(KindLspRequest, "")
+	id, _ := rt.RegisterExternal(KindLSPRequest, "")
 	err := rt.CompleteExternalOK(id, make(chan int))
 	require.Error(t, err)
 	rt.Tick()
@@ -87,7 +87,7 @@ func TestPanickingHandlersSettleWithClearErrors(t *testing.T) {
 	root := t.TempDir()
 	_, err := rt.RegisterRoot(root)
 	require.NoError(t, err)
-	j := rt.newJob(KindFsRename, "")
+	j := rt.newJob(KindFSRename, "")
 	rt.start(j, rt.actorFor(root), workers.LaneMutating, func(context.Context, *task) reply { panic("disk on fire") })
 	o := outcomeOf(t, rt, j.id)
 	require.Equal(t, workers.CodeInternal, o.Err.Code)
@@ -100,7 +100,7 @@ func TestPanickingHandlersSettleWithClearErrors(t *testing.T) {
 // A job on an unregistered actor fails with actor_not_registered.
 func TestJobOnRemovedRootFails(t *testing.T) {
 	rt := newRT(t, 2)
-	j := rt.newJob(KindFsStat, "")
+	j := rt.newJob(KindFSStat, "")
 	rt.start(j, "no-such-actor", workers.LaneRead, func(context.Context, *task) reply { return reply{Kind: replyUnit} })
 	o := outcomeOf(t, rt, j.id)
 	require.True(t, errors.Is(o.Err, workers.ErrActorNotRegistered))

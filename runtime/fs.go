@@ -22,7 +22,7 @@ import (
 
 // DispatchReadDir lists path (lstat entries sorted by name).
 func (rt *Runtime) DispatchReadDir(path string, tol fsops.Tolerance, o DispatchOptions) JobID {
-	j := rt.newJob(KindFsReadDir, o.Key)
+	j := rt.newJob(KindFSReadDir, o.Key)
 	fsys := rt.fsys()
 	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *task) reply {
 		l, err := fsys.ReadDir(ctx, path, tol)
@@ -35,7 +35,7 @@ func (rt *Runtime) DispatchReadDir(path string, tol fsops.Tolerance, o DispatchO
 
 // DispatchStat describes path without following a final symlink.
 func (rt *Runtime) DispatchStat(path string, o DispatchOptions) JobID {
-	j := rt.newJob(KindFsStat, o.Key)
+	j := rt.newJob(KindFSStat, o.Key)
 	fsys := rt.fsys()
 	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *task) reply {
 		e, err := fsys.Stat(ctx, path)
@@ -49,7 +49,7 @@ func (rt *Runtime) DispatchStat(path string, o DispatchOptions) JobID {
 // DispatchRename renames from to to; an existing destination is refused
 // unless overwrite. A completed rename is reported in TickOutcome.Resources.
 func (rt *Runtime) DispatchRename(from, to string, overwrite bool, o DispatchOptions) JobID {
-	j := rt.newJob(KindFsRename, o.Key)
+	j := rt.newJob(KindFSRename, o.Key)
 	j.resource = &ResourceOp{Op: ResourceRename, From: from, To: to}
 	fsys := rt.fsys()
 	return rt.start(j, rt.actorFor(from), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
@@ -59,7 +59,7 @@ func (rt *Runtime) DispatchRename(from, to string, overwrite bool, o DispatchOpt
 
 // DispatchChmod sets path's permission bits (07777).
 func (rt *Runtime) DispatchChmod(path string, mode uint32, o DispatchOptions) JobID {
-	j := rt.newJob(KindFsChmod, o.Key)
+	j := rt.newJob(KindFSChmod, o.Key)
 	fsys := rt.fsys()
 	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
 		return fsFailure(ctx, fsys.Chmod(ctx, path, mode))
@@ -69,7 +69,7 @@ func (rt *Runtime) DispatchChmod(path string, mode uint32, o DispatchOptions) Jo
 // DispatchRemove removes a file, a symlink (never its target) or an empty
 // directory. A completed remove is reported in TickOutcome.Resources.
 func (rt *Runtime) DispatchRemove(path string, o DispatchOptions) JobID {
-	j := rt.newJob(KindFsRemove, o.Key)
+	j := rt.newJob(KindFSRemove, o.Key)
 	j.resource = &ResourceOp{Op: ResourceRemove, From: path}
 	fsys := rt.fsys()
 	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *task) reply {

@@ -15,13 +15,13 @@ const (
 	KindEmitN
 	KindGrep
 	KindParse
-	KindFsReadDir
-	KindFsStat
-	KindFsRename
-	KindFsChmod
-	KindFsRemove
-	KindMcpRequest
-	KindLspRequest
+	KindFSReadDir
+	KindFSStat
+	KindFSRename
+	KindFSChmod
+	KindFSRemove
+	KindMCPRequest
+	KindLSPRequest
 	KindSpawn
 	KindSystem
 	KindSpawnWrite
@@ -36,13 +36,13 @@ var kindLabels = [...]string{
 	KindEmitN:      "emit_n",
 	KindGrep:       "grep",
 	KindParse:      "parse",
-	KindFsReadDir:  "fs_read_dir",
-	KindFsStat:     "fs_stat",
-	KindFsRename:   "fs_rename",
-	KindFsChmod:    "fs_chmod",
-	KindFsRemove:   "fs_remove",
-	KindMcpRequest: "mcp_request",
-	KindLspRequest: "lsp_request",
+	KindFSReadDir:  "fs_read_dir",
+	KindFSStat:     "fs_stat",
+	KindFSRename:   "fs_rename",
+	KindFSChmod:    "fs_chmod",
+	KindFSRemove:   "fs_remove",
+	KindMCPRequest: "mcp_request",
+	KindLSPRequest: "lsp_request",
 	KindSpawn:      "spawn",
 	KindSystem:     "system",
 	KindSpawnWrite: "spawn_write",

@@ -156,10 +156,10 @@ func TestPanicInAContextCallbackFailsTheJob(t *testing.T) {
 		close(release)
 	}
 
-	id, ctx := rt.RegisterExternal(KindLspRequest, "")
+	id, ctx := rt.RegisterExternal(KindLSPRequest, "")
 	ctx.(afterFuncer).AfterFunc(func() { panic("boom in an external job's callback") })
 	rt.Cancel(id)
-	requirePanicFailure(t, outcomeOf(t, rt, id), KindLspRequest, "callback registered on its context", "boom in an external job's callback")
+	requirePanicFailure(t, outcomeOf(t, rt, id), KindLSPRequest, "callback registered on its context", "boom in an external job's callback")
 	requireLoopGoesOn(t, rt)
 }
 

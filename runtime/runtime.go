@@ -11,8 +11,8 @@ import (
 // Knob bounds and defaults. A knob set out of range clamps, never panics.
 const (
 	DefaultFrameTarget = 16 * time.Millisecond
-	MinFrameTargetMs   = 1
-	MaxFrameTargetMs   = 1000
+	MinFrameTarget     = time.Millisecond
+	MaxFrameTarget     = time.Second
 
 	DefaultMaxBatch = 1024
 	MinMaxBatch     = 1
@@ -175,14 +175,11 @@ func (rt *Runtime) Ready() <-chan struct{} { return rt.main.Ready() }
 // FrameTarget returns the frame target the editor loop sizes its wait by.
 func (rt *Runtime) FrameTarget() time.Duration { return rt.frameTarget }
 
-// FrameTargetMs returns the frame target in milliseconds.
-func (rt *Runtime) FrameTargetMs() int { return int(rt.frameTarget / time.Millisecond) }
-
-// SetFrameTargetMs sets the frame target, clamped to [1, 1000] ms: above a
-// second the editor would feel dead, below a millisecond the loop would burn
-// a core polling.
-func (rt *Runtime) SetFrameTargetMs(ms int) {
-	rt.frameTarget = time.Duration(min(max(ms, MinFrameTargetMs), MaxFrameTargetMs)) * time.Millisecond
+// SetFrameTarget sets the frame target, clamped to [MinFrameTarget,
+// MaxFrameTarget]: above a second the editor would feel dead, below a
+// millisecond the loop would burn a core polling.
+func (rt *Runtime) SetFrameTarget(d time.Duration) {
+	rt.frameTarget = min(max(d, MinFrameTarget), MaxFrameTarget)
 }
 
 // DefaultMaxBatch returns the per-stream batch cap used when a dispatch does

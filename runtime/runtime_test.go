@@ -14,9 +14,9 @@ import (
 // successful replies in the order given, and returns what Tick reported.
 func injectRun(t *testing.T, reverse bool) []ResourceOp {
 	rt := newRT(t, 2)
-	a := rt.newJob(KindFsRename, "")
+	a := rt.newJob(KindFSRename, "")
 	a.resource = &ResourceOp{Op: ResourceRename, From: "/tmp/a-from", To: "/tmp/a-to"}
-	b := rt.newJob(KindFsRemove, "")
+	b := rt.newJob(KindFSRemove, "")
 	b.resource = &ResourceOp{Op: ResourceRemove, From: "/tmp/b-gone"}
 	order := []*job{a, b}
 	if reverse {
@@ -43,9 +43,9 @@ func TestTickReportsResourcesInBusArrivalOrder(t *testing.T) {
 // a_failed_or_cancelled_resource_job_is_not_harvested).
 func TestFailedOrCancelledResourceJobIsNotHarvested(t *testing.T) {
 	rt := newRT(t, 2)
-	failed := rt.newJob(KindFsRename, "")
+	failed := rt.newJob(KindFSRename, "")
 	failed.resource = &ResourceOp{Op: ResourceRename, From: "/tmp/nope", To: "/tmp/also-nope"}
-	cancelled := rt.newJob(KindFsRemove, "")
+	cancelled := rt.newJob(KindFSRemove, "")
 	cancelled.resource = &ResourceOp{Op: ResourceRemove, From: "/tmp/never"}
 	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: failed.id, Kind: replyFailed, Msg: "ENOENT", Code: "ENOENT"}))
 	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: cancelled.id, Kind: replyCancelled}))
@@ -154,15 +154,15 @@ func TestUnknownAndRunningIdsAreRefused(t *testing.T) {
 // frame_target_is_tunable_and_clamped).
 func TestFrameTargetIsTunableAndClamped(t *testing.T) {
 	rt := newRT(t, 2)
-	require.Equal(t, 16, rt.FrameTargetMs())
-	rt.SetFrameTargetMs(33)
+	require.Equal(t, 16*time.Millisecond, rt.FrameTarget())
+	rt.SetFrameTarget(33 * time.Millisecond)
 	require.Equal(t, 33*time.Millisecond, rt.FrameTarget())
-	rt.SetFrameTargetMs(0)
-	require.Equal(t, 1, rt.FrameTargetMs())
-	rt.SetFrameTargetMs(10_000)
-	require.Equal(t, 1000, rt.FrameTargetMs())
-	rt.SetFrameTargetMs(-5)
-	require.Equal(t, 1, rt.FrameTargetMs())
+	rt.SetFrameTarget(0)
+	require.Equal(t, time.Millisecond, rt.FrameTarget())
+	rt.SetFrameTarget(10 * time.Second)
+	require.Equal(t, time.Second, rt.FrameTarget())
+	rt.SetFrameTarget(-5 * time.Millisecond)
+	require.Equal(t, time.Millisecond, rt.FrameTarget())
 }
 
 // The default max batch is tunable and clamps into [1, 1_000_000] (ported:

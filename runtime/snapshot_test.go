@@ -93,7 +93,7 @@ func TestCompletedRingEvictsOldestAtCapacity(t *testing.T) {
 // A failure's error is kept in the ring for the *workers* view.
 func TestCompletedRingKeepsFailureMessage(t *testing.T) {
 	rt := newRT(t, 2)
-	j := rt.newJob(KindLspRequest, "")
+	j := rt.newJob(KindLSPRequest, "")
 	rt.CompleteExternalFailed(j.id, "server crashed")
 	rt.Tick()
 	snap := rt.Snapshot()

@@ -162,16 +162,16 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 				k.dispatched(rt.DispatchParse(syntax.Request{Source: luaSrc, Language: "lua"}, o), KindParse, false)
 			case 6:
 				a, b := filepath.Join(root, "m", fmt.Sprint(rng.IntN(4))), filepath.Join(root, "m", fmt.Sprint(rng.IntN(4)))
-				k.dispatched(rt.DispatchRename(a, b, rng.IntN(2) == 0, o), KindFsRename, false)
+				k.dispatched(rt.DispatchRename(a, b, rng.IntN(2) == 0, o), KindFSRename, false)
 			case 7:
-				k.dispatched(rt.DispatchChmod(filepath.Join(root, "m", fmt.Sprint(rng.IntN(4))), 0o600+uint32(rng.IntN(64)), o), KindFsChmod, false)
+				k.dispatched(rt.DispatchChmod(filepath.Join(root, "m", fmt.Sprint(rng.IntN(4))), 0o600+uint32(rng.IntN(64)), o), KindFSChmod, false)
 			case 8:
-				k.dispatched(rt.DispatchStat(filepath.Join(root, "m", fmt.Sprint(rng.IntN(4))), o), KindFsStat, false)
+				k.dispatched(rt.DispatchStat(filepath.Join(root, "m", fmt.Sprint(rng.IntN(4))), o), KindFSStat, false)
 			case 9:
-				k.dispatched(rt.DispatchReadDir(filepath.Join(root, "m"), fsops.PerEntry, o), KindFsReadDir, false)
+				k.dispatched(rt.DispatchReadDir(filepath.Join(root, "m"), fsops.PerEntry, o), KindFSReadDir, false)
 			case 10:
-				id, _ := rt.RegisterExternal(KindLspRequest, key)
-				k.dispatched(id, KindLspRequest, false)
+				id, _ := rt.RegisterExternal(KindLSPRequest, key)
+				k.dispatched(id, KindLSPRequest, false)
 				k.external = append(k.external, id)
 			case 11:
 				// A worker reply that does not decode: counted and dropped,

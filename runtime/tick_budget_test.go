@@ -12,7 +12,7 @@ import (
 func sendSums(t *testing.T, rt *Runtime, n int) []JobID {
 	ids := make([]JobID, n)
 	for i := range ids {
-		ids[i], _ = rt.RegisterExternal(KindLspRequest, "")
+		ids[i], _ = rt.RegisterExternal(KindLSPRequest, "")
 		require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: ids[i], Kind: replySum, N: uint64(i)}))
 	}
 	return ids
@@ -92,7 +92,7 @@ func TestTickWithinResourcesInOrder(t *testing.T) {
 	rt := newRT(t, 1)
 	var want []ResourceOp
 	for i := range 5 {
-		j := rt.newJob(KindFsRemove, "")
+		j := rt.newJob(KindFSRemove, "")
 		op := ResourceOp{Op: ResourceRemove, From: "/tmp/gone-" + string(rune('a'+i))}
 		j.resource = &op
 		want = append(want, op)

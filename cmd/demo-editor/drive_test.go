@@ -22,7 +22,7 @@ func TestDriveDoesNotSleepWhileRepliesPending(t *testing.T) {
 	rt, err := runtime.New(runtime.Options{})
 	require.NoError(t, err)
 	defer rt.Close()
-	rt.SetFrameTargetMs(1000)
+	rt.SetFrameTarget(time.Second)
 	b, err := luabind.New(rt, luabind.Options{FrameBudget: time.Nanosecond})
 	require.NoError(t, err)
 	defer b.Close()
@@ -31,7 +31,7 @@ func TestDriveDoesNotSleepWhileRepliesPending(t *testing.T) {
 	require.NoError(t, err)
 	ids := make([]runtime.JobID, tasks)
 	for i := range ids {
-		ids[i], _ = rt.RegisterExternal(runtime.KindLspRequest, "")
+		ids[i], _ = rt.RegisterExternal(runtime.KindLSPRequest, "")
 		h, err := b.Adopt(ids[i])
 		require.NoError(t, err)
 		b.Spawn(fn, h)

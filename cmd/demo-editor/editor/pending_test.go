@@ -28,7 +28,7 @@ func TestLoopDoesNotIdleWhileRepliesPending(t *testing.T) {
 		e := h.e
 		ids := make([]runtime.JobID, 200)
 		for i := range ids {
-			ids[i], _ = e.rt.RegisterExternal(runtime.KindLspRequest, "")
+			ids[i], _ = e.rt.RegisterExternal(runtime.KindLSPRequest, "")
 			if err := e.rt.CompleteExternalOK(ids[i], i); err != nil {
 				errs = append(errs, err)
 			}
