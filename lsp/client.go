@@ -467,7 +467,7 @@ func (c *Client) settle(r *request, res Result, cancelled bool) {
 	case cancelled:
 		c.rt.CompleteExternalCancelled(r.job)
 	case res.Err != nil:
-		c.rt.CompleteExternalFailed(r.job, res.Err.Error())
+		c.rt.CompleteExternalFailed(r.job, res.Err)
 	default:
 		// The decoded value stays here (TakeResult): encoding 6,000
 		// completion items as MessagePack on the main goroutine is what

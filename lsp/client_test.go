@@ -34,7 +34,7 @@ func TestReferences2000Decoded(t *testing.T) {
 	c := startFake(t, rt, Config{})
 	o, res := await(t, rt, c, c.Request(protocol.MethodTextDocumentReferences, map[string]any{}, RequestOptions{}))
 	require.True(t, o.OK(), "%v", o.Err)
-	require.EqualValues(t, 2000, o.Value.(map[string]any)["len"])
+	require.EqualValues(t, 2000, ext(o).(map[string]any)["len"])
 	locs := res.Value.([]protocol.Location)
 	require.Len(t, locs, 2000)
 	require.Equal(t, uri.URI("file:///src/f39.go"), locs[1999].URI)
@@ -106,7 +106,7 @@ func TestTimeoutSendsCancelRequest(t *testing.T) {
 	pump(t, rt, c, 10*time.Second, c.Initialized)
 	o, res := await(t, rt, c, c.Request("fake/never", nil, RequestOptions{Timeout: 100 * time.Millisecond}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Contains(t, o.Err.Message, "timed out")
+	require.Contains(t, o.Err.Error(), "timed out")
 	require.ErrorIs(t, res.Err, ErrTimeout)
 	l := fakeLogOf(t, rt, c)
 	require.Equal(t, []string{"fake/never"}, l.Cancelled)
@@ -158,13 +158,13 @@ func TestServerErrorNamesTheCode(t *testing.T) {
 	} {
 		o, res := await(t, rt, c, c.Request("fake/error", map[string]any{"code": code}, RequestOptions{}))
 		require.Equal(t, runtime.Failed, o.State)
-		require.Contains(t, o.Err.Message, name)
+		require.Contains(t, o.Err.Error(), name)
 		var re *ResponseError
 		require.ErrorAs(t, res.Err, &re)
 		require.Equal(t, code, re.Code)
 	}
 	o, _ := await(t, rt, c, c.Request("no/such", nil, RequestOptions{}))
-	require.Contains(t, o.Err.Message, "MethodNotFound")
+	require.Contains(t, o.Err.Error(), "MethodNotFound")
 }
 
 // A server that crashes mid-request fails every pending request at once
@@ -182,15 +182,15 @@ func TestCrashFailsEveryPendingRequest(t *testing.T) {
 	for _, j := range waiting {
 		o, res := await(t, rt, c, j)
 		require.Equal(t, runtime.Failed, o.State)
-		require.Contains(t, o.Err.Message, "language server exited")
-		require.Contains(t, o.Err.Message, "exit code 3")
+		require.Contains(t, o.Err.Error(), "language server exited")
+		require.Contains(t, o.Err.Error(), "exit code 3")
 		require.ErrorIs(t, res.Err, ErrServerExited)
 	}
 	t.Logf("crash noticed and %d requests failed %v after the crash request", len(waiting), time.Since(start))
 	require.ErrorIs(t, c.Err(), ErrServerExited)
 	o, _ := await(t, rt, c, c.Request(protocol.MethodTextDocumentHover, nil, RequestOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Contains(t, o.Err.Message, "exited")
+	require.Contains(t, o.Err.Error(), "exited")
 }
 
 // Malformed frames (bad Content-Length, invalid JSON, a reply for an
@@ -409,7 +409,7 @@ func TestUnencodableParamsFailTheJob(t *testing.T) {
 	c := startFake(t, rt, Config{})
 	o, res := await(t, rt, c, c.Request("x/y", map[string]any{"c": make(chan int)}, RequestOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Contains(t, o.Err.Message, "encode params")
+	require.Contains(t, o.Err.Error(), "encode params")
 	require.Error(t, res.Err)
 	require.Error(t, c.Notify("x/z", make(chan int)))
 	require.False(t, errors.Is(res.Err, ErrTimeout))
@@ -452,7 +452,7 @@ func TestUndecodableResultFailsTheJob(t *testing.T) {
 	c := startFake(t, rt, Config{})
 	o, res := await(t, rt, c, c.Request(protocol.MethodTextDocumentReferences, map[string]any{"bad": true}, RequestOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Contains(t, o.Err.Message, "decode result")
+	require.Contains(t, o.Err.Error(), "decode result")
 	require.Error(t, res.Err)
 	o, _ = await(t, rt, c, c.Request(protocol.MethodTextDocumentHover, nil, RequestOptions{}))
 	require.True(t, o.OK())
@@ -542,14 +542,14 @@ func TestSemanticTokensDecodedToRows(t *testing.T) {
 
 	o, res = await(t, rt, c, c.Request(protocol.MethodTextDocumentSemanticTokensFull, map[string]any{}, RequestOptions{}))
 	require.True(t, o.OK())
-	require.EqualValues(t, 14000, o.Value.(map[string]any)["len"])
+	require.EqualValues(t, 14000, ext(o).(map[string]any)["len"])
 	toks := res.Value.(*SemanticTokens).Tokens
 	require.Len(t, toks, 14000)
 	require.Equal(t, SemanticToken{Line: 14000, Col: 4, Len: 3, Type: 13999 % 7, Mods: 1}, toks[13999])
 
 	o, _ = await(t, rt, c, c.Request(protocol.MethodTextDocumentSemanticTokensFull, map[string]any{"odd": true}, RequestOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Contains(t, o.Err.Message, "not a multiple of 5")
+	require.Contains(t, o.Err.Error(), "not a multiple of 5")
 }
 
 // A reply with invalid UTF-8 or a duplicate key still settles its request

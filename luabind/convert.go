@@ -15,10 +15,10 @@ import (
 
 // toLua converts a completed job's value. tr is the parse tree's userdata
 // for a parse job.
-func (b *Binding) toLua(kind runtime.Kind, v any, tr *lua.LUserData) lua.LValue {
+func (b *Binding) toLua(kind runtime.Kind, out runtime.Outcome, tr *lua.LUserData) lua.LValue {
 	switch kind {
 	case runtime.KindComputeSum:
-		if n, ok := v.(uint64); ok {
+		if n, ok := out.Sum(); ok {
 			return lua.LNumber(n)
 		}
 	case runtime.KindParse:
@@ -27,21 +27,22 @@ func (b *Binding) toLua(kind runtime.Kind, v any, tr *lua.LUserData) lua.LValue 
 		}
 		return lua.LNil
 	case runtime.KindFSReadDir:
-		if l, ok := v.(fsops.Listing); ok {
+		if l, ok := out.Listing(); ok {
 			return listingToLua(b.ls, l)
 		}
 	case runtime.KindFSStat:
-		if e, ok := v.(fsops.Entry); ok {
+		if e, ok := out.Entry(); ok {
 			return entryToLua(b.ls, e)
 		}
 	case runtime.KindMCPRequest, runtime.KindLSPRequest:
+		v, _ := out.External()
 		return anyToLua(b.ls, v)
 	case runtime.KindSystem:
-		if r, ok := v.(runtime.SpawnResult); ok {
+		if r, ok := out.Spawn(); ok {
 			return systemToLua(b.ls, r)
 		}
 	case runtime.KindFuzzy, runtime.KindFindFiles:
-		if r, ok := v.(runtime.Ranking); ok {
+		if r, ok := out.Ranking(); ok {
 			return rankingToLua(b.ls, &r, kind == runtime.KindFuzzy)
 		}
 	}
@@ -150,7 +151,7 @@ func snapshotToLua(L *lua.LState, s runtime.WorkersSnapshot) *lua.LTable {
 		}
 		t.RawSetString("outcome", lua.LString(c.State.String()))
 		if c.Err != nil {
-			t.RawSetString("error", lua.LString(c.Err.Message))
+			t.RawSetString("error", lua.LString(c.Err.Error()))
 		}
 		if c.Result != "" {
 			t.RawSetString("result", lua.LString(c.Result))

@@ -298,7 +298,7 @@ func (b *Binding) settle(j *job) {
 	}
 	var value lua.LValue = lua.LTrue
 	if out.State == runtime.Complete {
-		value = b.toLua(j.kind, out.Value, t)
+		value = b.toLua(j.kind, out, t)
 	}
 	b.settled(j, out, value)
 }
@@ -325,8 +325,11 @@ func outcomeValues(kind runtime.Kind, out runtime.Outcome, value lua.LValue) []l
 		return []lua.LValue{lua.LNil, lua.LString("cancelled")}
 	}
 	msg, code := "failed", ""
-	if out.Err != nil {
-		msg, code = out.Err.Message, out.Err.Code
+	var je *runtime.JobError
+	if errors.As(out.Err, &je) {
+		msg, code = je.Message, je.Code
+	} else if out.Err != nil {
+		msg = out.Err.Error()
 	}
 	if code == "" {
 		return []lua.LValue{lua.LNil, lua.LString(msg)}
@@ -364,11 +367,11 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 			t.RawSetString("files_searched", lua.LNumber(sb.Progress))
 			value = t
 		}
-		if r, ok := sb.Outcome.Value.(runtime.SpawnResult); ok && j.kind == runtime.KindSpawn {
+		if r, ok := sb.Outcome.Spawn(); ok && j.kind == runtime.KindSpawn {
 			value = exitToLua(b.ls, r)
 		}
 		if j.kind == runtime.KindFindFiles && sb.Outcome.State == runtime.Complete {
-			value = b.toLua(j.kind, sb.Outcome.Value, nil)
+			value = b.toLua(j.kind, sb.Outcome, nil)
 		}
 		b.settled(j, sb.Outcome, value)
 	}

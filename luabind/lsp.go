@@ -527,7 +527,7 @@ func failureValues(out runtime.Outcome, err error, have bool) []lua.LValue {
 	}
 	msg := "failed"
 	if out.Err != nil {
-		msg = out.Err.Message
+		msg = out.Err.Error()
 	}
 	if !have || err == nil {
 		return []lua.LValue{lua.LNil, lua.LString(msg)}

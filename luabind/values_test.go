@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -129,7 +130,7 @@ func TestFailedJobWithoutCodeAwaitsToTwoValues(t *testing.T) {
 		return select("#", H:await())`, "test.lua")
 	require.NoError(t, err)
 	task := h.b.Spawn(fn)
-	h.rt.CompleteExternalFailed(id, "broken")
+	h.rt.CompleteExternalFailed(id, errors.New("broken"))
 	h.drive(t, 10*time.Second)
 	require.NoError(t, task.Err(), h.stderr.String())
 	require.Equal(t, []lua.LValue{lua.LNumber(2)}, task.Results())

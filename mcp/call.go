@@ -255,7 +255,7 @@ func (c *Conn) explain(err error) error {
 }
 
 func failure(id runtime.JobID, err error) settlement {
-	s := settlement{id: id, state: runtime.Failed, msg: err.Error(), code: CodeProtocol}
+	s := settlement{id: id, state: runtime.Failed, err: err, code: CodeProtocol}
 	var te *toolError
 	var xe *ServerExitedError
 	var je *jsonrpc.Error

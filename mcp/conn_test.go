@@ -30,45 +30,45 @@ func TestCallsAnswerWithPlainValues(t *testing.T) {
 
 	o := await(t, rt, h, c.Call("echo", map[string]any{"text": "hello"}, CallOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
-	v := o.Value.(map[string]any)
+	v := ext(o).(map[string]any)
 	require.Equal(t, "hello", v["text"])
 	require.Equal(t, []any{map[string]any{"type": "text", "text": "hello"}}, v["content"])
 	require.NotContains(t, v, "structured")
 
 	o = await(t, rt, h, c.Call("add", mcptest.AddIn{A: 2, B: 40}, CallOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
-	require.EqualValues(t, 42, o.Value.(map[string]any)["structured"].(map[string]any)["sum"])
+	require.EqualValues(t, 42, ext(o).(map[string]any)["structured"].(map[string]any)["sum"])
 
 	o = await(t, rt, h, c.Tools(CallOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	var names []string
-	for _, tool := range o.Value.([]any) {
+	for _, tool := range ext(o).([]any) {
 		names = append(names, tool.(map[string]any)["name"].(string))
 	}
 	require.ElementsMatch(t, []string{"echo", "add", "progress", "slow", "crash", "big", "fail"}, names)
 
 	o = await(t, rt, h, c.Resources(CallOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
-	require.Equal(t, []any{map[string]any{"uri": "test://hello", "name": "hello", "mime_type": "text/plain"}}, o.Value)
+	require.Equal(t, []any{map[string]any{"uri": "test://hello", "name": "hello", "mime_type": "text/plain"}}, ext(o))
 
 	o = await(t, rt, h, c.ReadResource("test://hello", CallOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
-	require.Equal(t, "hello, resource", o.Value.(map[string]any)["text"])
+	require.Equal(t, "hello, resource", ext(o).(map[string]any)["text"])
 
 	o = await(t, rt, h, c.ReadResource("test://absent", CallOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Equal(t, "InvalidParams", o.Err.Code, o.Err.Message) // the SDK follows the spec's -32602 here
-	require.Contains(t, o.Err.Message, "Resource not found")
+	require.Equal(t, "InvalidParams", jobErr(t, o.Err).Code, o.Err.Error()) // the SDK follows the spec's -32602 here
+	require.Contains(t, o.Err.Error(), "Resource not found")
 
 	o = await(t, rt, h, c.Prompts(CallOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
-	p := o.Value.([]any)[0].(map[string]any)
+	p := ext(o).([]any)[0].(map[string]any)
 	require.Equal(t, "greet", p["name"])
 	require.Equal(t, []any{map[string]any{"name": "name", "required": true}}, p["arguments"])
 
 	o = await(t, rt, h, c.Call("no-such-tool", nil, CallOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Contains(t, o.Err.Message, "no-such-tool")
+	require.Contains(t, o.Err.Error(), "no-such-tool")
 }
 
 // A tool that reports an error settles Failed with its text and
@@ -78,8 +78,8 @@ func TestToolErrorFailsWithCode(t *testing.T) {
 	c := connect(t, h, mcptest.ModeServe)
 	o := await(t, rt, h, c.Call("fail", nil, CallOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Equal(t, CodeToolError, o.Err.Code)
-	require.Contains(t, o.Err.Message, "the tool failed on purpose")
+	require.Equal(t, CodeToolError, jobErr(t, o.Err).Code)
+	require.Contains(t, o.Err.Error(), "the tool failed on purpose")
 }
 
 // 1 MiB of text comes back whole. (Issue 17: "a large result".)
@@ -88,7 +88,7 @@ func TestLargeResultArrivesWhole(t *testing.T) {
 	c := connect(t, h, mcptest.ModeServe)
 	o := await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 1 << 20}, CallOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
-	text := o.Value.(map[string]any)["text"].(string)
+	text := ext(o).(map[string]any)["text"].(string)
 	require.Len(t, text, 1<<20)
 	require.Equal(t, byte('x'), text[len(text)-1])
 }
@@ -137,7 +137,7 @@ func TestCancelAndSupersedeReachTheServer(t *testing.T) {
 	rt.Cancel(id)
 	require.Equal(t, runtime.Cancelled, await(t, rt, h, id).State)
 	require.Equal(t, runtime.Cancelled, await(t, rt, h, first).State)
-	require.Equal(t, "after", await(t, rt, h, second).Value.(map[string]any)["text"])
+	require.Equal(t, "after", ext(await(t, rt, h, second)).(map[string]any)["text"])
 	eventually(t, "the server to observe both cancellations", func() bool {
 		_, e1 := os.Stat(cancelled)
 		_, e2 := os.Stat(superseded)
@@ -154,8 +154,8 @@ func TestTimeoutFailsAndCancelsOnTheServer(t *testing.T) {
 	// first, else the server has nothing to cancel.
 	o := await(t, rt, h, c.Call("slow", mcptest.SlowIn{Marker: marker}, CallOptions{Timeout: time.Second}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Equal(t, CodeTimeout, o.Err.Code)
-	require.Contains(t, o.Err.Message, "timed out after 1s")
+	require.Equal(t, CodeTimeout, jobErr(t, o.Err).Code)
+	require.Contains(t, o.Err.Error(), "timed out after 1s")
 	eventually(t, "the server to observe the cancellation", func() bool {
 		_, err := os.Stat(marker)
 		return err == nil
@@ -177,9 +177,9 @@ func TestServerCrashFailsEveryPendingCall(t *testing.T) {
 	for _, id := range pending {
 		o := await(t, rt, h, id)
 		require.Equal(t, runtime.Failed, o.State)
-		require.Equal(t, CodeServerExited, o.Err.Code, o.Err.Message)
-		require.Contains(t, o.Err.Message, "exited with code 3")
-		require.Contains(t, o.Err.Message, "crashing on purpose")
+		require.Equal(t, CodeServerExited, jobErr(t, o.Err).Code, o.Err.Error())
+		require.Contains(t, o.Err.Error(), "exited with code 3")
+		require.Contains(t, o.Err.Error(), "crashing on purpose")
 	}
 	var xerr *ServerExitedError
 	require.ErrorAs(t, c.Err(), &xerr)
@@ -188,7 +188,7 @@ func TestServerCrashFailsEveryPendingCall(t *testing.T) {
 
 	o := await(t, rt, h, c.Call("echo", mcptest.EchoIn{Text: "late"}, CallOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Equal(t, CodeServerExited, o.Err.Code)
+	require.Equal(t, CodeServerExited, jobErr(t, o.Err).Code)
 	require.NoError(t, c.Close())
 }
 
@@ -250,12 +250,12 @@ func TestCloseStubbornServerKillsItsGroup(t *testing.T) {
 	require.ErrorIs(t, syscall.Kill(-pgid, 0), syscall.ESRCH, "the process group must be gone")
 	o := await(t, rt, h, id)
 	require.Equal(t, runtime.Failed, o.State)
-	require.Equal(t, CodeClosed, o.Err.Code)
+	require.Equal(t, CodeClosed, jobErr(t, o.Err).Code)
 	require.ErrorIs(t, c.Err(), ErrClosed)
 	require.NoError(t, c.Close(), "a second Close is a no-op")
 
 	o = await(t, rt, h, c.Call("echo", nil, CallOptions{}))
-	require.Equal(t, CodeClosed, o.Err.Code)
+	require.Equal(t, CodeClosed, jobErr(t, o.Err).Code)
 }
 
 // Host.Close closes every connection, and a server that exits on the end
@@ -268,7 +268,7 @@ func TestHostCloseClosesEveryConnection(t *testing.T) {
 	require.NoError(t, h.Close())
 	<-a.Done()
 	<-b.Done()
-	require.Equal(t, CodeClosed, await(t, rt, h, id).Err.Code)
+	require.Equal(t, CodeClosed, jobErr(t, await(t, rt, h, id).Err).Code)
 	_, err := h.Connect(context.Background(), serverSpec(mcptest.ModeServe))
 	require.ErrorIs(t, err, ErrClosed)
 	requireNoChildren(t)
@@ -283,7 +283,7 @@ func TestDialCallsWaitForInitialize(t *testing.T) {
 	id := c.Call("echo", mcptest.EchoIn{Text: "early"}, CallOptions{})
 	o := await(t, rt, h, id)
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
-	require.Equal(t, "early", o.Value.(map[string]any)["text"])
+	require.Equal(t, "early", ext(o).(map[string]any)["text"])
 	<-c.Ready()
 	require.NoError(t, c.Err())
 }
@@ -296,8 +296,8 @@ func TestDialToGarbageFailsWaitingCalls(t *testing.T) {
 	require.NoError(t, err)
 	o := await(t, rt, h, c.Call("echo", nil, CallOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
-	require.Equal(t, CodeConnectFailed, o.Err.Code, o.Err.Message)
-	require.Contains(t, o.Err.Message, "not MCP JSON-RPC")
+	require.Equal(t, CodeConnectFailed, jobErr(t, o.Err).Code, o.Err.Error())
+	require.Contains(t, o.Err.Error(), "not MCP JSON-RPC")
 	var cerr *ConnectError
 	require.ErrorAs(t, c.Err(), &cerr)
 	requireNoChildren(t)
@@ -315,6 +315,6 @@ func TestCloseWhileConnecting(t *testing.T) {
 	require.NoError(t, c.Close())
 	o := await(t, rt, h, id)
 	require.Equal(t, runtime.Failed, o.State)
-	require.Equal(t, CodeClosed, o.Err.Code)
+	require.Equal(t, CodeClosed, jobErr(t, o.Err).Code)
 	requireNoChildren(t)
 }

@@ -40,7 +40,8 @@ func Example() {
 		host.Pump()
 		rt.Tick()
 		if out, ok := rt.TakeResult(id); ok {
-			fmt.Println(out.State, out.Value.(map[string]any)["text"])
+			v, _ := out.External() // an MCP reply, decoded: maps and arrays of any
+			fmt.Println(out.State, v.(map[string]any)["text"])
 			break
 		}
 		select {

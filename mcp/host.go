@@ -27,8 +27,8 @@ type settlement struct {
 	id    runtime.JobID
 	state runtime.State
 	value any
-	msg   string
-	code  string
+	err   error  // why a Failed call failed
+	code  string // its name for Lua (CodeToolError, ...)
 }
 
 // NewHost returns a Host whose calls settle as external jobs of rt.
@@ -62,7 +62,7 @@ func (h *Host) Pump() int {
 		case runtime.Cancelled:
 			h.rt.CompleteExternalCancelled(s.id)
 		default:
-			h.rt.CompleteExternalError(s.id, s.msg, s.code)
+			h.rt.CompleteExternalFailed(s.id, &runtime.JobError{Message: s.err.Error(), Code: s.code, Err: s.err})
 		}
 		*s = settlement{}
 	}

@@ -32,7 +32,7 @@ func TestStreamableHTTPServer(t *testing.T) {
 
 	o := await(t, rt, h, c.Call("echo", mcptest.EchoIn{Text: "over http"}, CallOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
-	require.Equal(t, "over http", o.Value.(map[string]any)["text"])
+	require.Equal(t, "over http", ext(o).(map[string]any)["text"])
 
 	id := c.Call("progress", mcptest.ProgressIn{Steps: 2, Hold: true}, CallOptions{})
 	eventually(t, "two progress notifications", func() bool {
@@ -49,7 +49,7 @@ func TestStreamableHTTPServer(t *testing.T) {
 	// ends on its own after two seconds, so the test server can stop.
 	pending := c.Call("slow", mcptest.SlowIn{Seconds: 2}, CallOptions{})
 	o = await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 1 << 20}, CallOptions{}))
-	require.Len(t, o.Value.(map[string]any)["text"], 1<<20)
+	require.Len(t, ext(o).(map[string]any)["text"], 1<<20)
 	rt.Cancel(id)
 	require.Equal(t, runtime.Cancelled, await(t, rt, h, id).State)
 	eventually(t, "the server to observe the cancellation", func() bool {
@@ -60,7 +60,7 @@ func TestStreamableHTTPServer(t *testing.T) {
 	require.NoError(t, c.Close())
 	<-c.Done()
 	o = await(t, rt, h, pending)
-	require.Equal(t, CodeClosed, o.Err.Code)
+	require.Equal(t, CodeClosed, jobErr(t, o.Err).Code)
 }
 
 // Close returns (after aborting the connection's requests) even when the
@@ -83,5 +83,5 @@ func TestStreamableHTTPCloseAbortsAStuckServer(t *testing.T) {
 	id := c.Call("block", nil, CallOptions{})
 	<-started
 	require.NoError(t, c.Close())
-	require.Equal(t, CodeClosed, await(t, rt, h, id).Err.Code)
+	require.Equal(t, CodeClosed, jobErr(t, await(t, rt, h, id).Err).Code)
 }

@@ -125,7 +125,7 @@ func BenchmarkReadDir100kThroughRuntime(b *testing.B) {
 			rt.Tick()
 		}
 		o, _ := rt.TakeResult(id)
-		return o.Value.(fsops.Listing)
+		return o.value.(fsops.Listing)
 	}
 	require.Len(b, list().Entries, 100_000)
 	var ours, bare time.Duration

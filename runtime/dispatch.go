@@ -34,6 +34,9 @@ type task struct {
 	// panicked holds the failure of a panic recovered on one of the job's
 	// goroutines outside the executor (see panics.go).
 	panicked atomic.Pointer[string]
+	// failed holds the handler's own error of a failed reply, so the
+	// outcome can wrap it (see keepFailure).
+	failed atomic.Pointer[failureBox]
 }
 
 // send puts r on the bus as this job's reply. The small fixed-shape replies
@@ -48,6 +51,9 @@ type task struct {
 // dropping it would leave the job Running forever.
 func (w *task) send(r reply) {
 	r.Job = w.id
+	if r.Kind == replyFailed {
+		w.keepFailure(r.err)
+	}
 	if p, ok := r.appendFixed(make([]byte, 0, fixedReplyCap)); ok {
 		_ = w.bus.SendEnvelope(bus.Envelope{Topic: replyTopic, Payload: p})
 		return
@@ -136,7 +142,7 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 		if res.Err == nil {
 			return
 		}
-		r := reply{Kind: replyFailed, Msg: jobName(kind, w.id) + ": " + res.Err.Error()}
+		r := reply{Kind: replyFailed, Msg: jobName(kind, w.id) + ": " + res.Err.Error(), err: res.Err}
 		var we *workers.Error
 		if errors.As(res.Err, &we) {
 			r.Code = we.Code
@@ -163,5 +169,35 @@ func terminal(ctx context.Context, err error, code string) reply {
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return reply{Kind: replyCancelled}
 	}
-	return reply{Kind: replyFailed, Msg: err.Error(), Code: code}
+	return reply{Kind: replyFailed, Msg: err.Error(), Code: code, err: err}
+}
+
+// failureBox carries a failed job's own error from the goroutine that
+// failed it to the Tick that settles it (an error is an interface: an
+// atomic pointer needs something to point at).
+type failureBox struct{ err error }
+
+// keepFailure records err as the job's in-process failure, unless one is
+// already recorded: the first failure sent is the one that settles the job.
+func (w *task) keepFailure(err error) {
+	if err != nil {
+		w.failed.CompareAndSwap(nil, &failureBox{err})
+	}
+}
+
+// failure is the error keepFailure recorded, or nil. The bus hand-off of
+// the failed reply orders the store before this load.
+func (j *job) failure() error {
+	if b := j.t.failed.Load(); b != nil {
+		return b.err
+	}
+	return nil
+}
+
+// cancelCause is a cancelled job's Outcome.Err: why its context ended.
+func (j *job) cancelCause() error {
+	if j.cause != nil {
+		return j.cause
+	}
+	return context.Canceled
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,7 +98,8 @@ func ExampleRuntime_DispatchParse() {
 		}
 		tree := rt.TakeParseTree(id)
 		o, _ := rt.TakeResult(id)
-		fmt.Println(o.State, o.Value.(*runtime.ParseResult).Duration > 0)
+		res, _ := o.Parse()
+		fmt.Println(o.State, res.Duration > 0)
 		return tree
 	}
 	v1 := parse("local x = 1\n", nil)
@@ -111,8 +113,10 @@ func ExampleRuntime_DispatchParse() {
 	// false false local x = 1
 }
 
-// A filesystem job that fails carries the errno name as its code, for a
-// script to branch on. A rename that completes is reported in the Resources
+// A filesystem job that fails wraps fsops' error, so errors.Is matches the
+// standard sentinels and errors.As the standard *os.LinkError; its
+// *runtime.JobError carries the errno name as its code, for a script to
+// branch on. A rename that completes is reported in the Resources
 // of the Tick that settled it, so the editor can retarget open buffers.
 func ExampleRuntime_DispatchRename() {
 	dir, err := os.MkdirTemp("", "runtime-example")
@@ -134,8 +138,10 @@ func ExampleRuntime_DispatchRename() {
 	defer rt.Close()
 
 	o := settle(rt, rt.DispatchRename(a, b, false, runtime.DispatchOptions{}))
-	if o.Err != nil && o.Err.Code == "EEXIST" {
-		fmt.Println("refused:", o.State, o.Err.Code)
+	var je *runtime.JobError
+	var le *os.LinkError
+	if errors.As(o.Err, &je) && errors.As(o.Err, &le) {
+		fmt.Println("refused:", o.State, je.Code, errors.Is(o.Err, fs.ErrExist), filepath.Base(le.New))
 	}
 
 	id := rt.DispatchRename(a, b, true, runtime.DispatchOptions{})
@@ -148,7 +154,7 @@ func ExampleRuntime_DispatchRename() {
 	o, _ = rt.TakeResult(id)
 	fmt.Println(o.State, o.Err == nil)
 	// Output:
-	// refused: failed EEXIST
+	// refused: failed EEXIST true b.txt
 	// rename a.txt -> b.txt
 	// complete true
 }
@@ -172,7 +178,8 @@ func ExampleRuntime_RegisterExternal() {
 		panic(err)
 	}
 	o := settle(rt, id)
-	fmt.Println(o.State, o.Value.(map[string]any)["contents"])
+	v, _ := o.External()
+	fmt.Println(o.State, v.(map[string]any)["contents"])
 
 	// A second request under the same key supersedes the first: its context
 	// ends, and its requester stops waiting for the server and settles it
@@ -180,16 +187,17 @@ func ExampleRuntime_RegisterExternal() {
 	first, firstCtx := rt.RegisterExternal(runtime.KindLSPRequest, "hover")
 	second, _ := rt.RegisterExternal(runtime.KindLSPRequest, "hover")
 	<-firstCtx.Done()
-	fmt.Println(errors.Is(firstCtx.Err(), context.Canceled))
+	fmt.Println(firstCtx.Err() == context.Canceled, context.Cause(firstCtx) == runtime.ErrSuperseded)
 	rt.CompleteExternalCancelled(first)
-	rt.CompleteExternalFailed(second, "server exited")
+	errExited := errors.New("server exited")
+	rt.CompleteExternalFailed(second, errExited)
 	o = settle(rt, second)
-	fmt.Println(o.State, o.Err.Message)
+	fmt.Println(o.State, o.Err, errors.Is(o.Err, errExited))
 	o = settle(rt, first)
-	fmt.Println(o.State)
+	fmt.Println(o.State, errors.Is(o.Err, context.Canceled), errors.Is(o.Err, runtime.ErrSuperseded))
 	// Output:
 	// complete func main()
-	// true
-	// failed server exited
-	// cancelled
+	// true true
+	// failed server exited true
+	// cancelled true true
 }

@@ -1,5 +1,11 @@
 package runtime
 
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
 // The counters below are Stats fields under the names this package's tests
 // have long used; they are test helpers, not part of the API.
 
@@ -14,3 +20,11 @@ func (rt *Runtime) ParseHandoffLen() int { return rt.Stats().ParseTrees }
 
 // MalformedReplies is Stats().MalformedReplies.
 func (rt *Runtime) MalformedReplies() uint64 { return rt.Stats().MalformedReplies }
+
+// jobErr is a failed outcome's *JobError, failing the test if Err is not one.
+func jobErr(t testing.TB, err error) *JobError {
+	t.Helper()
+	var je *JobError
+	require.ErrorAs(t, err, &je)
+	return je
+}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -37,7 +38,7 @@ func (rt *Runtime) CompleteExternalOK(id JobID, value any) error {
 	v, err := rt.ownedValue(value)
 	if err != nil {
 		err = fmt.Errorf("runtime: complete external job %s: %w", jobName(j.kind, id), err)
-		rt.CompleteExternalFailed(id, err.Error())
+		rt.CompleteExternalFailed(id, err)
 		return err
 	}
 	// The value waits in the entry and only a payload-less reply takes the
@@ -61,9 +62,27 @@ func (rt *Runtime) ownedValue(v any) (any, error) {
 	return r.Value, nil
 }
 
-// CompleteExternalFailed settles an external job as failed with message.
-func (rt *Runtime) CompleteExternalFailed(id JobID, message string) {
-	_ = rt.main.Send(replyTopic, &reply{Job: id, Kind: replyFailed, Msg: message})
+// CompleteExternalFailed settles an external job as failed with err at the
+// next Tick. The outcome's Err is a *JobError whose Message is err's text
+// and which wraps err, so errors.Is and errors.As see it; its Code is the
+// Code of the first *JobError in err's chain (how a protocol error name such
+// as "RequestCancelled" or "tool_error" reaches Lua), else empty. A nil err
+// fails the job with a message saying so.
+func (rt *Runtime) CompleteExternalFailed(id JobID, err error) {
+	j := rt.pending[id]
+	if j == nil || j.state != Running {
+		return
+	}
+	if err == nil {
+		err = errors.New(jobName(j.kind, id) + ": failed with no error")
+	}
+	r := reply{Job: id, Kind: replyFailed, Msg: err.Error(), err: err}
+	var je *JobError
+	if errors.As(err, &je) {
+		r.Code = je.Code
+	}
+	j.t.keepFailure(err)
+	_ = rt.main.Send(replyTopic, &r)
 }
 
 // CompleteExternalCancelled settles an external job as cancelled, e.g. when

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestExternalLargeAndDeepRepliesComplete(t *testing.T) {
 	err, o := settleExternal(t, rt, map[string]any{"data": tokens})
 	require.NoError(t, err)
 	require.Equal(t, Complete, o.State, "%v", o.Err)
-	got := o.Value.(map[string]any)["data"].([]any)
+	got := o.value.(map[string]any)["data"].([]any)
 	require.Len(t, got, len(tokens))
 	for i, v := range got {
 		require.EqualValues(t, i*7, v, "token %d", i)
@@ -55,12 +56,12 @@ func TestExternalLargeAndDeepRepliesComplete(t *testing.T) {
 	err, o = settleExternal(t, rt, doc)
 	require.NoError(t, err)
 	require.Equal(t, Complete, o.State, "%v", o.Err)
-	require.Equal(t, doc, o.Value)
+	require.Equal(t, doc, o.value)
 
 	err, o = settleExternal(t, rt, nest("leaf", 1000))
 	require.NoError(t, err)
 	require.Equal(t, Complete, o.State, "%v", o.Err)
-	v := o.Value
+	v := o.value
 	for range 1000 {
 		list, ok := v.([]any)
 		require.True(t, ok)
@@ -91,8 +92,8 @@ func TestExternalValueThatCannotCrossFailsTheJobWithTheReason(t *testing.T) {
 		err, o := settleExternal(t, rt, c.v)
 		require.ErrorContains(t, err, c.want, name)
 		require.Equal(t, Failed, o.State, name)
-		require.Contains(t, o.Err.Message, c.want, name)
-		require.Contains(t, o.Err.Message, "lsp_request#", name)
+		require.Contains(t, jobErr(t, o.Err).Message, c.want, name)
+		require.Contains(t, jobErr(t, o.Err).Message, "lsp_request#", name)
 	}
 	require.Zero(t, rt.PendingLen())
 }
@@ -103,7 +104,7 @@ func TestExternalFirstCompletionWins(t *testing.T) {
 	rt := newRT(t, 2)
 	a, _ := rt.RegisterExternal(KindLSPRequest, "")
 	b, _ := rt.RegisterExternal(KindLSPRequest, "")
-	rt.CompleteExternalFailed(a, "server said no")
+	rt.CompleteExternalFailed(a, errors.New("server said no"))
 	require.NoError(t, rt.CompleteExternalOK(a, "late"))
 	require.NoError(t, rt.CompleteExternalOK(b, "first"))
 	require.NoError(t, rt.CompleteExternalOK(b, "second"))
@@ -114,7 +115,7 @@ func TestExternalFirstCompletionWins(t *testing.T) {
 	require.Equal(t, Failed, oa.State)
 	require.Nil(t, rt.pending[a], "the late value is not pinned")
 	ob, _ := rt.TakeResult(b)
-	require.Equal(t, Outcome{State: Complete, Value: "first"}, ob)
+	require.Equal(t, Outcome{State: Complete, value: "first", external: true}, ob)
 	require.Empty(t, rt.Tick().Settled)
 }
 
@@ -147,8 +148,8 @@ func TestUndecodableReplyForAKnownJobFailsIt(t *testing.T) {
 		o, ok := rt.TakeResult(id)
 		require.True(t, ok)
 		require.Equal(t, Failed, o.State, name)
-		require.Equal(t, CodeMalformedReply, o.Err.Code, name)
-		require.Contains(t, o.Err.Message, jobName(KindLSPRequest, id)+": its reply could not be decoded", name)
+		require.Equal(t, CodeMalformedReply, jobErr(t, o.Err).Code, name)
+		require.Contains(t, jobErr(t, o.Err).Message, jobName(KindLSPRequest, id)+": its reply could not be decoded", name)
 	}
 }
 
@@ -170,7 +171,7 @@ func TestUndecodableStreamItemsFailTheStream(t *testing.T) {
 	require.Equal(t, []uint64{1, 2}, batches[0].Ints)
 	require.True(t, batches[0].Closed)
 	require.Equal(t, Failed, batches[0].Outcome.State)
-	require.Equal(t, CodeMalformedReply, batches[0].Outcome.Err.Code)
+	require.Equal(t, CodeMalformedReply, jobErr(t, batches[0].Outcome.Err).Code)
 	require.Zero(t, rt.PendingLen())
 }
 
@@ -201,8 +202,8 @@ func TestUnencodableWorkerReplyFailsTheJob(t *testing.T) {
 	})
 	o := outcomeOf(t, rt, j.id)
 	require.Equal(t, Failed, o.State)
-	require.Equal(t, CodeMalformedReply, o.Err.Code)
-	require.Contains(t, o.Err.Message, jobName(KindLSPRequest, j.id)+": its reply could not be encoded")
+	require.Equal(t, CodeMalformedReply, jobErr(t, o.Err).Code)
+	require.Contains(t, jobErr(t, o.Err).Message, jobName(KindLSPRequest, j.id)+": its reply could not be encoded")
 }
 
 // BenchmarkExternalSemanticTokens70k measures the main goroutine's cost of

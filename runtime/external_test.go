@@ -17,13 +17,13 @@ func TestExternalJobCompletesOnceWithValue(t *testing.T) {
 	id, ctx := rt.RegisterExternal(KindLSPRequest, "hover")
 	require.NoError(t, ctx.Err())
 	require.NoError(t, rt.CompleteExternalOK(id, map[string]any{"contents": "func Foo()", "line": 3}))
-	rt.CompleteExternalFailed(id, "too late")
+	rt.CompleteExternalFailed(id, errors.New("too late"))
 	out := rt.Tick()
 	require.Equal(t, []JobID{id}, out.Settled)
 	o, ok := rt.TakeResult(id)
 	require.True(t, ok)
 	require.Equal(t, Complete, o.State)
-	v := o.Value.(map[string]any)
+	v := o.value.(map[string]any)
 	require.Equal(t, "func Foo()", v["contents"])
 	require.EqualValues(t, 3, v["line"])
 	require.Zero(t, rt.SupersedeLen())
@@ -66,7 +66,7 @@ func TestExternalUnencodableValueFailsTheJob(t *testing.T) {
 	rt.Tick()
 	o, _ := rt.TakeResult(id)
 	require.Equal(t, Failed, o.State)
-	require.Contains(t, o.Err.Message, "complete external job")
+	require.Contains(t, jobErr(t, o.Err).Message, "complete external job")
 }
 
 // A handler that panics, in every lane, settles internal_error naming the
@@ -80,9 +80,9 @@ func TestPanickingHandlersSettleWithClearErrors(t *testing.T) {
 		rt.start(j, DefaultActor, lane, func(context.Context, *task) reply { panic("boom in " + lane.String()) })
 		o := outcomeOf(t, rt, j.id)
 		require.Equal(t, Failed, o.State, lane.String())
-		require.Equal(t, workers.CodeInternal, o.Err.Code)
-		require.Contains(t, o.Err.Message, "boom in "+lane.String())
-		require.Contains(t, o.Err.Message, jobName(j.kind, j.id))
+		require.Equal(t, workers.CodeInternal, jobErr(t, o.Err).Code)
+		require.Contains(t, jobErr(t, o.Err).Message, "boom in "+lane.String())
+		require.Contains(t, jobErr(t, o.Err).Message, jobName(j.kind, j.id))
 	}
 	root := t.TempDir()
 	_, err := rt.RegisterRoot(root)
@@ -90,11 +90,11 @@ func TestPanickingHandlersSettleWithClearErrors(t *testing.T) {
 	j := rt.newJob(KindFSRename, "")
 	rt.start(j, rt.actorFor(root), workers.LaneMutating, func(context.Context, *task) reply { panic("disk on fire") })
 	o := outcomeOf(t, rt, j.id)
-	require.Equal(t, workers.CodeInternal, o.Err.Code)
+	require.Equal(t, workers.CodeInternal, jobErr(t, o.Err).Code)
 	o = outcomeOf(t, rt, rt.DispatchRemove(root+"/x", DispatchOptions{}))
 	require.Equal(t, Failed, o.State)
 	require.True(t, errors.Is(o.Err, workers.ErrActorFatal), "got %v", o.Err)
-	require.Equal(t, uint64(6), outcomeOf(t, rt, rt.DispatchSum(3, DispatchOptions{})).Value, "other actors keep working")
+	require.Equal(t, uint64(6), outcomeOf(t, rt, rt.DispatchSum(3, DispatchOptions{})).value, "other actors keep working")
 }
 
 // A job on an unregistered actor fails with actor_not_registered.

@@ -47,7 +47,7 @@ func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
 	require.Equal(t, root, fatal[0].Root)
 	require.Contains(t, fatal[0].Reason, "disk on fire")
 	refused := outcomeOf(t, rt, rt.DispatchRename(filepath.Join(root, "a"), filepath.Join(root, "b"), false, DispatchOptions{}))
-	require.Equal(t, workers.CodeActorFatal, refused.Err.Code)
+	require.Equal(t, workers.CodeActorFatal, jobErr(t, refused.Err).Code)
 
 	err = rt.ResetRoot(root)
 	requireWorkersCode(t, err, workers.CodeActorBusy)

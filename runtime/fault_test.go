@@ -55,9 +55,9 @@ func TestMalformedRepliesFromAWorkerNeverStopTheLoop(t *testing.T) {
 	require.Equal(t, 1, settles)
 	o, ok := rt.TakeResult(j.id)
 	require.True(t, ok)
-	require.Equal(t, Outcome{State: Complete, Value: uint64(7)}, o)
+	require.Equal(t, Outcome{State: Complete, value: uint64(7)}, o)
 	require.Equal(t, uint64(3), rt.MalformedReplies())
-	require.Equal(t, uint64(10), outcomeOf(t, rt, rt.DispatchSum(4, DispatchOptions{})).Value, "the loop goes on")
+	require.Equal(t, uint64(10), outcomeOf(t, rt, rt.DispatchSum(4, DispatchOptions{})).value, "the loop goes on")
 	require.Zero(t, rt.PendingLen())
 }
 

@@ -196,9 +196,9 @@ func (rt *Runtime) DispatchFindFiles(spec FindSpec, o DispatchOptions) JobID {
 		if err == nil {
 			err = errors.New("empty root")
 		}
-		msg := fmt.Sprintf("find_files: root %q: %v", spec.Root, err)
+		err = fmt.Errorf("find_files: root %q: %w", spec.Root, err)
 		return rt.start(j, DefaultActor, workers.LaneStream, func(context.Context, *task) reply {
-			return reply{Kind: replyFailed, Msg: msg, Code: "EINVAL"}
+			return reply{Kind: replyFailed, Msg: err.Error(), Code: "EINVAL", err: err}
 		})
 	}
 	c := rt.fileCache(cacheKey{root: root, hidden: spec.Hidden, noIgnore: spec.NoIgnore})
@@ -267,9 +267,9 @@ func (rt *Runtime) DispatchFuzzy(spec FuzzySpec, o DispatchOptions) JobID {
 	if spec.Items == nil {
 		src = rt.finder.sources[spec.Source]
 		if src == nil {
-			msg := fmt.Sprintf("fuzzy: source %d: %v", spec.Source, ErrUnknownSource)
+			err := fmt.Errorf("fuzzy: source %d: %w", spec.Source, ErrUnknownSource)
 			return rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *task) reply {
-				return reply{Kind: replyFailed, Msg: msg, Code: "ENOENT"}
+				return reply{Kind: replyFailed, Msg: err.Error(), Code: "ENOENT", err: err}
 			})
 		}
 		rt.finder.cacheUse++

@@ -35,7 +35,7 @@ func findOnce(b *testing.B, rt *Runtime, root, q string) Ranking {
 		for _, sb := range rt.TakeStreamBatches() {
 			if sb.ID == id && sb.Closed {
 				require.Equal(b, Complete, sb.Outcome.State, "%v", sb.Outcome.Err)
-				out = sb.Outcome.Value.(Ranking)
+				out = sb.Outcome.value.(Ranking)
 				return true
 			}
 		}

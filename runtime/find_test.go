@@ -33,8 +33,8 @@ func findAll(t *testing.T, rt *Runtime, spec FindSpec, o DispatchOptions) (Ranki
 			}
 			if b.Closed {
 				require.Equal(t, Complete, b.Outcome.State, "%v", b.Outcome.Err)
-				r, ok := b.Outcome.Value.(Ranking)
-				require.True(t, ok, "value %T", b.Outcome.Value)
+				r, ok := b.Outcome.value.(Ranking)
+				require.True(t, ok, "value %T", b.Outcome.value)
 				return r, snaps
 			}
 		}
@@ -216,7 +216,7 @@ func TestFindFilesSupersedeBurst(t *testing.T) {
 		for _, b := range rt.TakeStreamBatches() {
 			require.True(t, b.ID == last || b.Ranking == nil || finishedAnyway(&b), "a superseded job delivered a snapshot")
 			if b.ID == last && b.Closed {
-				final = b.Outcome.Value.(Ranking)
+				final = b.Outcome.value.(Ranking)
 				return true
 			}
 		}
@@ -242,7 +242,7 @@ func TestFindFilesBadRootFails(t *testing.T) {
 			return false
 		})
 		require.Equal(t, Failed, out.State)
-		require.Contains(t, out.Err.Message, "find_files")
+		require.Contains(t, jobErr(t, out.Err).Message, "find_files")
 	}
 }
 
@@ -253,7 +253,7 @@ func TestFuzzyItemsAndSource(t *testing.T) {
 		want, err := fuzzy.Search(context.Background(), fuzzy.NewStore(items), fuzzy.ParsePattern(q), fuzzy.Options{})
 		require.NoError(t, err)
 		require.True(t, o.OK(), "%v", o.Err)
-		r := o.Value.(Ranking)
+		r := o.value.(Ranking)
 		require.Equal(t, want.Total, r.Total)
 		require.Len(t, r.Matches, len(want.Matches))
 		for i, m := range want.Matches {
@@ -271,7 +271,7 @@ func TestFuzzyItemsAndSource(t *testing.T) {
 	require.False(t, rt.FreeFuzzySource(src))
 	o := outcomeOf(t, rt, rt.DispatchFuzzy(FuzzySpec{Source: src, Query: "x"}, DispatchOptions{}))
 	require.Equal(t, Failed, o.State)
-	require.Contains(t, o.Err.Message, ErrUnknownSource.Error())
+	require.Contains(t, jobErr(t, o.Err).Message, ErrUnknownSource.Error())
 }
 
 func TestFuzzySourcesAreCapped(t *testing.T) {
@@ -315,7 +315,7 @@ func TestFindFilesSupersededFirstQueryKeepsTheWalk(t *testing.T) {
 		for _, b := range rt.TakeStreamBatches() {
 			if b.ID == last && b.Closed {
 				require.Equal(t, Complete, b.Outcome.State, "%v", b.Outcome.Err)
-				final = b.Outcome.Value.(Ranking)
+				final = b.Outcome.value.(Ranking)
 				return true
 			}
 		}

@@ -17,8 +17,9 @@ import (
 // against jobs of the destination's root (when that is another root) it is
 // not, because a job holds one actor's write gate, never two.
 //
-// Failures carry fsops.Errno's name ("ENOENT", "EEXIST", ...) in the
-// outcome's Err.Code.
+// A failure's Err is a *JobError that wraps fsops' *fs.PathError or
+// *os.LinkError (errors.Is(err, fs.ErrNotExist) holds) and carries
+// fsops.Errno's name ("ENOENT", "EEXIST", ...) as its Code.
 
 // DispatchReadDir lists path (lstat entries sorted by name).
 func (rt *Runtime) DispatchReadDir(path string, tol fsops.Tolerance, o DispatchOptions) JobID {

@@ -38,8 +38,8 @@ func TestFsMutationsReportResourcesOnlyOnSuccess(t *testing.T) {
 	}, resources, "one root: mutations execute and arrive in dispatch order")
 	o, _ := rt.TakeResult(bad)
 	require.Equal(t, Failed, o.State)
-	require.Equal(t, "ENOENT", o.Err.Code)
-	require.Contains(t, o.Err.Message, "missing")
+	require.Equal(t, "ENOENT", jobErr(t, o.Err).Code)
+	require.Contains(t, jobErr(t, o.Err).Message, "missing")
 	for _, id := range []JobID{ok1, ok2} {
 		o, _ := rt.TakeResult(id)
 		require.Equal(t, Complete, o.State)
@@ -71,7 +71,7 @@ func TestChainedRenamesExecuteInDispatchOrder(t *testing.T) {
 		require.Equal(t, Complete, o.State, "rename %d", id)
 	}
 	o, _ := rt.TakeResult(list)
-	l := o.Value.(fsops.Listing)
+	l := o.value.(fsops.Listing)
 	require.Len(t, l.Entries, 1)
 	require.Equal(t, fmt.Sprintf("a%d", n), l.Entries[0].Name)
 	data, err := os.ReadFile(filepath.Join(root, fmt.Sprintf("a%d", n)))
@@ -86,7 +86,7 @@ func TestFsReadsReturnValues(t *testing.T) {
 	require.NoError(t, os.Symlink("x.txt", filepath.Join(root, "link")))
 	rt := newRT(t, 2)
 	o := outcomeOf(t, rt, rt.DispatchReadDir(root, fsops.PerEntry, DispatchOptions{}))
-	l := o.Value.(fsops.Listing)
+	l := o.value.(fsops.Listing)
 	var names []string
 	for _, e := range l.Entries {
 		names = append(names, e.Name+":"+e.Kind.String())
@@ -94,11 +94,11 @@ func TestFsReadsReturnValues(t *testing.T) {
 	require.Equal(t, []string{"link:symlink", "sub:dir", "x.txt:file"}, names)
 	require.Equal(t, "x.txt", l.Entries[0].Target)
 	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(root, "x.txt"), DispatchOptions{}))
-	e := o.Value.(fsops.Entry)
+	e := o.value.(fsops.Entry)
 	require.Equal(t, int64(5), e.Size)
 	require.Equal(t, uint32(0o644), e.Mode)
 	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(root, "nope"), DispatchOptions{}))
-	require.Equal(t, "ENOENT", o.Err.Code)
+	require.Equal(t, "ENOENT", jobErr(t, o.Err).Code)
 }
 
 // chmod accepts modes and rejects bad ones with their errno names.
@@ -112,7 +112,7 @@ func TestFsChmod(t *testing.T) {
 	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 	o = outcomeOf(t, rt, rt.DispatchChmod(filepath.Join(root, "f"), 0o170000, DispatchOptions{}))
 	require.Equal(t, Failed, o.State)
-	require.NotEmpty(t, o.Err.Code)
+	require.NotEmpty(t, jobErr(t, o.Err).Code)
 }
 
 // With confinement on, paths that escape the roots fail before anything is
@@ -136,7 +136,7 @@ func TestConfinementRefusesEscapes(t *testing.T) {
 	for i, id := range escapes {
 		o := outcomeOf(t, rt, id)
 		require.Equal(t, Failed, o.State, "escape %d", i)
-		require.Contains(t, o.Err.Message, "escapes", "escape %d", i)
+		require.Contains(t, jobErr(t, o.Err).Message, "escapes", "escape %d", i)
 	}
 	_, err = os.Stat(filepath.Join(outside, "victim"))
 	require.NoError(t, err, "nothing outside was touched")

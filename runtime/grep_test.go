@@ -185,7 +185,7 @@ func TestGrepBadInputFailsTheJob(t *testing.T) {
 	for name, spec := range cases {
 		res := drainStream(t, rt, rt.DispatchGrep(spec, DispatchOptions{}), time.Millisecond, 5*time.Second)
 		require.Equal(t, Failed, res.outcome.State, name)
-		require.NotEmpty(t, res.outcome.Err.Message, name)
+		require.NotEmpty(t, jobErr(t, res.outcome.Err).Message, name)
 	}
 }
 

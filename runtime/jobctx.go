@@ -15,12 +15,24 @@ import (
 // It implements AfterFunc, so a context derived from it (grep's fanout uses
 // context.WithCancel) is cancelled through a registered func rather than a
 // watcher goroutine.
+//
+// It keeps the context.Context contract exactly: Err is nil, then
+// context.Canceled; the reason (ErrSuperseded, ErrClosed) is the context's
+// cause. context.Cause can only read a cause out of the context package's
+// own cancel context, which it finds through Value; so a cancel with a
+// reason makes one (the rare path: a plain Cancel makes none) and Value
+// answers through it. Contexts derived from a jobCtx then see the same
+// cause, because the context package takes a child's cause from
+// context.Cause(parent) when the parent's AfterFunc callback runs.
 type jobCtx struct {
 	cancelled atomic.Bool
 	mu        sync.Mutex
 	done      chan struct{} // made on first Done, or closedChan after cancel
 	afters    []*afterFunc
 	owner     *task // the job a panicking callback fails; nil outside a job
+	// because answers Value (and so context.Cause) once cancelled with a
+	// reason; set before cancelled, under mu, never changed after.
+	because atomic.Pointer[context.Context]
 }
 
 type afterFunc struct {
@@ -58,7 +70,12 @@ func (c *jobCtx) Err() error {
 	return nil
 }
 
-func (c *jobCtx) Value(any) any { return nil }
+func (c *jobCtx) Value(key any) any {
+	if b := c.because.Load(); b != nil {
+		return (*b).Value(key)
+	}
+	return nil
+}
 
 // AfterFunc arranges for f to run in its own goroutine once c is cancelled,
 // as context.AfterFunc does; stop unregisters it and reports whether it did.
@@ -88,12 +105,21 @@ func (c *jobCtx) AfterFunc(f func()) (stop func() bool) {
 	}
 }
 
-// cancel ends the context; later calls do nothing.
-func (c *jobCtx) cancel() {
+// cancel ends the context with context.Canceled as its cause.
+func (c *jobCtx) cancel() { c.cancelCause(nil) }
+
+// cancelCause ends the context; cause (nil for context.Canceled) is what
+// context.Cause reports. Only the first call counts.
+func (c *jobCtx) cancelCause(cause error) {
 	c.mu.Lock()
 	if c.cancelled.Load() {
 		c.mu.Unlock()
 		return
+	}
+	if cause != nil && cause != context.Canceled {
+		b, end := context.WithCancelCause(context.Background())
+		end(cause)
+		c.because.Store(&b)
 	}
 	c.cancelled.Store(true)
 	if c.done == nil {

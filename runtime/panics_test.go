@@ -42,16 +42,16 @@ func waitOrPanic(ch <-chan struct{}) {
 func requirePanicFailure(t *testing.T, o Outcome, kind Kind, where, value string) {
 	t.Helper()
 	require.Equal(t, Failed, o.State, "%+v", o)
-	require.Equal(t, workers.CodeInternal, o.Err.Code)
-	require.Contains(t, o.Err.Message, kind.String()+"#")
-	require.Contains(t, o.Err.Message, where)
-	require.Contains(t, o.Err.Message, value)
+	require.Equal(t, workers.CodeInternal, jobErr(t, o.Err).Code)
+	require.Contains(t, jobErr(t, o.Err).Message, kind.String()+"#")
+	require.Contains(t, jobErr(t, o.Err).Message, where)
+	require.Contains(t, jobErr(t, o.Err).Message, value)
 }
 
 // requireLoopGoesOn checks the runtime still runs jobs.
 func requireLoopGoesOn(t *testing.T, rt *Runtime) {
 	t.Helper()
-	require.Equal(t, uint64(10), outcomeOf(t, rt, rt.DispatchSum(4, DispatchOptions{})).Value, "the loop goes on")
+	require.Equal(t, uint64(10), outcomeOf(t, rt, rt.DispatchSum(4, DispatchOptions{})).value, "the loop goes on")
 }
 
 func threeMatchingFiles(t *testing.T) string {
@@ -177,7 +177,7 @@ func TestWorkerReplyAfterAHelperPanicIsTheFailure(t *testing.T) {
 	})
 	o := outcomeOf(t, rt, j.id)
 	requirePanicFailure(t, o, KindComputeSum, "a helper", "helper down")
-	require.True(t, strings.HasPrefix(o.Err.Message, jobName(KindComputeSum, j.id)+": panicked in a helper"), o.Err.Message)
+	require.True(t, strings.HasPrefix(jobErr(t, o.Err).Message, jobName(KindComputeSum, j.id)+": panicked in a helper"), jobErr(t, o.Err).Message)
 }
 
 // A panic that grep re-raises on the worker (one of its fanout goroutines
@@ -195,8 +195,8 @@ func TestPanicRaisedBySearchStopsTheGrepsHelpers(t *testing.T) {
 	id := rt.DispatchGrep(grep.Spec{Root: threeMatchingFiles(t), Pattern: "needle"}, DispatchOptions{})
 	o := drainStream(t, rt, id, time.Millisecond, 5*time.Second).outcome
 	require.Equal(t, Failed, o.State, "%+v", o)
-	require.Equal(t, workers.CodeInternal, o.Err.Code)
-	require.Contains(t, o.Err.Message, "fanout boom")
+	require.Equal(t, workers.CodeInternal, jobErr(t, o.Err).Code)
+	require.Contains(t, jobErr(t, o.Err).Message, "fanout boom")
 	requireLoopGoesOn(t, rt)
 	rt.Close()
 	require.NoError(t, goleak.Find(goleak.IgnoreCurrent()), "the grep's helpers outlive it")

@@ -23,7 +23,7 @@ func TestDispatchParseRoundTripsARustSourceFile(t *testing.T) {
 	o, ok := rt.TakeResult(id)
 	require.True(t, ok)
 	require.Equal(t, Complete, o.State)
-	pr := o.Value.(*ParseResult)
+	pr := o.value.(*ParseResult)
 	require.Positive(t, pr.Duration, "the parse reports how long it took")
 	require.Equal(t, "rust", tree.Language())
 	require.Equal(t, "source_file", tree.RootType())
@@ -45,11 +45,11 @@ func TestParseBadInputFailsTheJob(t *testing.T) {
 	rt := newRT(t, 2)
 	o := outcomeOf(t, rt, rt.DispatchParse(syntax.Request{Source: []byte("x"), Language: "cobol"}, DispatchOptions{}))
 	require.Equal(t, Failed, o.State)
-	require.Contains(t, o.Err.Message, "cobol")
-	require.Contains(t, o.Err.Message, "rust", "the message lists the known languages")
+	require.Contains(t, jobErr(t, o.Err).Message, "cobol")
+	require.Contains(t, jobErr(t, o.Err).Message, "rust", "the message lists the known languages")
 	o = outcomeOf(t, rt, rt.DispatchParse(syntax.Request{Language: "go"}, DispatchOptions{}))
 	require.Equal(t, Failed, o.State)
-	require.Contains(t, o.Err.Message, "nil source")
+	require.Contains(t, jobErr(t, o.Err).Message, "nil source")
 	require.Zero(t, rt.ParseHandoffLen())
 }
 

@@ -11,7 +11,9 @@ type job struct {
 	superseded      bool // cancelled by a dispatch under its key: its items are dropped
 	state           State
 	value           any
-	err             *JobError
+	external        bool  // value is an external job's (CompleteExternalOK)
+	err             error // a *JobError when Failed, the cancel cause when Cancelled
+	cause           error // why the job's context was cancelled; nil for Runtime.Cancel
 	dispatchedAt    mono
 	settledAt       mono
 	stream          *streamBuf  // nil for request/reply jobs
@@ -25,7 +27,7 @@ type job struct {
 }
 
 func (j *job) outcome() Outcome {
-	return Outcome{State: j.state, Value: j.value, Err: j.err}
+	return Outcome{State: j.state, Err: j.err, value: j.value, external: j.external}
 }
 
 // ResourceOp is a filesystem mutation that completed: Tick reports these so
@@ -74,11 +76,24 @@ func (rt *Runtime) newJob(kind Kind, key string) *job {
 		if prior, ok := rt.supersede[key]; ok {
 			if pj := rt.pending[prior]; pj != nil && pj.state == Running {
 				pj.superseded = true
+				pj.cancel(ErrSuperseded)
 			}
-			rt.Cancel(prior)
 		}
 		rt.supersede[key] = id
 	}
 	rt.pending[id] = j
 	return j
+}
+
+// cancel ends a running job's context with cause (nil: context.Canceled),
+// which its cancelled Outcome.Err and context.Cause then report.
+func (j *job) cancel(cause error) {
+	if j.state != Running {
+		return
+	}
+	j.cancelRequested = true
+	if j.cause == nil {
+		j.cause = cause
+	}
+	j.t.ctx.cancelCause(cause)
 }

@@ -156,7 +156,7 @@ func (rt *Runtime) Close() {
 	}
 	rt.closed = true
 	for _, j := range rt.pending {
-		j.t.ctx.cancel()
+		j.cancel(ErrClosed)
 	}
 	rt.exec.Close()
 	rt.closeFinder()
@@ -207,9 +207,8 @@ func (rt *Runtime) ActiveForKey(key string) (JobID, bool) {
 // closes; a superseded one drops them (see the package doc). Unknown and
 // settled ids are ignored.
 func (rt *Runtime) Cancel(id JobID) {
-	if j := rt.pending[id]; j != nil && j.state == Running {
-		j.cancelRequested = true
-		j.t.ctx.cancel()
+	if j := rt.pending[id]; j != nil {
+		j.cancel(nil)
 	}
 }
 
@@ -379,7 +378,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 		v := j.extValue
 		j.extQueued, j.extValue = false, nil
 		if j.state == Running {
-			j.state, j.value = Complete, v
+			j.state, j.value, j.external = Complete, v, true
 			rt.settled(j, now, out)
 		}
 		return
@@ -400,15 +399,15 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	case replyEntry:
 		j.state, j.value = Complete, *r.Entry
 	case replyValue:
-		j.state, j.value = Complete, r.Value
+		j.state, j.value, j.external = Complete, r.Value, true
 	case replyExit:
 		j.state, j.value = Complete, *r.Exit
 	case replyRanking:
 		j.state, j.value = Complete, *r.Ranking
 	case replyCancelled:
-		j.state = Cancelled
+		j.state, j.err = Cancelled, j.cancelCause()
 	case replyFailed:
-		j.state, j.err = Failed, &JobError{Message: r.Msg, Code: r.Code}
+		j.state, j.err = Failed, &JobError{Message: r.Msg, Code: r.Code, Err: j.failure()}
 	default:
 		rt.malformed++
 		return
@@ -446,8 +445,12 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	if j.key != "" && rt.supersede[j.key] == j.id {
 		delete(rt.supersede, j.key)
 	}
+	var failure error
+	if j.state == Failed {
+		failure = j.err
+	}
 	rt.ring.push(completedSlot{
-		id: j.id, kind: j.kind, key: j.key, state: j.state, err: j.err,
+		id: j.id, kind: j.kind, key: j.key, state: j.state, err: failure,
 		result: summarize(j), dispatchedAt: j.dispatchedAt, settledAt: now,
 	})
 	if j.state != Complete && j.kind == KindParse {

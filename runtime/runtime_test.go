@@ -65,7 +65,7 @@ func TestSettleIsExactlyOnce(t *testing.T) {
 	require.Equal(t, []JobID{j.id}, out.Settled)
 	o, ok := rt.TakeResult(j.id)
 	require.True(t, ok)
-	require.Equal(t, Outcome{State: Complete, Value: uint64(3)}, o)
+	require.Equal(t, Outcome{State: Complete, value: uint64(3)}, o)
 	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: j.id, Kind: replyUnit}))
 	require.Empty(t, rt.Tick().Settled, "a reply after take is ignored")
 }
@@ -79,14 +79,14 @@ func TestMalformedReplyIsDroppedNotPanicked(t *testing.T) {
 	require.Empty(t, rt.Tick().Settled)
 	require.Equal(t, uint64(3), rt.MalformedReplies())
 	id := rt.DispatchSum(4, DispatchOptions{})
-	require.Equal(t, uint64(10), outcomeOf(t, rt, id).Value)
+	require.Equal(t, uint64(10), outcomeOf(t, rt, id).value)
 }
 
 // compute_sum completes with 1+..+n (ported: dispatch_sum_completes_with_correct_value).
 func TestDispatchSumCompletesWithCorrectValue(t *testing.T) {
 	rt := newRT(t, 2)
 	o := outcomeOf(t, rt, rt.DispatchSum(10, DispatchOptions{}))
-	require.Equal(t, Outcome{State: Complete, Value: uint64(55)}, o)
+	require.Equal(t, Outcome{State: Complete, value: uint64(55)}, o)
 }
 
 // sleep completes with no value (ported: dispatch_sleep_completes_with_unit).
@@ -128,7 +128,7 @@ func TestManyIndependentJobsCompleteConcurrently(t *testing.T) {
 	for n, id := range ids {
 		o, ok := rt.TakeResult(id)
 		require.True(t, ok)
-		require.Equal(t, n*(n+1)/2, o.Value)
+		require.Equal(t, n*(n+1)/2, o.value)
 	}
 	require.Zero(t, rt.PendingLen())
 }

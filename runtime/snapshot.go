@@ -15,7 +15,7 @@ type completedSlot struct {
 	kind         Kind
 	key          string
 	state        State
-	err          *JobError
+	err          error
 	result       resultSummary
 	dispatchedAt mono
 	settledAt    mono
@@ -62,7 +62,7 @@ type CompletedJob struct {
 	SettledAge time.Duration // settle to snapshot
 	Key        string
 	State      State
-	Err        *JobError
+	Err        error // a failed job's *JobError; nil otherwise
 	// Result says what a completed job returned, in a short line: the
 	// value itself when it is small ("55", a string of up to 60 bytes),
 	// else its kind and size ("listing of 1204 entries",

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -94,7 +95,7 @@ func TestCompletedRingEvictsOldestAtCapacity(t *testing.T) {
 func TestCompletedRingKeepsFailureMessage(t *testing.T) {
 	rt := newRT(t, 2)
 	j := rt.newJob(KindLSPRequest, "")
-	rt.CompleteExternalFailed(j.id, "server crashed")
+	rt.CompleteExternalFailed(j.id, errors.New("server crashed"))
 	rt.Tick()
 	snap := rt.Snapshot()
 	require.Equal(t, Failed, snap.Completed[0].State)

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -196,7 +197,7 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 			case 0:
 				require.NoError(t, rt.CompleteExternalOK(id, map[string]any{"n": int64(i)}))
 			case 1:
-				rt.CompleteExternalFailed(id, "server said no")
+				rt.CompleteExternalFailed(id, errors.New("server said no"))
 			default:
 				rt.CompleteExternalCancelled(id)
 			}

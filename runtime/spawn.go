@@ -161,7 +161,7 @@ func (rt *Runtime) settleNow(j *job, err error) {
 		j.t.send(reply{Kind: replyUnit})
 		return
 	}
-	j.t.send(reply{Kind: replyFailed, Msg: err.Error(), Code: proc.Code(err)})
+	j.t.send(reply{Kind: replyFailed, Msg: err.Error(), Code: proc.Code(err), err: err})
 }
 
 // startProc publishes the job to a goroutine that starts the program and
@@ -254,7 +254,7 @@ func procFailure(ctx context.Context, err error) reply {
 	if ctx.Err() != nil && !errors.Is(err, proc.ErrTimeout) {
 		return reply{Kind: replyCancelled}
 	}
-	return reply{Kind: replyFailed, Msg: err.Error(), Code: proc.Code(err)}
+	return reply{Kind: replyFailed, Msg: err.Error(), Code: proc.Code(err), err: err}
 }
 
 // systemOutput keeps a system job's output up to its cap.

@@ -98,7 +98,7 @@ func TestSpawnStreamsLinesAndExit(t *testing.T) {
 	id := rt.DispatchSpawn(shSpec(`echo a; echo e1 >&2; printf 'b\r\n'; echo e2 >&2; printf 'c\0d'; exit 3`), DispatchOptions{})
 	res := drainSpawn(t, rt, id)
 	require.Equal(t, Complete, res.outcome.State)
-	require.Equal(t, SpawnResult{Code: 3}, res.outcome.Value)
+	require.Equal(t, SpawnResult{Code: 3}, res.outcome.value)
 	var out, errs []SpawnLine
 	for _, l := range res.lines {
 		if l.Stream == proc.Stdout {
@@ -161,13 +161,13 @@ func TestSpawnStartFailuresCarryErrno(t *testing.T) {
 		id := rt.DispatchSpawn(tc.spec, DispatchOptions{})
 		res := drainSpawn(t, rt, id)
 		require.Equal(t, Failed, res.outcome.State)
-		require.Equal(t, tc.code, res.outcome.Err.Code)
-		require.Equal(t, tc.msg, res.outcome.Err.Message)
+		require.Equal(t, tc.code, jobErr(t, res.outcome.Err).Code)
+		require.Equal(t, tc.msg, jobErr(t, res.outcome.Err).Message)
 
 		sid := rt.DispatchSystem(tc.spec, 0, DispatchOptions{})
 		o := outcomeOf(t, rt, sid)
 		require.Equal(t, Failed, o.State)
-		require.Equal(t, tc.code, o.Err.Code)
+		require.Equal(t, tc.code, jobErr(t, o.Err).Code)
 	}
 }
 
@@ -200,8 +200,8 @@ func TestSpawnTimeoutFailsETIMEDOUT(t *testing.T) {
 	spec := proc.Spec{Argv: []string{"sleep", "60"}, Timeout: 30 * time.Millisecond}
 	res := drainSpawn(t, rt, rt.DispatchSpawn(spec, DispatchOptions{}))
 	require.Equal(t, Failed, res.outcome.State)
-	require.Equal(t, "ETIMEDOUT", res.outcome.Err.Code)
-	require.Equal(t, `wait "sleep": timed out after 30ms`, res.outcome.Err.Message)
+	require.Equal(t, "ETIMEDOUT", jobErr(t, res.outcome.Err).Code)
+	require.Equal(t, `wait "sleep": timed out after 30ms`, jobErr(t, res.outcome.Err).Message)
 }
 
 // TestSpawnCreditBoundsUndeliveredLines: a consumer that takes nothing
@@ -247,7 +247,7 @@ func TestSpawnStdinPipe(t *testing.T) {
 	_, err := rt.SpawnWrite(id, []byte("late"))
 	require.Error(t, err)
 	res := drainSpawn(t, rt, id)
-	require.Equal(t, SpawnResult{}, res.outcome.Value)
+	require.Equal(t, SpawnResult{}, res.outcome.value)
 	require.Len(t, res.lines, 100)
 	for i, l := range res.lines {
 		require.Equal(t, "l"+strconv.Itoa(i), l.Text)
@@ -291,7 +291,7 @@ func TestSpawnStdinHighWaterWaits(t *testing.T) {
 	rt.Cancel(stuck)
 	o := outcomeOf(t, rt, wait)
 	require.Equal(t, Failed, o.State)
-	require.Equal(t, "EPIPE", o.Err.Code)
+	require.Equal(t, "EPIPE", jobErr(t, o.Err).Code)
 	require.Equal(t, Cancelled, drainSpawn(t, rt, stuck).outcome.State)
 }
 
@@ -302,15 +302,15 @@ func TestSystemCollectsOutput(t *testing.T) {
 	rt := newRT(t, 2)
 	o := outcomeOf(t, rt, rt.DispatchSystem(shSpec(`printf 'a\r\nb'; printf err >&2; exit 4`), 0, DispatchOptions{}))
 	require.Equal(t, Complete, o.State)
-	require.Equal(t, SpawnResult{Code: 4, Stdout: "a\r\nb", Stderr: "err"}, o.Value)
+	require.Equal(t, SpawnResult{Code: 4, Stdout: "a\r\nb", Stderr: "err"}, o.value)
 
 	o = outcomeOf(t, rt, rt.DispatchSystem(shSpec(`head -c 300000 /dev/zero | tr '\0' y`), 1000, DispatchOptions{}))
 	require.Equal(t, Complete, o.State)
-	require.Equal(t, SpawnResult{Stdout: strings.Repeat("y", 1000), Truncated: true}, o.Value)
+	require.Equal(t, SpawnResult{Stdout: strings.Repeat("y", 1000), Truncated: true}, o.value)
 
 	in := proc.Spec{Argv: []string{"cat"}, Stdin: strings.NewReader("fed\n")}
 	o = outcomeOf(t, rt, rt.DispatchSystem(in, 0, DispatchOptions{}))
-	require.Equal(t, SpawnResult{Stdout: "fed\n"}, o.Value)
+	require.Equal(t, SpawnResult{Stdout: "fed\n"}, o.value)
 }
 
 // TestCloseKillsEverySpawn: Close returns well within the kill grace even
@@ -348,7 +348,7 @@ func TestCloseKillsEverySpawn(t *testing.T) {
 	after := rt.DispatchSpawn(proc.Spec{Argv: []string{"true"}}, DispatchOptions{})
 	res := drainSpawn(t, rt, after)
 	require.Equal(t, Failed, res.outcome.State)
-	require.Equal(t, workers.CodeShutdown, res.outcome.Err.Code)
+	require.Equal(t, workers.CodeShutdown, jobErr(t, res.outcome.Err).Code)
 }
 
 // TestSpawnWireRoundTrip: lines (any bytes, every flag) and exits cross the

@@ -100,7 +100,7 @@ func (q *stdinQueue) fail(err error) {
 	q.waiters = nil
 	q.mu.Unlock()
 	for _, t := range waiters {
-		t.send(reply{Kind: replyFailed, Msg: err.Error(), Code: proc.Code(err)})
+		t.send(reply{Kind: replyFailed, Msg: err.Error(), Code: proc.Code(err), err: err})
 	}
 }
 

@@ -95,7 +95,7 @@ func TestCompletionRingDoesNotPinLargeValues(t *testing.T) {
 	id, _ := rt.RegisterExternal(KindLSPRequest, "")
 	require.NoError(t, rt.CompleteExternalOK(id, make([]any, 70_000)))
 	o := outcomeOf(t, rt, id)
-	arr := o.Value.([]any)
+	arr := o.value.([]any)
 	ref := weak.Make(&arr[0])
 	o, arr = Outcome{}, nil
 	_ = o

@@ -118,7 +118,7 @@ func TestKeylessDispatchIsUnaffectedBySupersede(t *testing.T) {
 		rt.DispatchSleep(0, DispatchOptions{Key: "noisy"})
 	}
 	o := outcomeOf(t, rt, keyless)
-	require.Equal(t, uint64(1_000_000*1_000_001/2), o.Value)
+	require.Equal(t, uint64(1_000_000*1_000_001/2), o.value)
 }
 
 // Settling a superseded job does not clobber its successor's slot (ported:

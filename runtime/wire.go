@@ -62,6 +62,9 @@ type reply struct {
 	// rawLines are a worker's lines, encoded straight from proc's buffer
 	// (sending encodes before it returns, so aliasing it is safe).
 	rawLines []proc.Line
+	// err is a failed reply's error in this process; it never crosses the
+	// bus (the job entry keeps it, see task.keepFailure).
+	err error
 }
 
 func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
