@@ -99,7 +99,7 @@ type Binding struct {
 	// cancels it from any goroutine and installs a fresh one.
 	imu     sync.Mutex
 	ictx    context.Context
-	icancel context.CancelFunc
+	icancel context.CancelCauseFunc
 }
 
 // New creates a Lua state with the standard libraries (or the safe subset)
@@ -270,7 +270,7 @@ func (b *Binding) Close() {
 	b.live = 0
 	b.ls.Close()
 	b.imu.Lock()
-	b.icancel()
+	b.icancel(nil)
 	b.imu.Unlock()
 }
 
@@ -384,18 +384,21 @@ func (b *Binding) luaDoFile(L *lua.LState) int {
 // calls the embedder makes into the main state itself.
 func (b *Binding) Interrupt() {
 	b.imu.Lock()
-	b.icancel()
+	b.icancel(ErrInterrupted)
 	b.ictx, b.icancel = newInterruptContext()
 	b.imu.Unlock()
 }
 
 // Protect runs f, code of the embedder's that calls into the main Lua state
-// (a key binding, a hook), so that Interrupt stops a runaway loop there too.
-// Calls made through Frame, Spawn and RunFile need no Protect: tasks always
-// run interruptible.
-func (b *Binding) Protect(f func()) {
+// (a key binding, a hook), so that Interrupt stops a runaway loop there too,
+// and returns f's error. An error raised by Interrupt reads "interrupted"
+// where the Lua VM would say "context canceled", and matches ErrInterrupted
+// with errors.Is. Calls made through Frame, Spawn and RunFile need no
+// Protect: tasks always run interruptible.
+func (b *Binding) Protect(f func() error) error {
 	prev := b.ls.Context()
-	b.ls.SetContext(b.runContext())
+	ctx := b.runContext()
+	b.ls.SetContext(ctx)
 	defer func() {
 		if prev != nil {
 			b.ls.SetContext(prev)
@@ -403,7 +406,7 @@ func (b *Binding) Protect(f func()) {
 			b.ls.RemoveContext()
 		}
 	}()
-	f()
+	return interrupted(ctx, f())
 }
 
 // runContext is the interrupt context for the next resume.
@@ -413,22 +416,50 @@ func (b *Binding) runContext() context.Context {
 	return b.ictx
 }
 
-// ErrInterrupted is the error Lua code stopped by Interrupt raises.
-var ErrInterrupted = errors.New("interrupted")
+// ErrInterrupted is the cause of an Interrupt: the error of Lua code it
+// stopped matches it.
+var ErrInterrupted = errors.New("luabind: interrupted")
 
-// interruptContext is a cancel context whose error reads "interrupted":
-// gopher-lua raises the context's error text at the instruction where it
-// notices the cancel, and that is the message a user should see.
-type interruptContext struct{ context.Context }
+// newInterruptContext is the context the Lua VM checks between
+// instructions. It is an ordinary cancel context: Interrupt cancels it with
+// ErrInterrupted as the cause.
+func newInterruptContext() (context.Context, context.CancelCauseFunc) {
+	return context.WithCancelCause(context.Background())
+}
 
-func (c interruptContext) Err() error {
-	if c.Context.Err() != nil {
-		return ErrInterrupted
+// vmCancelText is what the Lua VM raises when its context ends: the text of
+// the context's Err.
+var vmCancelText = context.Canceled.Error()
+
+// interrupted rewrites the error the Lua VM raised because Interrupt
+// cancelled ctx so that it reads "interrupted" (the VM can only say
+// "context canceled") and wraps ErrInterrupted. Any other error, and every
+// error when ctx was not interrupted, is returned as it is.
+func interrupted(ctx context.Context, err error) error {
+	var ae *lua.ApiError
+	if err == nil || context.Cause(ctx) != ErrInterrupted || !errors.As(err, &ae) {
+		return err
 	}
-	return nil
+	s, ok := ae.Object.(lua.LString)
+	if !ok {
+		return err
+	}
+	msg := string(s)
+	head, rest, _ := strings.Cut(msg, "\n")
+	if !strings.HasSuffix(head, vmCancelText) {
+		return err
+	}
+	head = strings.TrimSuffix(head, vmCancelText) + "interrupted"
+	if rest != "" {
+		head += "\n" + rest
+	}
+	return &interruptError{&lua.ApiError{Type: ae.Type, Object: lua.LString(head), StackTrace: ae.StackTrace}}
 }
 
-func newInterruptContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	return interruptContext{ctx}, cancel
-}
+// interruptError is the Lua error of interrupted code: errors.As finds the
+// *lua.ApiError (a *lua.ApiError has no Unwrap to reach a cause through),
+// errors.Is ErrInterrupted.
+type interruptError struct{ ae *lua.ApiError }
+
+func (e *interruptError) Error() string   { return e.ae.Error() }
+func (e *interruptError) Unwrap() []error { return []error{e.ae, ErrInterrupted} }

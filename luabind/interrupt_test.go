@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -36,6 +37,10 @@ func TestInterruptStopsARunawayTask(t *testing.T) {
 	require.True(t, runaway.Done())
 	require.Error(t, runaway.Err())
 	require.Contains(t, runaway.Err().Error(), "interrupted")
+	require.NotContains(t, runaway.Err().Error(), "context canceled")
+	require.ErrorIs(t, runaway.Err(), ErrInterrupted)
+	var ae *lua.ApiError
+	require.ErrorAs(t, runaway.Err(), &ae)
 	require.Contains(t, h.stderr.String(), "runaway.lua")
 	h.b.TakeFailed()
 
@@ -60,17 +65,41 @@ func TestProtectMakesMainStateCallsInterruptible(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		h.b.Interrupt()
 	}()
-	var err error
-	h.b.Protect(func() { err = L.DoString(`spin()`) })
+	err := h.b.Protect(func() error { return L.DoString(`spin()`) })
 	require.ErrorContains(t, err, "interrupted")
+	require.ErrorIs(t, err, ErrInterrupted)
 	require.Nil(t, L.Context(), "Protect leaves the main state as it found it")
 
 	var task lua.LValue
-	h.b.Protect(func() {
-		require.NoError(t, L.CallByParam(lua.P{Fn: L.GetGlobal("start"), NRet: 1, Protect: true}))
+	require.NoError(t, h.b.Protect(func() error {
+		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("start"), NRet: 1, Protect: true}); err != nil {
+			return err
+		}
 		task = L.Get(-1)
 		L.Pop(1)
-	})
+		return nil
+	}))
 	h.drive(t, 5*time.Second)
 	require.Equal(t, lua.LTUserData, task.Type())
+}
+
+// The context Interrupt cancels keeps the context contract: Err is
+// context.Canceled, the reason is the cause.
+func TestInterruptContextKeepsContextContract(t *testing.T) {
+	h := newHarness(t, false)
+	ctx := h.b.runContext()
+	h.b.Interrupt()
+	<-ctx.Done()
+	require.Equal(t, context.Canceled, ctx.Err())
+	require.Equal(t, ErrInterrupted, context.Cause(ctx))
+	require.NoError(t, h.b.runContext().Err(), "a fresh context serves the next resume")
+}
+
+// A script's own error that happens to read "context canceled" is not an
+// interrupt and is left alone.
+func TestOwnContextCanceledErrorIsNotInterrupt(t *testing.T) {
+	h := newHarness(t, false)
+	err := h.b.Protect(func() error { return h.b.L().DoString(`error("context canceled")`) })
+	require.ErrorContains(t, err, "context canceled")
+	require.NotErrorIs(t, err, ErrInterrupted)
 }

@@ -159,7 +159,8 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 	// The VM then checks it between instructions, about a tenth of the
 	// cost of a tight Lua loop, which buys an editor that can always stop
 	// a runaway script.
-	t.th.SetContext(b.runContext())
+	ctx := b.runContext()
+	t.th.SetContext(ctx)
 	st, err, rets, vmErr := resumeGuarded(from, t.th, fn, vals)
 	if b.closed {
 		return
@@ -176,7 +177,7 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 	case lua.ResumeOK:
 		b.finish(t, rets)
 	default:
-		b.fail(t, err)
+		b.fail(t, interrupted(ctx, err))
 	}
 }
 
@@ -235,7 +236,8 @@ func (b *Binding) finish(t *Task, rets []lua.LValue) {
 
 func (b *Binding) fail(t *Task, err error) {
 	msg := err.Error()
-	if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
+	var ae *lua.ApiError
+	if errors.As(err, &ae) && ae.Object != nil {
 		msg = ae.Object.String()
 	}
 	trace := t.trace

@@ -91,11 +91,10 @@ func (w *messageWriter) Write(p []byte) (int, error) {
 // on. what names the caller in the report ("key C-s", "open hook").
 func (e *session) callLua(fn *lua.LFunction, what string, args ...lua.LValue) bool {
 	L := e.L
-	var err error
 	// Under Protect, C-g (see interruptOnQuitKey) can stop a binding that
 	// never returns.
-	e.lb.Protect(func() {
-		err = L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: e.tracebackFn}, args...)
+	err := e.lb.Protect(func() error {
+		return L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: e.tracebackFn}, args...)
 	})
 	if err == nil {
 		return true
