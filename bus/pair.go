@@ -132,23 +132,6 @@ func (m *Main) Wake() {
 	}
 }
 
-// TryRecv returns the oldest queued envelope without blocking.
-func (m *Main) TryRecv() (Envelope, bool) {
-	m.q.mu.Lock()
-	defer m.q.mu.Unlock()
-	if len(m.q.items) == 0 {
-		m.q.signaled = false
-		return Envelope{}, false
-	}
-	env := m.q.items[0]
-	m.q.items[0] = Envelope{}
-	m.q.items = m.q.items[1:]
-	if len(m.q.items) == 0 {
-		m.q.signaled = false
-	}
-	return env, true
-}
-
 // Len reports how many envelopes are queued.
 func (m *Main) Len() int {
 	m.q.mu.Lock()

@@ -151,20 +151,6 @@ func (r *Registry) Decode(env Envelope, v any) error {
 	return err
 }
 
-// DecodeNew decodes env into a freshly allocated value of the topic's type
-// and returns a pointer to it.
-func (r *Registry) DecodeNew(env Envelope) (any, error) {
-	t, err := r.typeOf(env.Topic)
-	if err != nil {
-		return nil, err
-	}
-	p := reflect.New(t).Interface()
-	if err := r.Decode(env, p); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
 // maxPooledBuf keeps one huge payload (a directory listing of 100,000
 // entries) from pinning its buffer in the pool for the life of the process.
 const maxPooledBuf = 64 << 10

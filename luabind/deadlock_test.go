@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"fmt"
+	"github.com/pmacs-go/pmacs-go/runtime"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,7 +24,7 @@ func TestRenameAwaitedInsideGrepLoopFinishes(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, "a"), []byte("x"), 0o644))
 
 	h := newHarness(t, false)
-	require.Greater(t, files*lines, h.rt.StreamCredit())
+	require.Greater(t, files*lines, runtime.DefaultStreamCredit, "the harness runs with the default credit")
 	fn, err := h.b.LoadString(fmt.Sprintf(`
 		local w = pmacs.workers
 		local R = %q

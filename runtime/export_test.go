@@ -21,6 +21,19 @@ func (rt *Runtime) ParseHandoffLen() int { return rt.Stats().ParseTrees }
 // MalformedReplies is Stats().MalformedReplies.
 func (rt *Runtime) MalformedReplies() uint64 { return rt.Stats().MalformedReplies }
 
+// FuzzySourceLen is Stats().FuzzySources.
+func (rt *Runtime) FuzzySourceLen() int { return rt.Stats().FuzzySources }
+
+// StreamCredit is the per-stream high-water mark in items.
+func (rt *Runtime) StreamCredit() int { return rt.streamCredit }
+
+// IsCancelled reports whether a job settled Cancelled (not merely whether
+// cancel was requested).
+func (rt *Runtime) IsCancelled(id JobID) bool {
+	j := rt.pending[id]
+	return j != nil && j.state == Cancelled
+}
+
 // jobErr is a failed outcome's *JobError, failing the test if Err is not one.
 func jobErr(t testing.TB, err error) *JobError {
 	t.Helper()

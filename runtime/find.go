@@ -251,9 +251,6 @@ func (rt *Runtime) FreeFuzzySource(id SourceID) bool {
 	return ok
 }
 
-// FuzzySourceLen returns how many sources are kept.
-func (rt *Runtime) FuzzySourceLen() int { return len(rt.finder.sources) }
-
 // DispatchFuzzy ranks spec.Items, or the list kept under spec.Source, against
 // spec.Query on a worker. It completes with a Ranking whose matches carry
 // their item's index. A source job under a supersede key refines the

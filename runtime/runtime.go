@@ -192,9 +192,6 @@ func (rt *Runtime) SetDefaultMaxBatch(n int) { rt.defaultMaxBatch = clampBatch(n
 
 func clampBatch(n int) int { return min(max(n, MinMaxBatch), MaxMaxBatch) }
 
-// StreamCredit returns the per-stream high-water mark in items.
-func (rt *Runtime) StreamCredit() int { return rt.streamCredit }
-
 // ActiveForKey returns the job a supersede key points at.
 func (rt *Runtime) ActiveForKey(key string) (JobID, bool) {
 	id, ok := rt.supersede[key]
@@ -217,13 +214,6 @@ func (rt *Runtime) Cancel(id JobID) {
 func (rt *Runtime) IsComplete(id JobID) bool {
 	j := rt.pending[id]
 	return j != nil && j.state != Running
-}
-
-// IsCancelled reports whether a job settled Cancelled (not merely whether
-// cancel was requested).
-func (rt *Runtime) IsCancelled(id JobID) bool {
-	j := rt.pending[id]
-	return j != nil && j.state == Cancelled
 }
 
 // Lookup reports a job's kind and state while it is in the pending table.

@@ -13,6 +13,9 @@ type Stats struct {
 	SupersedeKeys int
 	// ParseTrees counts parse trees waiting in the handoff for TakeParseTree.
 	ParseTrees int
+	// FuzzySources counts the item lists kept by FuzzySource and not yet
+	// freed.
+	FuzzySources int
 	// MalformedReplies counts the envelopes Tick could not decode and
 	// dropped since the runtime started.
 	MalformedReplies uint64
@@ -26,6 +29,7 @@ func (rt *Runtime) Stats() Stats {
 		Pending:          len(rt.pending),
 		SupersedeKeys:    len(rt.supersede),
 		ParseTrees:       rt.handoff.len(),
+		FuzzySources:     len(rt.finder.sources),
 		MalformedReplies: rt.malformed,
 	}
 	for _, j := range rt.pending {
