@@ -13,11 +13,11 @@ import (
 
 var (
 	// ErrIndexRange is returned for a candidate index outside the store.
-	ErrIndexRange = errors.New("index out of range")
+	ErrIndexRange = errors.New("fuzzy: index out of range")
 	// ErrNilStore is returned by Search when it is given no store.
-	ErrNilStore = errors.New("nil store")
+	ErrNilStore = errors.New("fuzzy: nil store")
 	// ErrTooMany is returned by Search on a store of more than math.MaxInt32 candidates.
-	ErrTooMany = errors.New("more candidates than a search can index")
+	ErrTooMany = errors.New("fuzzy: more candidates than a search can index")
 )
 
 const (
@@ -81,7 +81,7 @@ func (r *Result) Pattern() Pattern { return r.pattern }
 // goroutine and returns an error wrapping ctx.Err() and its cause.
 func Search(ctx context.Context, s *Store, p Pattern, opt Options) (*Result, error) {
 	if s == nil {
-		return nil, fmt.Errorf("fuzzy: search: %w", ErrNilStore)
+		return nil, fmt.Errorf("%w: search", ErrNilStore)
 	}
 	return search(ctx, s, p, nil, s.Len(), opt)
 }
@@ -91,7 +91,7 @@ func Search(ctx context.Context, s *Store, p Pattern, opt Options) (*Result, err
 // scored. Otherwise it is a full Search of r's store.
 func (r *Result) Refine(ctx context.Context, p Pattern, opt Options) (*Result, error) {
 	if r == nil || r.store == nil {
-		return nil, fmt.Errorf("fuzzy: refine: %w", ErrNilStore)
+		return nil, fmt.Errorf("%w: refine", ErrNilStore)
 	}
 	s := r.store
 	if !p.Narrows(r.pattern) {
@@ -191,7 +191,7 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // search scores the candidates sub[0:n], or indices 0..n-1 when sub is nil.
 func search(ctx context.Context, s *Store, p Pattern, sub []int32, n int, opt Options) (*Result, error) {
 	if s.Len() > math.MaxInt32 {
-		return nil, fmt.Errorf("fuzzy: search of %d candidates: %w", s.Len(), ErrTooMany)
+		return nil, fmt.Errorf("%w: search of %d candidates", ErrTooMany, s.Len())
 	}
 	if ctx.Err() != nil {
 		return nil, cancelled(ctx)

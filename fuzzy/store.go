@@ -92,7 +92,7 @@ func (s *Store) AddLines(data []byte) int {
 // is a no-op; an index out of range is an error.
 func (s *Store) Remove(i int) error {
 	if i < 0 || i >= len(s.ends) {
-		return fmt.Errorf("fuzzy: remove index %d: %w", i, ErrIndexRange)
+		return fmt.Errorf("%w: remove index %d", ErrIndexRange, i)
 	}
 	if s.dead == nil {
 		s.dead = make([]uint64, (len(s.ends)+63)/64)

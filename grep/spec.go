@@ -66,8 +66,8 @@ func (s *Stats) add(o Stats) {
 
 // Sentinels for errors.Is: every error Validate returns wraps one of them.
 var (
-	ErrBadRoot    = errors.New("bad search root")
-	ErrBadPattern = errors.New("bad search pattern")
+	ErrBadRoot    = errors.New("grep: bad search root")
+	ErrBadPattern = errors.New("grep: bad search pattern")
 )
 
 // Validate reports bad input without searching: a root that is empty, missing or not a
@@ -88,23 +88,23 @@ type plan struct {
 
 func prepare(spec Spec) (*plan, error) {
 	if spec.Root == "" {
-		return nil, fmt.Errorf("grep: %w: root is empty", ErrBadRoot)
+		return nil, fmt.Errorf("%w: root is empty", ErrBadRoot)
 	}
 	fi, err := os.Stat(spec.Root)
 	if err != nil {
-		return nil, fmt.Errorf("grep: %w %q: %w", ErrBadRoot, spec.Root, err)
+		return nil, fmt.Errorf("%w %q: %w", ErrBadRoot, spec.Root, err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("grep: %w %q: not a directory", ErrBadRoot, spec.Root)
+		return nil, fmt.Errorf("%w %q: not a directory", ErrBadRoot, spec.Root)
 	}
 	if strings.IndexByte(spec.Pattern, 0) >= 0 {
-		return nil, fmt.Errorf("grep: %w %q: holds a NUL byte", ErrBadPattern, spec.Pattern)
+		return nil, fmt.Errorf("%w %q: holds a NUL byte", ErrBadPattern, spec.Pattern)
 	}
 	p := &plan{spec: spec, fanout: spec.Fanout}
 	if spec.Pattern != "" {
 		m, err := compileMatcher(spec.Pattern, spec.Regex, spec.IgnoreCase)
 		if err != nil {
-			return nil, fmt.Errorf("grep: %w %q: %w", ErrBadPattern, spec.Pattern, err)
+			return nil, fmt.Errorf("%w %q: %w", ErrBadPattern, spec.Pattern, err)
 		}
 		p.matcher = m
 	}

@@ -328,7 +328,7 @@ func (c *Client) handle(ev any) {
 	case evTimeout:
 		if r := c.pending[e.id]; r != nil {
 			c.abandon(r)
-			c.settle(r, Result{Method: r.method, Err: fmt.Errorf("lsp %s: %w", r.method, ErrTimeout)}, false)
+			c.settle(r, Result{Method: r.method, Err: fmt.Errorf("%w: %s", ErrTimeout, r.method)}, false)
 		}
 	case evExit:
 		c.onExit(e.err)

@@ -33,7 +33,7 @@ type document struct {
 func (c *Client) Open(path, languageID string, text []byte) error {
 	u := uri.File(path)
 	if _, ok := c.docs[u]; ok {
-		return fmt.Errorf("lsp: open %s: %w", path, ErrAlreadyOpen)
+		return fmt.Errorf("%w: open %s", ErrAlreadyOpen, path)
 	}
 	if text == nil {
 		b, err := os.ReadFile(path)
@@ -106,7 +106,7 @@ func didOpenFrame(u uri.URI, languageID string, version int32, text []byte) []by
 func (c *Client) Change(path string, edits ...Edit) error {
 	d := c.docs[uri.File(path)]
 	if d == nil {
-		return fmt.Errorf("lsp: change %s: %w", path, ErrNotOpen)
+		return fmt.Errorf("%w: change %s", ErrNotOpen, path)
 	}
 	if len(d.edits) == 0 {
 		c.dirtyDocs = append(c.dirtyDocs, d)
@@ -121,7 +121,7 @@ func (c *Client) Change(path string, edits ...Edit) error {
 func (c *Client) Save(path string) error {
 	u := uri.File(path)
 	if c.docs[u] == nil {
-		return fmt.Errorf("lsp: save %s: %w", path, ErrNotOpen)
+		return fmt.Errorf("%w: save %s", ErrNotOpen, path)
 	}
 	return c.Notify(protocol.MethodTextDocumentDidSave, map[string]any{"textDocument": map[string]any{"uri": string(u)}})
 }
@@ -130,7 +130,7 @@ func (c *Client) Save(path string) error {
 func (c *Client) CloseDocument(path string) error {
 	u := uri.File(path)
 	if c.docs[u] == nil {
-		return fmt.Errorf("lsp: close %s: %w", path, ErrNotOpen)
+		return fmt.Errorf("%w: close %s", ErrNotOpen, path)
 	}
 	err := c.Notify(protocol.MethodTextDocumentDidClose, map[string]any{"textDocument": map[string]any{"uri": string(u)}})
 	delete(c.docs, u)

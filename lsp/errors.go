@@ -64,15 +64,15 @@ func (e *ResponseError) Name() string { return CodeName(e.Code) }
 var (
 	// ErrServerExited is the cause of every request the server's death left
 	// unanswered, and of requests made after it.
-	ErrServerExited = errors.New("language server exited")
+	ErrServerExited = errors.New("lsp: language server exited")
 	// ErrStopped is the cause of requests made or pending when Stop was
 	// called.
-	ErrStopped = errors.New("language client stopped")
+	ErrStopped = errors.New("lsp: language client stopped")
 	// ErrTimeout is the cause of a request whose RequestOptions.Timeout
 	// passed before the server answered.
-	ErrTimeout = errors.New("request timed out")
+	ErrTimeout = errors.New("lsp: request timed out")
 	// ErrNotOpen is returned by document calls for a path that is not open.
-	ErrNotOpen = errors.New("document not open")
+	ErrNotOpen = errors.New("lsp: document not open")
 	// ErrAlreadyOpen is returned by Open for a path that is open.
-	ErrAlreadyOpen = errors.New("document already open")
+	ErrAlreadyOpen = errors.New("lsp: document already open")
 )

@@ -12,7 +12,7 @@ import (
 
 // ErrUnknownJob is returned (wrapped) by Adopt for a job that is not
 // running in the runtime or is already handled by the binding.
-var ErrUnknownJob = errors.New("job cannot be adopted")
+var ErrUnknownJob = errors.New("luabind: job cannot be adopted")
 
 // job is the Lua side of one dispatched job: who waits on it, and once it
 // settles, what await returns. It outlives the runtime's pending entry, so a
@@ -423,11 +423,11 @@ func (b *Binding) Adopt(id runtime.JobID) (lua.LValue, error) {
 	kind, state, ok := b.rt.Lookup(id)
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("luabind: adopt job %d: %w", id, ErrUnknownJob)
+		return nil, fmt.Errorf("%w: job %d", ErrUnknownJob, id)
 	case state != runtime.Running:
-		return nil, fmt.Errorf("luabind: adopt job %d: already %s: %w", id, state, ErrUnknownJob)
+		return nil, fmt.Errorf("%w: job %d is already %s", ErrUnknownJob, id, state)
 	case b.jobs[id] != nil:
-		return nil, fmt.Errorf("luabind: adopt job %d: already adopted: %w", id, ErrUnknownJob)
+		return nil, fmt.Errorf("%w: job %d is already adopted", ErrUnknownJob, id)
 	}
 	stream := kind == runtime.KindEmitN || kind == runtime.KindGrep || kind == runtime.KindSpawn || kind == runtime.KindFindFiles
 	return b.newHandle(b.ls, id, kind, stream), nil

@@ -184,7 +184,7 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 // ErrLuaVM is wrapped by the error of a task whose coroutine the Lua VM
 // itself could not run on: a Go panic inside gopher-lua that escaped its
 // own recovery.
-var ErrLuaVM = errors.New("the Lua VM failed")
+var ErrLuaVM = errors.New("luabind: the Lua VM failed")
 
 // resumeGuarded is from.Resume, except that a Go panic escaping it is
 // returned as vmErr instead of unwinding through the frame driver into the

@@ -9,18 +9,18 @@ import (
 
 var (
 	// ErrEmptyCommand is the cause of a start failure for an empty argv.
-	ErrEmptyCommand = errors.New("empty command")
+	ErrEmptyCommand = errors.New("proc: empty command")
 	// ErrInvalidArg is the cause of a start failure for an argument,
 	// environment entry or directory holding a NUL byte, which no program
 	// could receive.
-	ErrInvalidArg = errors.New("invalid argument")
+	ErrInvalidArg = errors.New("proc: invalid argument")
 	// ErrTimeout is the cause of the error Wait returns when Spec.Timeout
 	// ended the program. It is not context.DeadlineExceeded: a timeout is
 	// the program's failure, not the caller's cancellation.
-	ErrTimeout = errors.New("timed out")
+	ErrTimeout = errors.New("proc: timed out")
 	// ErrUnsupported is the cause of a start failure on platforms where
 	// proc cannot own a process group the way it promises to.
-	ErrUnsupported = errors.New("process groups not supported on this platform")
+	ErrUnsupported = errors.New("proc: process groups not supported on this platform")
 )
 
 // Error is a failure to start a program, or a timeout. It keeps its cause,

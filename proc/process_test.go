@@ -174,12 +174,12 @@ func TestStartFailures(t *testing.T) {
 			fmt.Sprintf(`spawn "true": chdir %s: no such file or directory`, filepath.Join(dir, "gone"))},
 		{"cwd not a directory", Spec{Argv: []string{"true"}, Dir: file}, "ENOTDIR", syscall.ENOTDIR,
 			fmt.Sprintf(`spawn "true": chdir %s: not a directory`, file)},
-		{"empty argv", Spec{}, "EINVAL", ErrEmptyCommand, "spawn: empty command"},
+		{"empty argv", Spec{}, "EINVAL", ErrEmptyCommand, "spawn: proc: empty command"},
 		{"empty program", Spec{Argv: []string{""}}, "ENOENT", fs.ErrNotExist, `spawn "": no such file or directory`},
 		{"nul in argument", Spec{Argv: []string{"echo", "a\x00b"}}, "EINVAL", ErrInvalidArg,
-			`spawn "echo": invalid argument: argument 1 contains a NUL byte`},
+			`spawn "echo": proc: invalid argument: argument 1 contains a NUL byte`},
 		{"nul in env", Spec{Argv: []string{"true"}, Env: []string{"K=a\x00"}}, "EINVAL", ErrInvalidArg,
-			`spawn "true": invalid argument: environment entry "K" contains a NUL byte`},
+			`spawn "true": proc: invalid argument: environment entry "K" contains a NUL byte`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -246,7 +246,7 @@ func TestTimeout(t *testing.T) {
 	require.NotErrorIs(t, err, context.Canceled)
 	require.NotErrorIs(t, err, context.DeadlineExceeded)
 	require.Equal(t, "ETIMEDOUT", Code(err))
-	require.EqualError(t, err, `wait "sleep": timed out after 50ms`)
+	require.EqualError(t, err, `wait "sleep": proc: timed out after 50ms`)
 	require.Equal(t, "SIGTERM", ex.Signal)
 }
 

@@ -67,7 +67,7 @@ type SourceID uint64
 
 // ErrUnknownSource fails a fuzzy job whose source was never made, was freed
 // or was evicted to keep the table within its cap.
-var ErrUnknownSource = errors.New("unknown fuzzy source")
+var ErrUnknownSource = errors.New("runtime: unknown fuzzy source")
 
 // finderState is the runtime's side of the finder: the file caches by root
 // and options, and the fuzzy sources. The maps are touched only on the main
@@ -264,7 +264,7 @@ func (rt *Runtime) DispatchFuzzy(spec FuzzySpec, o DispatchOptions) JobID {
 	if spec.Items == nil {
 		src = rt.finder.sources[spec.Source]
 		if src == nil {
-			err := fmt.Errorf("fuzzy: source %d: %w", spec.Source, ErrUnknownSource)
+			err := fmt.Errorf("%w %d", ErrUnknownSource, spec.Source)
 			return rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *task) reply {
 				return reply{Kind: replyFailed, Msg: err.Error(), Code: "ENOENT", err: err}
 			})

@@ -155,7 +155,7 @@ func TestSpawnStartFailuresCarryErrno(t *testing.T) {
 		{proc.Spec{Argv: []string{"no-such-program-pmacs"}}, "ENOENT", `spawn "no-such-program-pmacs": no such file or directory`},
 		{proc.Spec{Argv: []string{script}}, "EACCES", `spawn "` + script + `": permission denied`},
 		{proc.Spec{Argv: []string{"true"}, Dir: dir + "/gone"}, "ENOENT", `spawn "true": chdir ` + dir + `/gone: no such file or directory`},
-		{proc.Spec{}, "EINVAL", "spawn: empty command"},
+		{proc.Spec{}, "EINVAL", "spawn: proc: empty command"},
 	}
 	for _, tc := range cases {
 		id := rt.DispatchSpawn(tc.spec, DispatchOptions{})
@@ -201,7 +201,7 @@ func TestSpawnTimeoutFailsETIMEDOUT(t *testing.T) {
 	res := drainSpawn(t, rt, rt.DispatchSpawn(spec, DispatchOptions{}))
 	require.Equal(t, Failed, res.outcome.State)
 	require.Equal(t, "ETIMEDOUT", jobErr(t, res.outcome.Err).Code)
-	require.Equal(t, `wait "sleep": timed out after 30ms`, jobErr(t, res.outcome.Err).Message)
+	require.Equal(t, `wait "sleep": proc: timed out after 30ms`, jobErr(t, res.outcome.Err).Message)
 }
 
 // TestSpawnCreditBoundsUndeliveredLines: a consumer that takes nothing

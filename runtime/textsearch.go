@@ -66,7 +66,7 @@ type TextSearchSpec struct {
 
 // ErrTextSearchSpec is wrapped by a text search's failure for a spec that
 // cannot run: no snapshot, an empty pattern, an invalid regex.
-var ErrTextSearchSpec = errors.New("invalid text search")
+var ErrTextSearchSpec = errors.New("runtime: invalid text search")
 
 // textSearchBatch is how many matches go into one envelope.
 const textSearchBatch = 4096

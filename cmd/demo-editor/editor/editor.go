@@ -72,7 +72,7 @@ var ErrInit = errors.New("editor: cannot start")
 // ErrInitFile is returned (wrapped, with ErrInit and the cause) when the
 // --init file cannot be read: a missing file is a mistake on the command
 // line, not a broken init file to carry on without.
-var ErrInitFile = errors.New("cannot read --init file")
+var ErrInitFile = fmt.Errorf("%w: cannot read --init file", ErrInit)
 
 // Run runs the editor until the user quits (then it returns nil) or ctx
 // ends (then ctx.Err()). It fails at once, with an error matching ErrInit,
@@ -238,7 +238,7 @@ func newEditor(opts Options) (*session, error) {
 	if opts.InitFile != "" {
 		f, err := os.Open(opts.InitFile)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w %s: %w", ErrInit, ErrInitFile, opts.InitFile, unwrapPath(err))
+			return nil, fmt.Errorf("%w %s: %w", ErrInitFile, opts.InitFile, unwrapPath(err))
 		}
 		f.Close()
 	}

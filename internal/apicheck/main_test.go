@@ -1,0 +1,13 @@
+//go:build unix
+
+package apicheck_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
