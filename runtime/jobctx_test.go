@@ -57,3 +57,70 @@ func TestJobCtxAfterFunc(t *testing.T) {
 	require.False(t, ok)
 	require.Nil(t, c.Value("k"))
 }
+
+// The hand-written job context beside the context package's own cancel
+// context, in the two shapes a job has. "run": most jobs are made, polled
+// by their handler and finished without a cancel or a derived context; the
+// job context lives inside the job's entry, so that costs nothing of its
+// own, while the baseline allocates its context and cancel func. "cancel
+// with child": grep's fanout derives a context, and the job is superseded;
+// here the baseline is cheaper, because the context package links its own
+// children directly while a foreign parent's child is reached through
+// AfterFunc (a registration and a goroutine).
+func BenchmarkJobContext(b *testing.B) {
+	const polls = 64
+	poll := func(b *testing.B, ctx context.Context) {
+		for range polls {
+			if ctx.Err() != nil {
+				b.Fatal("cancelled early")
+			}
+		}
+	}
+	b.Run("run/jobCtx", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := new(task)
+			poll(b, &t.ctx)
+		}
+	})
+	b.Run("run/WithCancelCause", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := new(task) // the same entry allocation, for a fair count
+			ctx, cancel := context.WithCancelCause(context.Background())
+			poll(b, ctx)
+			cancel(nil)
+			_ = t
+		}
+	})
+	b.Run("cancel-with-child/jobCtx", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := new(task)
+			poll(b, &t.ctx)
+			child, stop := context.WithCancel(&t.ctx)
+			t.ctx.cancelCause(ErrSuperseded)
+			<-child.Done()
+			if context.Cause(child) != ErrSuperseded {
+				b.Fatal("cause lost")
+			}
+			stop()
+		}
+	})
+	b.Run("cancel-with-child/WithCancelCause", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := new(task)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			poll(b, ctx)
+			child, stop := context.WithCancel(ctx)
+			cancel(ErrSuperseded)
+			<-child.Done()
+			if context.Cause(child) != ErrSuperseded {
+				b.Fatal("cause lost")
+			}
+			stop()
+			_ = t
+		}
+	})
+}
