@@ -31,6 +31,29 @@
 // reply of any honest size decodes and a hostile one costs memory in
 // proportion to its own bytes, not to what it claims.
 //
+// # Results, errors and contexts
+//
+// TakeResult (or a stream's closing batch) gives an Outcome. Its value is
+// read with the accessor of the job's kind (Outcome.Listing for read_dir,
+// Outcome.Parse for parse, Outcome.External for an external job, ...), so
+// no caller type-asserts an interface. Outcome.Err is nil when the job
+// completed. A failure is a *JobError: its Code is what Lua and the
+// *workers* view show (an errno name, an executor or protocol code), and it
+// wraps the handler's own error when the job ran in this process, so
+//
+//	errors.Is(o.Err, fs.ErrNotExist)       // a stat of a missing path
+//	errors.Is(o.Err, grep.ErrBadPattern)   // a grep whose regexp does not compile
+//	errors.As(o.Err, new(*os.LinkError))   // a rename refused
+//
+// all hold. A cancelled job's Err is the reason its context ended:
+// context.Canceled (Runtime.Cancel), ErrSuperseded or ErrClosed, each of
+// which matches context.Canceled.
+//
+// The context a handler (or an external job's requester) watches keeps the
+// context.Context contract exactly: Err is nil, then context.Canceled,
+// whatever the reason; context.Cause reports the reason, to the job's
+// context and to every context derived from it.
+//
 // # Panics
 //
 // The executor turns a handler's panic into an internal_error failure. A
