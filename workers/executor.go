@@ -211,9 +211,9 @@ func (e *Executor) ResetActor(id ActorID) error {
 // matching ErrCanceled that also matches ctx's error (context.Canceled or
 // context.DeadlineExceeded) and wraps context.Cause(ctx). Once the job has
 // started, ending ctx is the job's business: the executor cannot stop it.
-// A job waiting in the queue keeps its place there until a worker reaches
-// it, so a cancelled job never lets a later one of its actor overtake the
-// ordering its lane promises.
+// A job whose ctx ends while it waits in its actor's queue keeps its place
+// until a worker reaches it and settles it, so the jobs behind it keep the
+// order their lanes promise.
 //
 // A nil ctx is refused like a nil t.Run or an unknown t.Lane: the job
 // settles at once with ErrInvalidArgument. A job without a context of its
@@ -229,8 +229,8 @@ func (e *Executor) ResetActor(id ActorID) error {
 //
 // With a Key, the job is shared as golang.org/x/sync/singleflight shares a
 // call: a submit that finds a job of the same actor and key queued or
-// running joins it (its Lane, Name, Run and ctx are unused) and its Done
-// gets the same Result; once that job settles the key is free again, so a
+// running joins it (its Name, Run and ctx are unused; its Lane must still
+// be LaneRead) and its Done gets the same Result; once that job settles the key is free again, so a
 // later submit runs anew. The shared job runs under the ctx of the submit
 // that started it, whatever the joiners' contexts do. Callers share
 // Result.Value and must treat it as read-only.
