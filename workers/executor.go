@@ -338,8 +338,9 @@ func (e *Executor) Close() {
 // for every goroutine the executor started to end, or for ctx to end,
 // whichever comes first. Later submits settle with ErrShutdown at once.
 //
-// The executor cannot stop a job: whoever submitted it cancels it (the
-// runtime cancels every job's context before it closes the executor). If
+// The executor cannot stop a running job: whoever submitted it ends the
+// context it was submitted with (the runtime cancels every job's context
+// before it closes the executor), and the job returns when it sees that. If
 // ctx ends first, Shutdown returns ctx.Err() and leaves running the jobs
 // that did not return (a handler blocked in a system call, such as a read
 // from a FIFO with no writer, cannot be interrupted), their worker
@@ -349,7 +350,7 @@ func (e *Executor) Close() {
 // leaks with its goroutine.
 //
 // Shutdown is idempotent and safe to call concurrently; it must not be
-// called from a job or a completion callback, which would wait for itself.
+// called from a job or a Task's Done, which would wait for itself.
 func (e *Executor) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	var dropped []task
