@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,11 +21,16 @@ func TestResetRootFromLua(t *testing.T) {
 	root, err := h.rt.RegisterRoot(t.TempDir())
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "a"), []byte("x"), 0o644))
-	boom := h.rt.Executor().Submit(workers.ActorID(root), workers.LaneMutating, "rename",
-		func(workers.Actor) (any, error) { panic("disk on fire") })
-	r, ok := boom.RecvTimeout(5 * time.Second)
-	require.True(t, ok)
-	require.ErrorIs(t, r.Err, workers.ErrInternal)
+	boom := make(chan workers.Result, 1)
+	h.rt.Executor().Submit(context.Background(), workers.Task{Actor: workers.ActorID(root), Lane: workers.LaneMutating,
+		Name: "rename", Run: func(context.Context, workers.Actor) (any, error) { panic("disk on fire") },
+		Done: func(r workers.Result) { boom <- r }})
+	select {
+	case r := <-boom:
+		require.ErrorIs(t, r.Err, workers.ErrInternal)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the panicking job did not settle")
+	}
 
 	task := h.run(t, fmt.Sprintf(`
 		local w = pmacs.workers

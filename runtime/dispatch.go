@@ -110,27 +110,22 @@ func jobName(kind Kind, id JobID) string {
 	return kind.String() + "#" + strconv.FormatUint(uint64(id), 10)
 }
 
-// start publishes j and submits its work on lane of actor. The worker
-// closure always replies: Cancelled if the job's context ended before it
-// ran, otherwise whatever the handler returns. If the executor itself
-// settles the job (a panic, a fatal or unregistered actor, shutdown), that
-// becomes a Failed reply carrying the executor's code.
+// start publishes j and submits its work on lane of actor, under the job's
+// context. The worker closure always replies with whatever the handler
+// returns. If the executor settles the job itself, that becomes the reply
+// instead: Cancelled if the job's context ended before a worker reached it
+// (the executor then does not run it), otherwise Failed carrying the
+// executor's code (a panic, a fatal or unregistered actor, shutdown).
 func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn work) JobID {
 	if !rt.prepare(j) {
 		return j.id
 	}
 	w := &j.t
-	ctx, kind := &w.ctx, j.kind
-	// The executor names the job by its kind label, a constant, so a
-	// dispatch builds no string; the failure path below adds the id.
-	rt.exec.SubmitFunc(actor, lane, j.kind.String(), func(a workers.Actor) (any, error) {
+	kind := j.kind
+	run := func(ctx context.Context, a workers.Actor) (any, error) {
 		if w.credit != nil { // only streams park
 			w.actor = new(workers.Actor)
 			*w.actor = a
-		}
-		if ctx.Err() != nil {
-			w.send(reply{Kind: replyCancelled})
-			return nil, nil
 		}
 		r := fn(ctx, w)
 		if pr, ok := w.panicReply(); ok {
@@ -138,8 +133,13 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 		}
 		w.send(r)
 		return nil, nil
-	}, func(res workers.Result) {
+	}
+	done := func(res workers.Result) {
 		if res.Err == nil {
+			return
+		}
+		if errors.Is(res.Err, context.Canceled) {
+			w.send(reply{Kind: replyCancelled})
 			return
 		}
 		r := reply{Kind: replyFailed, Msg: jobName(kind, w.id) + ": " + res.Err.Error(), err: res.Err}
@@ -148,7 +148,10 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 			r.Code = we.Code
 		}
 		w.send(r)
-	})
+	}
+	// The executor names the job by its kind label, a constant, so a
+	// dispatch builds no string; the failure path above adds the id.
+	rt.exec.Submit(&w.ctx, workers.Task{Actor: actor, Lane: lane, Name: kind.String(), Run: run, Done: done})
 	return j.id
 }
 

@@ -27,7 +27,7 @@ func (rt *Runtime) RegisterRoot(path string) (string, error) {
 	if slices.Contains(rt.roots.list, abs) {
 		return abs, nil
 	}
-	rt.exec.RegisterActor(workers.ActorID(abs), abs)
+	rt.exec.RegisterActor(workers.ActorID(abs))
 	rt.roots.list = append(rt.roots.list, abs)
 	slices.SortFunc(rt.roots.list, func(a, b string) int { return len(b) - len(a) })
 	return abs, nil

@@ -134,9 +134,9 @@ func New(opts Options) (*Runtime, error) {
 		confine:         opts.ConfineFS,
 		dec:             reg.NewDecoder(),
 	}
-	rt.exec.RegisterActor(DefaultActor, "")
-	rt.exec.RegisterActor(BuiltinActor, "")
-	rt.exec.RegisterActor(SyntaxActor, "")
+	rt.exec.RegisterActor(DefaultActor)
+	rt.exec.RegisterActor(BuiltinActor)
+	rt.exec.RegisterActor(SyntaxActor)
 	return rt, nil
 }
 

@@ -21,7 +21,7 @@ func stuckOnFIFO(t *testing.T, started chan<- struct{}) (Job, func()) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "fifo")
 	require.NoError(t, syscall.Mkfifo(path, 0o600))
-	job := func(Actor) (any, error) {
+	job := func(context.Context, Actor) (any, error) {
 		started <- struct{}{}
 		f, err := os.Open(path) // no writer: blocks in open(2)
 		if err != nil {
@@ -47,12 +47,11 @@ func stuckOnFIFO(t *testing.T, started chan<- struct{}) (Job, func()) {
 // a panic, and then every goroutine ends.
 func TestCloseReturnsWhileAJobIsStuckInASyscall(t *testing.T) {
 	e := New(Config{PoolSize: 2})
-	e.RegisterActor("a", nil)
+	e.RegisterActor("a")
 	started := make(chan struct{}, 1)
 	job, unblock := stuckOnFIFO(t, started)
-	stuck := e.Submit("a", LaneRead, "fifo", job)
-	late := make(chan Result, 1)
-	e.SubmitFunc("a", LaneMutating, "queued", value(0), func(r Result) { late <- r })
+	stuck := submit(e, "a", LaneRead, "fifo", job)
+	late := submit(e, "a", LaneMutating, "queued", value(0))
 	<-started
 
 	t0 := time.Now()
@@ -60,8 +59,8 @@ func TestCloseReturnsWhileAJobIsStuckInASyscall(t *testing.T) {
 	took := time.Since(t0)
 	require.Less(t, took, 2*time.Second, "Close waited %v", took)
 	require.GreaterOrEqual(t, took, DefaultCloseWait, "Close gave the running job its bounded wait")
-	requireCode(t, (<-late).Err, ErrShutdown, "queued")
-	_, settled := stuck.RecvTimeout(0)
+	requireCode(t, recv(t, late).Err, ErrShutdown, "queued")
+	_, settled := settledWithin(stuck, 0)
 	require.False(t, settled)
 
 	unblock()
@@ -75,10 +74,10 @@ func TestCloseReturnsWhileAJobIsStuckInASyscall(t *testing.T) {
 // second Shutdown after the job returned joins everything.
 func TestShutdownReportsJobsLeftRunning(t *testing.T) {
 	e := New(Config{PoolSize: 2})
-	e.RegisterActor("a", nil)
+	e.RegisterActor("a")
 	started := make(chan struct{}, 1)
 	hold := make(chan struct{})
-	h := e.Submit("a", LaneStream, "stuck", blocker(started, hold, "done"))
+	h := submit(e, "a", LaneStream, "stuck", blocker(started, hold, "done"))
 	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()

@@ -4,10 +4,12 @@
 //
 // # Topology
 //
-//	Submit* ──► actor queue (FIFO) ──► deficit round robin ──► idle worker
-//	   ▲             per actor           across actors              │
-//	   │                                                           run under the
-//	   └──────── finishing worker admits the next job ◄── settle ◄─ actor's gate
+//	Submit ──► actor queue (FIFO) ──► deficit round robin ──► idle worker
+//	  ▲             per actor           across actors              │
+//	  │                                                  run under the actor's
+//	  │                                                  gate (or, ctx ended,
+//	  │                                                  not at all)
+//	  └─────── finishing worker admits the next job ◄── Done ◄────┘
 //
 // There is no scheduler goroutine. The scheduling state lives under one
 // mutex and is driven by the two events that can change it: a submit (which
@@ -74,14 +76,27 @@
 // consumer that waits for later work of the same actor cannot deadlock with
 // a producer parked on it.
 //
+// # Submitting and cancelling
+//
+// There is one way in: Submit takes the context the job runs under and a
+// Task (actor, lane, name, the job, and Done, which receives the Result
+// exactly once). The job gets the context and should watch it; the executor
+// itself looks at it once, when a worker would start the job, and does not
+// run a job whose context has ended by then (see Submit). A Task with a Key
+// shares one execution among the submits of the same key, as singleflight
+// does.
+//
 // # Failures
 //
 // A job's own error is returned as is. The executor settles with an *Error
 // (match with errors.Is against ErrActorNotRegistered, ErrInternal,
-// ErrActorFatal, ErrShutdown, ErrInvalidArgument):
+// ErrActorFatal, ErrShutdown, ErrInvalidArgument, ErrCanceled):
 //
 //   - a submit to an unregistered actor, a fatal actor, a closed executor, or
-//     with an unknown lane or nil job settles at once, before Submit* returns;
+//     with an unknown lane, a nil job or a nil context settles at once, before
+//     Submit returns;
+//   - a job whose context had ended when a worker reached it settles with
+//     canceled, matching the context's error and its cause as well;
 //   - a job that panics (or calls runtime.Goexit) settles with internal_error
 //     naming the job and the panic, and its worker carries on (or is
 //     replaced);
@@ -94,11 +109,10 @@
 //
 // # Concurrency contract
 //
-// Every method of Executor and Handle is safe for concurrent use from any
-// goroutine. Completion callbacks (SubmitFunc) and the executor's channel
-// sends run without any executor lock held, so a callback may submit more
-// work; it must not block for long, since it holds a worker. Close must not be
-// called from a job or a callback. Each job settles exactly once.
+// Every method of Executor is safe for concurrent use from any goroutine.
+// A Task's Done runs without any executor lock held, so it may submit more
+// work; it must not block for long, since it usually holds a worker. Close
+// must not be called from a job or a Done. Each job settles exactly once.
 //
 // Close stops admission, settles every queued job with ErrShutdown, waits for
 // the running jobs and joins every goroutine the executor started, but never

@@ -10,19 +10,42 @@ import (
 // ActorID names an actor: in the editor, a project root.
 type ActorID string
 
-// Actor is what a job sees: the actor it runs for and that actor's context
-// (whatever RegisterActor was given). The Actor a job receives also lets it
-// park (see Park).
+// Actor is what a job sees of the actor it runs for. The Actor a job
+// receives also lets it park (see Park).
 type Actor struct {
-	ID      ActorID
-	Context any
+	ID ActorID
 
 	run *worker // the worker running the job; nil outside a job
 	seq uint64  // which of run's jobs this is
 }
 
-// Job runs on a worker goroutine. Its return values become the Result.
-type Job func(a Actor) (any, error)
+// Job runs on a worker goroutine. ctx is the context the job was submitted
+// with: a job that runs for long should watch it (poll Err, or select on
+// Done) and return when it ends. Its return values become the Result.
+type Job func(ctx context.Context, a Actor) (any, error)
+
+// Task is one job to submit: where it runs, what it runs, and where its
+// Result goes.
+type Task struct {
+	// Actor is the registered actor the job runs for.
+	Actor ActorID
+	// Lane decides how the job is admitted and which side of the actor's
+	// gate it runs on. The zero Lane is LaneRead.
+	Lane Lane
+	// Name labels the job in the errors the executor settles it with. A
+	// constant costs nothing per submit.
+	Name string
+	// Key, when not empty, makes the job shared: if a job of the same actor
+	// and key is already queued or running, this submit joins it instead
+	// of running Run, and Done gets that job's Result. A shared job runs in
+	// LaneRead; any other Lane is refused with ErrInvalidArgument.
+	Key string
+	// Run is the job.
+	Run Job
+	// Done receives the Result, exactly once (see Submit for the goroutine
+	// it runs on). A nil Done discards the Result.
+	Done func(Result)
+}
 
 // Executor runs jobs for registered actors on a fixed pool of worker
 // goroutines. See the package documentation for the scheduling rules and the
@@ -33,7 +56,7 @@ type Executor struct {
 	mu     sync.Mutex
 	sched  scheduler
 	actors map[ActorID]*actorState
-	order  []*actorState // registration order, for ActorContexts
+	order  []*actorState // registration order, for FatalActors
 	closed bool
 	joined chan struct{} // closed once every goroutine has ended; made by Shutdown
 
@@ -51,12 +74,6 @@ type Executor struct {
 	goroutines int
 	free       int
 
-	// Late deliveries to a caller's full channel (see SubmitChan).
-	sendMu   sync.Mutex
-	senders  sync.WaitGroup
-	stopping chan struct{}
-	stopped  bool
-
 	flightMu sync.Mutex
 	flights  map[flightKey]*flight
 }
@@ -66,11 +83,10 @@ type Executor struct {
 func New(cfg Config) *Executor {
 	cfg = cfg.Effective()
 	e := &Executor{
-		cfg:      cfg,
-		actors:   make(map[ActorID]*actorState),
-		runCh:    make(chan dispatched, cfg.PoolSize),
-		stopping: make(chan struct{}),
-		flights:  make(map[flightKey]*flight),
+		cfg:     cfg,
+		actors:  make(map[ActorID]*actorState),
+		runCh:   make(chan dispatched, cfg.PoolSize),
+		flights: make(map[flightKey]*flight),
 	}
 	e.sched = scheduler{
 		cfg:        cfg,
@@ -89,16 +105,15 @@ func New(cfg Config) *Executor {
 // Config returns the effective configuration.
 func (e *Executor) Config() Config { return e.cfg }
 
-// RegisterActor adds an actor with its context. It returns false, keeping the
-// existing context and queue, if the actor is already registered: callers
-// reconfigure a live actor through a mutating job, not by replacing it.
-func (e *Executor) RegisterActor(id ActorID, ctx any) bool {
+// RegisterActor adds an actor. It returns false, keeping the existing
+// actor and its queue, if the actor is already registered.
+func (e *Executor) RegisterActor(id ActorID) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, ok := e.actors[id]; ok {
 		return false
 	}
-	a := &actorState{id: id, ctx: ctx}
+	a := &actorState{id: id}
 	e.actors[id] = a
 	e.order = append(e.order, a)
 	return true
@@ -127,22 +142,9 @@ func (e *Executor) RemoveActor(id ActorID) {
 	e.mu.Unlock()
 
 	for _, t := range dropped {
-		e.deliver(t.done, Result{Err: jobError(CodeActorNotRegistered, t.name,
+		deliver(t.done, Result{Err: jobError(CodeActorNotRegistered, t.name,
 			fmt.Sprintf("was not run: actor %q was removed", id))})
 	}
-}
-
-// ActorContexts returns a snapshot of the registered actors in registration
-// order. The contexts are returned as given, so teardown can run on them
-// without holding any executor lock.
-func (e *Executor) ActorContexts() []Actor {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]Actor, len(e.order))
-	for i, a := range e.order {
-		out[i] = Actor{ID: a.id, Context: a.ctx}
-	}
-	return out
 }
 
 // ActorIsFatal reports whether a mutating job of the actor has panicked. An
@@ -198,67 +200,83 @@ func (e *Executor) ResetActor(id ActorID) error {
 	return nil
 }
 
-// Submit queues job and returns a Handle to wait on.
-func (e *Executor) Submit(id ActorID, lane Lane, name string, job Job) *Handle {
-	h := newHandle()
-	e.submit(id, lane, name, job, completion{h: h})
-	return h
-}
-
-// SubmitChan queues job; its Result is sent on done. done should have a free
-// buffer slot per outstanding job: the worker tries the send without blocking
-// and, if done is full, hands it to a small executor-owned goroutine so that
-// a slow reader costs a goroutine, never a worker. Close waits for such
-// pending sends until the workers have stopped and then drops the ones still
-// blocked. A nil done discards the Result.
-func (e *Executor) SubmitChan(id ActorID, lane Lane, name string, job Job, done chan<- Result) {
-	e.submit(id, lane, name, job, completion{ch: done})
-}
-
-// SubmitFunc queues job; done is called with its Result exactly once. It is
-// the cheapest form: nothing is allocated beyond the queued record, and that
-// is amortised away once the actor's queue has grown.
+// Submit queues t.Run to run for t.Actor in t.Lane, with ctx as its
+// context, and returns at once; t.Done receives the Result exactly once.
+// Submit allocates nothing beyond the queued record, and that is amortised
+// away once the actor's queue has grown (a shared job, with a Key, costs a
+// few allocations per execution).
 //
-// done runs on the worker goroutine that ran the job, or, for a job refused
-// or dropped without running, on the goroutine whose call refused or dropped
-// it: the submitting goroutine (unregistered or fatal actor, closed executor,
-// invalid argument), RemoveActor's, Close's, or the worker whose mutating job
-// made the actor fatal. done may submit more jobs; it must not block for long
-// (it holds a worker) and must not call Close. A nil done discards the Result.
-func (e *Executor) SubmitFunc(id ActorID, lane Lane, name string, job Job, done func(Result)) {
-	e.submit(id, lane, name, job, completion{fn: done})
+// The executor watches ctx at one point: when a worker would start the job.
+// If ctx has ended by then the job is not run and settles with an *Error
+// matching ErrCanceled that also matches ctx's error (context.Canceled or
+// context.DeadlineExceeded) and wraps context.Cause(ctx). Once the job has
+// started, ending ctx is the job's business: the executor cannot stop it.
+// A job whose ctx ends while it waits in its actor's queue keeps its place
+// until a worker reaches it and settles it, so the jobs behind it keep the
+// order their lanes promise.
+//
+// A nil ctx is refused like a nil t.Run or an unknown t.Lane: the job
+// settles at once with ErrInvalidArgument. A job without a context of its
+// own passes context.Background().
+//
+// t.Done runs on the worker goroutine that ran the job (or would have, for
+// a job whose ctx had ended), or, for a job refused or dropped without
+// reaching a worker, on the goroutine whose call refused or dropped it: the
+// submitting goroutine (unregistered or fatal actor, closed executor,
+// invalid argument), RemoveActor's, Shutdown's, or the worker whose
+// mutating job made the actor fatal. t.Done may submit more jobs; it must
+// not block for long (it holds a worker) and must not call Close.
+//
+// With a Key, the job is shared as golang.org/x/sync/singleflight shares a
+// call: a submit that finds a job of the same actor and key queued or
+// running joins it (its Name, Run and ctx are unused; its Lane must still
+// be LaneRead) and its Done gets the same Result; once that job settles the key is free again, so a
+// later submit runs anew. The shared job runs under the ctx of the submit
+// that started it, whatever the joiners' contexts do. Callers share
+// Result.Value and must treat it as read-only.
+func (e *Executor) Submit(ctx context.Context, t Task) {
+	if t.Key != "" {
+		e.submitShared(ctx, t)
+		return
+	}
+	e.submit(ctx, t.Actor, t.Lane, t.Name, t.Run, t.Done)
 }
 
-func (e *Executor) submit(id ActorID, lane Lane, name string, job Job, done completion) {
+func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name string, job Job, done func(Result)) {
 	if !lane.valid() {
-		e.deliver(done, Result{Err: jobError(CodeInvalidArgument, name,
+		deliver(done, Result{Err: jobError(CodeInvalidArgument, name,
 			fmt.Sprintf("was not run: unknown lane %v", lane))})
 		return
 	}
 	if job == nil {
-		e.deliver(done, Result{Err: jobError(CodeInvalidArgument, name, "was not run: the job is nil")})
+		deliver(done, Result{Err: jobError(CodeInvalidArgument, name, "was not run: the job is nil")})
+		return
+	}
+	if ctx == nil {
+		deliver(done, Result{Err: jobError(CodeInvalidArgument, name,
+			"was not run: the context is nil (pass context.Background())")})
 		return
 	}
 
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
-		e.deliver(done, Result{Err: jobError(CodeShutdown, name, "was not run: the executor is closed")})
+		deliver(done, Result{Err: jobError(CodeShutdown, name, "was not run: the executor is closed")})
 		return
 	}
 	a, ok := e.actors[id]
 	if !ok {
 		e.mu.Unlock()
-		e.deliver(done, Result{Err: jobError(CodeActorNotRegistered, name,
+		deliver(done, Result{Err: jobError(CodeActorNotRegistered, name,
 			fmt.Sprintf("was not run: actor %q is not registered", id))})
 		return
 	}
 	if a.fatal {
 		e.mu.Unlock()
-		e.deliver(done, Result{Err: fatalError(name, id)})
+		deliver(done, Result{Err: fatalError(name, id)})
 		return
 	}
-	a.queue.push(task{job: job, name: name, lane: lane, done: done})
+	a.queue.push(task{ctx: ctx, job: job, name: name, lane: lane, done: done})
 	if !a.active {
 		e.sched.activate(a)
 	}
@@ -320,19 +338,19 @@ func (e *Executor) Close() {
 // for every goroutine the executor started to end, or for ctx to end,
 // whichever comes first. Later submits settle with ErrShutdown at once.
 //
-// The executor cannot stop a job: whoever submitted it cancels it (the
-// runtime cancels every job's context before it closes the executor). If
+// The executor cannot stop a running job: whoever submitted it ends the
+// context it was submitted with (the runtime cancels every job's context
+// before it closes the executor), and the job returns when it sees that. If
 // ctx ends first, Shutdown returns ctx.Err() and leaves running the jobs
 // that did not return (a handler blocked in a system call, such as a read
 // from a FIFO with no writer, cannot be interrupted), their worker
 // goroutines and one goroutine that waits for them. Each of those ends when
-// its job returns; its Result is still delivered (to a Handle or callback;
-// a send to a full SubmitChan channel is dropped), so the caller must
-// tolerate a settle that arrives after Shutdown. A job that never returns
+// its job returns; its Result is still delivered to its Done, so the caller
+// must tolerate a settle that arrives after Shutdown. A job that never returns
 // leaks with its goroutine.
 //
 // Shutdown is idempotent and safe to call concurrently; it must not be
-// called from a job or a completion callback, which would wait for itself.
+// called from a job or a Task's Done, which would wait for itself.
 func (e *Executor) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	var dropped []task
@@ -351,65 +369,25 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 	e.mu.Unlock()
 
 	for _, t := range dropped {
-		e.deliver(t.done, Result{Err: jobError(CodeShutdown, t.name, "was not run: the executor was closed")})
+		deliver(t.done, Result{Err: jobError(CodeShutdown, t.name, "was not run: the executor was closed")})
 	}
 	select {
 	case <-joined:
 		return nil
 	case <-ctx.Done():
-		// Nobody waits for late sends any more: drop them rather than leave
-		// their goroutines behind with the stuck jobs.
-		e.stopSenders()
 		return ctx.Err()
 	}
 }
 
-// join waits for the worker goroutines, then for the late senders, which
-// may keep trying until the workers have stopped, and closes joined.
+// join waits for the worker goroutines and closes joined.
 func (e *Executor) join() {
 	e.workers.Wait()
-	e.stopSenders()
-	e.senders.Wait()
 	close(e.joined)
 }
 
-func (e *Executor) stopSenders() {
-	e.sendMu.Lock()
-	defer e.sendMu.Unlock()
-	if !e.stopped {
-		e.stopped = true
-		close(e.stopping)
+// deliver settles one job.
+func deliver(done func(Result), r Result) {
+	if done != nil {
+		done(r)
 	}
-}
-
-// deliver settles one job. It never blocks on a caller's channel.
-func (e *Executor) deliver(c completion, r Result) {
-	switch {
-	case c.fn != nil:
-		c.fn(r)
-	case c.h != nil:
-		c.h.settle(r)
-	case c.ch != nil:
-		select {
-		case c.ch <- r:
-		default:
-			e.deliverLater(c.ch, r)
-		}
-	}
-}
-
-func (e *Executor) deliverLater(ch chan<- Result, r Result) {
-	e.sendMu.Lock()
-	defer e.sendMu.Unlock()
-	if e.stopped {
-		return // closed and the caller's channel is full: documented drop
-	}
-	e.senders.Add(1)
-	go func() {
-		defer e.senders.Done()
-		select {
-		case ch <- r:
-		case <-e.stopping:
-		}
-	}()
 }

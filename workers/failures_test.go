@@ -25,14 +25,14 @@ func requireCode(t *testing.T, err error, sentinel error, job string) *Error {
 func TestPanicSettlesInternalErrorNamingJobAndMessage(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 2}, "a")
 	for _, lane := range []Lane{LaneRead, LaneSerial, LaneHeavy} {
-		r := recv(t, e.Submit("a", lane, "grep#12", func(Actor) (any, error) { panic("boom") }))
+		r := recv(t, submit(e, "a", lane, "grep#12", func(context.Context, Actor) (any, error) { panic("boom") }))
 		xe := requireCode(t, r.Err, ErrInternal, "grep#12")
 		require.Equal(t, "internal_error: job 'grep#12' panicked: boom", xe.Error())
 		require.Nil(t, r.Value)
 		require.False(t, errors.Is(r.Err, ErrActorFatal))
 	}
 	require.False(t, e.ActorIsFatal("a"))
-	require.Equal(t, 7, recv(t, e.Submit("a", LaneMutating, "after", value(7))).Value)
+	require.Equal(t, 7, recv(t, submit(e, "a", LaneMutating, "after", value(7))).Value)
 }
 
 // Acceptance: a job that calls runtime.Goexit settles with internal_error and
@@ -40,7 +40,7 @@ func TestPanicSettlesInternalErrorNamingJobAndMessage(t *testing.T) {
 func TestGoexitSettlesInternalErrorAndReplacesWorker(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 2}, "a")
 	for range 5 {
-		r := recv(t, e.Submit("a", LaneRead, "quit", func(Actor) (any, error) {
+		r := recv(t, submit(e, "a", LaneRead, "quit", func(context.Context, Actor) (any, error) {
 			runtime.Goexit()
 			return nil, nil
 		}))
@@ -52,9 +52,9 @@ func TestGoexitSettlesInternalErrorAndReplacesWorker(t *testing.T) {
 		defer e.mu.Unlock()
 		return e.sched.idle == 2
 	})
-	var hs []*Handle
+	var hs []pending
 	for i := range 10 {
-		hs = append(hs, e.Submit("a", LaneRead, "after", value(i)))
+		hs = append(hs, submit(e, "a", LaneRead, "after", value(i)))
 	}
 	for i, h := range hs {
 		require.Equal(t, i, recv(t, h).Value)
@@ -68,16 +68,16 @@ func TestPanickingMutatingJobMakesActorFatal(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 4}, "a", "b")
 	started := make(chan struct{}, 1)
 	hold, release := holdJobs(t)
-	write := e.Submit("a", LaneMutating, "rename", func(Actor) (any, error) {
+	write := submit(e, "a", LaneMutating, "rename", func(context.Context, Actor) (any, error) {
 		started <- struct{}{}
 		<-hold
 		panic("disk on fire")
 	})
 	<-started
-	queued := []*Handle{
-		e.Submit("a", LaneRead, "read-1", value(1)),
-		e.Submit("a", LaneMutating, "rename-2", value(2)),
-		e.Submit("a", LaneHeavy, "parse-3", value(3)),
+	queued := []pending{
+		submit(e, "a", LaneRead, "read-1", value(1)),
+		submit(e, "a", LaneMutating, "rename-2", value(2)),
+		submit(e, "a", LaneHeavy, "parse-3", value(3)),
 	}
 	release()
 
@@ -93,22 +93,22 @@ func TestPanickingMutatingJobMakesActorFatal(t *testing.T) {
 
 	var refused Result
 	called := false
-	e.SubmitFunc("a", LaneRead, "late", value(0), func(r Result) { refused, called = r, true })
-	require.True(t, called, "refusal settles before SubmitFunc returns")
+	e.Submit(context.Background(), Task{Actor: "a", Name: "late", Run: value(0), Done: func(r Result) { refused, called = r, true }})
+	require.True(t, called, "refusal settles before Submit returns")
 	xe := requireCode(t, refused.Err, ErrActorFatal, "late")
 	require.Contains(t, xe.Message, `"a"`)
 
 	require.False(t, e.ActorIsFatal("b"))
-	require.Equal(t, "ok", recv(t, e.Submit("b", LaneMutating, "b-write", value("ok"))).Value)
+	require.Equal(t, "ok", recv(t, submit(e, "b", LaneMutating, "b-write", value("ok"))).Value)
 }
 
 // Acceptance: a submit to an unregistered actor settles actor_not_registered
 // at once, on the submitting goroutine.
 func TestUnregisteredActorSettlesAtOnce(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 2}, "a")
-	h := e.Submit("nope", LaneRead, "grep#1", value(1))
+	h := submit(e, "nope", LaneRead, "grep#1", value(1))
 	select {
-	case r := <-h.Done():
+	case r := <-h:
 		xe := requireCode(t, r.Err, ErrActorNotRegistered, "grep#1")
 		require.Equal(t, `actor_not_registered: job 'grep#1' was not run: actor "nope" is not registered`, xe.Error())
 	default:
@@ -120,10 +120,10 @@ func TestUnregisteredActorSettlesAtOnce(t *testing.T) {
 // Acceptance: an unknown lane or a nil job is a clear error, never a panic.
 func TestInvalidSubmitSettlesInvalidArgument(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 2}, "a")
-	r := recv(t, e.Submit("a", Lane(42), "odd", value(1)))
+	r := recv(t, submit(e, "a", Lane(42), "odd", value(1)))
 	requireCode(t, r.Err, ErrInvalidArgument, "odd")
 	require.Contains(t, r.Err.Error(), "Lane(42)")
-	r = recv(t, e.Submit("a", LaneRead, "nil", nil))
+	r = recv(t, submit(e, "a", LaneRead, "nil", nil))
 	requireCode(t, r.Err, ErrInvalidArgument, "nil")
 }
 
@@ -134,30 +134,29 @@ func TestRemoveActorSettlesQueuedJobsAndRefusesLaterOnes(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 4}, "a", "b")
 	started := make(chan struct{}, 1)
 	hold, release := holdJobs(t)
-	running := e.Submit("a", LaneMutating, "running", blocker(started, hold, "done"))
+	running := submit(e, "a", LaneMutating, "running", blocker(started, hold, "done"))
 	<-started
-	var queued []*Handle
+	var queued []pending
 	for range 3 {
-		queued = append(queued, e.Submit("a", LaneRead, "queued", value(0)))
+		queued = append(queued, submit(e, "a", LaneRead, "queued", value(0)))
 	}
 
 	e.RemoveActor("a")
 	for _, h := range queued {
-		r, ok := h.RecvTimeout(0)
+		r, ok := settledWithin(h, 0)
 		require.True(t, ok, "queued job settled by RemoveActor itself")
 		xe := requireCode(t, r.Err, ErrActorNotRegistered, "queued")
 		require.Contains(t, xe.Message, "removed")
 	}
-	requireCode(t, recv(t, e.Submit("a", LaneRead, "later", value(0))).Err, ErrActorNotRegistered, "later")
-	require.Equal(t, []Actor{{ID: "b", Context: "ctx:b"}}, e.ActorContexts())
+	requireCode(t, recv(t, submit(e, "a", LaneRead, "later", value(0))).Err, ErrActorNotRegistered, "later")
 
 	release()
 	require.Equal(t, "done", recv(t, running).Value)
 	e.RemoveActor("a") // unknown now: nothing happens
 
-	require.True(t, e.RegisterActor("a", "fresh"))
-	r := recv(t, e.Submit("a", LaneRead, "again", func(a Actor) (any, error) { return a.Context, nil }))
-	require.Equal(t, "fresh", r.Value)
+	require.True(t, e.RegisterActor("a"))
+	r := recv(t, submit(e, "a", LaneRead, "again", func(_ context.Context, a Actor) (any, error) { return a.ID, nil }))
+	require.Equal(t, ActorID("a"), r.Value)
 }
 
 // Acceptance: shutdown with queued jobs: Shutdown settles them with the shutdown
@@ -165,19 +164,19 @@ func TestRemoveActorSettlesQueuedJobsAndRefusesLaterOnes(t *testing.T) {
 // submits and is idempotent.
 func TestCloseSettlesQueuedJobsAndJoinsEveryGoroutine(t *testing.T) {
 	e := New(Config{PoolSize: 2})
-	e.RegisterActor("a", nil)
-	e.RegisterActor("b", nil)
+	e.RegisterActor("a")
+	e.RegisterActor("b")
 	started := make(chan struct{}, 2)
 	hold, release := holdJobs(t)
-	running := []*Handle{
-		e.Submit("a", LaneRead, "run-a", blocker(started, hold, "a")),
-		e.Submit("b", LaneRead, "run-b", blocker(started, hold, "b")),
+	running := []pending{
+		submit(e, "a", LaneRead, "run-a", blocker(started, hold, "a")),
+		submit(e, "b", LaneRead, "run-b", blocker(started, hold, "b")),
 	}
 	<-started
 	<-started
-	var queued []*Handle
+	var queued []pending
 	for range 10 {
-		queued = append(queued, e.Submit("a", LaneRead, "queued", value(0)))
+		queued = append(queued, submit(e, "a", LaneRead, "queued", value(0)))
 	}
 
 	closed := make(chan struct{})
@@ -201,7 +200,7 @@ func TestCloseSettlesQueuedJobsAndJoinsEveryGoroutine(t *testing.T) {
 	require.Equal(t, "b", recv(t, running[1]).Value)
 	<-closed
 
-	requireCode(t, recv(t, e.Submit("a", LaneRead, "late", value(0))).Err, ErrShutdown, "late")
+	requireCode(t, recv(t, submit(e, "a", LaneRead, "late", value(0))).Err, ErrShutdown, "late")
 	e.Close()
 	goleak.VerifyNone(t)
 }

@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func (l *startLog) job(id ActorID) Job {
 // worker that keeps picking its next job can run several before a freshly
 // woken one gets a core, and the start order would measure the Go scheduler.
 func (l *startLog) jobFor(id ActorID, d time.Duration) Job {
-	return func(Actor) (any, error) {
+	return func(context.Context, Actor) (any, error) {
 		if !l.attached {
 			l.mu.Lock()
 			l.order = append(l.order, id)
@@ -56,12 +57,12 @@ const fairJobTime = 200 * time.Microsecond
 
 // occupy fills every worker with a blocked job on the given actors, so that
 // work submitted next queues up whole before anything is admitted.
-func occupy(t *testing.T, e *Executor, release <-chan struct{}, ids ...ActorID) []*Handle {
+func occupy(t *testing.T, e *Executor, release <-chan struct{}, ids ...ActorID) []pending {
 	t.Helper()
 	started := make(chan struct{}, len(ids))
-	var hs []*Handle
+	var hs []pending
 	for _, id := range ids {
-		hs = append(hs, e.Submit(id, LaneRead, "occupy", blocker(started, release, nil)))
+		hs = append(hs, submit(e, id, LaneRead, "occupy", blocker(started, release, nil)))
 	}
 	for range ids {
 		<-started
@@ -90,10 +91,10 @@ func TestRoundRobinDoesNotStarveThirdActor(t *testing.T) {
 
 	var log startLog
 	log.attach(e)
-	var hs []*Handle
+	var hs []pending
 	for _, id := range []ActorID{"a", "b", "c"} {
 		for range 30 {
-			hs = append(hs, e.Submit(id, LaneRead, "work", log.jobFor(id, fairJobTime)))
+			hs = append(hs, submit(e, id, LaneRead, "work", log.jobFor(id, fairJobTime)))
 		}
 	}
 	open()
@@ -116,10 +117,10 @@ func TestTwoBusyActorsInterleaveEvenly(t *testing.T) {
 
 	var log startLog
 	log.attach(e)
-	var hs []*Handle
+	var hs []pending
 	for _, id := range []ActorID{"a", "b"} {
 		for range 200 {
-			hs = append(hs, e.Submit(id, LaneRead, "work", log.jobFor(id, fairJobTime)))
+			hs = append(hs, submit(e, id, LaneRead, "work", log.jobFor(id, fairJobTime)))
 		}
 	}
 	open()
@@ -148,10 +149,10 @@ func TestQuantumSetsJobsStartedPerVisit(t *testing.T) {
 
 		var log startLog
 		log.attach(e)
-		var hs []*Handle
+		var hs []pending
 		for _, id := range []ActorID{"a", "b"} {
 			for range 6 {
-				hs = append(hs, e.Submit(id, LaneRead, "work", log.job(id)))
+				hs = append(hs, submit(e, id, LaneRead, "work", log.job(id)))
 			}
 		}
 		openX() // one worker runs all twelve, y's keeps the other

@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 
@@ -17,9 +18,9 @@ func TestFatalActorIsListedWithItsReasonAndCanBeReset(t *testing.T) {
 
 	var parked atomic.Int64
 	hold, release := holdJobs(t)
-	stream := e.Submit("a", LaneStream, "grep", parkedJob(&parked, hold, "stream"))
+	stream := submit(e, "a", LaneStream, "grep", parkedJob(&parked, hold, "stream"))
 	waitFor(t, "the stream to park", func() bool { return parked.Load() == 1 })
-	r := recv(t, e.Submit("a", LaneMutating, "rename", func(Actor) (any, error) { panic("disk on fire") }))
+	r := recv(t, submit(e, "a", LaneMutating, "rename", func(context.Context, Actor) (any, error) { panic("disk on fire") }))
 	requireCode(t, r.Err, ErrInternal, "rename")
 
 	fatal := e.FatalActors()
@@ -38,7 +39,7 @@ func TestFatalActorIsListedWithItsReasonAndCanBeReset(t *testing.T) {
 	require.NoError(t, e.ResetActor("a"))
 	require.False(t, e.ActorIsFatal("a"))
 	require.Empty(t, e.FatalActors())
-	require.Equal(t, "ok", recv(t, e.Submit("a", LaneMutating, "again", value("ok"))).Value)
+	require.Equal(t, "ok", recv(t, submit(e, "a", LaneMutating, "again", value("ok"))).Value)
 
 	require.ErrorIs(t, e.ResetActor("a"), ErrActorNotFatal)
 	require.ErrorIs(t, e.ResetActor("b"), ErrActorNotFatal)

@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -12,13 +13,13 @@ import (
 // waits until want jobs are inside at once, then hands out the tokens one by
 // one, so a job that broke its bound would be sitting inside, inflating the
 // peak, while the tokens trickle out.
-func runGated(t *testing.T, e *Executor, g *gauge, want int, submits []func(Job) *Handle) {
+func runGated(t *testing.T, e *Executor, g *gauge, want int, submits []func(Job) pending) {
 	t.Helper()
 	tokens := make(chan struct{})
 	abandon, _ := holdJobs(t)
-	handles := make([]*Handle, 0, len(submits))
+	handles := make([]pending, 0, len(submits))
 	for _, submit := range submits {
-		handles = append(handles, submit(func(Actor) (any, error) {
+		handles = append(handles, submit(func(context.Context, Actor) (any, error) {
 			g.enter()
 			defer g.leave()
 			select {
@@ -42,10 +43,10 @@ func runGated(t *testing.T, e *Executor, g *gauge, want int, submits []func(Job)
 	require.Equal(t, int64(want), g.peak.Load())
 }
 
-func submitN(e *Executor, n int, id ActorID, lane Lane) []func(Job) *Handle {
-	out := make([]func(Job) *Handle, n)
+func submitN(e *Executor, n int, id ActorID, lane Lane) []func(Job) pending {
+	out := make([]func(Job) pending, n)
 	for i := range out {
-		out[i] = func(j Job) *Handle { return e.Submit(id, lane, "job", j) }
+		out[i] = func(j Job) pending { return submit(e, id, lane, "job", j) }
 	}
 	return out
 }
@@ -73,7 +74,7 @@ func TestSerialLaneRunsOneAtATimePerActor(t *testing.T) {
 // HeavyPermits.
 func TestHeavyPermitsBoundHeavyJobsAcrossActors(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 8, HeavyPermits: 2}, "a", "b", "c")
-	var submits []func(Job) *Handle
+	var submits []func(Job) pending
 	for _, id := range []ActorID{"a", "b", "c"} {
 		submits = append(submits, submitN(e, 4, id, LaneHeavy)...)
 	}
@@ -85,7 +86,7 @@ func TestHeavyPermitsBoundHeavyJobsAcrossActors(t *testing.T) {
 // flight whatever the lane mix.
 func TestActorCapBoundsEveryLaneTogether(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 8, ActorCap: 3, ReadCap: 2, HeavyPermits: 4}, "a")
-	var submits []func(Job) *Handle
+	var submits []func(Job) pending
 	for range 3 {
 		submits = append(submits, submitN(e, 2, "a", LaneRead)...)
 		submits = append(submits, submitN(e, 1, "a", LaneSerial)...)
@@ -104,9 +105,9 @@ func TestWriterBarrierDrainsEarlierReadsAndOrdersLaterOnes(t *testing.T) {
 	var readers gauge
 	hold, release := holdJobs(t)
 
-	var early []*Handle
+	var early []pending
 	for range 3 {
-		early = append(early, e.Submit("a", LaneRead, "early", func(Actor) (any, error) {
+		early = append(early, submit(e, "a", LaneRead, "early", func(context.Context, Actor) (any, error) {
 			readers.enter()
 			defer readers.leave()
 			<-hold
@@ -115,14 +116,14 @@ func TestWriterBarrierDrainsEarlierReadsAndOrdersLaterOnes(t *testing.T) {
 	}
 	waitFor(t, "three reads in flight", func() bool { return readers.cur.Load() == 3 })
 
-	write := e.Submit("a", LaneMutating, "write", func(Actor) (any, error) {
+	write := submit(e, "a", LaneMutating, "write", func(context.Context, Actor) (any, error) {
 		seen := readers.cur.Load()
 		shared = 1
 		return seen, nil
 	})
-	var late []*Handle
+	var late []pending
 	for range 3 {
-		late = append(late, e.Submit("a", LaneRead, "late", func(Actor) (any, error) { return shared, nil }))
+		late = append(late, submit(e, "a", LaneRead, "late", func(context.Context, Actor) (any, error) { return shared, nil }))
 	}
 
 	e.mu.Lock()
@@ -147,16 +148,16 @@ func TestMutatingJobsRunOneAtATimeInSubmissionOrder(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 8}, "a")
 	var order []int // guarded by the write gate
 	var g gauge
-	var handles []*Handle
+	var handles []pending
 	for i := range 50 {
-		handles = append(handles, e.Submit("a", LaneMutating, "rename", func(Actor) (any, error) {
+		handles = append(handles, submit(e, "a", LaneMutating, "rename", func(context.Context, Actor) (any, error) {
 			g.enter()
 			defer g.leave()
 			order = append(order, i)
 			return nil, nil
 		}))
 		if i%10 == 0 {
-			handles = append(handles, e.Submit("a", LaneRead, "read", value(nil)))
+			handles = append(handles, submit(e, "a", LaneRead, "read", value(nil)))
 		}
 	}
 	for _, h := range handles {
@@ -177,11 +178,11 @@ func TestHeavyJobBuildsOutsideGateAndInstallsUnderWriteGate(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 8}, "a")
 	started := make(chan struct{}, 1)
 	hold, release := holdJobs(t)
-	write := e.Submit("a", LaneMutating, "write", blocker(started, hold, "w"))
+	write := submit(e, "a", LaneMutating, "write", blocker(started, hold, "w"))
 	<-started
 
 	built := make(chan struct{})
-	heavy := e.Submit("a", LaneHeavy, "parse", func(Actor) (any, error) {
+	heavy := submit(e, "a", LaneHeavy, "parse", func(context.Context, Actor) (any, error) {
 		close(built)
 		return "tree", nil
 	})
@@ -190,7 +191,7 @@ func TestHeavyJobBuildsOutsideGateAndInstallsUnderWriteGate(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("heavy job did not build while the write gate was held")
 	}
-	_, settled := heavy.RecvTimeout(20 * time.Millisecond)
+	_, settled := settledWithin(heavy, 20*time.Millisecond)
 	require.False(t, settled, "heavy job settled before its install point")
 
 	release()
@@ -198,20 +199,19 @@ func TestHeavyJobBuildsOutsideGateAndInstallsUnderWriteGate(t *testing.T) {
 	require.Equal(t, "tree", recv(t, heavy).Value)
 }
 
-// Acceptance: the job sees its actor's ID and the context it was registered
-// with; a second RegisterActor keeps the first context.
-func TestJobSeesActorContextAndReRegisterKeepsIt(t *testing.T) {
-	e := newExecutor(t, Config{}, "a")
-	require.False(t, e.RegisterActor("a", "other"))
-	r := recv(t, e.Submit("a", LaneRead, "who", func(a Actor) (any, error) { return []any{a.ID, a.Context}, nil }))
-	require.Equal(t, []any{ActorID("a"), "ctx:a"}, r.Value)
-}
-
-// Acceptance: a snapshot of actor contexts, in registration order.
-func TestActorContextsSnapshotsRegisteredActors(t *testing.T) {
-	e := newExecutor(t, Config{}, "a", "b", "c")
-	e.RemoveActor("b")
-	require.Equal(t, []Actor{{ID: "a", Context: "ctx:a"}, {ID: "c", Context: "ctx:c"}}, e.ActorContexts())
+// Acceptance: the job sees its actor's ID; a second RegisterActor reports
+// false and keeps the actor's queue.
+func TestJobSeesItsActorAndReRegisterKeepsTheQueue(t *testing.T) {
+	e := newExecutor(t, Config{PoolSize: 2}, "a")
+	started := make(chan struct{}, 1)
+	hold, release := holdJobs(t)
+	running := submit(e, "a", LaneMutating, "hold", blocker(started, hold, nil))
+	<-started
+	queued := submit(e, "a", LaneRead, "who", func(_ context.Context, a Actor) (any, error) { return a.ID, nil })
+	require.False(t, e.RegisterActor("a"))
+	release()
+	require.NoError(t, recv(t, running).Err)
+	require.Equal(t, ActorID("a"), recv(t, queued).Value)
 }
 
 // Acceptance: many goroutines submitting to many actors at once all settle
@@ -230,7 +230,8 @@ func TestConcurrentSubmittersAllSettleOnce(t *testing.T) {
 			for i := range 100 {
 				id := ActorID([]string{"a", "b", "c"}[(g+i)%3])
 				n := g*100 + i
-				e.SubmitChan(id, lanes[i%4], "n", value(n), done)
+				e.Submit(context.Background(), Task{Actor: id, Lane: lanes[i%4], Name: "n", Run: value(n),
+					Done: func(r Result) { done <- r }})
 			}
 			for range 100 {
 				r := <-done

@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,8 +11,8 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain proves no test leaves a goroutine behind: Close joins every worker
-// and every late-delivery sender.
+// TestMain proves no test leaves a goroutine behind: Close joins every
+// worker.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
@@ -22,7 +23,7 @@ func newExecutor(t testing.TB, cfg Config, actors ...ActorID) *Executor {
 	e := New(cfg)
 	t.Cleanup(e.Close)
 	for _, id := range actors {
-		require.True(t, e.RegisterActor(id, "ctx:"+string(id)))
+		require.True(t, e.RegisterActor(id))
 	}
 	return e
 }
@@ -56,15 +57,63 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-func recv(t testing.TB, h *Handle) Result {
+// pending is a submitted job's Result to come.
+type pending <-chan Result
+
+// submit submits job with a context that never ends and returns where its
+// Result arrives.
+func submit(e *Executor, id ActorID, lane Lane, name string, job Job) pending {
+	return submitTask(e, context.Background(), Task{Actor: id, Lane: lane, Name: name, Run: job})
+}
+
+// submitTask submits t, with a Done that sends the Result on the returned
+// channel. A second Result for the same job panics, failing the test run:
+// each job settles exactly once.
+func submitTask(e *Executor, ctx context.Context, t Task) pending {
+	ch := make(chan Result, 1)
+	t.Done = func(r Result) {
+		select {
+		case ch <- r:
+		default:
+			panic("job " + t.Name + " settled twice")
+		}
+	}
+	e.Submit(ctx, t)
+	return ch
+}
+
+// recv waits, within a generous bound, for p's Result.
+func recv(t testing.TB, p pending) Result {
 	t.Helper()
-	r, ok := h.RecvTimeout(5 * time.Second)
-	require.True(t, ok, "job did not settle")
-	return r
+	select {
+	case r := <-p:
+		return r
+	case <-time.After(5 * time.Second):
+		t.Fatal("job did not settle")
+		return Result{}
+	}
+}
+
+// settledWithin reports whether p's Result arrives within d, taking it if so.
+func settledWithin(p pending, d time.Duration) (Result, bool) {
+	if d <= 0 {
+		select {
+		case r := <-p:
+			return r, true
+		default:
+			return Result{}, false
+		}
+	}
+	select {
+	case r := <-p:
+		return r, true
+	case <-time.After(d):
+		return Result{}, false
+	}
 }
 
 func value(v any) Job {
-	return func(Actor) (any, error) { return v, nil }
+	return func(context.Context, Actor) (any, error) { return v, nil }
 }
 
 // holdJobs returns a channel that blocked jobs wait on and the func that
@@ -81,7 +130,7 @@ func holdJobs(t testing.TB) (<-chan struct{}, func()) {
 // blocker returns a job that signals when it starts and returns when release
 // is closed.
 func blocker(started chan<- struct{}, release <-chan struct{}, v any) Job {
-	return func(Actor) (any, error) {
+	return func(context.Context, Actor) (any, error) {
 		if started != nil {
 			started <- struct{}{}
 		}

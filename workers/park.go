@@ -30,7 +30,7 @@ package workers
 // Several goroutines of one job may park at once: the job gives up its
 // slots when the first enters and takes them back when the last leaves. Its
 // other goroutines keep running meanwhile and must not count on the gate.
-// Park on an Actor that did not come from a running job (ActorContexts),
+// Park on an Actor that did not come from a running job (a zero Actor),
 // or after the job has returned, just calls wait.
 func (a Actor) Park(wait func()) {
 	w := a.run

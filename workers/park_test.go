@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,7 +12,7 @@ import (
 // parkedJob returns a job that parks until release is closed, counting the
 // jobs inside their parking section in parked.
 func parkedJob(parked *atomic.Int64, release <-chan struct{}, v any) Job {
-	return func(a Actor) (any, error) {
+	return func(_ context.Context, a Actor) (any, error) {
 		a.Park(func() {
 			parked.Add(1)
 			defer parked.Add(-1)
@@ -50,12 +51,12 @@ func TestParkedStreamJobDoesNotBlockLaterMutatingJob(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 4}, "a")
 	var parked atomic.Int64
 	hold, release := holdJobs(t)
-	stream := e.Submit("a", LaneStream, "grep", parkedJob(&parked, hold, "stream"))
+	stream := submit(e, "a", LaneStream, "grep", parkedJob(&parked, hold, "stream"))
 	waitFor(t, "the stream to park", func() bool { return parked.Load() == 1 })
 
-	rename := e.Submit("a", LaneMutating, "rename", value("renamed"))
+	rename := submit(e, "a", LaneMutating, "rename", value("renamed"))
 	require.Equal(t, "renamed", recv(t, rename).Value)
-	_, settled := stream.RecvTimeout(0)
+	_, settled := settledWithin(stream, 0)
 	require.False(t, settled, "the stream is still parked")
 
 	release()
@@ -69,9 +70,9 @@ func TestStreamJobHoldsNoGateWhileRunning(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 4}, "a")
 	started := make(chan struct{}, 1)
 	hold, release := holdJobs(t)
-	stream := e.Submit("a", LaneStream, "emit", blocker(started, hold, "stream"))
+	stream := submit(e, "a", LaneStream, "emit", blocker(started, hold, "stream"))
 	<-started
-	require.Equal(t, "renamed", recv(t, e.Submit("a", LaneMutating, "rename", value("renamed"))).Value)
+	require.Equal(t, "renamed", recv(t, submit(e, "a", LaneMutating, "rename", value("renamed"))).Value)
 	release()
 	require.Equal(t, "stream", recv(t, stream).Value)
 }
@@ -83,14 +84,14 @@ func TestStreamStartsAfterEarlierMutatingJobs(t *testing.T) {
 	shared := 0 // written under the write gate, read by the stream after it
 	started := make(chan struct{}, 1)
 	hold, release := holdJobs(t)
-	write := e.Submit("a", LaneMutating, "write", func(Actor) (any, error) {
+	write := submit(e, "a", LaneMutating, "write", func(context.Context, Actor) (any, error) {
 		started <- struct{}{}
 		<-hold
 		shared = 1
 		return nil, nil
 	})
 	<-started
-	stream := e.Submit("a", LaneStream, "grep", func(Actor) (any, error) { return shared, nil })
+	stream := submit(e, "a", LaneStream, "grep", func(context.Context, Actor) (any, error) { return shared, nil })
 	e.mu.Lock()
 	queued := e.actors["a"].queue.n
 	e.mu.Unlock()
@@ -108,15 +109,15 @@ func TestParkedJobsFillingActorCapAndPoolDoNotStopOtherWork(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 2}, "a", "b") // ActorCap 1
 	var parked atomic.Int64
 	hold, release := holdJobs(t)
-	var streams []*Handle
+	var streams []pending
 	for i := range 5 {
-		streams = append(streams, e.Submit("a", LaneStream, "stream", parkedJob(&parked, hold, i)))
+		streams = append(streams, submit(e, "a", LaneStream, "stream", parkedJob(&parked, hold, i)))
 	}
 	waitFor(t, "five streams parked", func() bool { return parked.Load() == 5 })
 
-	require.Equal(t, "read", recv(t, e.Submit("a", LaneRead, "read", value("read"))).Value)
-	require.Equal(t, "write", recv(t, e.Submit("a", LaneMutating, "write", value("write"))).Value)
-	require.Equal(t, "other", recv(t, e.Submit("b", LaneSerial, "other", value("other"))).Value)
+	require.Equal(t, "read", recv(t, submit(e, "a", LaneRead, "read", value("read"))).Value)
+	require.Equal(t, "write", recv(t, submit(e, "a", LaneMutating, "write", value("write"))).Value)
+	require.Equal(t, "other", recv(t, submit(e, "b", LaneSerial, "other", value("other"))).Value)
 
 	release()
 	for i, h := range streams {
@@ -134,7 +135,7 @@ func TestConcurrentParksOfOneReadJobGiveUpTheGateOnce(t *testing.T) {
 	hold, release := holdJobs(t)
 	const fanout = 8
 	shared := 0 // guarded by the actor's gate
-	read := e.Submit("a", LaneRead, "grep", func(a Actor) (any, error) {
+	read := submit(e, "a", LaneRead, "grep", func(_ context.Context, a Actor) (any, error) {
 		var wg sync.WaitGroup
 		for range fanout {
 			wg.Go(func() {
@@ -148,7 +149,7 @@ func TestConcurrentParksOfOneReadJobGiveUpTheGateOnce(t *testing.T) {
 		return shared, nil // back under the gate: after the write
 	})
 	waitFor(t, "every fanout goroutine parked", func() bool { return parked.Load() == fanout })
-	write := e.Submit("a", LaneMutating, "write", func(Actor) (any, error) {
+	write := submit(e, "a", LaneMutating, "write", func(context.Context, Actor) (any, error) {
 		shared = 1
 		return nil, nil
 	})
@@ -169,7 +170,7 @@ func TestParkOutlivingItsJobKeepsBooksBalanced(t *testing.T) {
 	late := make(chan Actor, 1)
 	for _, lane := range []Lane{LaneRead, LaneSerial, LaneHeavy, LaneStream} {
 		entered := make(chan struct{})
-		r := recv(t, e.Submit("a", lane, "leaves", func(a Actor) (any, error) {
+		r := recv(t, submit(e, "a", lane, "leaves", func(_ context.Context, a Actor) (any, error) {
 			left.Go(func() {
 				a.Park(func() {
 					close(entered)
@@ -184,7 +185,7 @@ func TestParkOutlivingItsJobKeepsBooksBalanced(t *testing.T) {
 		left.Wait()
 		hold, release = holdJobs(t)
 	}
-	require.NoError(t, recv(t, e.Submit("a", LaneRead, "escapes", func(a Actor) (any, error) {
+	require.NoError(t, recv(t, submit(e, "a", LaneRead, "escapes", func(_ context.Context, a Actor) (any, error) {
 		late <- a
 		return nil, nil
 	})).Err)
@@ -195,7 +196,7 @@ func TestParkOutlivingItsJobKeepsBooksBalanced(t *testing.T) {
 	outside.Park(func() { ran = false })
 	require.False(t, ran)
 
-	require.Equal(t, "after", recv(t, e.Submit("a", LaneMutating, "after", value("after"))).Value)
+	require.Equal(t, "after", recv(t, submit(e, "a", LaneMutating, "after", value("after"))).Value)
 	requireSettledBooks(t, e, "a")
 }
 
@@ -204,7 +205,7 @@ func TestParkOutlivingItsJobKeepsBooksBalanced(t *testing.T) {
 func TestPanicInsideParkSettlesAndBalancesBooks(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 2}, "a")
 	for _, lane := range []Lane{LaneRead, LaneSerial, LaneHeavy, LaneStream} {
-		r := recv(t, e.Submit("a", lane, "boom", func(a Actor) (any, error) {
+		r := recv(t, submit(e, "a", lane, "boom", func(_ context.Context, a Actor) (any, error) {
 			a.Park(func() { panic("consumer gone") })
 			return nil, nil
 		}))
@@ -220,13 +221,13 @@ func TestParkedMutatingJobKeepsBarrierButFreesItsWorker(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 2}, "a", "b", "c")
 	var parked atomic.Int64
 	hold, release := holdJobs(t)
-	wa := e.Submit("a", LaneMutating, "wa", parkedJob(&parked, hold, "a"))
-	wb := e.Submit("b", LaneMutating, "wb", parkedJob(&parked, hold, "b"))
+	wa := submit(e, "a", LaneMutating, "wa", parkedJob(&parked, hold, "a"))
+	wb := submit(e, "b", LaneMutating, "wb", parkedJob(&parked, hold, "b"))
 	waitFor(t, "both writers parked", func() bool { return parked.Load() == 2 })
 
-	readA := e.Submit("a", LaneRead, "read-a", value("read-a"))
-	require.Equal(t, "c", recv(t, e.Submit("c", LaneRead, "c", value("c"))).Value)
-	_, settled := readA.RecvTimeout(0)
+	readA := submit(e, "a", LaneRead, "read-a", value("read-a"))
+	require.Equal(t, "c", recv(t, submit(e, "c", LaneRead, "c", value("c"))).Value)
+	_, settled := settledWithin(readA, 0)
 	require.False(t, settled, "a read ran past a parked writer's barrier")
 
 	release()
@@ -242,11 +243,11 @@ func TestParkedSerialJobLetsAWriterRunButNotAnotherSerialJob(t *testing.T) {
 	e := newExecutor(t, Config{PoolSize: 4}, "a")
 	var parked atomic.Int64
 	hold, release := holdJobs(t)
-	first := e.Submit("a", LaneSerial, "lsp-1", parkedJob(&parked, hold, 1))
+	first := submit(e, "a", LaneSerial, "lsp-1", parkedJob(&parked, hold, 1))
 	waitFor(t, "the serial job to park", func() bool { return parked.Load() == 1 })
-	write := e.Submit("a", LaneMutating, "write", value("w"))
+	write := submit(e, "a", LaneMutating, "write", value("w"))
 	require.Equal(t, "w", recv(t, write).Value)
-	second := e.Submit("a", LaneSerial, "lsp-2", value(2))
+	second := submit(e, "a", LaneSerial, "lsp-2", value(2))
 	e.mu.Lock()
 	queued := e.actors["a"].queue.n
 	e.mu.Unlock()

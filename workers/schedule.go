@@ -1,6 +1,9 @@
 package workers
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // jobCost is what one job spends of an actor's deficit. Every job costs the
 // same: the executor cannot know in advance how long a job runs, so fairness
@@ -10,10 +13,11 @@ const jobCost = 1
 // task is a queued job. It is stored by value in the actor's ring buffer so a
 // submit allocates nothing once the buffer has grown to its working size.
 type task struct {
+	ctx  context.Context
 	job  Job
 	name string
 	lane Lane
-	done completion
+	done func(Result)
 }
 
 // dispatched is a task admitted to run, handed to a worker by value.
@@ -25,8 +29,7 @@ type dispatched struct {
 // actorState is one actor's scheduling state; every field but gate is guarded
 // by Executor.mu.
 type actorState struct {
-	id  ActorID
-	ctx any
+	id ActorID
 
 	// gate is the actor's epoch lock (aft's RwLock<()>): reads and serial jobs
 	// hold it shared, mutating jobs exclusively, heavy jobs briefly to install.

@@ -61,19 +61,25 @@ func (e *Executor) work(first dispatched, have bool) {
 // size, retires.
 func (e *Executor) runAndFinish(w *worker) (have, retire bool) {
 	d := &w.cur
-	res, panicked := e.call(w)
+	var res Result
+	var panicked bool
+	if d.ctx.Err() != nil {
+		res = Result{Err: canceledError(d.ctx, d.name)}
+	} else {
+		res, panicked = e.call(w)
+	}
 	if panicked && d.lane == LaneMutating {
 		// The actor becomes fatal before the panic's Result is delivered, so a
 		// caller that sees internal_error also sees ActorIsFatal and a refusal.
 		done, id := d.done, d.actor.id
 		dropped := e.finishFatal(w, res.Err)
-		e.deliver(done, res)
+		deliver(done, res)
 		e.deliverFatal(id, dropped)
 		return e.afterJob(w)
 	}
 	// Deliver before taking the lock: the caller learns of the result one
 	// critical section sooner, which is most of a no-op job's latency.
-	e.deliver(d.done, res)
+	deliver(d.done, res)
 	e.mu.Lock()
 	e.sched.finish(d)
 	return e.nextLocked(w)
@@ -122,7 +128,7 @@ func (e *Executor) finishFatal(w *worker, reason error) []task {
 
 func (e *Executor) deliverFatal(id ActorID, dropped []task) {
 	for _, t := range dropped {
-		e.deliver(t.done, Result{Err: fatalError(t.name, id)})
+		deliver(t.done, Result{Err: fatalError(t.name, id)})
 	}
 }
 
@@ -154,23 +160,23 @@ func (e *Executor) call(w *worker) (res Result, panicked bool) {
 func (e *Executor) gated(w *worker) (any, error) {
 	d := &w.cur
 	a := d.actor
-	who := Actor{ID: a.id, Context: a.ctx, run: w, seq: w.seq()}
+	who := Actor{ID: a.id, run: w, seq: w.seq()}
 	switch d.lane {
 	case LaneRead, LaneSerial:
 		a.gate.RLock()
 		defer w.endJob(true)
-		return d.job(who)
+		return d.job(d.ctx, who)
 	case LaneMutating:
 		a.gate.Lock()
 		defer a.gate.Unlock()
 		defer w.endJob(false)
-		return d.job(who)
+		return d.job(d.ctx, who)
 	case LaneStream:
 		defer w.endJob(false)
-		return d.job(who)
+		return d.job(d.ctx, who)
 	default: // LaneHeavy: build outside the gate, then the install point
 		defer w.endJob(false)
-		v, err := d.job(who)
+		v, err := d.job(d.ctx, who)
 		a.gate.Lock()
 		a.gate.Unlock() //nolint:staticcheck // an empty critical section is the install barrier
 		return v, err
@@ -202,6 +208,6 @@ func (e *Executor) goexited(w *worker) {
 	}
 	e.dispatchLocked(false)
 	e.mu.Unlock()
-	e.deliver(done, res)
+	deliver(done, res)
 	e.deliverFatal(id, dropped)
 }

@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,10 +221,16 @@ func TestWorkersViewListsAndResetsAFatalRoot(t *testing.T) {
 	h.waitText("..")
 	var root string
 	h.e.call(func() { root = h.e.rt.Roots()[0] })
-	boom := h.e.rt.Executor().Submit(workers.ActorID(root), workers.LaneMutating, "fs_rename",
-		func(workers.Actor) (any, error) { panic("disk on fire") })
-	_, settled := boom.RecvTimeout(waitTimeout)
-	require.True(t, settled)
+	boom := make(chan workers.Result, 1)
+	h.e.rt.Executor().Submit(context.Background(), workers.Task{Actor: workers.ActorID(root), Lane: workers.LaneMutating,
+		Name: "fs_rename", Run: func(context.Context, workers.Actor) (any, error) { panic("disk on fire") },
+		Done: func(r workers.Result) { boom <- r }})
+	select {
+	case r := <-boom:
+		require.ErrorIs(t, r.Err, workers.ErrInternal)
+	case <-time.After(waitTimeout):
+		t.Fatal("the panicking job did not settle")
+	}
 
 	h.ctrl('w')
 	rows := h.waitText("Fatal roots: 1")
