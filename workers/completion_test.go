@@ -135,5 +135,5 @@ func TestErrorIsMatchesByCode(t *testing.T) {
 	require.NotErrorIs(t, err, ErrInternal)
 	require.False(t, err.Is((*Error)(nil)))
 	require.False(t, err.Is(errors.New("shutdown")))
-	require.Equal(t, "shutdown: job 'j' was not run", err.Error())
+	require.Equal(t, "workers: shutdown: job 'j' was not run", err.Error())
 }

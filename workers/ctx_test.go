@@ -60,7 +60,7 @@ func TestJobWhoseContextEndedIsNotRun(t *testing.T) {
 				xe := requireCode(t, r.Err, ErrCanceled, "grep#3")
 				require.ErrorIs(t, r.Err, c.is)
 				c.under(t, xe.Err)
-				require.Equal(t, "canceled: job 'grep#3' was not run: "+xe.Err.Error(), r.Err.Error())
+				require.Equal(t, "workers: canceled: job 'grep#3' was not run: "+xe.Err.Error(), r.Err.Error())
 			}
 			require.Zero(t, ran.Load())
 			require.False(t, e.ActorIsFatal("a"))

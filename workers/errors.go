@@ -61,7 +61,7 @@ type Error struct {
 	Err error
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string { return "workers: " + e.Code + ": " + e.Message }
 
 // Unwrap returns e.Err, so that errors.Is(err, context.Canceled) and a
 // match against the context's cause work on a CodeCanceled settlement.

@@ -123,7 +123,7 @@ func ExampleExecutor_Submit_cancel() {
 	// Output:
 	// context canceled
 	// <nil> true true true
-	// canceled: job 'stat' was not run: context canceled: user quit
+	// workers: canceled: job 'stat' was not run: context canceled: user quit
 }
 
 // Submits with the same Key, for the same actor, share one execution while it

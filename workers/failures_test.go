@@ -27,7 +27,7 @@ func TestPanicSettlesInternalErrorNamingJobAndMessage(t *testing.T) {
 	for _, lane := range []Lane{LaneRead, LaneSerial, LaneHeavy} {
 		r := recv(t, submit(e, "a", lane, "grep#12", func(context.Context, Actor) (any, error) { panic("boom") }))
 		xe := requireCode(t, r.Err, ErrInternal, "grep#12")
-		require.Equal(t, "internal_error: job 'grep#12' panicked: boom", xe.Error())
+		require.Equal(t, "workers: internal_error: job 'grep#12' panicked: boom", xe.Error())
 		require.Nil(t, r.Value)
 		require.False(t, errors.Is(r.Err, ErrActorFatal))
 	}
@@ -110,7 +110,7 @@ func TestUnregisteredActorSettlesAtOnce(t *testing.T) {
 	select {
 	case r := <-h:
 		xe := requireCode(t, r.Err, ErrActorNotRegistered, "grep#1")
-		require.Equal(t, `actor_not_registered: job 'grep#1' was not run: actor "nope" is not registered`, xe.Error())
+		require.Equal(t, `workers: actor_not_registered: job 'grep#1' was not run: actor "nope" is not registered`, xe.Error())
 	default:
 		t.Fatal("refusal was not settled before Submit returned")
 	}
