@@ -293,6 +293,9 @@ func (e *session) statusText() string {
 	if b.status != "" {
 		lang += "  " + b.status
 	}
+	if note := b.rowNote(); note != "" {
+		lang += "  " + note
+	}
 	left := fmt.Sprintf(" %s%s  %d:%d%s", b.name, flags, b.cursor.Row+1, b.cursor.Col+1, lang)
 	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, e.activeJobs(), e.lb.LiveTasks())
 	pad := e.width - displayCol(left, len(left)) - displayCol(right, len(right))

@@ -19,6 +19,17 @@ type signColumn struct {
 type sign struct {
 	text string // one cell
 	face face
+	// note is shown in the status line while the cursor is on the row
+	// (the diagnostic's message), "" for none.
+	note string
+}
+
+// rowNote is the note of the sign on the cursor's row, "" for none.
+func (b *buffer) rowNote() string {
+	if b.signs == nil {
+		return ""
+	}
+	return b.signs.rows[b.cursor.Row].note
 }
 
 // gutterWidth is the number of screen columns left of b's text.
@@ -113,8 +124,10 @@ func (e *session) installLSPViewAPI(api *lua.LTable) {
 }
 
 // luaSetSigns is ed.set_signs(buf, signs): the gutter's markers, each
-// {row, text, group} (text one cell, group a highlight group), replacing
-// the last ones; an empty list keeps an empty gutter, nil removes it.
+// {row, text, group, note} (text one cell, group a highlight group, note
+// an optional line the status line shows while the cursor is on the row),
+// replacing the last ones; an empty list keeps an empty gutter, nil
+// removes it.
 func (e *session) luaSetSigns(L *lua.LState) int {
 	const fname = "set_signs"
 	b := e.bufArg(L, fname, 1)
@@ -140,7 +153,15 @@ func (e *session) luaSetSigns(L *lua.LState) int {
 			if !ok {
 				L.RaiseError("pmacs.editor.%s: sign %d: group must be a string, got %s", fname, i, st.RawGetInt(3).Type().String())
 			}
-			sc.rows[int(row)] = sign{text: string(text), face: e.faces.intern(string(group))}
+			note := ""
+			switch v := st.RawGetInt(4).(type) {
+			case lua.LString:
+				note, _, _ = strings.Cut(string(v), "\n")
+			case *lua.LNilType:
+			default:
+				L.RaiseError("pmacs.editor.%s: sign %d: note must be a string or nil, got %s", fname, i, v.Type().String())
+			}
+			sc.rows[int(row)] = sign{text: string(text), face: e.faces.intern(string(group)), note: note}
 		}
 		b.signs = sc
 	default:
@@ -150,23 +171,24 @@ func (e *session) luaSetSigns(L *lua.LState) int {
 	return 0
 }
 
-// luaPopup is ed.popup(lines, {row =, col =, selected =}) or ed.popup(nil):
-// shows (or replaces, or with nil removes) the popup of the buffer shown,
-// below row, col of it (the cursor by default), with row selected (1-based;
-// 0 for none) drawn in the popup.selected style.
+// luaPopup is ed.popup(buf, lines, {row =, col =, selected =}) or
+// ed.popup(buf, nil): shows (or replaces, or with nil removes) buf's popup,
+// drawn while buf is in the focused window below row, col of it (the
+// cursor by default), with row selected (1-based; 0 for none) in the
+// popup.selected style.
 func (e *session) luaPopup(L *lua.LState) int {
 	const fname = "popup"
-	b := e.cur
-	if L.Get(1) == lua.LNil {
+	b := e.bufArg(L, fname, 1)
+	if L.Get(2) == lua.LNil {
 		if b.popup != nil {
 			b.popup = nil
 			b.markDirty(0)
 		}
 		return 0
 	}
-	lines := linesArg(L, fname, 1)
+	lines := linesArg(L, fname, 2)
 	p := &popup{lines: lines, at: b.cursor, selected: -1}
-	if opts, ok := L.Get(2).(*lua.LTable); ok {
+	if opts, ok := L.Get(3).(*lua.LTable); ok {
 		get := func(k string) (int, bool) {
 			switch v := opts.RawGetString(k).(type) {
 			case *lua.LNilType:
@@ -188,8 +210,8 @@ func (e *session) luaPopup(L *lua.LState) int {
 		if s, ok := get("selected"); ok {
 			p.selected = s - 1
 		}
-	} else if L.Get(2) != lua.LNil {
-		argErr(L, fname, 2, "opts", "a table or nil")
+	} else if L.Get(3) != lua.LNil {
+		argErr(L, fname, 3, "opts", "a table or nil")
 	}
 	b.popup = p
 	b.markDirty(0)
