@@ -1161,7 +1161,8 @@ local function shift_diags(path, edits)
   for _, e in ipairs(edits) do
     local _, nl = e.text:gsub("\n", "")
     local delta = nl - (e.end_line - e.line)
-    for _, d in ipairs(ds) do
+    -- An edit within one row that adds no row moves nothing: a keystroke.
+    for _, d in ipairs((nl > 0 or e.end_line > e.line) and ds or {}) do
       local to = d.line
       if d.line > e.end_line then
         to = d.line + delta
@@ -1581,12 +1582,17 @@ local function comp_request()
     -- the loop, before their "change" asks again) make it old already.
     local _, _, col = comp_word(c)
     if col ~= asked_col then return end
-    for i, it in ipairs(items) do it.order = i end
-    table.sort(items, function(a, b)
-      local sa, sb = a.sortText or a.label, b.sortText or b.label
-      if sa ~= sb then return sa < sb end
-      return a.order < b.order
-    end)
+    -- In sortText order (ties in the server's); a big list keeps the
+    -- server's order, which is the relevance order of the servers we know:
+    -- sorting thousands with a Lua comparator would cost a frame or more.
+    if #items <= 500 then
+      for i, it in ipairs(items) do it.order = i end
+      table.sort(items, function(a, b)
+        local sa, sb = a.sortText or a.label, b.sortText or b.label
+        if sa ~= sb then return sa < sb end
+        return a.order < b.order
+      end)
+    end
     c.items, c.sel, c.top = items, 1, 1
     comp_render()
   end)
