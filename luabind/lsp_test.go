@@ -498,6 +498,7 @@ return {
 	save = {args(PATH), args(PATH .. ".x")},
 	diagnostics = {args(PATH), args(PATH .. ".x")},
 	on_diagnostics = {args(function() end), args(nil), args(3)},
+	on_apply_edit = {args(function() return true end), args(nil), args(3)},
 	status = {args()},
 	messages = {args()},
 	close = {args(PATH), args(PATH)},
