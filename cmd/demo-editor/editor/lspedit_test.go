@@ -85,6 +85,15 @@ func TestGoplsCompletion(t *testing.T) {
 	})
 	h.ctrl('z')
 	h.until("one undo takes the completion back", func(e *session) bool { return e.cur.Line(9) == "\treturn t.Alb" })
+
+	h.alt('/')
+	h.untilLong("the popup again", func(e *session) bool { return popupHas(e, "Albatross") })
+	h.key(tcell.KeyEsc)
+	h.until("Esc closes it, inserting nothing", func(e *session) bool {
+		return e.cur.popup == nil && e.cur.Line(9) == "\treturn t.Alb"
+	})
+	h.key(tcell.KeyDown)
+	h.until("Down moves the cursor again", func(e *session) bool { return e.cur.cursor.Row == 10 })
 }
 
 // TestGoplsRenameAcrossFiles covers rename: F2 on a function asks for the
@@ -270,8 +279,44 @@ func TestCompletionShowsOnlyTheNewestRequest(t *testing.T) {
 	require.Equal(t, "c18_alpha", got[len(got)-1].first)
 	require.Equal(t, []string{"c18_alpha", "c18_beta"}, popupLinesOf(h))
 
+	h.key(tcell.KeyTab)
+	h.until("the item inserted over the typed word", func(e *session) bool {
+		return e.cur.Line(2) == "var x = c18_alpha" && e.cur.popup == nil
+	})
+}
+
+// TestGutterFollowsInsertedRows covers the gutter between publications:
+// the scripted server publishes one warning on row 3 when the file opens
+// and never again, so the marker's moves after a line break above it and
+// its removal are the editor's own; the status line shows the count and,
+// with the cursor on the row, the first line of the message.
+func TestGutterFollowsInsertedRows(t *testing.T) {
+	useFakeLSP(t)
+	path := filepath.Join(t.TempDir(), "m.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n\nvar x = 1\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	signAt := func(row int) func(e *session) bool {
+		return func(e *session) bool {
+			s, ok := e.cur.signs.rowsOrNil()[row]
+			return ok && s.text == "W" && len(e.cur.signs.rows) == 1
+		}
+	}
+	h.untilLong("the W marker on row 3", signAt(2))
 	h.key(tcell.KeyEnter)
-	h.until("the item inserted over the typed word", func(e *session) bool { return e.cur.Line(2) == "var x = c18_alpha" })
+	h.until("the marker one row down", signAt(3))
+	h.waitScreen("W beside the moved row", func(rows []string) bool { return rows[3] == "Wvar x = 1" && rows[2] == "" })
+	h.key(tcell.KeyBackspace)
+	h.until("the marker back", signAt(2))
+	h.gotoLine("3")
+	h.until("the count and the message", func(e *session) bool {
+		st := e.statusText()
+		return strings.Contains(st, "E0 W1  fake warning") && !strings.Contains(st, "second line")
+	})
+	h.gotoLine("1")
+	h.until("no message off the row", func(e *session) bool {
+		st := e.statusText()
+		return strings.Contains(st, "E0 W1") && !strings.Contains(st, "fake warning")
+	})
 }
 
 func popupLinesOf(h *harness) []string {

@@ -129,6 +129,19 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 			s.mu.Lock()
 			s.logf("cancel %s", p.ID)
 			s.mu.Unlock()
+		case "textDocument/didOpen":
+			// One warning on row 2, never published again: what the
+			// gutter shows after edits is the editor's own shifting.
+			var p struct {
+				TextDocument struct{ URI string } `json:"textDocument"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			at := map[string]any{"line": 2, "character": 4}
+			s.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": map[string]any{
+				"uri": p.TextDocument.URI,
+				"diagnostics": []any{map[string]any{"range": map[string]any{"start": at, "end": at},
+					"severity": 2, "message": "fake warning\nsecond line"}},
+			}})
 		case "shutdown":
 			s.reply(m.ID, nil)
 		case "exit":
