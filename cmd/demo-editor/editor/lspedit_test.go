@@ -324,3 +324,44 @@ func popupLinesOf(h *harness) []string {
 	h.e.call(func() { out = append(out, popupLines(h.e)...) })
 	return out
 }
+
+// TestServerApplyEditReachesTheBuffers covers workspace/applyEdit in the
+// editor: the scripted server answers a save with an edit of the saved
+// file and of a file not open; init.lua's on_apply_edit hook applies both
+// through the path rename uses (the other file is opened and edited), and
+// the server hears applied = true.
+func TestServerApplyEditReachesTheBuffers(t *testing.T) {
+	logPath := useFakeLSP(t)
+	dir := t.TempDir()
+	path, other := filepath.Join(dir, "m.go"), filepath.Join(dir, "other.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n"), 0o644))
+	require.NoError(t, os.WriteFile(other, []byte("package m\n\nvar x = 1\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	h.ctrl('s')
+	h.until("both files edited", func(e *session) bool {
+		var tm, to string
+		for _, b := range e.bufs {
+			switch {
+			case b.path == path:
+				tm = b.Text()
+			case b.path == other && !b.loading:
+				to = b.Text()
+			}
+		}
+		return tm == "// applied\npackage m\n" && to == "package m\n\nvar renamed = 1\n"
+	})
+	h.until("the count on the message line", func(e *session) bool {
+		return strings.Contains(e.msg, "the server applied 2 edits in 2 files")
+	})
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(5 * time.Millisecond) {
+		data, err := os.ReadFile(logPath)
+		require.NoError(t, err)
+		if strings.Contains(string(data), `reply "apply-1" {"applied":true}`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not hear applied = true; its log:\n%s", data)
+		}
+	}
+}

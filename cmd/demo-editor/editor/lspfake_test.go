@@ -58,6 +58,7 @@ type fakeMessage struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
 }
 
 func (s *fakeLSP) logf(format string, args ...any) {
@@ -142,6 +143,25 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 				"diagnostics": []any{map[string]any{"range": map[string]any{"start": at, "end": at},
 					"severity": 2, "message": "fake warning\nsecond line"}},
 			}})
+		case "textDocument/didSave":
+			// A save asks the editor to apply an edit of the saved file
+			// and of other.go beside it, as a code action would.
+			var p struct {
+				TextDocument struct{ URI string } `json:"textDocument"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			other := strings.TrimSuffix(p.TextDocument.URI, filepath.Base(p.TextDocument.URI)) + "other.go"
+			at := func(line, char int) map[string]any { return map[string]any{"line": line, "character": char} }
+			s.send(map[string]any{"jsonrpc": "2.0", "id": "apply-1", "method": "workspace/applyEdit", "params": map[string]any{
+				"label": "fake fix", "edit": map[string]any{"changes": map[string]any{
+					p.TextDocument.URI: []any{map[string]any{"range": map[string]any{"start": at(0, 0), "end": at(0, 0)}, "newText": "// applied\n"}},
+					other:              []any{map[string]any{"range": map[string]any{"start": at(2, 4), "end": at(2, 5)}, "newText": "renamed"}},
+				}},
+			}})
+		case "":
+			s.mu.Lock()
+			s.logf("reply %s %s", m.ID, m.Result)
+			s.mu.Unlock()
 		case "shutdown":
 			s.reply(m.ID, nil)
 		case "exit":
