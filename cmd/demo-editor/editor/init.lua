@@ -1624,8 +1624,7 @@ local function comp_accept(key)
   local it = c.items[c.sel]
   local _, line, col = comp_word(c)
   comp_close()
-  if not it then ed.insert(c.buf, key) return end
-  if not line then return end
+  if not it or not line then ed.insert(c.buf, key) return end
   local cur = utf16_col(line, col)
   local edit
   local te = it.textEdit
@@ -1650,9 +1649,16 @@ local function comp_accept(key)
   ed.message("")
 end
 
+-- comp_move selects the next or previous item; with none shown (still
+-- asking, nothing found, or the cursor clicked out of the word) it ends
+-- completion and the key moves the cursor as usual.
 local function comp_move(d)
-  return function()
-    if not comp or #comp.items == 0 then return end
+  return function(buf)
+    if not comp or #comp.items == 0 or not comp_word(comp) then
+      comp_close()
+      ed.move(buf, d < 0 and "up" or "down")
+      return
+    end
     comp.sel = (comp.sel - 1 + d) % #comp.items + 1
     comp_render()
   end
@@ -1681,8 +1687,9 @@ local function complete(buf)
 end
 ed.map("global", "M-/", complete)
 
--- Leaving the word another way (a click), or showing another buffer, ends
--- completion at the next frame.
+-- Leaving the word another way (a click) ends completion at the next key
+-- (every completion key checks) or the next frame; the popup and the keys
+-- are the buffer's own, so another buffer shown meanwhile is not touched.
 ed.on("frame", function(buf)
   if not comp then return end
   if buf ~= comp.buf or not comp_word(comp) then comp_close() end
