@@ -58,6 +58,7 @@ type lspClient struct {
 	name     string
 	langID   string
 	onDiag   *lua.LFunction
+	onApply  *lua.LFunction // workspace/applyEdit (lsp_applyedit.go)
 	messages []lsp.Message
 	stopped  bool
 }
@@ -99,6 +100,7 @@ func (b *Binding) installLSP(pmacs *lua.LTable) {
 		"change": b.lspChange, "save": b.lspSave, "close": b.lspClose,
 		"diagnostics": b.lspDiagnostics, "on_diagnostics": b.lspOnDiagnostics,
 		"stop": b.lspStop, "status": b.lspStatus, "messages": b.lspMessages,
+		"on_apply_edit": b.lspOnApplyEdit,
 	}, b.lspString)
 	pmacs.RawSetString("lsp", L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"start": b.lspStart}))
 }
@@ -131,13 +133,15 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	if fts := f.strings("filetypes"); langID == "" && len(fts) > 0 {
 		langID = fts[0]
 	}
+	lc := &lspClient{name: filepath.Base(argv[0]), langID: langID}
+	cfg.ApplyEdit = b.applyEditHook(lc)
 	c, err := lsp.Start(b.rt, cfg)
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))
 		return 2
 	}
-	lc := &lspClient{c: c, name: filepath.Base(argv[0]), langID: langID}
+	lc.c = c
 	b.lsp.clients = append(b.lsp.clients, lc)
 	go forwardReady(c, b.lsp.wake, b.lsp.quit)
 	L.Push(&lua.LUserData{Value: lc, Metatable: b.lsp.mt})

@@ -40,7 +40,9 @@ func init() {
 //   - textDocument/references answers params.position.line locations,
 //     textDocument/completion as many completion items;
 //   - didOpen and didChange publish one diagnostic whose message is the
-//     document text the server holds, applying incremental edits.
+//     document text the server holds, applying incremental edits;
+//   - test/apply sends workspace/applyEdit with its params as the edit,
+//     and test/applied answers (and forgets) the client's last answer.
 func fakeServer(in io.Reader, out io.Writer) {
 	r := bufio.NewReader(in)
 	send := func(v any) {
@@ -48,6 +50,8 @@ func fakeServer(in io.Reader, out io.Writer) {
 		fmt.Fprintf(out, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	}
 	var cancels []any
+	var applied json.RawMessage
+	applies := 0
 	docs := map[string]string{}
 	publish := func(uri string) {
 		send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": map[string]any{
@@ -81,6 +85,7 @@ func fakeServer(in io.Reader, out io.Writer) {
 			ID     any             `json:"id"`
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
 		}
 		if json.Unmarshal(body, &msg) != nil {
 			continue
@@ -106,6 +111,15 @@ func fakeServer(in io.Reader, out io.Writer) {
 			reply(cancels)
 		case "test/crash":
 			os.Exit(3)
+		case "test/apply":
+			applies++
+			send(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprintf("apply-%d", applies), "method": "workspace/applyEdit",
+				"params": map[string]any{"label": "test", "edit": p}})
+		case "test/applied":
+			reply(applied)
+			applied = nil
+		case "":
+			applied = msg.Result // the client's answer to test/apply
 		case "$/cancelRequest":
 			cancels = append(cancels, p["id"])
 		case "textDocument/references":
@@ -484,6 +498,7 @@ return {
 	save = {args(PATH), args(PATH .. ".x")},
 	diagnostics = {args(PATH), args(PATH .. ".x")},
 	on_diagnostics = {args(function() end), args(nil), args(3)},
+	on_apply_edit = {args(function() return true end), args(nil), args(3)},
 	status = {args()},
 	messages = {args()},
 	close = {args(PATH), args(PATH)},

@@ -94,6 +94,11 @@ type buffer struct {
 	// status is a script's note for the status line (ed.set_status): the
 	// language server's diagnostics count, say.
 	status string
+	// signs is the one-column gutter a script set (ed.set_signs), nil for
+	// none; popup is the list drawn over the window below a position of
+	// this buffer while it is shown (ed.popup), nil for none (signs.go).
+	signs *signColumn
+	popup *popup
 }
 
 func newBuffer(id int, name string) *buffer {

@@ -8,7 +8,7 @@ local w = pmacs.workers
 local run = pmacs.async.run
 
 -- The help line fits 80 columns; F1 lists every key.
-ed.set_help("F1 keys ^S save ^Z undo ^C/^X/^V copy ^F grep ^D dir ^W jobs ^O open M-x ^Q quit")
+ed.set_help("F1 keys ^S save ^Z undo ^F grep ^D dir ^W jobs ^O open M-x M-/ complete ^Q quit")
 
 local all_keys = {
   "Keys (Esc or F1 goes back)",
@@ -31,10 +31,10 @@ local all_keys = {
   "  C-b                             *buffers* (Enter switches)",
   "  M-2, M-o, M-1                   split into two windows, switch window, back to one window",
   "  C-e                             *messages*",
-  "  M-x                             commands: grep, dired, workers, open, sleep, sum, frame-target",
+  "  M-x                             commands: grep, dired, workers, open, rename, sleep, sum, frame-target",
   "  M-:                             evaluate a line of Lua and show what it returns",
-  "  M-., M-k, M-?                   language server: definition, hover, references (Enter jumps)",
-  "  M-e                             *diagnostics* from the language server (Enter jumps)",
+  "  M-., M-k, M-?, M-e              language server: definition, hover, references, *diagnostics* (Enter jumps)",
+  "  M-/, F2                         complete the word (typing narrows; Enter/Tab inserts), rename the symbol",
   "  C-g                             interrupt a runaway script; cancel a prompt",
   "  C-q                             quit (twice within 3 s with unsaved changes)",
   "  F1                              this list",
@@ -1081,6 +1081,8 @@ local lsp_servers = {
   go = {name = "gopls", bins = {".bin/gopls"}, program = "gopls"},
 }
 local lsp = {clients = {}, docs = {}, diags = {}}
+-- Defined below with the completion and the edits of the server.
+local comp_changed, apply_workspace_edit
 
 -- utf16_col turns a byte column of line into LSP's UTF-16 column, and
 -- byte_col the other way.
@@ -1118,11 +1120,59 @@ end
 
 local severity_names = {"error", "warning", "info", "hint"}
 
-local function diag_status(buf, ds)
+-- diag_signs marks each row of buf that has diagnostics in the gutter with
+-- the most severe one's letter (E, W, I, H) in its colour, and its message
+-- as the row's note, which the status line shows while the cursor is on
+-- the row; the status line also counts them (E1 W0).
+local sign_letters = {"E", "W", "I", "H"}
+local function diag_signs(buf)
+  local path = ed.path(buf)
+  local ds = path and lsp.diags[path] or {}
   local counts = {0, 0, 0, 0}
-  for _, d in ipairs(ds) do counts[d.severity] = (counts[d.severity] or 0) + 1 end
+  local worst = {}
+  for _, d in ipairs(ds) do
+    local sev = d.severity or 1
+    counts[sev] = (counts[sev] or 0) + 1
+    if not worst[d.line] or sev < (worst[d.line].severity or 1) then worst[d.line] = d end
+  end
+  local signs = {}
+  for row, d in pairs(worst) do
+    local sev = d.severity or 1
+    local msg = (d.message or ""):match("^[^\n]*")
+    if #msg > 70 then msg = msg:sub(1, 67) .. "..." end
+    signs[#signs + 1] = {row, sign_letters[sev] or "E", severity_names[sev] or "error", msg}
+  end
+  ed.set_signs(buf, signs)
   if #ds == 0 then ed.set_status(buf, "") return end
-  ed.set_status(buf, string.format("E%d W%d", counts[1], counts[2]))
+  local s = string.format("E%d W%d", counts[1], counts[2])
+  if counts[3] + counts[4] > 0 then s = s .. string.format(" I%d", counts[3] + counts[4]) end
+  ed.set_status(buf, s)
+end
+
+-- shift_diags moves the rows of path's diagnostics with edits the buffer
+-- made (ed.take_edits' list), so the gutter follows inserted and deleted
+-- lines until the server publishes again; true when a row moved.
+local function shift_diags(path, edits)
+  local ds = lsp.diags[path]
+  if not ds then return false end
+  local moved = false
+  for _, e in ipairs(edits) do
+    local _, nl = e.text:gsub("\n", "")
+    local delta = nl - (e.end_line - e.line)
+    -- An edit within one row that adds no row moves nothing: a keystroke.
+    for _, d in ipairs((nl > 0 or e.end_line > e.line) and ds or {}) do
+      local to = d.line
+      if d.line > e.end_line then
+        to = d.line + delta
+      elseif d.line == e.end_line and d.col >= e.end_col then
+        to = e.line + nl -- the rest of the row moved with the edit's end
+      elseif d.line > e.line then
+        to = e.line -- its row was joined into the edit's first
+      end
+      if to ~= d.line then d.line, moved = to, true end
+    end
+  end
+  return moved
 end
 
 local function render_diagnostics(buf)
@@ -1143,7 +1193,7 @@ local function on_diagnostics(client, path)
   local ds = client:diagnostics(path)
   lsp.diags[path] = #ds > 0 and ds or nil
   local buf = ed.find(path)
-  if buf then diag_status(buf, ds) end
+  if buf then diag_signs(buf) end
   local list = ed.find("*diagnostics*")
   if list then render_diagnostics(list) end
 end
@@ -1171,6 +1221,14 @@ local function lsp_client(lang)
       local c, err = pmacs.lsp.start{cmd = {program}, root = ed.root(), filetypes = {lang}}
       if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
       c:on_diagnostics(on_diagnostics)
+      -- A server's workspace/applyEdit goes through the same path as a
+      -- rename's edit.
+      c:on_apply_edit(function(_, edit)
+        local n, files = apply_workspace_edit(edit)
+        if not n then ed.error("lsp: the server's edit was not applied: " .. files) return false, files end
+        ed.message(string.format("lsp: the server applied %d edits in %d files", n, files))
+        return true
+      end)
       print("lsp: started " .. program)
       return c
     end)}
@@ -1192,6 +1250,7 @@ local function lsp_open(buf)
     local ok, err = c:open(path, ed.get_text(buf))
     if not ok then print("lsp: open " .. path .. ": " .. err) lsp.docs[buf] = nil return end
     doc.client = c
+    diag_signs(buf) -- the gutter stays, so the text does not move when markers come
   end)
 end
 
@@ -1201,11 +1260,14 @@ local function lsp_change(buf)
   local edits = ed.take_edits(buf)
   if edits then
     if #edits > 0 then doc.client:change(doc.path, edits) end
+    if shift_diags(doc.path, edits) then diag_signs(buf) end
   else
     -- The log overflowed or the file was reloaded: send the text again.
     doc.client:close(doc.path)
     doc.client:open(doc.path, ed.get_text(buf))
   end
+  -- After the didChange, so a completion request sees the new text.
+  comp_changed(buf)
 end
 
 -- The servers' showMessage notes, errors and warnings go to *messages*
@@ -1326,6 +1388,315 @@ ed.map("global", "M-e", function()
   ed.map(buf, "Enter", references_open)
   render_diagnostics(buf)
   ed.show(buf)
+end)
+
+-- is_word says whether byte b belongs to an identifier (any byte of a
+-- UTF-8 sequence does: letters beyond ASCII are a word's too).
+local function is_word(b)
+  return b ~= nil and (b >= 0x80 or b == 95 or (b >= 48 and b <= 57) or (b >= 65 and b <= 90) or (b >= 97 and b <= 122))
+end
+
+-- word_at returns the byte range [s, e) of the identifier around col.
+local function word_at(line, col)
+  local s, e = col, col
+  while s > 0 and is_word(line:byte(s)) do s = s - 1 end
+  while e < #line and is_word(line:byte(e + 1)) do e = e + 1 end
+  return s, e
+end
+
+local function lsp_text_edit(te)
+  local r = te.range
+  return {line = r.start.line, col = r.start.character, end_line = r["end"].line,
+          end_col = r["end"].character, text = te.newText}
+end
+
+------------------------------------------------------------------ apply a WorkspaceEdit
+-- One path for a rename's result and a server's workspace/applyEdit: the
+-- edits of a file open in a buffer are applied to it at once (one undo
+-- step per file, sent to the server as didChange like any edit); a file
+-- not open is opened and edited when its text lands. The buffers are left
+-- modified for the user to check and save.
+
+local waiting_edits = {} -- buf -> lists of edits to apply once its text is read
+
+apply_workspace_edit = function(edit)
+  if type(edit) ~= "table" then return nil, "the edit is not a WorkspaceEdit" end
+  local per_path, order = {}, {}
+  local function add(uri, tes)
+    if type(uri) ~= "string" or type(tes) ~= "table" then return "a malformed text document edit" end
+    local path = from_uri(uri)
+    if not per_path[path] then per_path[path], order[#order + 1] = {}, path end
+    for _, te in ipairs(tes) do
+      if type(te) ~= "table" or type(te.range) ~= "table" or type(te.newText) ~= "string" then
+        return "an edit of " .. relative(path) .. " that is not a plain text edit"
+      end
+      table.insert(per_path[path], lsp_text_edit(te))
+    end
+  end
+  if type(edit.documentChanges) == "table" then
+    for _, dc in ipairs(edit.documentChanges) do
+      if dc.kind then return nil, "file operations (" .. tostring(dc.kind) .. ") are not supported" end
+      local err = add(dc.textDocument and dc.textDocument.uri, dc.edits)
+      if err then return nil, err end
+    end
+  elseif type(edit.changes) == "table" then
+    local uris = {}
+    for uri in pairs(edit.changes) do uris[#uris + 1] = uri end
+    table.sort(uris)
+    for _, uri in ipairs(uris) do
+      local err = add(uri, edit.changes[uri])
+      if err then return nil, err end
+    end
+  end
+  local n = 0
+  for i, path in ipairs(order) do
+    local list = per_path[path]
+    local buf = ed.find(path)
+    if buf and not ed.loading(buf) then
+      local k, err = ed.apply_text_edits(buf, list)
+      if not k then
+        return nil, string.format("%s (%d of %d files were edited)", err, i - 1, #order)
+      end
+    else
+      if not buf then
+        local err
+        buf, err = ed.open(path)
+        if not buf then return nil, string.format("%s (%d of %d files were edited)", err, i - 1, #order) end
+      end
+      waiting_edits[buf] = waiting_edits[buf] or {}
+      table.insert(waiting_edits[buf], list)
+    end
+    n = n + #list
+  end
+  return n, #order
+end
+
+ed.on("open", function(buf)
+  local lists = waiting_edits[buf]
+  if not lists then return end
+  waiting_edits[buf] = nil
+  for _, list in ipairs(lists) do
+    local k, err = ed.apply_text_edits(buf, list)
+    if not k then ed.error("edit of " .. ed.name(buf) .. " not applied: " .. err) end
+  end
+end)
+
+------------------------------------------------------------------ rename (F2)
+-- F2 (or M-x rename) asks for the new name of the symbol under the cursor,
+-- sends textDocument/rename and applies the WorkspaceEdit it returns.
+
+local function rename_symbol(buf, new_name)
+  local doc = lsp.docs[buf]
+  if not doc or not doc.client then ed.message("no language server for this buffer") return end
+  local row, col = ed.cursor(buf)
+  local line = ed.get_lines(buf, row, row + 1)[1] or ""
+  local s, e = word_at(line, col)
+  local old = line:sub(s + 1, e)
+  if old == "" then ed.message("rename: no symbol under the cursor") return end
+  local function send(new)
+    if new == "" or new == old then return end
+    local h = lsp_request(buf, "textDocument/rename", {newName = new}, "rename")
+    if not h then return end
+    run(function()
+      local res, err = h:await()
+      if not res then if err ~= "cancelled" then ed.error("rename: " .. err) end return end
+      if res == true then ed.message("rename: the server changed nothing") return end
+      local n, files = apply_workspace_edit(res)
+      if not n then ed.error("rename: " .. files) return end
+      ed.message(string.format("rename %s to %s: %d edits in %d files (not saved yet)", old, new, n, files))
+    end)
+  end
+  if new_name then send(new_name) return end
+  ed.prompt("rename " .. old .. " to: ", {text = old, on_submit = send})
+end
+ed.map("global", "F2", function(buf) rename_symbol(buf) end)
+commands.rename = function(arg) rename_symbol(ed.current(), arg ~= "" and arg or nil) end
+
+------------------------------------------------------------------ completion (M-/)
+-- M-/ asks the server for completions at the cursor and shows them in a
+-- popup under the word. Typing goes on into the buffer: each keystroke that
+-- keeps the cursor in the word sends a new request under the supersede key
+-- "completion", which cancels the last one ($/cancelRequest), and only the
+-- newest request's items are ever shown. Up/Down select, Enter or Tab
+-- inserts (the item's textEdit, else its insertText or label, replacing
+-- the typed prefix), Esc closes; moving out of the word closes too.
+
+local comp = nil -- {buf, row, start (byte column of the word), handle, items, sel, top}
+local comp_rows = 10
+local comp_keys = {"Up", "Down", "Enter", "Tab", "Esc", "Left", "Right", "Home", "End"}
+
+local function comp_close()
+  local c = comp
+  if not c then return end
+  comp = nil
+  if c.handle then c.handle:cancel() end
+  for _, k in ipairs(comp_keys) do ed.unmap(c.buf, k) end
+  ed.popup(c.buf, nil)
+end
+
+local function comp_line(it)
+  local s = it.label or "?"
+  if type(it.detail) == "string" and it.detail ~= "" then s = s .. "  " .. it.detail:match("^[^\n]*") end
+  if #s > 60 then s = s:sub(1, 57) .. "..." end
+  return s
+end
+
+local function comp_render()
+  local c = comp
+  local n = #c.items
+  if n == 0 then ed.popup(c.buf, nil) ed.message("no completions") return end
+  c.sel = math.max(1, math.min(c.sel, n))
+  if c.sel < c.top then c.top = c.sel end
+  if c.sel >= c.top + comp_rows then c.top = c.sel - comp_rows + 1 end
+  local lines = {}
+  for i = c.top, math.min(n, c.top + comp_rows - 1) do lines[#lines + 1] = comp_line(c.items[i]) end
+  ed.popup(c.buf, lines, {row = c.row, col = c.start, selected = c.sel - c.top + 1})
+  ed.message(string.format("completion %d/%d (Enter or Tab inserts, Esc closes)", c.sel, n))
+end
+
+local comp_word -- below
+
+local function comp_request()
+  local c = comp
+  local h = lsp_request(c.buf, "textDocument/completion", {context = {triggerKind = 1}}, "completion")
+  if not h then comp_close() return end
+  c.handle = h
+  local _, _, asked_col = comp_word(c)
+  run(function()
+    local items = {}
+    for batch in h:batches() do
+      if comp ~= c or c.handle ~= h then return end -- superseded: never shown
+      for _, it in ipairs(batch) do
+        if type(it) == "table" and it.label then items[#items + 1] = it end
+      end
+    end
+    if comp ~= c or c.handle ~= h then return end
+    local ok, err = h:await()
+    if not ok then
+      if err ~= "cancelled" then ed.error("completion: " .. err) comp_close() end
+      return
+    end
+    -- Keys typed since the request was sent (handled in this same turn of
+    -- the loop, before their "change" asks again) make it old already.
+    local _, _, col = comp_word(c)
+    if col ~= asked_col then return end
+    -- In sortText order (ties in the server's); a big list keeps the
+    -- server's order, which is the relevance order of the servers we know:
+    -- sorting thousands with a Lua comparator would cost a frame or more.
+    if #items <= 500 then
+      for i, it in ipairs(items) do it.order = i end
+      table.sort(items, function(a, b)
+        local sa, sb = a.sortText or a.label, b.sortText or b.label
+        if sa ~= sb then return sa < sb end
+        return a.order < b.order
+      end)
+    end
+    c.items, c.sel, c.top = items, 1, 1
+    comp_render()
+  end)
+end
+
+-- comp_word is the typed prefix when buf's cursor is still in the word
+-- completion started at, else nil.
+comp_word = function(c)
+  local row, col = ed.cursor(c.buf)
+  if row ~= c.row or col < c.start then return nil end
+  local line = ed.get_lines(c.buf, row, row + 1)[1] or ""
+  local word = line:sub(c.start + 1, col)
+  for i = 1, #word do
+    if not is_word(word:byte(i)) then return nil end
+  end
+  return word, line, col
+end
+
+-- comp_changed runs after each edit's didChange: a keystroke in the word
+-- asks again; one that left it closes the popup.
+comp_changed = function(buf)
+  if not comp or comp.buf ~= buf then return end
+  if not comp_word(comp) then comp_close() return end
+  comp_request()
+end
+
+-- comp_accept inserts the selected item; with none shown, the key does
+-- what it does without completion.
+local function comp_accept(key)
+  local c = comp
+  local it = c.items[c.sel]
+  local _, line, col = comp_word(c)
+  comp_close()
+  if not it or not line then ed.insert(c.buf, key) return end
+  local cur = utf16_col(line, col)
+  local edit
+  local te = it.textEdit
+  if type(te) == "table" then
+    -- An InsertReplaceEdit has insert and replace ranges: insert keeps
+    -- the rest of the word after the cursor.
+    local r = te.range or te.insert or te.replace
+    edit = {line = r.start.line, col = r.start.character, end_line = r["end"].line,
+            end_col = r["end"].character, text = te.newText}
+    -- Letters typed after the request are replaced too.
+    if edit.end_line == c.row and edit.end_col < cur then edit.end_col = cur end
+  else
+    edit = {line = c.row, col = utf16_col(line, c.start), end_line = c.row, end_col = cur,
+            text = it.insertText or it.label}
+  end
+  local edits = {edit}
+  for _, a in ipairs(type(it.additionalTextEdits) == "table" and it.additionalTextEdits or {}) do
+    edits[#edits + 1] = lsp_text_edit(a) -- an import the item needs, say
+  end
+  local n, err = ed.apply_text_edits(c.buf, edits)
+  if not n then ed.error("completion: " .. err) return end
+  ed.message("")
+end
+
+-- comp_move selects the next or previous item; with none shown (still
+-- asking, nothing found, or the cursor clicked out of the word) it ends
+-- completion and the key moves the cursor as usual.
+local function comp_move(d)
+  return function(buf)
+    if not comp or #comp.items == 0 or not comp_word(comp) then
+      comp_close()
+      ed.move(buf, d < 0 and "up" or "down")
+      return
+    end
+    comp.sel = (comp.sel - 1 + d) % #comp.items + 1
+    comp_render()
+  end
+end
+
+local function complete(buf)
+  if comp then comp_close() end
+  local doc = lsp.docs[buf]
+  if not doc or not doc.client then ed.message("no language server for this buffer") return end
+  if not can_edit(buf, "complete") then return end
+  local row, col = ed.cursor(buf)
+  local line = ed.get_lines(buf, row, row + 1)[1] or ""
+  local start = col
+  while start > 0 and is_word(line:byte(start)) do start = start - 1 end
+  comp = {buf = buf, row = row, start = start, items = {}, sel = 1, top = 1}
+  ed.map(buf, "Up", comp_move(-1))
+  ed.map(buf, "Down", comp_move(1))
+  ed.map(buf, "Enter", function() comp_accept("\n") end)
+  ed.map(buf, "Tab", function() comp_accept("\t") end)
+  ed.map(buf, "Esc", function() comp_close() ed.message("") end)
+  -- Moving the cursor ends completion (and then moves).
+  for key, how in pairs({Left = "left", Right = "right", Home = "home", End = "end"}) do
+    ed.map(buf, key, function(b) comp_close() ed.move(b, how) end)
+  end
+  comp_request()
+end
+ed.map("global", "M-/", complete)
+
+-- Leaving the word another way (a click) ends completion at the next key
+-- (every completion key checks) or the next frame; the popup and the keys
+-- are the buffer's own, so another buffer shown meanwhile is not touched.
+ed.on("frame", function(buf)
+  if not comp then return end
+  if buf ~= comp.buf or not comp_word(comp) then comp_close() end
+end)
+ed.on("close", function(buf)
+  waiting_edits[buf] = nil
+  if comp and comp.buf == buf then comp = nil end
 end)
 
 

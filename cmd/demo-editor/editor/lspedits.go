@@ -1,6 +1,9 @@
 package editor
 
 import (
+	"fmt"
+	"math"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -93,4 +96,144 @@ func (e *session) luaSetStatus(L *lua.LState) int {
 	b := e.bufArg(L, "set_status", 1)
 	b.status = strArg(L, "set_status", 2, "text")
 	return 0
+}
+
+// byteColUTF16 is the byte column of UTF-16 column units in line; a column
+// past the end is the end, as LSP says a client must read it.
+func byteColUTF16(line string, units int) int {
+	n := 0
+	for i, r := range line {
+		if n >= units {
+			return i
+		}
+		if r == utf8.RuneError {
+			n++
+			continue
+		}
+		n += utf16.RuneLen(r)
+	}
+	return len(line)
+}
+
+// textEdit is one edit of apply_text_edits, in byte positions, with its
+// place in the list so inserts at one position keep their order.
+type textEdit struct {
+	s, e pos
+	text string
+	n    int
+}
+
+// lspPos turns an LSP position into a byte position of b, or says why it
+// is not one. The position just past the last row (line = row count,
+// column 0) is the end of the text, as servers send for "to the end".
+func lspPos(b *buffer, line, col int) (pos, error) {
+	switch {
+	case line < len(b.lines):
+		return pos{line, byteColUTF16(b.lines[line], col)}, nil
+	case line == len(b.lines) && col == 0:
+		last := len(b.lines) - 1
+		return pos{last, len(b.lines[last])}, nil
+	}
+	return pos{}, fmt.Errorf("line %d is past the end of %s (%d rows)", line, b.name, len(b.lines))
+}
+
+// luaApplyTextEdits is ed.apply_text_edits(buf, edits): every edit {line,
+// col, end_line, end_col, text} (zero-based rows, UTF-16 columns, each
+// range in the text as it is before any of them, as LSP's TextEdit[])
+// applied at once as one undo step. It returns the number applied, or nil
+// and a message (and changes nothing) when a range is outside the text,
+// the ranges overlap or the buffer is still loading. A cursor after an
+// edit moves with the text, one inside an edit's range goes to its end.
+func (e *session) luaApplyTextEdits(L *lua.LState) int {
+	const fname = "apply_text_edits"
+	b := e.bufArg(L, fname, 1)
+	lt, ok := L.Get(2).(*lua.LTable)
+	if !ok {
+		argErr(L, fname, 2, "edits", "a list of edits")
+	}
+	if b.loading {
+		return pushErr(L, fmt.Errorf("apply_text_edits: %s is still loading", b.name))
+	}
+	n := lt.Len()
+	edits := make([]textEdit, 0, n)
+	for i := 1; i <= n; i++ {
+		et, ok := lt.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			L.RaiseError("pmacs.editor.%s: edit %d must be a table {line =, col =, end_line =, end_col =, text =}, got %s", fname, i, lt.RawGetInt(i).Type().String())
+		}
+		num := func(k string) int {
+			v, ok := et.RawGetString(k).(lua.LNumber)
+			if !ok || v < 0 || float64(v) != math.Trunc(float64(v)) || v > 1<<40 {
+				L.RaiseError("pmacs.editor.%s: edit %d: %s must be a whole number >= 0, got %s", fname, i, k, et.RawGetString(k).String())
+			}
+			return int(v)
+		}
+		text, ok := et.RawGetString("text").(lua.LString)
+		if !ok {
+			L.RaiseError("pmacs.editor.%s: edit %d: text must be a string, got %s", fname, i, et.RawGetString("text").Type().String())
+		}
+		s, err := lspPos(b, num("line"), num("col"))
+		if err != nil {
+			return pushErr(L, fmt.Errorf("apply_text_edits: edit %d: %w", i, err))
+		}
+		en, err := lspPos(b, num("end_line"), num("end_col"))
+		if err != nil {
+			return pushErr(L, fmt.Errorf("apply_text_edits: edit %d: %w", i, err))
+		}
+		if en.before(s) {
+			return pushErr(L, fmt.Errorf("apply_text_edits: edit %d ends (%d:%d) before it starts (%d:%d)", i, en.Row, en.Col, s.Row, s.Col))
+		}
+		edits = append(edits, textEdit{s: s, e: en, text: string(text), n: i})
+	}
+	slices.SortStableFunc(edits, func(x, y textEdit) int {
+		switch {
+		case x.s.before(y.s):
+			return -1
+		case y.s.before(x.s):
+			return 1
+		}
+		return 0
+	})
+	for i := 1; i < len(edits); i++ {
+		if edits[i].s.before(edits[i-1].e) {
+			return pushErr(L, fmt.Errorf("apply_text_edits: edits %d and %d overlap", edits[i-1].n, edits[i].n))
+		}
+	}
+	b.applyEdits(edits)
+	L.Push(lua.LNumber(len(edits)))
+	return 1
+}
+
+// applyEdits applies sorted, non-overlapping edits from the last, so each
+// range is still where the caller measured it, and records them as one
+// undo step (undo reverts them first to last in reverse).
+func (b *buffer) applyEdits(edits []textEdit) {
+	if len(edits) == 0 {
+		return
+	}
+	before, cur := b.cursor, b.cursor
+	changes := make([]change, 0, len(edits))
+	for i := len(edits) - 1; i >= 0; i-- {
+		ed := edits[i]
+		end, removed, oldEnds, newEnds := b.replace(ed.s, ed.e, ed.text, nil)
+		switch {
+		case !cur.before(ed.e) && cur.Row == ed.e.Row:
+			cur = pos{end.Row, end.Col + cur.Col - ed.e.Col}
+		case !cur.before(ed.e):
+			cur.Row += end.Row - ed.e.Row
+		case ed.s.before(cur):
+			cur = end
+		}
+		changes = append(changes, change{at: ed.s, removed: removed, inserted: ed.text, removedEnds: oldEnds, insertedEnds: newEnds})
+	}
+	b.cursor = b.clampPos(cur)
+	b.wantCol = -1
+	if b.noUndo {
+		return
+	}
+	u := &b.undo
+	u.undone = u.undone[:0]
+	u.nextID++
+	u.done = append(u.done, step{id: u.nextID, changes: changes, before: before, after: b.cursor})
+	u.open = false
 }

@@ -53,6 +53,7 @@ func (e *session) installAPI() {
 	e.installSearchAPI(api)
 	e.installWindowAPI(api)
 	e.installGrepViewAPI(api)
+	e.installLSPViewAPI(api)
 	pmacs.RawSetString("editor", api)
 }
 

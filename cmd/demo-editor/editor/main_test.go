@@ -18,6 +18,8 @@ import (
 func TestMain(m *testing.M) {
 	// The MCP tests start this binary as their server.
 	mcptest.RunIfServer()
+	// The completion tests start this binary as a scripted language server.
+	runFakeLSPIfAsked()
 	goleak.VerifyTestMain(m)
 }
 

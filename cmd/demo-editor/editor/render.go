@@ -71,6 +71,9 @@ func (e *session) draw() {
 		e.drawRow(b, y)
 		changed = true
 	}
+	if b.popup != nil && from < to {
+		e.drawPopup(b, y0, h) // the rows drawn may have covered it
+	}
 	focusedChanged := e.winAll || from < to
 	e.winAll = false
 	e.shownBuf, e.shownTop, e.shownLeft, e.shownSel = b, b.top, b.left, selNow
@@ -110,7 +113,7 @@ func (e *session) draw() {
 	if e.prompt != nil {
 		cx, cy = e.promptCursorX(), e.height-1
 	} else if !b.cursorLine {
-		cx = displayCol(b.lines[b.cursor.Row], b.cursor.Col) - b.left
+		cx = displayCol(b.lines[b.cursor.Row], b.cursor.Col) - b.left + b.gutterWidth()
 		cy = b.cursor.Row - b.top + y0
 	}
 	if b.cursor != e.shownCur || changed {
@@ -129,12 +132,17 @@ func (e *session) draw() {
 // drawRow paints window row y of b.
 func (e *session) drawRow(b *buffer, y int) {
 	row := b.top + y
-	w := e.width
 	selected := b.cursorLine && row == b.cursor.Row
 	base := tcell.StyleDefault
 	if selected {
 		base = base.Background(styleSelection)
 	}
+	// gx is the gutter's width: the text is drawn right of it, in w columns.
+	gx := b.gutterWidth()
+	if gx > 0 {
+		e.drawSign(b, y, row, base)
+	}
+	w := e.width - gx
 	x := 0
 	ss, se, sel := b.selection()
 	sel = sel && ss.Row <= row && row <= se.Row
@@ -177,22 +185,22 @@ func (e *session) drawRow(b *buffer, y int) {
 			}
 			if c.width > 1 && c.text == " " { // a tab
 				for i := 0; i < c.width && sx+i < w; i++ {
-					e.scr.Put(sx+i, y+e.rowOff, " ", st)
+					e.scr.Put(gx+sx+i, y+e.rowOff, " ", st)
 				}
 			} else if sx+c.width <= w {
-				e.scr.Put(sx, y+e.rowOff, c.text, st)
+				e.scr.Put(gx+sx, y+e.rowOff, c.text, st)
 			} else {
-				e.scr.Put(sx, y+e.rowOff, " ", st) // a wide glyph cut by the edge
+				e.scr.Put(gx+sx, y+e.rowOff, " ", st) // a wide glyph cut by the edge
 			}
 			x = sx + c.width
 			return true
 		})
 	} else {
-		e.scr.Put(0, y+e.rowOff, "~", styleTilde)
+		e.scr.Put(gx, y+e.rowOff, "~", styleTilde)
 		x = 1
 	}
 	for ; x < w; x++ {
-		e.scr.Put(x, y+e.rowOff, " ", base)
+		e.scr.Put(gx+x, y+e.rowOff, " ", base)
 	}
 }
 
@@ -284,6 +292,9 @@ func (e *session) statusText() string {
 	}
 	if b.status != "" {
 		lang += "  " + b.status
+	}
+	if note := b.rowNote(); note != "" {
+		lang += "  " + note
 	}
 	left := fmt.Sprintf(" %s%s  %d:%d%s", b.name, flags, b.cursor.Row+1, b.cursor.Col+1, lang)
 	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, e.activeJobs(), e.lb.LiveTasks())

@@ -1,0 +1,367 @@
+package editor
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
+)
+
+// goplsModule writes files into a temp Go module and puts the project's
+// gopls first on PATH, skipping the test when there is none.
+func goplsModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	gopls, err := testenv.Tool("gopls")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644))
+	for name, src := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644))
+	}
+	return dir
+}
+
+// popupLines is what the shown buffer's popup lists, nil for no popup.
+func popupLines(e *session) []string {
+	if e.cur.popup == nil {
+		return nil
+	}
+	return e.cur.popup.lines
+}
+
+func popupHas(e *session, label string) bool {
+	for _, l := range popupLines(e) {
+		if strings.HasPrefix(l, label) {
+			return true
+		}
+	}
+	return false
+}
+
+// untilSynced waits until the buffer's text went to the server (the
+// gutter is set up then).
+func (h *harness) untilSynced() {
+	h.t.Helper()
+	h.untilLong("the buffer synced with the server", func(e *session) bool { return e.cur.signs != nil })
+}
+
+// TestGoplsCompletion covers the issue's completion point against gopls:
+// M-/ lists a struct's fields under the cursor, typing narrows the list
+// (each keystroke asks again), and Enter inserts the chosen item over the
+// typed prefix, as one undo step.
+func TestGoplsCompletion(t *testing.T) {
+	src := "package m\n\ntype T struct {\n\tAlpha     int\n\tAlbatross int\n\tBeta      int\n}\n\nfunc f(t T) int {\n\treturn t.\n}\n"
+	dir := goplsModule(t, map[string]string{"m.go": src})
+	h := startEditor(t, Options{Path: filepath.Join(dir, "m.go")})
+	h.untilSynced()
+	h.gotoLine("10:11")
+	h.until("the cursor after t.", func(e *session) bool { return e.cur.cursor == pos{9, 10} })
+
+	h.alt('/')
+	h.untilLong("the fields in the popup", func(e *session) bool {
+		return popupHas(e, "Alpha") && popupHas(e, "Albatross") && popupHas(e, "Beta")
+	})
+	rows := h.rows()
+	require.True(t, anyContains(rows, " Albatross"), "the popup is drawn:\n%s", strings.Join(rows, "\n"))
+
+	h.typeText("Alb")
+	h.untilLong("the list narrowed to Albatross", func(e *session) bool {
+		return popupHas(e, "Albatross") && !popupHas(e, "Alpha") && !popupHas(e, "Beta")
+	})
+	h.key(tcell.KeyEnter)
+	h.until("Albatross inserted over the prefix", func(e *session) bool {
+		return e.cur.Line(9) == "\treturn t.Albatross" && e.cur.popup == nil && e.cur.cursor == pos{9, 19}
+	})
+	h.ctrl('z')
+	h.until("one undo takes the completion back", func(e *session) bool { return e.cur.Line(9) == "\treturn t.Alb" })
+
+	h.alt('/')
+	h.untilLong("the popup again", func(e *session) bool { return popupHas(e, "Albatross") })
+	h.key(tcell.KeyEsc)
+	h.until("Esc closes it, inserting nothing", func(e *session) bool {
+		return e.cur.popup == nil && e.cur.Line(9) == "\treturn t.Alb"
+	})
+	h.key(tcell.KeyDown)
+	h.until("Down moves the cursor again", func(e *session) bool { return e.cur.cursor.Row == 10 })
+}
+
+// TestGoplsRenameAcrossFiles covers rename: F2 on a function asks for the
+// new name, and the WorkspaceEdit gopls returns changes every occurrence,
+// in the open file and in a file that was not open (opened and edited),
+// with the count on the message line.
+func TestGoplsRenameAcrossFiles(t *testing.T) {
+	dir := goplsModule(t, map[string]string{
+		"a.go": "package m\n\nfunc Target() int { return 1 }\n\nvar X = Target()\n",
+		"b.go": "package m\n\nvar Y = Target() + Target()\n",
+	})
+	a, b := filepath.Join(dir, "a.go"), filepath.Join(dir, "b.go")
+	h := startEditor(t, Options{Path: a})
+	h.untilSynced()
+	h.gotoLine("3:8")
+	h.key(tcell.KeyF2)
+	h.waitText("rename Target to: Target")
+	h.ctrl('u')
+	h.typeText("Renamed")
+	h.key(tcell.KeyEnter)
+	h.untilLong("the count of the edits", func(e *session) bool {
+		return strings.Contains(e.msg, "rename Target to Renamed: 4 edits in 2 files")
+	})
+	h.until("every occurrence renamed", func(e *session) bool {
+		var ta, tb string
+		for _, buf := range e.bufs {
+			switch buf.path {
+			case a:
+				ta = buf.Text()
+			case b:
+				if !buf.loading {
+					tb = buf.Text()
+				}
+			}
+		}
+		return ta == "package m\n\nfunc Renamed() int { return 1 }\n\nvar X = Renamed()\n" &&
+			tb == "package m\n\nvar Y = Renamed() + Renamed()\n"
+	})
+}
+
+// TestGoplsDiagnosticsGutter covers the gutter: an undefined name's row is
+// marked E (in the error colour) beside the text, the status line gives
+// the count and, with the cursor on that row, the message; fixing the name
+// clears the mark and the message while the gutter stays.
+func TestGoplsDiagnosticsGutter(t *testing.T) {
+	dir := goplsModule(t, map[string]string{"m.go": "package m\n\nfunc Target() int { return 1 }\n\nvar X = Target() + undefinedName\n"})
+	h := startEditor(t, Options{Path: filepath.Join(dir, "m.go")})
+	h.untilLong("the E mark on the undefined name's row", func(e *session) bool {
+		s, ok := e.cur.signs.rowsOrNil()[4]
+		return ok && s.text == "E"
+	})
+	h.waitScreen("E in the gutter of row 5, the text one column right", func(rows []string) bool {
+		return rows[4] == "Evar X = Target() + undefinedName" && rows[0] == " package m"
+	})
+	var st tcell.Style
+	h.e.call(func() { _, st, _ = h.scr.Get(0, 4) })
+	fg, _, _ := st.Decompose()
+	require.Equal(t, tcell.ColorRed, fg, "the mark is drawn in the error colour")
+
+	h.gotoLine("5:20")
+	h.until("the message in the status line", func(e *session) bool {
+		return strings.Contains(e.statusText(), "E1 W0  undefined: undefinedName")
+	})
+	for range len("undefinedName") {
+		h.key(tcell.KeyDelete)
+	}
+	h.typeText("2")
+	h.untilLong("the mark and the message cleared", func(e *session) bool {
+		return e.cur.Line(4) == "var X = Target() + 2" && e.cur.signs != nil && len(e.cur.signs.rows) == 0 &&
+			!strings.Contains(e.statusText(), "undefined")
+	})
+	h.waitScreen("the gutter empty", func(rows []string) bool { return rows[4] == " var X = Target() + 2" })
+}
+
+// rowsOrNil lets a test read the marks of a gutter that may not exist yet.
+func (s *signColumn) rowsOrNil() map[int]sign {
+	if s == nil {
+		return nil
+	}
+	return s.rows
+}
+
+// TestCompletionShowsOnlyTheNewestRequest covers "each keystroke
+// supersedes the last request" with a scripted server that holds every
+// completion request until typing stops, then answers them newest first,
+// so the answers to superseded requests arrive last. After M-/ and ten
+// quick keystrokes, every list ever drawn must be the one asked at the
+// cursor's column when it was drawn (the items name it), the last one the
+// newest request's, and every superseded request must have been cancelled.
+func TestCompletionShowsOnlyTheNewestRequest(t *testing.T) {
+	logPath := useFakeLSP(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n\nvar x = \n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	// Record every popup drawn, with the cursor's column at that moment.
+	h.e.call(func() {
+		require.NoError(t, h.e.L.DoString(`
+			local ed = pmacs.editor
+			local popup = ed.popup
+			popups_shown = {}
+			ed.popup = function(buf, lines, opts)
+			  if lines then
+			    local _, col = ed.cursor(buf)
+			    popups_shown[#popups_shown + 1] = {col = col, lines = lines}
+			  end
+			  return popup(buf, lines, opts)
+			end`))
+	})
+	h.gotoLine("3:9")
+	h.until("the cursor at the end of row 3", func(e *session) bool { return e.cur.cursor == pos{2, 8} })
+	// Each key waits for its request to reach the server (a key typed
+	// before the last request was written supersedes it unsent, and the
+	// editor then has nothing to cancel).
+	var l fakeLog
+	asked := func(col int) {
+		t.Helper()
+		for deadline := time.Now().Add(waitTimeout); ; time.Sleep(2 * time.Millisecond) {
+			l = readFakeLog(t, logPath)
+			if len(l.cols) > 0 && l.cols[len(l.cols)-1] == col {
+				return
+			}
+			if time.Now().After(deadline) {
+				data, _ := os.ReadFile(logPath)
+				t.Fatalf("no completion request at column %d; the server's log:\n%s", col, data)
+			}
+		}
+	}
+	h.alt('/')
+	asked(8)
+	for i, r := range "abcdefghij" {
+		h.typeText(string(r))
+		asked(9 + i)
+	}
+	h.until("the popup of the newest request", func(e *session) bool {
+		return e.cur.Line(2) == "var x = abcdefghij" && popupHas(e, "c18_alpha")
+	})
+	// Wait until the server has answered every request it held, the
+	// superseded ones after the newest, and has seen the $/cancelRequest
+	// of every superseded one (a cancel may reach it after the request
+	// that superseded it).
+	cancelled := func() bool {
+		for _, id := range l.requests[:len(l.requests)-1] {
+			if !l.cancels[id] {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(5 * time.Millisecond) {
+		l = readFakeLog(t, logPath)
+		if l.answered == len(l.requests) && cancelled() {
+			break
+		}
+		if time.Now().After(deadline) {
+			data, _ := os.ReadFile(logPath)
+			t.Fatalf("the scripted server was not answered and cancelled as expected; its log:\n%s", data)
+		}
+	}
+	h.e.call(func() {}) // a turn of the loop after the last answers were read
+	require.Len(t, l.requests, 11, "M-/ and ten keys each ask once")
+	require.False(t, l.cancels[l.requests[len(l.requests)-1]], "the newest request was cancelled")
+
+	type shown struct {
+		col   int
+		first string
+	}
+	var got []shown
+	h.e.call(func() {
+		lt, ok := h.e.L.GetGlobal("popups_shown").(*lua.LTable)
+		require.True(t, ok)
+		lt.ForEach(func(_, v lua.LValue) {
+			r := v.(*lua.LTable)
+			lines := r.RawGetString("lines").(*lua.LTable)
+			got = append(got, shown{int(r.RawGetString("col").(lua.LNumber)), lines.RawGetInt(1).String()})
+		})
+	})
+	require.NotEmpty(t, got)
+	for _, s := range got {
+		require.True(t, strings.HasPrefix(s.first, "c"+strconv.Itoa(s.col)+"_"), "a stale list was drawn: %q with the cursor at column %d (all: %+v)", s.first, s.col, got)
+	}
+	require.Equal(t, "c18_alpha", got[len(got)-1].first)
+	require.Equal(t, []string{"c18_alpha", "c18_beta"}, popupLinesOf(h))
+
+	h.key(tcell.KeyTab)
+	h.until("the item inserted over the typed word", func(e *session) bool {
+		return e.cur.Line(2) == "var x = c18_alpha" && e.cur.popup == nil
+	})
+}
+
+// TestGutterFollowsInsertedRows covers the gutter between publications:
+// the scripted server publishes one warning on row 3 when the file opens
+// and never again, so the marker's moves after a line break above it and
+// its removal are the editor's own; the status line shows the count and,
+// with the cursor on the row, the first line of the message.
+func TestGutterFollowsInsertedRows(t *testing.T) {
+	useFakeLSP(t)
+	path := filepath.Join(t.TempDir(), "m.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n\nvar x = 1\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	signAt := func(row int) func(e *session) bool {
+		return func(e *session) bool {
+			s, ok := e.cur.signs.rowsOrNil()[row]
+			return ok && s.text == "W" && len(e.cur.signs.rows) == 1
+		}
+	}
+	h.untilLong("the W marker on row 3", signAt(2))
+	h.key(tcell.KeyEnter)
+	h.until("the marker one row down", signAt(3))
+	h.waitScreen("W beside the moved row", func(rows []string) bool { return rows[3] == "Wvar x = 1" && rows[2] == "" })
+	h.key(tcell.KeyBackspace)
+	h.until("the marker back", signAt(2))
+	h.gotoLine("3")
+	h.until("the count and the message", func(e *session) bool {
+		st := e.statusText()
+		return strings.Contains(st, "E0 W1  fake warning") && !strings.Contains(st, "second line")
+	})
+	h.gotoLine("1")
+	h.until("no message off the row", func(e *session) bool {
+		st := e.statusText()
+		return strings.Contains(st, "E0 W1") && !strings.Contains(st, "fake warning")
+	})
+}
+
+func popupLinesOf(h *harness) []string {
+	var out []string
+	h.e.call(func() { out = append(out, popupLines(h.e)...) })
+	return out
+}
+
+// TestServerApplyEditReachesTheBuffers covers workspace/applyEdit in the
+// editor: the scripted server answers a save with an edit of the saved
+// file and of a file not open; init.lua's on_apply_edit hook applies both
+// through the path rename uses (the other file is opened and edited), and
+// the server hears applied = true.
+func TestServerApplyEditReachesTheBuffers(t *testing.T) {
+	logPath := useFakeLSP(t)
+	dir := t.TempDir()
+	path, other := filepath.Join(dir, "m.go"), filepath.Join(dir, "other.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n"), 0o644))
+	require.NoError(t, os.WriteFile(other, []byte("package m\n\nvar x = 1\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	h.ctrl('s')
+	h.until("both files edited", func(e *session) bool {
+		var tm, to string
+		for _, b := range e.bufs {
+			switch {
+			case b.path == path:
+				tm = b.Text()
+			case b.path == other && !b.loading:
+				to = b.Text()
+			}
+		}
+		return tm == "// applied\npackage m\n" && to == "package m\n\nvar renamed = 1\n"
+	})
+	h.until("the count on the message line", func(e *session) bool {
+		return strings.Contains(e.msg, "the server applied 2 edits in 2 files")
+	})
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(5 * time.Millisecond) {
+		data, err := os.ReadFile(logPath)
+		require.NoError(t, err)
+		if strings.Contains(string(data), `reply "apply-1" {"applied":true}`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not hear applied = true; its log:\n%s", data)
+		}
+	}
+}

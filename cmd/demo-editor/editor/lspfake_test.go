@@ -1,0 +1,243 @@
+package editor
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakeLSPEnv names the log file of the scripted language server: when it
+// is set, the test binary is that server (see TestMain).
+const fakeLSPEnv = "PMACS_EDITOR_FAKE_LSP_LOG"
+
+// fakeAnswerAt is the completion column at which the scripted server
+// answers every completion request it holds, newest first: the answers to
+// superseded requests then arrive after the answer to the newest, as they
+// would from a slow server.
+const fakeAnswerAt = 18
+
+// runFakeLSPIfAsked runs the scripted server and exits when this process
+// was started as one.
+func runFakeLSPIfAsked() {
+	logPath := os.Getenv(fakeLSPEnv)
+	if logPath == "" {
+		return
+	}
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	s := &fakeLSP{out: bufio.NewWriter(os.Stdout), log: logf}
+	s.serve(bufio.NewReader(os.Stdin))
+	os.Exit(0)
+}
+
+type fakeLSP struct {
+	mu   sync.Mutex
+	out  *bufio.Writer
+	log  *os.File
+	held []fakeRequest
+}
+
+type fakeRequest struct {
+	id   json.RawMessage
+	char int
+}
+
+type fakeMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+}
+
+func (s *fakeLSP) logf(format string, args ...any) {
+	fmt.Fprintf(s.log, format+"\n", args...)
+}
+
+func (s *fakeLSP) send(v any) {
+	body, _ := json.Marshal(v)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	s.out.Flush()
+}
+
+func (s *fakeLSP) reply(id json.RawMessage, result any) {
+	s.send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+func (s *fakeLSP) serve(in *bufio.Reader) {
+	for {
+		n := -1
+		for {
+			line, err := in.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+				n, _ = strconv.Atoi(v)
+			}
+		}
+		if n < 0 {
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(in, body); err != nil {
+			return
+		}
+		var m fakeMessage
+		if json.Unmarshal(body, &m) != nil {
+			continue
+		}
+		switch m.Method {
+		case "initialize":
+			s.reply(m.ID, map[string]any{"capabilities": map[string]any{
+				"textDocumentSync":   2,
+				"completionProvider": map[string]any{},
+			}})
+		case "textDocument/completion":
+			var p struct {
+				Position struct{ Character int } `json:"position"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			s.mu.Lock()
+			s.logf("completion %s %d", m.ID, p.Position.Character)
+			s.held = append(s.held, fakeRequest{id: m.ID, char: p.Position.Character})
+			s.mu.Unlock()
+			if p.Position.Character == fakeAnswerAt {
+				s.answerHeld()
+			}
+		case "$/cancelRequest":
+			var p struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			s.mu.Lock()
+			s.logf("cancel %s", p.ID)
+			s.mu.Unlock()
+		case "textDocument/didOpen":
+			// One warning on row 2, never published again: what the
+			// gutter shows after edits is the editor's own shifting.
+			var p struct {
+				TextDocument struct{ URI string } `json:"textDocument"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			at := map[string]any{"line": 2, "character": 4}
+			s.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": map[string]any{
+				"uri": p.TextDocument.URI,
+				"diagnostics": []any{map[string]any{"range": map[string]any{"start": at, "end": at},
+					"severity": 2, "message": "fake warning\nsecond line"}},
+			}})
+		case "textDocument/didSave":
+			// A save asks the editor to apply an edit of the saved file
+			// and of other.go beside it, as a code action would.
+			var p struct {
+				TextDocument struct{ URI string } `json:"textDocument"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			other := strings.TrimSuffix(p.TextDocument.URI, filepath.Base(p.TextDocument.URI)) + "other.go"
+			at := func(line, char int) map[string]any { return map[string]any{"line": line, "character": char} }
+			s.send(map[string]any{"jsonrpc": "2.0", "id": "apply-1", "method": "workspace/applyEdit", "params": map[string]any{
+				"label": "fake fix", "edit": map[string]any{"changes": map[string]any{
+					p.TextDocument.URI: []any{map[string]any{"range": map[string]any{"start": at(0, 0), "end": at(0, 0)}, "newText": "// applied\n"}},
+					other:              []any{map[string]any{"range": map[string]any{"start": at(2, 4), "end": at(2, 5)}, "newText": "renamed"}},
+				}},
+			}})
+		case "":
+			s.mu.Lock()
+			s.logf("reply %s %s", m.ID, m.Result)
+			s.mu.Unlock()
+		case "shutdown":
+			s.reply(m.ID, nil)
+		case "exit":
+			return
+		default:
+			if len(m.ID) > 0 {
+				s.reply(m.ID, nil)
+			}
+		}
+	}
+}
+
+// answerHeld answers every held completion request, the newest first,
+// each with items named for the column it was asked at ("c12_alpha").
+func (s *fakeLSP) answerHeld() {
+	s.mu.Lock()
+	held := s.held
+	s.held = nil
+	s.mu.Unlock()
+	for i := len(held) - 1; i >= 0; i-- {
+		r := held[i]
+		items := []map[string]any{
+			{"label": fmt.Sprintf("c%d_alpha", r.char)},
+			{"label": fmt.Sprintf("c%d_beta", r.char)},
+		}
+		s.reply(r.id, map[string]any{"isIncomplete": false, "items": items})
+		s.mu.Lock()
+		s.logf("answered %s", r.id)
+		s.mu.Unlock()
+	}
+}
+
+// useFakeLSP makes init.lua find this test binary, run as the scripted
+// server, when it looks for gopls; it returns the server's log file.
+func useFakeLSP(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "fake-lsp.log")
+	script := fmt.Sprintf("#!/bin/sh\nexec env %s=%q %q \"$@\"\n", fakeLSPEnv, logPath, exe)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "gopls"), []byte(script), 0o755))
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return logPath
+}
+
+// fakeLog is the scripted server's log: the ids of the completion
+// requests in order and their columns, the ids it was asked to cancel, and
+// how many it answered.
+type fakeLog struct {
+	requests []string
+	cols     []int
+	cancels  map[string]bool
+	answered int
+}
+
+func readFakeLog(t *testing.T, path string) fakeLog {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return fakeLog{cancels: map[string]bool{}}
+	}
+	require.NoError(t, err)
+	l := fakeLog{cancels: map[string]bool{}}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 3 && f[0] == "completion":
+			l.requests = append(l.requests, f[1])
+			col, _ := strconv.Atoi(f[2])
+			l.cols = append(l.cols, col)
+		case len(f) == 2 && f[0] == "cancel":
+			l.cancels[f[1]] = true
+		case len(f) == 2 && f[0] == "answered":
+			l.answered++
+		}
+	}
+	return l
+}

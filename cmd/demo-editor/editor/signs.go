@@ -1,0 +1,219 @@
+package editor
+
+import (
+	"math"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// signColumn is a buffer's gutter: one cell left of the text on every row,
+// holding a marker on the rows a script named (a language server's
+// diagnostics). It stays while set, empty or not, so the text does not
+// jump sideways as markers come and go.
+type signColumn struct {
+	rows map[int]sign
+}
+
+type sign struct {
+	text string // one cell
+	face face
+	// note is shown in the status line while the cursor is on the row
+	// (the diagnostic's message), "" for none.
+	note string
+}
+
+// rowNote is the note of the sign on the cursor's row, "" for none.
+func (b *buffer) rowNote() string {
+	if b.signs == nil {
+		return ""
+	}
+	return b.signs.rows[b.cursor.Row].note
+}
+
+// gutterWidth is the number of screen columns left of b's text.
+func (b *buffer) gutterWidth() int {
+	if b.signs == nil {
+		return 0
+	}
+	return 1
+}
+
+// drawSign paints the gutter cell of window row y (buffer row row).
+func (e *session) drawSign(b *buffer, y, row int, base tcell.Style) {
+	st, text := base, " "
+	if s, ok := b.signs.rows[row]; ok {
+		st, text = e.faces.style(s.face), s.text
+	}
+	e.scr.Put(0, y+e.rowOff, text, st)
+}
+
+// popup is a list drawn over the window, under (or above, when there is
+// no room below) a position of its buffer: completion candidates.
+type popup struct {
+	lines    []string
+	selected int // 0-based row of lines drawn selected, -1 for none
+	at       pos
+}
+
+// maxPopupRows bounds the rows a popup draws; a script shows a window of
+// a longer list.
+const maxPopupRows = 12
+
+// drawPopup paints b's popup over the focused window, whose text rows are
+// [y0, y0+h).
+func (e *session) drawPopup(b *buffer, y0, h int) {
+	p := b.popup
+	n := min(len(p.lines), maxPopupRows, h-1)
+	if n <= 0 {
+		return
+	}
+	width := 0
+	for _, l := range p.lines[:n] {
+		width = max(width, displayCol(l, len(l)))
+	}
+	width = min(width+2, e.width)
+	row := min(p.at.Row, len(b.lines)-1)
+	y := row - b.top + 1
+	if y+n > h {
+		y = row - b.top - n // above the anchor
+	}
+	y = max(y, 0)
+	x := displayCol(b.lines[row], min(p.at.Col, len(b.lines[row]))) - b.left + b.gutterWidth()
+	x = max(min(x, e.width-width), 0)
+	normal, sel := e.faces.resolve("popup"), e.faces.resolve("popup.selected")
+	for i := range n {
+		st := normal
+		if i == p.selected {
+			st = sel
+		}
+		line := " " + p.lines[i]
+		end := 0
+		eachCell(line, func(c cell, cx int) bool {
+			if cx+c.width > width {
+				return false
+			}
+			e.scr.Put(x+cx, y0+y+i, c.text, st)
+			end = cx + c.width
+			return true
+		})
+		for cx := end; cx < width; cx++ {
+			e.scr.Put(x+cx, y0+y+i, " ", st)
+		}
+	}
+}
+
+// installLSPViewAPI adds the primitives the language-server views need:
+// the gutter, the popup and multi-range edits.
+func (e *session) installLSPViewAPI(api *lua.LTable) {
+	d := tcell.StyleDefault
+	for name, st := range map[string]tcell.Style{
+		"popup":          d.Background(tcell.ColorNavy).Foreground(tcell.ColorWhite),
+		"popup.selected": d.Background(tcell.ColorTeal).Foreground(tcell.ColorWhite).Bold(true),
+		"info":           d.Foreground(tcell.ColorAqua),
+		"hint":           d.Foreground(tcell.ColorGray),
+	} {
+		if _, ok := e.faces.set[name]; !ok {
+			e.faces.setStyle(name, st)
+		}
+	}
+	e.L.SetFuncs(api, map[string]lua.LGFunction{
+		"set_signs": e.luaSetSigns, "popup": e.luaPopup, "apply_text_edits": e.luaApplyTextEdits,
+	})
+}
+
+// luaSetSigns is ed.set_signs(buf, signs): the gutter's markers, each
+// {row, text, group, note} (text one cell, group a highlight group, note
+// an optional line the status line shows while the cursor is on the row),
+// replacing the last ones; an empty list keeps an empty gutter, nil
+// removes it.
+func (e *session) luaSetSigns(L *lua.LState) int {
+	const fname = "set_signs"
+	b := e.bufArg(L, fname, 1)
+	switch v := L.Get(2).(type) {
+	case *lua.LNilType:
+		b.signs = nil
+	case *lua.LTable:
+		sc := &signColumn{rows: make(map[int]sign, v.Len())}
+		for i := 1; i <= v.Len(); i++ {
+			st, ok := v.RawGetInt(i).(*lua.LTable)
+			if !ok {
+				L.RaiseError("pmacs.editor.%s: sign %d must be a table {row, text, group}, got %s", fname, i, v.RawGetInt(i).Type().String())
+			}
+			row, ok := st.RawGetInt(1).(lua.LNumber)
+			if !ok || row < 0 || float64(row) != math.Trunc(float64(row)) {
+				L.RaiseError("pmacs.editor.%s: sign %d: row must be a whole number >= 0, got %s", fname, i, st.RawGetInt(1).String())
+			}
+			text, ok := st.RawGetInt(2).(lua.LString)
+			if !ok || displayCol(string(text), len(text)) != 1 || strings.ContainsAny(string(text), "\t\n") {
+				L.RaiseError("pmacs.editor.%s: sign %d: text must be a string one cell wide, got %s", fname, i, st.RawGetInt(2).String())
+			}
+			group, ok := st.RawGetInt(3).(lua.LString)
+			if !ok {
+				L.RaiseError("pmacs.editor.%s: sign %d: group must be a string, got %s", fname, i, st.RawGetInt(3).Type().String())
+			}
+			note := ""
+			switch v := st.RawGetInt(4).(type) {
+			case lua.LString:
+				note, _, _ = strings.Cut(string(v), "\n")
+			case *lua.LNilType:
+			default:
+				L.RaiseError("pmacs.editor.%s: sign %d: note must be a string or nil, got %s", fname, i, v.Type().String())
+			}
+			sc.rows[int(row)] = sign{text: string(text), face: e.faces.intern(string(group)), note: note}
+		}
+		b.signs = sc
+	default:
+		argErr(L, fname, 2, "signs", "a list of signs or nil")
+	}
+	b.markDirty(0)
+	return 0
+}
+
+// luaPopup is ed.popup(buf, lines, {row =, col =, selected =}) or
+// ed.popup(buf, nil): shows (or replaces, or with nil removes) buf's popup,
+// drawn while buf is in the focused window below row, col of it (the
+// cursor by default), with row selected (1-based; 0 for none) in the
+// popup.selected style.
+func (e *session) luaPopup(L *lua.LState) int {
+	const fname = "popup"
+	b := e.bufArg(L, fname, 1)
+	if L.Get(2) == lua.LNil {
+		if b.popup != nil {
+			b.popup = nil
+			b.markDirty(0)
+		}
+		return 0
+	}
+	lines := linesArg(L, fname, 2)
+	p := &popup{lines: lines, at: b.cursor, selected: -1}
+	if opts, ok := L.Get(3).(*lua.LTable); ok {
+		get := func(k string) (int, bool) {
+			switch v := opts.RawGetString(k).(type) {
+			case *lua.LNilType:
+				return 0, false
+			case lua.LNumber:
+				if float64(v) == math.Trunc(float64(v)) && v >= 0 && v < 1<<40 {
+					return int(v), true
+				}
+			}
+			L.RaiseError("pmacs.editor.%s: option %s must be a whole number >= 0, got %s", fname, k, opts.RawGetString(k).String())
+			return 0, false
+		}
+		if r, ok := get("row"); ok {
+			p.at.Row, p.at.Col = r, 0
+		}
+		if c, ok := get("col"); ok {
+			p.at.Col = c
+		}
+		if s, ok := get("selected"); ok {
+			p.selected = s - 1
+		}
+	} else if L.Get(3) != lua.LNil {
+		argErr(L, fname, 3, "opts", "a table or nil")
+	}
+	b.popup = p
+	b.markDirty(0)
+	return 0
+}
