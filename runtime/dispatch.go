@@ -197,10 +197,12 @@ func (j *job) failure() error {
 	return nil
 }
 
-// cancelCause is a cancelled job's Outcome.Err: why its context ended.
+// cancelCause is a cancelled job's Outcome.Err: why its context ended, or
+// context.Canceled for a job settled Cancelled from outside with its context
+// still live (an external job whose server went away).
 func (j *job) cancelCause() error {
-	if j.cause != nil {
-		return j.cause
+	if err := context.Cause(&j.t.ctx); err != nil {
+		return err
 	}
 	return context.Canceled
 }

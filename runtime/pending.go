@@ -3,27 +3,27 @@ package runtime
 // job is one entry of the pending table. It lives on the main goroutine only;
 // the worker sees nothing of it but its id and context.
 type job struct {
-	id              JobID
+	id  JobID
+	key string // supersede key, "" for none
+	t   task   // what the worker sees of this job (shares the allocation)
+	// The one-byte fields sit together so the entry stays in its
+	// allocation size class.
 	kind            Kind
-	key             string // supersede key, "" for none
-	t               task   // what the worker sees of this job (shares the allocation)
+	state           State
 	cancelRequested bool
 	superseded      bool // cancelled by a dispatch under its key: its items are dropped
-	state           State
-	value           any
-	external        bool  // value is an external job's (CompleteExternalOK)
-	err             error // a *JobError when Failed, the cancel cause when Cancelled
-	cause           error // why the job's context was cancelled; nil for Runtime.Cancel
-	dispatchedAt    mono
-	settledAt       mono
-	stream          *streamBuf  // nil for request/reply jobs
-	resource        *ResourceOp // the fs mutation this job performs, if any
-	// extValue is an external job's decoded value between
-	// CompleteExternalOK and the Tick that applies its replyExternal;
-	// extQueued says such a reply is on the bus.
-	extValue  any
-	extQueued bool
-	progress  string // set by SetExternalProgress, shown in the *workers* view
+	external        bool // value is an external job's (CompleteExternalOK)
+	// extQueued says an external job's replyExternal is on the bus, its
+	// decoded value waiting in extValue until the Tick that applies it.
+	extQueued    bool
+	value        any
+	err          error // a *JobError when Failed, the cancel cause when Cancelled
+	dispatchedAt mono
+	settledAt    mono
+	stream       *streamBuf  // nil for request/reply jobs
+	resource     *ResourceOp // the fs mutation this job performs, if any
+	extValue     any
+	progress     string // set by SetExternalProgress, shown in the *workers* view
 }
 
 func (j *job) outcome() Outcome {
@@ -86,14 +86,12 @@ func (rt *Runtime) newJob(kind Kind, key string) *job {
 }
 
 // cancel ends a running job's context with cause (nil: context.Canceled),
-// which its cancelled Outcome.Err and context.Cause then report.
+// which its cancelled Outcome.Err and context.Cause then report; the
+// context keeps the first cause.
 func (j *job) cancel(cause error) {
 	if j.state != Running {
 		return
 	}
 	j.cancelRequested = true
-	if j.cause == nil {
-		j.cause = cause
-	}
 	j.t.ctx.cancelCause(cause)
 }
