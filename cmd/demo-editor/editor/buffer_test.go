@@ -159,7 +159,8 @@ func TestScratchAppend(t *testing.T) {
 // Text split and join round-trip, keeping CRLF and a missing final newline.
 func TestSplitJoinRoundTrip(t *testing.T) {
 	for _, text := range []string{"", "a", "a\n", "a\nb", "a\r\nb\r\n", "\n\n", strings.Repeat("x\n", 1000),
-		"a\r\nb\n", "a\nb\r\n", "a\r\nb\r", "a\nb\r", "\r\n\n", "\r", "a\rb\n"} {
+		"a\r\nb\n", "a\nb\r\n", "a\r\nb\r", "a\nb\r", "\r\n\n", "\r", "a\rb\n",
+		"a\r\nb\r\nc\nd\r\n", "a\nb\nc\r\nd", "a\nb\nc\r\nd\r"} {
 		ft := splitText([]byte(text))
 		require.Equal(t, text, string(joinText(ft.lines, ft.eol, ft.crlf, ft.ends)), "%q", text)
 	}

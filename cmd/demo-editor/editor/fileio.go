@@ -1,7 +1,6 @@
 package editor
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -55,70 +54,97 @@ func readFileText(path string) (ft fileText, exists bool, err error) {
 	if st.IsDir() {
 		return ft, true, fmt.Errorf("open %s: is a directory", path)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	text, err := readText(f, st.Size())
 	if err != nil {
 		return ft, true, fmt.Errorf("read %s: %w", path, err)
 	}
-	if len(data) > maxFileBytes {
+	if len(text) > maxFileBytes {
 		return ft, true, fmt.Errorf("open %s: %w (over %d MiB)", path, errTooLarge, maxFileBytes>>20)
 	}
-	ft = splitText(data)
+	ft = splitString(text)
 	ft.readOnly = !canWrite(path)
 	return ft, true, nil
 }
 
-func splitText(data []byte) fileText {
+// readText reads r (whose size is probably size) into one string, reading
+// at most maxFileBytes+1 bytes. The string is the only copy of the text:
+// the rows are slices of it, so a file costs its size once plus a string
+// header per row. Reading into a []byte and converting would copy the text
+// a second time, and growing the buffer as the bytes come (io.ReadAll)
+// leaves about the file's size again in garbage, which the collector
+// (relaxed while the editor runs) keeps resident for a long while.
+func readText(r io.Reader, size int64) (string, error) {
+	var sb strings.Builder
+	sb.Grow(int(min(max(size, 0), maxFileBytes+1)))
+	buf := make([]byte, 256<<10)
+	if _, err := io.CopyBuffer(&sb, io.LimitReader(r, maxFileBytes+1), buf); err != nil {
+		return "", err
+	}
+	return sb.String(), nil
+}
+
+// splitText is splitString over a copy of data.
+func splitText(data []byte) fileText { return splitString(string(data)) }
+
+// splitString splits a file's text into rows, which are slices of s (no
+// row is copied). It counts the rows first, so the slice of rows is
+// allocated once at its final size, and it allocates the per-row line
+// endings only when a second kind of line break turns up.
+func splitString(s string) fileText {
 	var ft fileText
-	ft.binary = bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0
-	if len(data) == 0 {
+	ft.binary = strings.IndexByte(s[:min(len(s), 8<<10)], 0) >= 0
+	if len(s) == 0 {
 		ft.lines = []string{""}
 		return ft
 	}
-	// One string for the whole file; the rows are slices of it, so a
-	// 100,000-row file costs one copy and one slice header per row.
-	s := string(data)
 	ft.eol = s[len(s)-1] == '\n'
 	if ft.eol {
 		s = s[:len(s)-1]
 	}
-	n := bytes.Count(data, []byte{'\n'}) + 1
-	ft.lines = make([]string, 0, n)
-	// ends[i] says whether row i's line break is CRLF; it is kept only when
-	// the file mixes both, so each row is saved back with its own.
-	ends := make([]bool, 0, n)
+	n := strings.Count(s, "\n") + 1
+	ft.lines = make([]string, n)
+	// ends[i] says whether row i's line break is CRLF; it exists only once
+	// both kinds were seen, so each row of a mixed file is saved back with
+	// its own.
+	var ends []bool
 	crlfRows, lfRows := 0, 0
-	for {
+	for row := 0; ; row++ {
 		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			// The last row: it has a line break only when the file ends
-			// with one, and a CR without a LF after it is text.
-			if ft.eol && strings.HasSuffix(s, "\r") {
-				s = s[:len(s)-1]
-				ends = append(ends, true)
+		line := s
+		if i >= 0 {
+			line = s[:i]
+		}
+		// The last row has a line break only when the file ends with one,
+		// and a CR without a LF after it is text.
+		hasBreak := i >= 0 || ft.eol
+		crlf := hasBreak && len(line) > 0 && line[len(line)-1] == '\r'
+		if crlf {
+			line = line[:len(line)-1]
+		}
+		ft.lines[row] = line
+		if hasBreak {
+			if crlf {
 				crlfRows++
 			} else {
-				ends = append(ends, false)
-				if ft.eol {
-					lfRows++
+				lfRows++
+			}
+			if ends == nil && crlfRows > 0 && lfRows > 0 {
+				ends = make([]bool, n)
+				for r := range row {
+					ends[r] = !crlf // every row before this one ended the other way
 				}
 			}
-			ft.lines = append(ft.lines, s)
+			if ends != nil {
+				ends[row] = crlf
+			}
+		}
+		if i < 0 {
 			break
 		}
-		row := s[:i]
-		if strings.HasSuffix(row, "\r") {
-			row = row[:len(row)-1]
-			ends = append(ends, true)
-			crlfRows++
-		} else {
-			ends = append(ends, false)
-			lfRows++
-		}
-		ft.lines = append(ft.lines, row)
 		s = s[i+1:]
 	}
 	switch {
-	case crlfRows > 0 && lfRows > 0:
+	case ends != nil:
 		ft.ends = ends
 		ft.crlfRows, ft.lfRows = crlfRows, lfRows
 	case crlfRows > 0:
