@@ -3,9 +3,14 @@ package editor
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +23,7 @@ import (
 
 // bigGoFile writes a Go file of about size bytes: one package of many
 // small functions.
-func bigGoFile(t *testing.T, size int) string {
+func bigGoFile(t testing.TB, size int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "big.go")
 	f, err := os.Create(path)
@@ -35,58 +40,156 @@ func bigGoFile(t *testing.T, size int) string {
 	return path
 }
 
-func rssBytes(t *testing.T) int {
+// procStatus returns a field of /proc/self/status in bytes (VmRSS, VmHWM).
+func procStatus(t testing.TB, field string) int {
 	data, err := os.ReadFile("/proc/self/status")
 	require.NoError(t, err)
 	for _, l := range bytes.Split(data, []byte("\n")) {
-		if v, ok := bytes.CutPrefix(l, []byte("VmRSS:")); ok {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(v)), "kB")))
+		if v, ok := bytes.CutPrefix(l, []byte(field+":")); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(v)), "kB")))
+			require.NoError(t, err)
 			return kb * 1024
 		}
 	}
+	t.Fatalf("no %s in /proc/self/status", field)
 	return 0
 }
 
+// resetPeakRSS returns the memory the collector freed to the system and
+// restarts the peak resident size (VmHWM) from the current one, returning
+// that.
+func resetPeakRSS(t testing.TB) int {
+	goruntime.GC()
+	debug.FreeOSMemory()
+	require.NoError(t, os.WriteFile("/proc/self/clear_refs", []byte("5"), 0), "resetting VmHWM")
+	return procStatus(t, "VmRSS")
+}
+
+// bigFileFigures are one open of the big file in the editor.
+type bigFileFigures struct {
+	firstPaint time.Duration // start to the first frame showing the text
+	loaded     time.Duration // start to the buffer being editable
+	// peak is the peak resident size over the run (open, a 3 s settle and
+	// 200 keystrokes) and after the resident size after typing, each above
+	// the size before the editor started.
+	peak, after   int
+	p50, p99, max time.Duration
+}
+
+// openBigFile starts the editor on path the way Run does (the relaxed
+// collector and the spare processor), and measures it.
+func openBigFile(t *testing.T, path string) bigFileFigures {
+	defer relaxGC()()
+	defer reserveLoopProc()()
+	var f bigFileFigures
+	rss0 := resetPeakRSS(t)
+	painted := make(chan time.Duration, 1)
+	scr := tcell.NewSimulationScreen("UTF-8")
+	start := time.Now()
+	e, err := newEditor(Options{Path: path, Screen: scr})
+	require.NoError(t, err)
+	scr.SetSize(screenW, screenH)
+	e.width, e.height = scr.Size()
+	e.afterShow = func() {
+		if anyContains(screenRows(scr), "package big") {
+			painted <- time.Since(start)
+			e.afterShow = nil
+		}
+	}
+	h := &harness{t: t, scr: scr, e: e, done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		e.start()
+		err := e.loop(ctx)
+		e.close()
+		h.done <- err
+	}()
+	defer func() {
+		cancel()
+		if err := <-h.done; !errors.Is(err, context.Canceled) {
+			require.NoError(t, err)
+		}
+	}()
+	select {
+	case f.firstPaint = <-painted:
+	case <-time.After(time.Minute):
+		t.Fatal("the file was never shown")
+	}
+	h.untilWithin(time.Minute, "the file loaded", func(e *session) bool { return !e.cur.loading })
+	f.loaded = time.Since(start)
+	// Let whatever the open started (a parse, a language server) settle.
+	time.Sleep(3 * time.Second)
+
+	m := newLatencyMeter(h)
+	h.e.call(func() { h.e.cur.setCursor(pos{1000, 0}); h.e.scrollToCursor(h.e.cur) })
+	var lat []time.Duration
+	for i := range 200 {
+		want := i + 1
+		lat = append(lat, m.press(tcell.KeyRune, rune('a'+i%26), func(tcell.SimulationScreen) bool {
+			return h.e.cur.cursor == pos{1000, want}
+		}))
+	}
+	slices.Sort(lat)
+	f.p50, f.p99, f.max = lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1]
+	f.after = procStatus(t, "VmRSS") - rss0
+	f.peak = procStatus(t, "VmHWM") - rss0
+	return f
+}
+
 // Benchmark (env-gated: PMACS_EDITOR_BENCH=1): the 60 MB Go file figures
-// of issue 14 (first paint, resident memory, keystroke p99) and the
-// in-buffer search's times on it (first highlight, done).
+// of issue 14: first paint, peak resident memory over the file size and
+// keystroke p99, each the best of three opens, beside os.ReadFile of the
+// same file in the same run. Then the in-buffer search's times on it.
 func TestBigGoFileFigures(t *testing.T) {
 	if os.Getenv("PMACS_EDITOR_BENCH") == "" {
 		t.Skip("set PMACS_EDITOR_BENCH=1 to measure the 60 MB file figures")
 	}
 	const size = 60 << 20
 	path := bigGoFile(t, size)
-	runtime.GC()
-	rss0 := rssBytes(t)
-	start := time.Now()
+	mb := func(n int) string { return fmt.Sprintf("%d MB (%.2fx)", n>>20, float64(n)/size) }
+
+	var readTime time.Duration
+	readPeak := math.MaxInt
+	for range 3 {
+		rss0 := resetPeakRSS(t)
+		t0 := time.Now()
+		data, err := os.ReadFile(path)
+		d := time.Since(t0)
+		require.NoError(t, err)
+		require.Greater(t, len(data), size-1)
+		if readTime == 0 || d < readTime {
+			readTime = d
+		}
+		readPeak = min(readPeak, procStatus(t, "VmHWM")-rss0)
+		goruntime.KeepAlive(data)
+	}
+
+	var runs []bigFileFigures
+	for range 3 {
+		runs = append(runs, openBigFile(t, path))
+	}
+	best := runs[0]
+	for _, r := range runs[1:] {
+		best.firstPaint = min(best.firstPaint, r.firstPaint)
+		best.loaded = min(best.loaded, r.loaded)
+		best.peak = min(best.peak, r.peak)
+		best.after = min(best.after, r.after)
+		best.p50 = min(best.p50, r.p50)
+		best.p99 = min(best.p99, r.p99)
+		best.max = min(best.max, r.max)
+	}
+	t.Logf("60 MB Go file (%d bytes); load average %s", size, loadAverage())
+	t.Logf("  os.ReadFile alone: %v, peak resident +%s", readTime, mb(readPeak))
+	for i, r := range runs {
+		t.Logf("  editor open %d: first paint %v, loaded %v, peak resident +%s, after typing +%s, keystroke p50 %v p99 %v max %v",
+			i+1, r.firstPaint, r.loaded, mb(r.peak), mb(r.after), r.p50, r.p99, r.max)
+	}
+	t.Logf("  editor, best of three: first paint %v (goal 300ms), loaded %v, peak resident +%s (goal 4x), keystroke p99 %v (goal 16ms)",
+		best.firstPaint, best.loaded, mb(best.peak), best.p99)
+
+	// In-buffer search: M-f then "retur".
 	h := startEditor(t, Options{Path: path})
-	for !anyContains(h.rows(), "package big") {
-		require.Less(t, time.Since(start), time.Minute)
-		time.Sleep(time.Millisecond)
-	}
-	firstPaint := time.Since(start)
-	// Let the parse (if any) land, then measure memory.
-	time.Sleep(3 * time.Second)
-	rss := rssBytes(t) - rss0
-
-	m := newLatencyMeter(h)
-	h.e.call(func() { h.e.cur.setCursor(pos{1000, 0}); h.e.scrollToCursor(h.e.cur) })
-	var lat []time.Duration
-	for i := range 200 {
-		r := rune('a' + i%26)
-		row := 0
-		h.e.call(func() { row = h.e.cur.cursor.Row })
-		want := i + 1
-		lat = append(lat, m.press(tcell.KeyRune, r, func(scr tcell.SimulationScreen) bool {
-			return h.e.cur.cursor.Col == want && h.e.cur.cursor.Row == row
-		}))
-	}
-	slices.Sort(lat)
-	p99 := lat[len(lat)*99/100]
-	rssTyped := rssBytes(t) - rss0
-
-	// In-buffer search: M-f then "return".
-	h.key(tcell.KeyEscape)
+	h.untilWithin(time.Minute, "the file loaded", func(e *session) bool { return !e.cur.loading && e.cur.LineCount() > 1 })
 	h.alt('f')
 	h.waitText("search:")
 	t0 := time.Now()
@@ -108,10 +211,7 @@ func TestBigGoFileFigures(t *testing.T) {
 		require.Less(t, time.Since(t0), time.Minute)
 		time.Sleep(time.Millisecond)
 	}
-	done := time.Since(t0)
-	t.Logf("60 MB Go file: first paint %v; resident +%d MB after 3 s (%.1fx the file), +%d MB after typing; keystroke p50 %v p99 %v max %v",
-		firstPaint, rss>>20, float64(rss)/size, rssTyped>>20, lat[len(lat)/2], p99, lat[len(lat)-1])
-	t.Logf("in-buffer search \"retur\" typed: first matches %v, done %v: %s", firstHit, done, messageLine(h.rows()))
+	t.Logf("in-buffer search \"retur\" typed: first matches %v, done %v: %s", firstHit, time.Since(t0), messageLine(h.rows()))
 }
 
 // Issue 14, defects (60 MB file): above 250,000 rows a file is not parsed
