@@ -473,6 +473,21 @@ func (b *buffer) load(ft fileText) {
 	b.cursor = b.clampPos(b.cursor)
 }
 
+// showHead shows rows, the start of the file being read, until load
+// replaces them with the whole text. The buffer stays loading meanwhile:
+// keys do not edit it and saves wait, so nothing can be lost when the whole
+// text lands.
+func (b *buffer) showHead(rows []string) {
+	if !b.loading || len(rows) == 0 {
+		return
+	}
+	b.snap, b.hits = nil, nil
+	b.lines = rows
+	b.rev++
+	b.markDirty(0)
+	b.cursor = b.clampPos(b.cursor)
+}
+
 // selection returns the selected range, start before end; ok is false when
 // there is no mark or the range is empty.
 func (b *buffer) selection() (s, e pos, ok bool) {

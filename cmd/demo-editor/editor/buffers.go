@@ -84,7 +84,8 @@ func (e *session) findBuffer(name string) *buffer {
 
 // openFile returns the buffer visiting path, creating it if needed. The
 // text is read on a helper goroutine: the buffer shows at once, empty and
-// marked loading, and fills in when the read lands (then "open" fires). A
+// marked loading, shows the file's first rows as soon as they are read (a
+// large file), and fills in when the whole read lands (then "open" fires). A
 // path that does not exist opens an empty buffer the first save creates,
 // and the message line says it is a new file. A path ending in "/" names a
 // directory, never a file.
@@ -106,7 +107,16 @@ func (e *session) openFile(path string) (*buffer, error) {
 	b.path, b.lang, b.loading = abs, languageFor(abs), true
 	e.addBuffer(b)
 	e.goIO(func() func() {
-		ft, exists, err := readFileText(abs)
+		ft, exists, err := readFileText(abs, func(rows []string) {
+			select {
+			case e.calls <- func() {
+				if e.bufs[b.id] == b {
+					b.showHead(rows)
+				}
+			}:
+			case <-e.stop:
+			}
+		})
 		dirMissing := false
 		if err == nil && !exists {
 			_, derr := os.Stat(filepath.Dir(abs))

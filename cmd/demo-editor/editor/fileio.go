@@ -35,10 +35,22 @@ type fileText struct {
 	binary bool
 }
 
+// headBytes is how much of a file is read before the rest when head wants
+// the first rows: enough for any window, and read in well under a
+// millisecond.
+const headBytes = 64 << 10
+
 // readFileText reads and splits path. A missing file is an empty text (a new
 // file the first save creates, ending with a newline like any text file),
 // reported with exists false.
-func readFileText(path string) (ft fileText, exists bool, err error) {
+//
+// For a file longer than headBytes, head (unless nil) is called first with
+// the rows of its first headBytes (the complete ones), so the caller can
+// show them while the rest is read and split: on a 60 MB file that is the
+// difference between a first frame after a few milliseconds and one after
+// the whole load. The rows are slices of the text being read and stay
+// valid.
+func readFileText(path string, head func(rows []string)) (ft fileText, exists bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return fileText{lines: []string{""}, eol: true}, false, nil
@@ -54,7 +66,10 @@ func readFileText(path string) (ft fileText, exists bool, err error) {
 	if st.IsDir() {
 		return ft, true, fmt.Errorf("open %s: is a directory", path)
 	}
-	text, err := readText(f, st.Size())
+	if st.Size() > maxFileBytes {
+		return ft, true, fmt.Errorf("open %s: %w (%d MiB, over %d MiB)", path, errTooLarge, st.Size()>>20, maxFileBytes>>20)
+	}
+	text, err := readText(f, st.Size(), head)
 	if err != nil {
 		return ft, true, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -73,11 +88,26 @@ func readFileText(path string) (ft fileText, exists bool, err error) {
 // a second time, and growing the buffer as the bytes come (io.ReadAll)
 // leaves about the file's size again in garbage, which the collector
 // (relaxed while the editor runs) keeps resident for a long while.
-func readText(r io.Reader, size int64) (string, error) {
+//
+// With head non-nil and size over headBytes, head gets the rows of the
+// first headBytes before the rest is read. The Builder never changes bytes
+// it holds, so they are slices of the final text (or, if the file grew
+// past size, of an earlier copy that stays valid).
+func readText(r io.Reader, size int64, head func(rows []string)) (string, error) {
 	var sb strings.Builder
 	sb.Grow(int(min(max(size, 0), maxFileBytes+1)))
 	buf := make([]byte, 256<<10)
-	if _, err := io.CopyBuffer(&sb, io.LimitReader(r, maxFileBytes+1), buf); err != nil {
+	lr := io.LimitReader(r, maxFileBytes+1)
+	if head != nil && size > headBytes {
+		if _, err := io.CopyBuffer(&sb, io.LimitReader(lr, headBytes), buf); err != nil {
+			return "", err
+		}
+		s := sb.String()
+		if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+			head(splitString(s[:i+1]).lines)
+		}
+	}
+	if _, err := io.CopyBuffer(&sb, lr, buf); err != nil {
 		return "", err
 	}
 	return sb.String(), nil

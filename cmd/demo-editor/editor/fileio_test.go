@@ -64,18 +64,18 @@ func TestWriteFileAtomicNewFileAndFailure(t *testing.T) {
 // oversize file are errors.
 func TestReadFileText(t *testing.T) {
 	dir := t.TempDir()
-	ft, exists, err := readFileText(filepath.Join(dir, "nope"))
+	ft, exists, err := readFileText(filepath.Join(dir, "nope"), nil)
 	require.NoError(t, err)
 	require.False(t, exists)
 	require.Equal(t, []string{""}, ft.lines)
-	_, _, err = readFileText(dir)
+	_, _, err = readFileText(dir, nil)
 	require.Error(t, err)
 	big := filepath.Join(dir, "big")
 	f, err := os.Create(big)
 	require.NoError(t, err)
 	require.NoError(t, f.Truncate(maxFileBytes+1))
 	require.NoError(t, f.Close())
-	_, _, err = readFileText(big)
+	_, _, err = readFileText(big, nil)
 	require.ErrorIs(t, err, errTooLarge)
 }
 
@@ -97,7 +97,7 @@ func TestReadFileTextAllocatesTheTextOnce(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	var before, after goruntime.MemStats
 	goruntime.ReadMemStats(&before)
-	ft, _, err := readFileText(path)
+	ft, _, err := readFileText(path, nil)
 	goruntime.ReadMemStats(&after)
 	require.NoError(t, err)
 	require.Len(t, ft.lines, rows)
