@@ -604,7 +604,7 @@ end
 local function search_buffer()
   local buf = ed.current()
   local row, col = ed.cursor(buf)
-  isearch.buf, isearch.origin, isearch.query = buf, {row = row, col = col}, ""
+  isearch.buf, isearch.origin, isearch.query, isearch.open = buf, {row = row, col = col}, "", true
   local function step(backward)
     return function()
       if search_step(buf, backward) then isearch_hint("") end
@@ -622,8 +622,10 @@ local function search_buffer()
     on_submit = function()
       -- Enter keeps the cursor on the match and the matches highlighted
       -- (F3 / S-F3 go on; Esc clears them).
+      isearch.open = false
     end,
     on_cancel = function(why)
+      isearch.open = false
       if isearch.handle then isearch.handle:cancel() end
       isearch.handle = nil
       ed.search_clear(buf)
@@ -633,6 +635,11 @@ local function search_buffer()
   isearch_hint("")
 end
 ed.map("global", "M-f", search_buffer)
+-- A large file shows its first rows while the rest loads: a search typed
+-- meanwhile covered only those, so it runs again over the whole text.
+ed.on("open", function(buf)
+  if isearch.open and isearch.buf == buf and isearch.query ~= "" then isearch_run(isearch.query) end
+end)
 
 -- Two windows: each keeps its own buffer, cursor and scroll.
 local function say_err(ok, err) if not ok then ed.message(err) end end
