@@ -52,3 +52,40 @@ func TestSmallFileLoadsInOneStep(t *testing.T) {
 	require.False(t, b.loading)
 	require.Equal(t, []string{"one", "two"}, b.lines)
 }
+
+// Issue 14 (60 MB file): highlights set for the rows on screen take room
+// for those rows only, not an entry per row of the buffer, and edits above,
+// across and below them keep each span on its text.
+func TestHighlightsKeepOnlyTheirWindow(t *testing.T) {
+	b := bufferOf(strings.Repeat("func f() {}\n", 5000))
+	lineLen := func(r int) int { return len(b.lines[r]) }
+	kw := face(1)
+	for r := 1000; r < 1003; r++ {
+		b.hl.add(pos{r, 0}, pos{r, 4}, kw, len(b.lines), lineLen)
+	}
+	require.Len(t, b.hl.rows, 3, "one entry per highlighted row")
+	require.Nil(t, b.hl.row(999))
+
+	b.setCursor(pos{10, 0})
+	require.NoError(t, b.insert("x\ny\n")) // two rows above the window
+	require.Nil(t, b.hl.row(1000))
+	require.Equal(t, []hlSpan{{0, 4, kw}}, b.hl.row(1002))
+	require.Equal(t, []hlSpan{{0, 4, kw}}, b.hl.row(1004))
+	require.Nil(t, b.hl.row(1005))
+	require.Len(t, b.hl.rows, 3)
+
+	b.setCursor(pos{4000, 0})
+	require.NoError(t, b.insert("\n")) // below the window
+	require.Equal(t, []hlSpan{{0, 4, kw}}, b.hl.row(1002))
+	require.Len(t, b.hl.rows, 3)
+
+	// Delete from row 500 to column 5 of row 1003 (the window's second
+	// row): the window's first row goes, the rest of the second row keeps
+	// no colour (its keyword was deleted), the third moves up to row 501.
+	b.edit(pos{500, 0}, pos{1003, 5}, "", false)
+	require.Equal(t, []hlSpan{{0, 4, kw}}, b.hl.row(501))
+	require.Nil(t, b.hl.row(500))
+	require.Nil(t, b.hl.row(1004))
+	require.True(t, b.undoStep())
+	require.Equal(t, []hlSpan{{0, 4, kw}}, b.hl.row(1004), "undo puts the rows back below, colours following")
+}

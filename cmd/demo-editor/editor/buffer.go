@@ -463,7 +463,7 @@ func (b *buffer) load(ft fileText) {
 	// valid as it is.
 	b.snap, b.hits = nil, nil
 	b.lines, b.eol, b.crlf, b.ends = lines, ft.eol, ft.crlf, ends
-	b.hl, b.refs = nil, nil
+	b.hl, b.refs = hlRows{}, nil
 	b.undo = undoLog{}
 	b.edits.reset()
 	b.mark = nil

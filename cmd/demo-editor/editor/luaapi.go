@@ -411,9 +411,6 @@ func (e *session) luaAppendMatches(L *lua.LState) int {
 	}
 	b.appendLines(lines)
 	dim, match := e.faces.intern("dim"), e.faces.intern("match")
-	if len(b.hl) < len(b.lines) {
-		b.hl = append(b.hl, make([][]hlSpan, len(b.lines)-len(b.hl))...)
-	}
 	spans := make([]hlSpan, 0, len(rows)+nspans)
 	for i, r := range rows {
 		from := len(spans)
@@ -432,7 +429,7 @@ func (e *session) luaAppendMatches(L *lua.LState) int {
 			}
 		}
 		// Capped, so a later edit of this row cannot write into the next.
-		b.hl[first+i] = spans[from:len(spans):len(spans)]
+		b.hl.setRow(first+i, spans[from:len(spans):len(spans)])
 		b.setRef(first+i, r.ref)
 	}
 	return push(L, lua.LNumber(first))
@@ -533,7 +530,7 @@ func (e *session) addHighlights(L *lua.LState, fname string, b *buffer, n int) {
 
 func (e *session) luaSetHighlights(L *lua.LState) int {
 	b := e.bufArg(L, "set_highlights", 1)
-	b.hl = nil
+	b.hl = hlRows{}
 	e.addHighlights(L, "set_highlights", b, 2)
 	return 0
 }
@@ -546,7 +543,7 @@ func (e *session) luaAddHighlights(L *lua.LState) int {
 
 func (e *session) luaClearHighlights(L *lua.LState) int {
 	b := e.bufArg(L, "clear_highlights", 1)
-	b.hl = nil
+	b.hl = hlRows{}
 	b.markDirty(0)
 	return 0
 }
