@@ -111,6 +111,19 @@ func (b *buffer) Line(row int) string {
 	return b.lines[row]
 }
 
+// ByteCount returns the length of Text without building it. It walks the
+// rows, a few milliseconds for 5 million.
+func (b *buffer) ByteCount() int {
+	n := len(b.lines) - 1
+	if b.eol {
+		n++
+	}
+	for _, l := range b.lines {
+		n += len(l)
+	}
+	return n
+}
+
 // Text returns the whole text joined with newlines, with a final newline if
 // the file had one.
 func (b *buffer) Text() string {

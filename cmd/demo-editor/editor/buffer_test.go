@@ -210,3 +210,11 @@ func TestMixedLineEndingsFollowEditsAndUndo(t *testing.T) {
 	}
 	require.Equal(t, "a\r\nb\n\nc\r\n", save())
 }
+
+// ByteCount is the length of Text, with or without a final newline.
+func TestByteCountIsTheTextsLength(t *testing.T) {
+	for _, text := range []string{"", "a", "a\n", "a\r\nb\r\n", "héllo\nwörld", "\n\n"} {
+		b := bufferOf(text)
+		require.Equal(t, len(b.Text()), b.ByteCount(), "%q", text)
+	}
+}

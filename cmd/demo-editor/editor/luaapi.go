@@ -22,7 +22,7 @@ func (e *session) installAPI() {
 		// buffers
 		"open": e.luaOpen, "create": e.luaCreate, "find": e.luaFind, "buffers": e.luaBuffers,
 		"close": e.luaClose, "name": e.luaName, "path": e.luaPath, "language": e.luaLanguage,
-		"modified": e.luaModified, "loading": e.luaLoading, "line_count": e.luaLineCount,
+		"modified": e.luaModified, "loading": e.luaLoading, "line_count": e.luaLineCount, "byte_count": e.luaByteCount,
 		"get_text": e.luaGetText, "get_lines": e.luaGetLines, "set_lines": e.luaSetLines,
 		"append_lines": e.luaAppendLines, "append_matches": e.luaAppendMatches, "match_at": e.luaMatchAt, "insert": e.luaInsert, "undo": e.luaUndo,
 		"redo": e.luaRedo, "save": e.luaSave, "set_highlights": e.luaSetHighlights,
@@ -277,6 +277,10 @@ func (e *session) luaLoading(L *lua.LState) int {
 
 func (e *session) luaLineCount(L *lua.LState) int {
 	return push(L, lua.LNumber(e.bufArg(L, "line_count", 1).LineCount()))
+}
+
+func (e *session) luaByteCount(L *lua.LState) int {
+	return push(L, lua.LNumber(e.bufArg(L, "byte_count", 1).ByteCount()))
 }
 
 func (e *session) luaGetText(L *lua.LState) int {
