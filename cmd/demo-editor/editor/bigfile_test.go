@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 )
 
@@ -88,4 +89,47 @@ func TestHighlightsKeepOnlyTheirWindow(t *testing.T) {
 	require.Nil(t, b.hl.row(1004))
 	require.True(t, b.undoStep())
 	require.Equal(t, []hlSpan{{0, 4, kw}}, b.hl.row(1004), "undo puts the rows back below, colours following")
+}
+
+// Issue 14 (60 MB file): above 250,000 rows a file gets no full-file tree
+// (it would cost about 46 times the file, and each keystroke would copy
+// the whole text to a reparse): its colours come from a parse of the rows
+// around the window, the message line says so, and the colours follow the
+// view when it moves and the text when it changes.
+func TestHugeFileIsHighlightedAroundTheWindow(t *testing.T) {
+	const groups = 65_000
+	path := writeTestFile(t, "huge.go", "package huge\n"+strings.Repeat("func f() {\n\t// x\n}\n\n", groups))
+	h := startEditor(t, Options{Path: path})
+	h.waitScreen("the message", bottomHas("huge.go: 260001 rows: syntax colours from the rows around the window only"))
+	var kwFg, commentFg tcell.Color
+	h.e.call(func() {
+		kwFg, _, _ = h.e.faces.set["keyword"].Decompose()
+		commentFg, _, _ = h.e.faces.set["comment"].Decompose()
+	})
+	fgAt := func(x, y int) tcell.Color {
+		cells, w, _ := h.scr.GetContents()
+		fg, _, _ := cells[y*w+x].Style.Decompose()
+		return fg
+	}
+	h.until("'package' coloured as a keyword", func(*session) bool { return fgAt(0, 0) == kwFg })
+	var rows int
+	h.e.call(func() { rows = len(h.e.cur.hl.rows) })
+	require.Less(t, rows, screenH, "highlights for the rows on screen only")
+
+	// Near the end: the colours follow the view.
+	row := 1 + 4*(groups-10) // a "func" row
+	y := 0
+	h.e.call(func() {
+		b := h.e.cur
+		b.setCursor(pos{row, 0})
+		h.e.scrollToCursor(b)
+		y = row - b.top
+	})
+	h.until("the 'func' near the end coloured", func(*session) bool { return fgAt(0, y) == kwFg })
+
+	// And the text: the row turned into a comment is coloured as one.
+	h.typeText("// ")
+	h.waitText("// func f() {")
+	h.until("the new comment coloured", func(*session) bool { return fgAt(3, y) == commentFg })
+	require.NotContains(t, messageLine(h.rows()), "parse", "no parse error reported")
 }
