@@ -96,25 +96,27 @@ end
 
 -- Above max_parse_rows rows or max_parse_bytes bytes a buffer gets no
 -- full-file tree: its colours come from a parse of the rows around the
--- window only (window_margin rows either side), redone when the view moves
--- or the text changes, and the message line says so. A full tree costs
+-- window only, redone when the view moves or the text changes, and the
+-- message line says so. A full tree costs
 -- about 46 times the file in memory and its parse grows faster than the
 -- file (a 3 MB Go file: 0.7 s and 140 MB; 60 MB: 43 s and 2.8 GB), and
 -- each keystroke would copy the whole text on the main loop (get_text, 0.2
 -- s at 60 MB) to hand it to the reparse; the window's parse takes 1 to 2
 -- ms at any size. Its colours can be wrong where the parse starts inside
 -- a construct that began above it (a raw string, a block comment): it
--- starts at the nearest row above the window that begins with a letter,
--- which in most languages opens a top-level declaration.
+-- starts at the nearest row above the window that begins with a letter
+-- (looking up to window_above rows up), which in most languages opens a
+-- top-level declaration, and it takes window_below rows past the window
+-- so a construct open at its last row can close.
 local max_parse_rows = 250000
 local max_parse_bytes = 4 * 1024 * 1024
-local window_margin = 200
+local window_above, window_below = 200, 20
 local windowed_said = {} -- buf -> true once said
 
 local function highlight_window(buf, s, lang)
   local top, bottom = ed.visible_rows(buf)
-  local from = math.max(0, top - window_margin)
-  local rows = ed.get_lines(buf, from, math.min(ed.line_count(buf), bottom + window_margin))
+  local from = math.max(0, top - window_above)
+  local rows = ed.get_lines(buf, from, math.min(ed.line_count(buf), bottom + window_below))
   local first = 1
   for i = top - from, 1, -1 do
     if rows[i]:find("^[%a_]") then first = i break end
