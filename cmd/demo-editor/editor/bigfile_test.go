@@ -1,7 +1,9 @@
 package editor
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -132,4 +134,20 @@ func TestHugeFileIsHighlightedAroundTheWindow(t *testing.T) {
 	h.waitText("// func f() {")
 	h.until("the new comment coloured", func(*session) bool { return fgAt(3, y) == commentFg })
 	require.NotContains(t, messageLine(h.rows()), "parse", "no parse error reported")
+}
+
+// A read that fails after the first rows were shown leaves the buffer
+// empty and read-only, as a read that fails at once does: the rows shown
+// are not the file, and saving them would cut it short.
+func TestFailedLoadDropsTheFirstRows(t *testing.T) {
+	e := newIdleEditor(t)
+	b := e.addBuffer(newBuffer(e.nextBuf, "f.txt"))
+	e.nextBuf++
+	b.path, b.loading = filepath.Join(t.TempDir(), "f.txt"), true
+	b.showHead([]string{"first", "second"})
+	require.Equal(t, 2, b.LineCount())
+	e.loaded(b, fileText{}, errors.New("read f.txt: input/output error"))
+	require.Equal(t, []string{""}, b.lines)
+	require.True(t, b.readOnly)
+	require.False(t, b.loading)
 }

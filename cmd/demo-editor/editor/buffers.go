@@ -163,6 +163,10 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 	}
 	b.loading = false
 	if err != nil {
+		// The first rows shown while it loaded are not the file: a save
+		// of them would cut it short.
+		b.load(fileText{lines: []string{""}})
+		b.notifiedRev = b.rev
 		b.readOnly = true
 		e.reportError(err.Error(), "")
 		return
