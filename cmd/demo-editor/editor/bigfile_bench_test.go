@@ -75,7 +75,10 @@ type bigFileFigures struct {
 	// peak is the peak resident size over the run (open, a 3 s settle and
 	// 200 keystrokes) and after the resident size after typing, each above
 	// the size before the editor started.
-	peak, after   int
+	peak, after int
+	// searched is the peak after three in-buffer searches for a common
+	// word, which allocate a lot for the collector to pace.
+	searched      int
 	p50, p99, max time.Duration
 }
 
@@ -149,6 +152,18 @@ func openBigFile(t *testing.T, path string) bigFileFigures {
 	f.p50, f.p99, f.max = lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1]
 	f.after = procStatus(t, "VmRSS") - rss0
 	f.peak = procStatus(t, "VmHWM") - rss0
+
+	for range 3 {
+		h.alt('f')
+		h.waitText("search:")
+		h.typeText("retur")
+		h.untilWithin(time.Minute, "the search done", func(e *session) bool {
+			return e.prompt != nil && strings.Contains(e.prompt.hint, "matches") && !strings.Contains(e.prompt.hint, "searching")
+		})
+		h.key(tcell.KeyEscape)
+		h.until("the prompt closed", func(e *session) bool { return e.prompt == nil })
+	}
+	f.searched = procStatus(t, "VmHWM") - rss0
 	return f
 }
 
@@ -193,6 +208,7 @@ func TestBigGoFileFigures(t *testing.T) {
 		}
 		best.peak = min(best.peak, r.peak)
 		best.after = min(best.after, r.after)
+		best.searched = min(best.searched, r.searched)
 		best.p50 = min(best.p50, r.p50)
 		best.p99 = min(best.p99, r.p99)
 		best.max = min(best.max, r.max)
@@ -200,11 +216,11 @@ func TestBigGoFileFigures(t *testing.T) {
 	t.Logf("60 MB Go file (%d bytes); load average %s", size, loadAverage())
 	t.Logf("  os.ReadFile alone: %v, peak resident +%s", readTime, mb(readPeak))
 	for i, r := range runs {
-		t.Logf("  editor open %d: first paint %v, loaded %v, coloured %v, peak resident +%s, after typing +%s, keystroke p50 %v p99 %v max %v",
-			i+1, r.firstPaint, r.loaded, r.coloured, mb(r.peak), mb(r.after), r.p50, r.p99, r.max)
+		t.Logf("  editor open %d: first paint %v, loaded %v, coloured %v, peak resident +%s, after typing +%s, after 3 searches +%s, keystroke p50 %v p99 %v max %v",
+			i+1, r.firstPaint, r.loaded, r.coloured, mb(r.peak), mb(r.after), mb(r.searched), r.p50, r.p99, r.max)
 	}
-	t.Logf("  editor, best of three: first paint %v (goal 300ms), loaded %v, coloured %v, peak resident +%s (goal 4x), keystroke p99 %v (goal 16ms)",
-		best.firstPaint, best.loaded, best.coloured, mb(best.peak), best.p99)
+	t.Logf("  editor, best of three: first paint %v (goal 300ms), loaded %v, coloured %v, peak resident +%s (goal 4x), after 3 searches +%s, keystroke p99 %v (goal 16ms)",
+		best.firstPaint, best.loaded, best.coloured, mb(best.peak), mb(best.searched), best.p99)
 
 	// In-buffer search: M-f then "retur".
 	h := startEditor(t, Options{Path: path})

@@ -3,6 +3,7 @@ package editor
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -150,4 +151,29 @@ func TestFailedLoadDropsTheFirstRows(t *testing.T) {
 	require.Equal(t, []string{""}, b.lines)
 	require.True(t, b.readOnly)
 	require.False(t, b.loading)
+}
+
+// Issue 14 (60 MB file): with the collector relaxed (GOGC=400), a large
+// file's load sets the pace that allows a fixed growth over the live heap
+// instead of four times it, which would let the resident size reach more
+// than ten times the file; closing the buffer relaxes it again.
+func TestLargeFileFitsTheCollectorsPace(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set: the editor leaves the collector alone")
+	}
+	defer relaxGC()()
+	e := newIdleEditor(t)
+	path := writeTestFile(t, "big.txt", strings.Repeat("0123456789abcdef\n", bigTextBytes/17+1000))
+	b, err := e.openFile(path)
+	require.NoError(t, err)
+	(<-e.calls)() // the first rows
+	(<-e.calls)() // the whole text
+	(<-e.calls)() // the refit
+	loaded := readMetric("/gc/gogc:percent")
+	require.Less(t, loaded, uint64(relaxedGCPercent))
+	require.GreaterOrEqual(t, loaded, uint64(minGCPercent))
+
+	require.NoError(t, e.closeBuffer(b))
+	(<-e.calls)() // the refit
+	require.Greater(t, readMetric("/gc/gogc:percent"), loaded)
 }

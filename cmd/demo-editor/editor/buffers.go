@@ -173,6 +173,9 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 	}
 	b.load(ft)
 	b.notifiedRev = b.rev
+	if ft.bytes > bigTextBytes {
+		e.fitGC()
+	}
 	if ft.ends != nil {
 		e.message(fmt.Sprintf("%s mixes line endings (%d CRLF, %d LF): each line keeps its own", b.name, ft.crlfRows, ft.lfRows))
 	}
@@ -287,6 +290,9 @@ func (e *session) closeBuffer(b *buffer) error {
 		return fmt.Errorf("close: *messages* cannot be closed")
 	}
 	delete(e.bufs, b.id)
+	if b.path != "" && b.ByteCount() > bigTextBytes {
+		defer e.fitGC()
+	}
 	for i, id := range e.order {
 		if id == b.id {
 			e.order = append(e.order[:i:i], e.order[i+1:]...)

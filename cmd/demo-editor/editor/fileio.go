@@ -22,6 +22,7 @@ type fileText struct {
 	// readOnly is set when the file exists and the user may not write it.
 	readOnly bool
 	lines    []string
+	bytes    int  // the file's size
 	eol      bool // the last row ended with a newline
 	crlf     bool // rows ended with CRLF; saved back the same way
 	// ends holds each row's line break (true: CRLF) for a file that mixes
@@ -77,6 +78,7 @@ func readFileText(path string, head func(rows []string)) (ft fileText, exists bo
 		return ft, true, fmt.Errorf("open %s: %w (over %d MiB)", path, errTooLarge, maxFileBytes>>20)
 	}
 	ft = splitString(text)
+	ft.bytes = len(text)
 	ft.readOnly = !canWrite(path)
 	return ft, true, nil
 }
