@@ -77,20 +77,27 @@
 // at any size. Its colours can be wrong where it starts inside a construct
 // that began above it (a raw string, a block comment).
 //
+// While a buffer over 16 MiB is open, the collector's pace allows 64 MiB
+// of growth over the live heap rather than relaxGC's four times it
+// (gcfit.go): with the 60 MB file's live heap of 2.3 times the file, four
+// times more let three searches take the resident size past 12 times the
+// file.
+//
 // The 60 MB file (TestBigGoFileFigures, PMACS_EDITOR_BENCH=1: the loop's
-// own collector and scheduler settings, best of three; the same run with
-// the code before these changes, and os.ReadFile of the file alone):
+// own collector and scheduler settings, range of three opens, beside the
+// code before these changes and os.ReadFile of the file, measured one
+// after the other on two loaded cores):
 //
-//	                      before      now        os.ReadFile
-//	first frame           264 ms      17-33 ms   35-62 ms
-//	whole text loaded     264 ms      205-245 ms
-//	first colours         never       205-245 ms
-//	peak resident         4.37x       2.33-2.41x 0.96-1.00x
-//	keystroke p99         0.5-6 ms    2.3-5 ms
+//	                                before        now            os.ReadFile
+//	first frame                     258-580 ms    28-36 ms       40-72 ms
+//	whole text loaded               258-582 ms    166-184 ms
+//	first colours                   never         200-213 ms
+//	peak resident, open and typing  4.38x         2.31-2.38x     0.94-1.00x
+//	after three searches            12.4-12.8x    3.87-3.97x
+//	keystroke p99                   0.35-4.6 ms   0.9-2.2 ms
 //
-// The keystroke includes the window's reparse (0.1-0.3 ms of the main
-// goroutine's time); the rest of its p99 is the loaded machine's
-// scheduling.
+// A keystroke includes the window's reparse, 0.1 to 0.3 ms of the main
+// goroutine's time; the rest of its p99 is the loaded machine's scheduling.
 //
 // # Lua
 //
