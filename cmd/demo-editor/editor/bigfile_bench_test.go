@@ -71,6 +71,7 @@ func resetPeakRSS(t testing.TB) int {
 type bigFileFigures struct {
 	firstPaint time.Duration // start to the first frame showing the text
 	coloured   time.Duration // start to the first frame with syntax colours
+	firstKey   time.Duration // a keystroke as soon as the text is editable
 	loaded     time.Duration // start to the buffer being editable
 	// peak is the peak resident size over the run (open, a 3 s settle and
 	// 200 keystrokes) and after the resident size after typing, each above
@@ -97,19 +98,21 @@ func openBigFile(t *testing.T, path string) bigFileFigures {
 	require.NoError(t, err)
 	scr.SetSize(screenW, screenH)
 	e.width, e.height = scr.Size()
-	shown := false
-	e.afterShow = func() {
+	// check runs after every Show, on the main goroutine.
+	shown, colouredSeen := false, false
+	check := func() {
 		if !shown && anyContains(screenRows(scr), "package big") {
 			shown = true
 			painted <- time.Since(start)
 		}
-		if _, st, _ := scr.Get(0, 0); shown {
+		if _, st, _ := scr.Get(0, 0); shown && !colouredSeen {
 			if fg, _, _ := st.Decompose(); fg == kwFg {
+				colouredSeen = true
 				coloured <- time.Since(start)
-				e.afterShow = nil
 			}
 		}
 	}
+	e.afterShow = check
 	h := &harness{t: t, scr: scr, e: e, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -131,6 +134,13 @@ func openBigFile(t *testing.T, path string) bigFileFigures {
 	}
 	h.untilWithin(time.Minute, "the file loaded", func(e *session) bool { return !e.cur.loading })
 	f.loaded = time.Since(start)
+	m := newLatencyMeter(h)
+	h.e.call(func() {
+		meter := h.e.afterShow
+		h.e.afterShow = func() { meter(); check() }
+		h.e.cur.setCursor(pos{2, 0})
+	})
+	f.firstKey = m.press(tcell.KeyRune, 'x', func(tcell.SimulationScreen) bool { return h.e.cur.cursor == pos{2, 1} })
 	select {
 	case f.coloured = <-coloured:
 	case <-time.After(10 * time.Second):
@@ -139,7 +149,6 @@ func openBigFile(t *testing.T, path string) bigFileFigures {
 	// Let whatever the open started (a parse, a language server) settle.
 	time.Sleep(3 * time.Second)
 
-	m := newLatencyMeter(h)
 	h.e.call(func() { h.e.cur.setCursor(pos{1000, 0}); h.e.scrollToCursor(h.e.cur) })
 	var lat []time.Duration
 	for i := range 200 {
@@ -205,6 +214,7 @@ func TestBigGoFileFigures(t *testing.T) {
 		best.loaded = min(best.loaded, r.loaded)
 		if r.coloured >= 0 {
 			best.coloured = min(best.coloured, r.coloured)
+			best.firstKey = min(best.firstKey, r.firstKey)
 		}
 		best.peak = min(best.peak, r.peak)
 		best.after = min(best.after, r.after)
@@ -216,11 +226,11 @@ func TestBigGoFileFigures(t *testing.T) {
 	t.Logf("60 MB Go file (%d bytes); load average %s", size, loadAverage())
 	t.Logf("  os.ReadFile alone: %v, peak resident +%s", readTime, mb(readPeak))
 	for i, r := range runs {
-		t.Logf("  editor open %d: first paint %v, loaded %v, coloured %v, peak resident +%s, after typing +%s, after 3 searches +%s, keystroke p50 %v p99 %v max %v",
-			i+1, r.firstPaint, r.loaded, r.coloured, mb(r.peak), mb(r.after), mb(r.searched), r.p50, r.p99, r.max)
+		t.Logf("  editor open %d: first paint %v, loaded %v, first keystroke %v, coloured %v, peak resident +%s, after typing +%s, after 3 searches +%s, keystroke p50 %v p99 %v max %v",
+			i+1, r.firstPaint, r.loaded, r.firstKey, r.coloured, mb(r.peak), mb(r.after), mb(r.searched), r.p50, r.p99, r.max)
 	}
-	t.Logf("  editor, best of three: first paint %v (goal 300ms), loaded %v, coloured %v, peak resident +%s (goal 4x), after 3 searches +%s, keystroke p99 %v (goal 16ms)",
-		best.firstPaint, best.loaded, best.coloured, mb(best.peak), mb(best.searched), best.p99)
+	t.Logf("  editor, best of three: first paint %v (goal 300ms), loaded %v, first keystroke %v, coloured %v, peak resident +%s (goal 4x), after 3 searches +%s, keystroke p99 %v (goal 16ms)",
+		best.firstPaint, best.loaded, best.firstKey, best.coloured, mb(best.peak), mb(best.searched), best.p99)
 
 	// In-buffer search: M-f then "retur".
 	h := startEditor(t, Options{Path: path})

@@ -77,7 +77,7 @@
 // at any size. Its colours can be wrong where it starts inside a construct
 // that began above it (a raw string, a block comment).
 //
-// While a buffer over 16 MiB is open, the collector's pace allows 64 MiB
+// While a buffer over 16 MiB is open, the collector's pace allows 48 MiB
 // of growth over the live heap rather than relaxGC's four times it
 // (gcfit.go): with the 60 MB file's live heap of 2.3 times the file, four
 // times more let three searches take the resident size past 12 times the

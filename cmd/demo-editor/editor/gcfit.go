@@ -19,7 +19,7 @@ import (
 // from 2.3 to 10.7 times the file. So once a large file has loaded, or a
 // large buffer has closed, fitGC collects (on a helper goroutine), reads the
 // live heap, and sets the percentage that allows gcHeadroom of growth
-// between collections, never more than relaxGC's: about 37 with the 60 MB
+// between collections, never more than relaxGC's: about 28 with the 60 MB
 // file open, 400 again once it is closed. The percentage stays proportional
 // to the live heap, so a heap that grows later (grep results) never makes
 // the collector run back to back, as a fixed memory limit below the live
@@ -27,7 +27,7 @@ import (
 const (
 	relaxedGCPercent = 400
 	minGCPercent     = 25
-	gcHeadroom       = 64 << 20
+	gcHeadroom       = 48 << 20
 	// bigTextBytes is the buffer size whose load or close refits the pace.
 	bigTextBytes = 16 << 20
 )
