@@ -18,16 +18,18 @@ import (
 // collection: five in-buffer searches over the file took the resident size
 // from 2.3 to 10.7 times the file. So once a large file has loaded, or a
 // large buffer has closed, fitGC collects (on a helper goroutine), reads the
-// live heap, and sets the percentage that allows gcHeadroom of growth
-// between collections, never more than relaxGC's: about 28 with the 60 MB
-// file open, 400 again once it is closed. The percentage stays proportional
-// to the live heap, so a heap that grows later (grep results) never makes
-// the collector run back to back, as a fixed memory limit below the live
-// heap would.
+// live heap, and, for a live heap over relaxedLiveBytes, sets the
+// percentage that allows gcHeadroom of growth between collections: about
+// 28 with the 60 MB file open. A smaller live heap (the file closed again)
+// gets relaxGC's pace back. The percentage stays proportional to the live
+// heap, so a heap that grows later (grep results) never makes the
+// collector run back to back, as a fixed memory limit below the live heap
+// would.
 const (
 	relaxedGCPercent = 400
 	minGCPercent     = 25
 	gcHeadroom       = 48 << 20
+	relaxedLiveBytes = 32 << 20
 	// bigTextBytes is the buffer size whose load or close refits the pace.
 	bigTextBytes = 16 << 20
 )
@@ -57,7 +59,10 @@ func (e *session) fitGC() {
 	e.goIO(func() func() {
 		goruntime.GC()
 		live := max(readMetric("/gc/heap/live:bytes"), 1)
-		pct := int64(min(max(100*gcHeadroom/live, minGCPercent), relaxedGCPercent))
+		pct := int64(relaxedGCPercent)
+		if live > relaxedLiveBytes {
+			pct = int64(min(max(100*gcHeadroom/live, minGCPercent), relaxedGCPercent))
+		}
 		fittedGCPercent.Store(pct)
 		debug.SetGCPercent(int(pct))
 		return func() {}
