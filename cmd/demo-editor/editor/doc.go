@@ -36,7 +36,9 @@
 // are cores (unless GOMAXPROCS is set), so a key wakes the loop at once even
 // when search workers keep every core busy, and runs the collector a quarter
 // as often (unless GOGC is set), so that a streaming search's garbage does
-// not land as mark assists in the loop's frames.
+// not land as mark assists in the loop's frames; while a large file is
+// open, the pace allows a fixed growth of the heap instead (see Large
+// files).
 //
 // A prompt belongs to the buffer shown when it opened: showing another
 // buffer or closing that one ends it (on_cancel hears why), so a key is
