@@ -91,15 +91,17 @@
 // after the other on two loaded cores):
 //
 //	                                before        now            os.ReadFile
-//	first frame                     258-580 ms    28-36 ms       40-72 ms
-//	whole text loaded               258-582 ms    166-184 ms
-//	first colours                   never         200-213 ms
-//	peak resident, open and typing  4.38x         2.31-2.38x     0.94-1.00x
-//	after three searches            12.4-12.8x    3.87-3.97x
-//	keystroke p99                   0.35-4.6 ms   0.9-2.2 ms
+//	first frame                     237-255 ms    27-46 ms       35-36 ms
+//	whole text loaded               237-255 ms    161-207 ms
+//	first keystroke once loaded     0.2-0.4 ms    0.3-0.5 ms
+//	first colours                   never         156-284 ms
+//	peak resident, open and typing  4.36-4.38x    2.32-2.37x     0.99-1.00x
+//	after three searches            12.2-12.7x    3.55-3.67x
+//	keystroke p99                   0.7-2.8 ms    1.4-3.0 ms
 //
-// A keystroke includes the window's reparse, 0.1 to 0.3 ms of the main
-// goroutine's time; the rest of its p99 is the loaded machine's scheduling.
+// A keystroke now includes the window's reparse, 0.1 to 0.3 ms of the main
+// goroutine's time, and a parse job on a worker; the rest of its p99 is the
+// loaded machine's scheduling.
 //
 // # Lua
 //
