@@ -163,7 +163,7 @@ func TestLargeFileFitsTheCollectorsPace(t *testing.T) {
 	}
 	defer relaxGC()()
 	e := newIdleEditor(t)
-	path := writeTestFile(t, "big.txt", strings.Repeat("0123456789abcdef\n", bigTextBytes/17+1000))
+	path := writeTestFile(t, "big.txt", strings.Repeat("0123456789abcdef\n", bigTextBytes*3/2/17))
 	b, err := e.openFile(path)
 	require.NoError(t, err)
 	(<-e.calls)() // the first rows
