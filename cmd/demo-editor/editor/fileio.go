@@ -22,9 +22,10 @@ type fileText struct {
 	// readOnly is set when the file exists and the user may not write it.
 	readOnly bool
 	lines    []string
-	bytes    int  // the file's size
-	eol      bool // the last row ended with a newline
-	crlf     bool // rows ended with CRLF; saved back the same way
+	text     string // the whole file, whose slices the rows are
+	bytes    int    // the file's size
+	eol      bool   // the last row ended with a newline
+	crlf     bool   // rows ended with CRLF; saved back the same way
 	// ends holds each row's line break (true: CRLF) for a file that mixes
 	// CRLF and LF; nil when all rows end alike. crlfRows and lfRows count
 	// them, for the message that says so.
@@ -123,7 +124,7 @@ func splitText(data []byte) fileText { return splitString(string(data)) }
 // allocated once at its final size, and it allocates the per-row line
 // endings only when a second kind of line break turns up.
 func splitString(s string) fileText {
-	var ft fileText
+	ft := fileText{text: s}
 	ft.binary = strings.IndexByte(s[:min(len(s), 8<<10)], 0) >= 0
 	if len(s) == 0 {
 		ft.lines = []string{""}
