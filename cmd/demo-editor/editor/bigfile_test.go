@@ -189,7 +189,7 @@ func TestTextOfAnUneditedFileIsTheFileItself(t *testing.T) {
 	b := bufferOf(text)
 	got := b.Text()
 	require.Equal(t, text, got)
-	require.Equal(t, unsafe.StringData(b.lines[0]), unsafe.StringData(got), "no copy")
+	require.True(t, unsafe.StringData(b.lines[0]) == unsafe.StringData(got), "no copy")
 	require.Equal(t, len(text), b.ByteCount())
 
 	b.setCursor(pos{2, 0})
