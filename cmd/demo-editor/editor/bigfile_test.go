@@ -11,6 +11,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // Issue 14 (60 MB file): a file larger than the first read shows its first
@@ -207,4 +209,22 @@ func TestTextOfAnUneditedFileIsTheFileItself(t *testing.T) {
 	for _, plain := range []string{"a", "a\r", "a\rb\n", "\n"} {
 		require.Equal(t, plain, bufferOf(plain).Text(), "%q", plain)
 	}
+}
+
+// A large file whose rows around the window hold more than the window's
+// parse takes (one long minified row) gets no colours, and the message
+// line says so, rather than a parse of megabytes on every keystroke.
+func TestHugeFileOfLongRowsIsNotColoured(t *testing.T) {
+	path := writeTestFile(t, "min.go", "package min\nvar x = []int{"+strings.Repeat("1, ", 2<<20)+"}\n")
+	h := startEditor(t, Options{Path: path})
+	h.waitScreen("the message", bottomHas("min.go: the rows around the window hold over 1024 KiB: no syntax colours there"))
+	var parses int
+	h.e.call(func() {
+		for _, c := range h.e.rt.Snapshot().Completed {
+			if c.Kind == runtime.KindParse {
+				parses++
+			}
+		}
+	})
+	require.Zero(t, parses, "no parse job")
 }

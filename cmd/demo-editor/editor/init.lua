@@ -107,10 +107,13 @@ end
 -- starts at the nearest row above the window that begins with a letter
 -- (looking up to window_above rows up), which in most languages opens a
 -- top-level declaration, and it takes window_below rows past the window
--- so a construct open at its last row can close.
+-- so a construct open at its last row can close. Rows so long that the
+-- window's text passes window_max_bytes (a minified file) get no colours,
+-- and the message line says so.
 local max_parse_rows = 250000
 local max_parse_bytes = 4 * 1024 * 1024
 local window_above, window_below = 200, 20
+local window_max_bytes = 1024 * 1024
 local windowed_said = {} -- buf -> true once said
 
 local function highlight_window(buf, s, lang)
@@ -122,9 +125,18 @@ local function highlight_window(buf, s, lang)
     if rows[i]:find("^[%a_]") then first = i break end
   end
   local base = from + first - 1
+  local source = table.concat(rows, "\n", first)
   s.gen = s.gen + 1
   local gen = s.gen
-  local h = w.parse{source = table.concat(rows, "\n", first), language = lang, key = "buf:" .. buf}
+  if #source > window_max_bytes then
+    ed.clear_highlights(buf)
+    if not s.too_long then
+      s.too_long = true
+      ed.message(string.format("%s: the rows around the window hold over %d KiB: no syntax colours there", ed.name(buf), window_max_bytes / 1024))
+    end
+    return
+  end
+  local h = w.parse{source = source, language = lang, key = "buf:" .. buf}
   run(function()
     local tree, err = h:await()
     if not tree then
