@@ -38,6 +38,13 @@ type buffer struct {
 	cursorLine bool
 
 	lines []string
+	// text is the file as read, while it is also exactly what Text would
+	// build (the rows are unedited since rev textRev and all end with LF):
+	// Text and ByteCount of a file just opened then cost nothing, where
+	// building the text of a 60 MB file takes 0.2 s of the main loop.
+	// The rows are slices of it, so keeping it costs nothing either.
+	text    string
+	textRev uint64
 	// eol records whether the file ended with a newline, so a save writes
 	// back exactly what it read when nothing was edited.
 	eol  bool
@@ -116,9 +123,28 @@ func (b *buffer) Line(row int) string {
 	return b.lines[row]
 }
 
+// ByteCount returns the length of Text without building it. It walks the
+// rows, a few milliseconds for 5 million.
+func (b *buffer) ByteCount() int {
+	if b.text != "" && b.rev == b.textRev {
+		return len(b.text)
+	}
+	n := len(b.lines) - 1
+	if b.eol {
+		n++
+	}
+	for _, l := range b.lines {
+		n += len(l)
+	}
+	return n
+}
+
 // Text returns the whole text joined with newlines, with a final newline if
 // the file had one.
 func (b *buffer) Text() string {
+	if b.text != "" && b.rev == b.textRev {
+		return b.text
+	}
 	n := len(b.lines)
 	for _, l := range b.lines {
 		n += len(l)
@@ -468,11 +494,31 @@ func (b *buffer) load(ft fileText) {
 	// valid as it is.
 	b.snap, b.hits = nil, nil
 	b.lines, b.eol, b.crlf, b.ends = lines, ft.eol, ft.crlf, ends
-	b.hl, b.refs = nil, nil
+	b.text = ""
+	if !ft.crlf && ft.ends == nil {
+		b.text = ft.text
+	}
+	b.hl, b.refs = hlRows{}, nil
 	b.undo = undoLog{}
 	b.edits.reset()
 	b.mark = nil
 	b.savedStep = 0
+	b.rev++
+	b.textRev = b.rev
+	b.markDirty(0)
+	b.cursor = b.clampPos(b.cursor)
+}
+
+// showHead shows rows, the start of the file being read, until load
+// replaces them with the whole text. The buffer stays loading meanwhile:
+// keys do not edit it and saves wait, so nothing can be lost when the whole
+// text lands.
+func (b *buffer) showHead(rows []string) {
+	if !b.loading || len(rows) == 0 {
+		return
+	}
+	b.snap, b.hits = nil, nil
+	b.lines = rows
 	b.rev++
 	b.markDirty(0)
 	b.cursor = b.clampPos(b.cursor)

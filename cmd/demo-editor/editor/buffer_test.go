@@ -141,7 +141,7 @@ func TestHighlightSpansSplitPerRow(t *testing.T) {
 	require.Equal(t, []hlSpan{{0, 4, 3}}, b.hl.row(0))
 	require.Equal(t, []hlSpan{{0, 1, 3}}, b.hl.row(1))
 	require.Equal(t, []hlSpan{{0, 4, 3}}, b.hl.row(2))
-	require.Len(t, b.hl, 3)
+	require.Equal(t, 3, b.hl.first+len(b.hl.rows), "no rows past the end")
 }
 
 // Scratch buffers append without history, and a fresh one has no blank
@@ -159,7 +159,8 @@ func TestScratchAppend(t *testing.T) {
 // Text split and join round-trip, keeping CRLF and a missing final newline.
 func TestSplitJoinRoundTrip(t *testing.T) {
 	for _, text := range []string{"", "a", "a\n", "a\nb", "a\r\nb\r\n", "\n\n", strings.Repeat("x\n", 1000),
-		"a\r\nb\n", "a\nb\r\n", "a\r\nb\r", "a\nb\r", "\r\n\n", "\r", "a\rb\n"} {
+		"a\r\nb\n", "a\nb\r\n", "a\r\nb\r", "a\nb\r", "\r\n\n", "\r", "a\rb\n",
+		"a\r\nb\r\nc\nd\r\n", "a\nb\nc\r\nd", "a\nb\nc\r\nd\r"} {
 		ft := splitText([]byte(text))
 		require.Equal(t, text, string(joinText(ft.lines, ft.eol, ft.crlf, ft.ends)), "%q", text)
 	}
@@ -208,4 +209,12 @@ func TestMixedLineEndingsFollowEditsAndUndo(t *testing.T) {
 	for b.redoStep() {
 	}
 	require.Equal(t, "a\r\nb\n\nc\r\n", save())
+}
+
+// ByteCount is the length of Text, with or without a final newline.
+func TestByteCountIsTheTextsLength(t *testing.T) {
+	for _, text := range []string{"", "a", "a\n", "a\r\nb\r\n", "héllo\nwörld", "\n\n"} {
+		b := bufferOf(text)
+		require.Equal(t, len(b.Text()), b.ByteCount(), "%q", text)
+	}
 }

@@ -84,7 +84,8 @@ func (e *session) findBuffer(name string) *buffer {
 
 // openFile returns the buffer visiting path, creating it if needed. The
 // text is read on a helper goroutine: the buffer shows at once, empty and
-// marked loading, and fills in when the read lands (then "open" fires). A
+// marked loading, shows the file's first rows as soon as they are read (a
+// large file), and fills in when the whole read lands (then "open" fires). A
 // path that does not exist opens an empty buffer the first save creates,
 // and the message line says it is a new file. A path ending in "/" names a
 // directory, never a file.
@@ -106,7 +107,16 @@ func (e *session) openFile(path string) (*buffer, error) {
 	b.path, b.lang, b.loading = abs, languageFor(abs), true
 	e.addBuffer(b)
 	e.goIO(func() func() {
-		ft, exists, err := readFileText(abs)
+		ft, exists, err := readFileText(abs, func(rows []string) {
+			select {
+			case e.calls <- func() {
+				if e.bufs[b.id] == b {
+					b.showHead(rows)
+				}
+			}:
+			case <-e.stop:
+			}
+		})
 		dirMissing := false
 		if err == nil && !exists {
 			_, derr := os.Stat(filepath.Dir(abs))
@@ -153,12 +163,19 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 	}
 	b.loading = false
 	if err != nil {
+		// The first rows shown while it loaded are not the file: a save
+		// of them would cut it short.
+		b.load(fileText{lines: []string{""}})
+		b.notifiedRev = b.rev
 		b.readOnly = true
 		e.reportError(err.Error(), "")
 		return
 	}
 	b.load(ft)
 	b.notifiedRev = b.rev
+	if ft.bytes > bigTextBytes {
+		e.fitGC()
+	}
 	if ft.ends != nil {
 		e.message(fmt.Sprintf("%s mixes line endings (%d CRLF, %d LF): each line keeps its own", b.name, ft.crlfRows, ft.lfRows))
 	}
@@ -273,6 +290,9 @@ func (e *session) closeBuffer(b *buffer) error {
 		return fmt.Errorf("close: *messages* cannot be closed")
 	}
 	delete(e.bufs, b.id)
+	if b.path != "" && b.ByteCount() > bigTextBytes {
+		defer e.fitGC()
+	}
 	for i, id := range e.order {
 		if id == b.id {
 			e.order = append(e.order[:i:i], e.order[i+1:]...)

@@ -36,11 +36,73 @@
 // are cores (unless GOMAXPROCS is set), so a key wakes the loop at once even
 // when search workers keep every core busy, and runs the collector a quarter
 // as often (unless GOGC is set), so that a streaming search's garbage does
-// not land as mark assists in the loop's frames.
+// not land as mark assists in the loop's frames; while a large file is
+// open, the pace allows a fixed growth of the heap instead (see Large
+// files).
 //
 // A prompt belongs to the buffer shown when it opened: showing another
 // buffer or closing that one ends it (on_cancel hears why), so a key is
 // never taken by a prompt the shown view did not open.
+//
+// # Large files
+//
+// A buffer holds its file as one string, and its rows are slices of it
+// (fileio.go): a file costs its size once plus a 16-byte string header per
+// row. The read is sized from the file's stat and allocates nothing else;
+// reading with io.ReadAll and converting the bytes to a string left about
+// three times the file in garbage, which the relaxed collector kept
+// resident (4.4x the file in all). A file over 64 KiB shows its first rows
+// as soon as they are read, while the rest is read and split on the helper
+// goroutine; the buffer is loading meanwhile (keys do not edit it, the
+// status line says [loading]). Highlight spans take room for the rows they
+// colour only, not an entry per row of the buffer (115 MB for 5 million
+// rows, moved by every line break typed).
+//
+// Up to 250,000 rows and 4 MiB, init.lua parses a buffer whole and
+// reparses it incrementally on each change. Above, it parses only the rows
+// around the window (from the nearest row above it that starts with a
+// letter, to 20 rows below it) on each change and scroll, and the message
+// line says so; if those rows hold over 1 MiB (a minified file), they get
+// no colours, and the message line says that. Why, measured by TestBigGoFileParseFigures
+// (PMACS_EDITOR_BENCH=1) on Go files of small functions (13 bytes a row),
+// on two shared cores:
+//
+//	size   rows       full parse  peak resident  a screen's highlights  get_text  window's parse
+//	1 MB      78,087     0.23 s       47 MB          7.9 ms               0.6 ms    1.3 ms
+//	3 MB     232,612     0.74 s      140 MB          7.4 ms               2.7 ms    1.5 ms
+//	16 MB  1,231,442      9.4 s      611 MB           89 ms                16 ms    1.4 ms
+//	60 MB  4,595,628       43 s      2.8 GB          520 ms               195 ms    2.0 ms
+//
+// A tree costs about 46 times its text, so no full tree keeps a large file
+// within four times its size; the first colours would wait for the whole
+// parse; and every keystroke would copy the whole text on the main loop
+// (get_text) to hand it to the reparse. The window's parse costs the same
+// at any size. Its colours can be wrong where it starts inside a construct
+// that began above it (a raw string, a block comment).
+//
+// While a buffer over 16 MiB is open, the collector's pace allows 48 MiB
+// of growth over the live heap rather than relaxGC's four times it
+// (gcfit.go): with the 60 MB file's live heap of 2.3 times the file, four
+// times more let three searches take the resident size past 12 times the
+// file.
+//
+// The 60 MB file (TestBigGoFileFigures, PMACS_EDITOR_BENCH=1: the loop's
+// own collector and scheduler settings, range of three opens, beside the
+// code before these changes and os.ReadFile of the file, measured one
+// after the other on two loaded cores):
+//
+//	                                before        now            os.ReadFile
+//	first frame                     237-255 ms    27-46 ms       35-36 ms
+//	whole text loaded               237-255 ms    161-207 ms
+//	first keystroke once loaded     0.2-0.4 ms    0.3-0.5 ms
+//	first colours                   never         156-284 ms
+//	peak resident, open and typing  4.36-4.38x    2.32-2.37x     0.99-1.00x
+//	after three searches            12.2-12.7x    3.55-3.67x
+//	keystroke p99                   0.7-2.8 ms    1.4-3.0 ms
+//
+// A keystroke now includes the window's reparse, 0.1 to 0.3 ms of the main
+// goroutine's time, and a parse job on a worker; the rest of its p99 is the
+// loaded machine's scheduling.
 //
 // # Lua
 //

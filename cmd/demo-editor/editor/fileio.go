@@ -1,7 +1,6 @@
 package editor
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,8 +22,10 @@ type fileText struct {
 	// readOnly is set when the file exists and the user may not write it.
 	readOnly bool
 	lines    []string
-	eol      bool // the last row ended with a newline
-	crlf     bool // rows ended with CRLF; saved back the same way
+	text     string // the whole file, whose slices the rows are
+	bytes    int    // the file's size
+	eol      bool   // the last row ended with a newline
+	crlf     bool   // rows ended with CRLF; saved back the same way
 	// ends holds each row's line break (true: CRLF) for a file that mixes
 	// CRLF and LF; nil when all rows end alike. crlfRows and lfRows count
 	// them, for the message that says so.
@@ -36,10 +37,22 @@ type fileText struct {
 	binary bool
 }
 
+// headBytes is how much of a file is read before the rest when head wants
+// the first rows: enough for any window, and read in well under a
+// millisecond.
+const headBytes = 64 << 10
+
 // readFileText reads and splits path. A missing file is an empty text (a new
 // file the first save creates, ending with a newline like any text file),
 // reported with exists false.
-func readFileText(path string) (ft fileText, exists bool, err error) {
+//
+// For a file longer than headBytes, head (unless nil) is called first with
+// the rows of its first headBytes (the complete ones), so the caller can
+// show them while the rest is read and split: on a 60 MB file that is the
+// difference between a first frame after a few milliseconds and one after
+// the whole load. The rows are slices of the text being read and stay
+// valid.
+func readFileText(path string, head func(rows []string)) (ft fileText, exists bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return fileText{lines: []string{""}, eol: true}, false, nil
@@ -55,70 +68,116 @@ func readFileText(path string) (ft fileText, exists bool, err error) {
 	if st.IsDir() {
 		return ft, true, fmt.Errorf("open %s: is a directory", path)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if st.Size() > maxFileBytes {
+		return ft, true, fmt.Errorf("open %s: %w (%d MiB, over %d MiB)", path, errTooLarge, st.Size()>>20, maxFileBytes>>20)
+	}
+	text, err := readText(f, st.Size(), head)
 	if err != nil {
 		return ft, true, fmt.Errorf("read %s: %w", path, err)
 	}
-	if len(data) > maxFileBytes {
+	if len(text) > maxFileBytes {
 		return ft, true, fmt.Errorf("open %s: %w (over %d MiB)", path, errTooLarge, maxFileBytes>>20)
 	}
-	ft = splitText(data)
+	ft = splitString(text)
+	ft.bytes = len(text)
 	ft.readOnly = !canWrite(path)
 	return ft, true, nil
 }
 
-func splitText(data []byte) fileText {
-	var ft fileText
-	ft.binary = bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0
-	if len(data) == 0 {
+// readText reads r (whose size is probably size) into one string, reading
+// at most maxFileBytes+1 bytes. The string is the only copy of the text:
+// the rows are slices of it, so a file costs its size once plus a string
+// header per row. Reading into a []byte and converting would copy the text
+// a second time, and growing the buffer as the bytes come (io.ReadAll)
+// leaves about the file's size again in garbage, which the collector
+// (relaxed while the editor runs) keeps resident for a long while.
+//
+// With head non-nil and size over headBytes, head gets the rows of the
+// first headBytes before the rest is read. The Builder never changes bytes
+// it holds, so they are slices of the final text (or, if the file grew
+// past size, of an earlier copy that stays valid).
+func readText(r io.Reader, size int64, head func(rows []string)) (string, error) {
+	var sb strings.Builder
+	sb.Grow(int(min(max(size, 0), maxFileBytes+1)))
+	buf := make([]byte, 256<<10)
+	lr := io.LimitReader(r, maxFileBytes+1)
+	if head != nil && size > headBytes {
+		if _, err := io.CopyBuffer(&sb, io.LimitReader(lr, headBytes), buf); err != nil {
+			return "", err
+		}
+		s := sb.String()
+		if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+			head(splitString(s[:i+1]).lines)
+		}
+	}
+	if _, err := io.CopyBuffer(&sb, lr, buf); err != nil {
+		return "", err
+	}
+	return sb.String(), nil
+}
+
+// splitText is splitString over a copy of data.
+func splitText(data []byte) fileText { return splitString(string(data)) }
+
+// splitString splits a file's text into rows, which are slices of s (no
+// row is copied). It counts the rows first, so the slice of rows is
+// allocated once at its final size, and it allocates the per-row line
+// endings only when a second kind of line break turns up.
+func splitString(s string) fileText {
+	ft := fileText{text: s}
+	ft.binary = strings.IndexByte(s[:min(len(s), 8<<10)], 0) >= 0
+	if len(s) == 0 {
 		ft.lines = []string{""}
 		return ft
 	}
-	// One string for the whole file; the rows are slices of it, so a
-	// 100,000-row file costs one copy and one slice header per row.
-	s := string(data)
 	ft.eol = s[len(s)-1] == '\n'
 	if ft.eol {
 		s = s[:len(s)-1]
 	}
-	n := bytes.Count(data, []byte{'\n'}) + 1
-	ft.lines = make([]string, 0, n)
-	// ends[i] says whether row i's line break is CRLF; it is kept only when
-	// the file mixes both, so each row is saved back with its own.
-	ends := make([]bool, 0, n)
+	n := strings.Count(s, "\n") + 1
+	ft.lines = make([]string, n)
+	// ends[i] says whether row i's line break is CRLF; it exists only once
+	// both kinds were seen, so each row of a mixed file is saved back with
+	// its own.
+	var ends []bool
 	crlfRows, lfRows := 0, 0
-	for {
+	for row := 0; ; row++ {
 		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			// The last row: it has a line break only when the file ends
-			// with one, and a CR without a LF after it is text.
-			if ft.eol && strings.HasSuffix(s, "\r") {
-				s = s[:len(s)-1]
-				ends = append(ends, true)
+		line := s
+		if i >= 0 {
+			line = s[:i]
+		}
+		// The last row has a line break only when the file ends with one,
+		// and a CR without a LF after it is text.
+		hasBreak := i >= 0 || ft.eol
+		crlf := hasBreak && len(line) > 0 && line[len(line)-1] == '\r'
+		if crlf {
+			line = line[:len(line)-1]
+		}
+		ft.lines[row] = line
+		if hasBreak {
+			if crlf {
 				crlfRows++
 			} else {
-				ends = append(ends, false)
-				if ft.eol {
-					lfRows++
+				lfRows++
+			}
+			if ends == nil && crlfRows > 0 && lfRows > 0 {
+				ends = make([]bool, n)
+				for r := range row {
+					ends[r] = !crlf // every row before this one ended the other way
 				}
 			}
-			ft.lines = append(ft.lines, s)
+			if ends != nil {
+				ends[row] = crlf
+			}
+		}
+		if i < 0 {
 			break
 		}
-		row := s[:i]
-		if strings.HasSuffix(row, "\r") {
-			row = row[:len(row)-1]
-			ends = append(ends, true)
-			crlfRows++
-		} else {
-			ends = append(ends, false)
-			lfRows++
-		}
-		ft.lines = append(ft.lines, row)
 		s = s[i+1:]
 	}
 	switch {
-	case crlfRows > 0 && lfRows > 0:
+	case ends != nil:
 		ft.ends = ends
 		ft.crlfRows, ft.lfRows = crlfRows, lfRows
 	case crlfRows > 0:

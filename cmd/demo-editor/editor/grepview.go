@@ -200,9 +200,6 @@ func (e *session) formatGrepRow(b *buffer, row int) {
 		b.ownLines()
 	}
 	b.lines[row] = string(text)
-	if len(b.hl) <= row {
-		b.hl = append(b.hl, make([][]hlSpan, row+1-len(b.hl))...)
-	}
 	spans := make([]hlSpan, 0, 1+len(m.Spans))
 	spans = append(spans, hlSpan{0, prefix - 2, e.faces.intern("dim")})
 	match := e.faces.intern("match")
@@ -211,7 +208,7 @@ func (e *session) formatGrepRow(b *buffer, row int) {
 			spans = append(spans, hlSpan{prefix + int(sp[0]), prefix + int(sp[1]), match})
 		}
 	}
-	b.hl[row] = spans
+	b.hl.setRow(row, spans)
 	// The match's text now lives in the row.
 	gv.matches[i] = grep.Match{}
 }

@@ -13,16 +13,47 @@ type hlSpan struct {
 	face       face
 }
 
-// hlRows holds a buffer's highlight spans by row. Edits move the spans with
-// the text (see replace), so the colours stay roughly right between an edit
-// and the reparse that corrects them.
-type hlRows [][]hlSpan
+// hlRows holds a buffer's highlight spans for a window of rows: rows
+// [first, first+len(rows)), the rows highlights were set for. Edits move the
+// spans with the text (see replace), so the colours stay roughly right
+// between an edit and the reparse that corrects them.
+//
+// Only the rows that have spans (and the rows between them) take room: a
+// script that colours the rows on screen of a 60 MB file (5 million rows)
+// costs a few dozen entries, where one entry per row of the buffer would
+// cost 24 bytes a row (115 MB), and every line break typed would move them
+// all.
+type hlRows struct {
+	first int
+	rows  [][]hlSpan
+}
 
 func (h *hlRows) row(r int) []hlSpan {
-	if r < 0 || r >= len(*h) {
+	if r < h.first || r >= h.first+len(h.rows) {
 		return nil
 	}
-	return (*h)[r]
+	return h.rows[r-h.first]
+}
+
+// cover grows the window to hold rows [from, to).
+func (h *hlRows) cover(from, to int) {
+	if len(h.rows) == 0 {
+		h.first, h.rows = from, make([][]hlSpan, to-from)
+		return
+	}
+	if from < h.first {
+		h.rows = slices.Insert(h.rows, 0, make([][]hlSpan, h.first-from)...)
+		h.first = from
+	}
+	if end := h.first + len(h.rows); to > end {
+		h.rows = append(h.rows, make([][]hlSpan, to-end)...)
+	}
+}
+
+// setRow makes spans row r's highlights.
+func (h *hlRows) setRow(r int, spans []hlSpan) {
+	h.cover(r, r+1)
+	h.rows[r-h.first] = spans
 }
 
 // add colours [s, e) with f, split into per-row pieces; rows past nrows
@@ -32,11 +63,9 @@ func (h *hlRows) add(s, e pos, f face, nrows int, lineLen func(int) int) {
 	if e.before(s) || s.Row >= nrows {
 		return
 	}
+	s.Row = max(s.Row, 0)
 	e.Row = min(e.Row, nrows-1)
-	if len(*h) < nrows {
-		*h = append(*h, make([][]hlSpan, nrows-len(*h))...)
-	}
-	for r := max(s.Row, 0); r <= e.Row; r++ {
+	for r := s.Row; r <= e.Row; r++ {
 		start, end := 0, lineLen(r)
 		if r == s.Row {
 			start = s.Col
@@ -47,23 +76,29 @@ func (h *hlRows) add(s, e pos, f face, nrows int, lineLen func(int) int) {
 		if end <= start {
 			continue
 		}
-		(*h)[r] = append((*h)[r], hlSpan{start, end, f})
+		h.cover(r, r+1)
+		h.rows[r-h.first] = append(h.rows[r-h.first], hlSpan{start, end, f})
 	}
 }
 
 // replace moves the spans for an edit that turned [s, oldEnd) into text
-// ending at newEnd; nrows is the row count after the edit.
+// ending at newEnd; nrows is the row count after the edit. An edit above
+// the window shifts it; one below leaves it.
 func (h *hlRows) replace(s, oldEnd, newEnd pos, nrows int) {
-	if len(*h) == 0 {
+	if len(h.rows) == 0 {
 		return
 	}
-	if len(*h) <= oldEnd.Row {
-		*h = append(*h, make([][]hlSpan, oldEnd.Row+1-len(*h))...)
+	switch {
+	case s.Row >= h.first+len(h.rows):
+		h.truncate(nrows)
+		return
+	case oldEnd.Row < h.first:
+		h.first += newEnd.Row - oldEnd.Row
+		return
 	}
-	rows := *h
 	insertOnly := s == oldEnd
 	var head, tail []hlSpan
-	for _, sp := range rows[s.Row] {
+	for _, sp := range h.row(s.Row) {
 		switch {
 		case sp.end <= s.Col:
 			head = append(head, sp)
@@ -76,7 +111,7 @@ func (h *hlRows) replace(s, oldEnd, newEnd pos, nrows int) {
 		}
 	}
 	shift := newEnd.Col - oldEnd.Col
-	for _, sp := range rows[oldEnd.Row] {
+	for _, sp := range h.row(oldEnd.Row) {
 		if oldEnd.Row == s.Row && sp.start < s.Col {
 			continue // already kept in head
 		}
@@ -90,20 +125,42 @@ func (h *hlRows) replace(s, oldEnd, newEnd pos, nrows int) {
 	added := make([][]hlSpan, newEnd.Row-s.Row+1)
 	added[0] = head
 	added[len(added)-1] = append(added[len(added)-1], tail...)
-	*h = slices.Replace(rows, s.Row, oldEnd.Row+1, added...)
-	if len(*h) > nrows {
-		*h = (*h)[:nrows]
+	// The replaced rows are those of the window in [s.Row, oldEnd.Row]; a
+	// window that starts inside them now starts at s.Row.
+	hi := min(oldEnd.Row+1-h.first, len(h.rows))
+	if lo := s.Row - h.first; lo >= 0 {
+		h.rows = slices.Replace(h.rows, lo, hi, added...)
+	} else {
+		h.rows = slices.Replace(h.rows, 0, hi, added...)
+		h.first = s.Row
+	}
+	h.truncate(nrows)
+}
+
+// truncate drops the rows at and past nrows.
+func (h *hlRows) truncate(nrows int) {
+	if h.first+len(h.rows) > nrows {
+		h.rows = h.rows[:max(nrows-h.first, 0)]
 	}
 }
 
 // splice mirrors Buffer.spliceLines: rows [start, end) become n rows with no
 // highlights.
 func (h *hlRows) splice(start, end, n int) {
-	if len(*h) <= start {
+	if len(h.rows) == 0 || start >= h.first+len(h.rows) {
 		return
 	}
-	end = min(end, len(*h))
-	*h = slices.Replace(*h, start, end, make([][]hlSpan, n)...)
+	if end <= h.first {
+		h.first += n - (end - start)
+		return
+	}
+	hi := min(end-h.first, len(h.rows))
+	if lo := start - h.first; lo >= 0 {
+		h.rows = slices.Replace(h.rows, lo, hi, make([][]hlSpan, n)...)
+	} else {
+		h.rows = slices.Replace(h.rows, 0, hi, make([][]hlSpan, n)...)
+		h.first = start
+	}
 }
 
 // face is an interned highlight group ("keyword", "function.call", ...).

@@ -22,7 +22,7 @@ func (e *session) installAPI() {
 		// buffers
 		"open": e.luaOpen, "create": e.luaCreate, "find": e.luaFind, "buffers": e.luaBuffers,
 		"close": e.luaClose, "name": e.luaName, "path": e.luaPath, "language": e.luaLanguage,
-		"modified": e.luaModified, "loading": e.luaLoading, "line_count": e.luaLineCount,
+		"modified": e.luaModified, "loading": e.luaLoading, "line_count": e.luaLineCount, "byte_count": e.luaByteCount,
 		"get_text": e.luaGetText, "get_lines": e.luaGetLines, "set_lines": e.luaSetLines,
 		"append_lines": e.luaAppendLines, "append_matches": e.luaAppendMatches, "match_at": e.luaMatchAt, "insert": e.luaInsert, "undo": e.luaUndo,
 		"redo": e.luaRedo, "save": e.luaSave, "set_highlights": e.luaSetHighlights,
@@ -280,6 +280,10 @@ func (e *session) luaLineCount(L *lua.LState) int {
 	return push(L, lua.LNumber(e.bufArg(L, "line_count", 1).LineCount()))
 }
 
+func (e *session) luaByteCount(L *lua.LState) int {
+	return push(L, lua.LNumber(e.bufArg(L, "byte_count", 1).ByteCount()))
+}
+
 func (e *session) luaGetText(L *lua.LState) int {
 	return push(L, lua.LString(e.bufArg(L, "get_text", 1).Text()))
 }
@@ -412,9 +416,6 @@ func (e *session) luaAppendMatches(L *lua.LState) int {
 	}
 	b.appendLines(lines)
 	dim, match := e.faces.intern("dim"), e.faces.intern("match")
-	if len(b.hl) < len(b.lines) {
-		b.hl = append(b.hl, make([][]hlSpan, len(b.lines)-len(b.hl))...)
-	}
 	spans := make([]hlSpan, 0, len(rows)+nspans)
 	for i, r := range rows {
 		from := len(spans)
@@ -433,7 +434,7 @@ func (e *session) luaAppendMatches(L *lua.LState) int {
 			}
 		}
 		// Capped, so a later edit of this row cannot write into the next.
-		b.hl[first+i] = spans[from:len(spans):len(spans)]
+		b.hl.setRow(first+i, spans[from:len(spans):len(spans)])
 		b.setRef(first+i, r.ref)
 	}
 	return push(L, lua.LNumber(first))
@@ -534,7 +535,7 @@ func (e *session) addHighlights(L *lua.LState, fname string, b *buffer, n int) {
 
 func (e *session) luaSetHighlights(L *lua.LState) int {
 	b := e.bufArg(L, "set_highlights", 1)
-	b.hl = nil
+	b.hl = hlRows{}
 	e.addHighlights(L, "set_highlights", b, 2)
 	return 0
 }
@@ -547,7 +548,7 @@ func (e *session) luaAddHighlights(L *lua.LState) int {
 
 func (e *session) luaClearHighlights(L *lua.LState) int {
 	b := e.bufArg(L, "clear_highlights", 1)
-	b.hl = nil
+	b.hl = hlRows{}
 	b.markDirty(0)
 	return 0
 }
