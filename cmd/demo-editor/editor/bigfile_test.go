@@ -228,3 +228,22 @@ func TestHugeFileOfLongRowsIsNotColoured(t *testing.T) {
 	})
 	require.Zero(t, parses, "no parse job")
 }
+
+// A Go file above the language-server size limit is not synced with gopls
+// (whose open alone makes three copies of the text, and whose server holds
+// several times more): *messages* says so, and no client is started for it.
+func TestHugeFileIsNotSyncedWithTheLanguageServer(t *testing.T) {
+	path := writeTestFile(t, "huge.go", "package huge\n"+strings.Repeat("// "+strings.Repeat("x", 1021)+"\n", 17*1024))
+	h := startEditor(t, Options{Path: path})
+	h.until("the note in *messages*", func(e *session) bool {
+		for _, b := range e.bufs {
+			if b.name == "*messages*" && strings.Contains(b.Text(), "huge.go: 17 MiB: no language server for files above 16 MiB") {
+				return true
+			}
+		}
+		return false
+	})
+	var clients int
+	h.e.call(func() { clients = h.e.lb.LSPClients() })
+	require.Zero(t, clients)
+}

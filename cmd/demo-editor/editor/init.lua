@@ -1303,9 +1303,19 @@ local function lsp_client(lang)
   return entry.task:await()
 end
 
+-- Above this size a file is not synced with its language server: the
+-- server would hold (and re-parse on every change) a copy several times the
+-- file's size, and the open alone makes three copies of the text.
+local lsp_max_bytes = 16 * 1024 * 1024
+
 local function lsp_open(buf)
   local lang, path = ed.language(buf), ed.path(buf)
   if not lsp_servers[lang] or not path or lsp.docs[buf] then return end
+  if ed.byte_count(buf) > lsp_max_bytes then
+    ed.message(string.format("%s: %d MiB: no language server for files above %d MiB",
+      ed.name(buf), math.floor(ed.byte_count(buf) / (1024 * 1024)), math.floor(lsp_max_bytes / (1024 * 1024))))
+    return
+  end
   lsp.docs[buf] = {path = path, lang = lang}
   run(function()
     local c = lsp_client(lang)
