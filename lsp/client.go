@@ -107,6 +107,9 @@ type request struct {
 	stopCtx  func() bool
 	timer    *time.Timer
 	internal bool
+	// token is the workDoneToken the params carried (canonical JSON), ""
+	// for none: the server's $/progress on it shows on the job.
+	token string
 }
 
 // queuedFrame is a message held until initialize has been answered.
@@ -149,6 +152,10 @@ type Client struct {
 	changedDiags []uri.URI
 	changedSet   map[uri.URI]struct{}
 	progress     map[string]Progress
+	// tokenJobs maps the workDoneToken of a pending request to its job;
+	// progressJobs holds the jobs that show the server's own progress.
+	tokenJobs    map[string]runtime.JobID
+	progressJobs map[string]*progressJob
 	messages     []Message
 	docs         map[uri.URI]*document
 	dirtyDocs    []*document
@@ -184,6 +191,7 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 		rt: rt, cfg: cfg, t: newTransport(), done: make(chan struct{}),
 		pending: map[int64]*request{}, results: map[runtime.JobID]Result{},
 		diags: map[uri.URI]*protocol.PublishDiagnosticsParams{}, progress: map[string]Progress{},
+		tokenJobs: map[string]runtime.JobID{}, progressJobs: map[string]*progressJob{},
 		docs: map[uri.URI]*document{},
 	}
 	if err := c.launch(); err != nil {
@@ -330,6 +338,8 @@ func (c *Client) handle(ev any) {
 			c.abandon(r)
 			c.settle(r, Result{Method: r.method, Err: fmt.Errorf("lsp %s: %w", r.method, ErrTimeout)}, false)
 		}
+	case evProgressCancel:
+		c.onProgressCancel(e)
 	case evExit:
 		c.onExit(e.err)
 	case evRestart:
@@ -414,6 +424,7 @@ func (c *Client) onExit(err error) {
 		c.stopTimer.Stop()
 	}
 	c.failAll(err)
+	c.endAllProgress(err)
 	c.preInit = nil
 	if c.state == stopping || c.state == dead || c.restarts >= c.cfg.MaxRestarts {
 		c.state = dead
@@ -453,6 +464,9 @@ func (c *Client) release(r *request) {
 	}
 	if r.timer != nil {
 		r.timer.Stop()
+	}
+	if r.token != "" && c.tokenJobs[r.token] == r.job {
+		delete(c.tokenJobs, r.token)
 	}
 }
 
@@ -525,10 +539,17 @@ func (c *Client) Request(method string, params any, opts RequestOptions) runtime
 		c.settle(r, Result{Method: method, Err: fmt.Errorf("lsp %s: %w", method, cause)}, false)
 		return job
 	}
-	frame, err := c.tryEncodeRequest(r.id, method, params)
+	body, err := marshalParams(params)
 	if err != nil {
 		c.settle(r, Result{Method: method, Err: fmt.Errorf("lsp %s: encode params: %w", method, err)}, false)
 		return job
+	}
+	frame := c.requestFrame(r.id, method, body)
+	if r.token = workDoneToken(body); r.token != "" {
+		if c.tokenJobs == nil {
+			c.tokenJobs = map[string]runtime.JobID{}
+		}
+		c.tokenJobs[r.token] = job
 	}
 	id := r.id
 	r.ctx = ctx
@@ -589,6 +610,7 @@ func (c *Client) Stop() {
 	was := c.state
 	c.state = stopping
 	c.failAll(ErrStopped)
+	c.endAllProgress(ErrStopped)
 	c.preInit = nil
 	if was == restarting {
 		// No server runs between a death and its restart.

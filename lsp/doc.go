@@ -82,8 +82,13 @@
 // client/unregisterCapability and window/workDoneProgress/create with null,
 // workspace/applyEdit through Config.ApplyEdit, anything else with
 // MethodNotFound. publishDiagnostics is kept latest-per-document and
-// reported once per Poll; $/progress and show/log messages are kept for the
-// host.
+// reported once per Poll; show/log messages are kept for the host.
+// $/progress is kept for the host (Progress) and shown in the runtime's
+// *workers* view (runtime.Runtime.Snapshot): a report on the workDoneToken
+// of a pending request sets that request's progress line, cleared at end;
+// progress the server starts itself gets an lsp_request job of its own
+// from begin to end, so indexing shows as running work. Cancelling that job
+// sends window/workDoneProgress/cancel; the server's death fails it.
 //
 // # Why go.lsp.dev/protocol
 //

@@ -47,6 +47,8 @@ type fakeServer struct {
 	awaiting map[string]int
 	replies  []json.RawMessage
 	origID   json.RawMessage
+	// heldID is a request answered later (fake/progress with a token).
+	heldID json.RawMessage
 }
 
 type fakeDoc struct {
@@ -245,11 +247,28 @@ func (s *fakeServer) handle(m *fakeMsg) {
 		}
 		s.reply(m.ID, n)
 	case "fake/progress":
-		tok := "tok-1"
+		// With a workDoneToken the progress belongs to this request, which
+		// is answered by fake/progressEnd; without one the server starts
+		// its own (tok-1) and answers at once.
+		tok, own := p["workDoneToken"], true
+		if tok == nil {
+			tok, own = "tok-1", false
+		}
 		s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "begin", "title": "Indexing"}})
 		s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "report", "message": "3/4", "percentage": 75}})
+		if own {
+			s.heldID = m.ID
+			return
+		}
 		s.notify("window/showMessage", map[string]any{"type": 2, "message": "shown"})
 		s.notify("window/logMessage", map[string]any{"type": 3, "message": "logged"})
+		s.reply(m.ID, nil)
+	case "fake/progressEnd":
+		s.notify("$/progress", map[string]any{"token": p["token"], "value": map[string]any{"kind": "end"}})
+		if s.heldID != nil {
+			s.reply(s.heldID, "done")
+			s.heldID = nil
+		}
 		s.reply(m.ID, nil)
 	case "fake/serverRequests":
 		s.awaiting = map[string]int{}

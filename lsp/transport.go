@@ -9,6 +9,8 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // inboxHighWater is how many decoded messages may wait for Poll before the
@@ -54,7 +56,11 @@ type (
 		method string
 		params jsontext.Value
 	}
-	evCancel  struct{ id int64 }
+	evCancel         struct{ id int64 }
+	evProgressCancel struct {
+		token string
+		job   runtime.JobID
+	}
 	evTimeout struct{ id int64 }
 	evExit    struct{ err error }
 	evRestart struct{}
