@@ -16,6 +16,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/workers"
 )
 
 // Defaults for the zero values of Config.
@@ -29,6 +30,12 @@ const (
 	maxUntakenResults = 256
 	maxMessagesKept   = 1000
 )
+
+// Actor is the worker-pool actor the clients' own jobs run for (the
+// initialize exchange on the heavy lane, folding a document's edits into
+// its text on the read lane); an actor of their own keeps those jobs clear
+// of the gates of the project roots' jobs.
+const Actor workers.ActorID = "pmacs:lsp"
 
 // Config describes a language server and how the client answers it.
 type Config struct {
@@ -63,7 +70,8 @@ type Config struct {
 	RestartBackoff time.Duration
 	// DocumentText gives an open document's current text when a restarted
 	// server reopens it (called on the main goroutine, inside Poll); nil
-	// reads the file.
+	// uses the text the client last synced: the text Open sent with every
+	// edit Change recorded since, saved or not.
 	DocumentText func(path string) ([]byte, error)
 }
 
@@ -187,6 +195,8 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 	if len(cfg.Argv) == 0 {
 		return nil, fmt.Errorf("lsp: start: %w", proc.ErrEmptyCommand)
 	}
+	// false when an earlier client registered it: one actor serves all.
+	rt.Executor().RegisterActor(Actor, "")
 	c := &Client{
 		rt: rt, cfg: cfg, t: newTransport(), done: make(chan struct{}),
 		pending: map[int64]*request{}, results: map[runtime.JobID]Result{},
@@ -338,6 +348,8 @@ func (c *Client) handle(ev any) {
 			c.abandon(r)
 			c.settle(r, Result{Method: r.method, Err: fmt.Errorf("lsp %s: %w", r.method, ErrTimeout)}, false)
 		}
+	case evCompacted:
+		c.onCompacted(e)
 	case evProgressCancel:
 		c.onProgressCancel(e)
 	case evExit:

@@ -71,8 +71,13 @@
 // started again after Config.RestartBackoff (1 s, doubling), at most
 // Config.MaxRestarts (5) times over the client's life: requests pending at
 // the death fail, requests made meanwhile wait for the new server, and the
-// open documents are reopened first with the text Config.DocumentText gives
-// (or the file's). Open, Change (incremental edits in
+// open documents are reopened first with the text the client last synced:
+// the text Open sent with every edit Change recorded since, unsaved edits
+// included (or the text Config.DocumentText gives, when set); never the
+// file on disk. The client keeps that text as the opened text plus a log of
+// edits, so a keystroke costs an append; the log is folded into the text
+// on a worker every 1,024 edits, and applied to it on the writer goroutine
+// when a restart needs it. Open, Change (incremental edits in
 // UTF-16 positions), Save and CloseDocument keep the server's copy of a
 // document; the edits recorded between two Polls go out as one didChange,
 // and always before any later request or notification.
