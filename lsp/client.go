@@ -204,6 +204,7 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 		tokenJobs: map[string]runtime.JobID{}, progressJobs: map[string]*progressJob{},
 		docs: map[uri.URI]*document{},
 	}
+	c.t.exec = rt.Executor()
 	if err := c.launch(); err != nil {
 		return nil, err
 	}
@@ -261,7 +262,19 @@ func (c *Client) launch() error {
 	c.initID = c.newRequest(protocol.MethodInitialize, 0, true).id
 	c.t.track(c.initID, protocol.MethodInitialize)
 	c.pending[c.initID].sent = true
-	c.t.send(c.encodeRequest(c.initID, protocol.MethodInitialize, c.initializeParams()))
+	// Initialize runs on the heavy lane, both halves: this job encodes the
+	// request, and the reader hands the reply to another that decodes the
+	// capabilities (transport.onResponse). Nothing else may be sent before
+	// it, so the queue has nothing to overtake.
+	id, t := c.initID, c.t
+	c.rt.Executor().SubmitFunc(Actor, workers.LaneHeavy, "lsp initialize request", func(workers.Actor) (any, error) {
+		t.send(c.encodeRequest(id, protocol.MethodInitialize, c.initializeParams()))
+		return nil, nil
+	}, func(r workers.Result) {
+		if r.Err != nil {
+			t.push(evResponse{id: id, method: protocol.MethodInitialize, err: r.Err}, false)
+		}
+	})
 	return nil
 }
 

@@ -64,7 +64,11 @@
 // # Lifecycle and documents
 //
 // Start returns at once; initialize is sent first and everything else made
-// before its answer is held and sent in order after initialized. Stop fails
+// before its answer is held and sent in order after initialized. The
+// initialize exchange runs on the runtime's heavy lane, for the actor Actor:
+// one job encodes the request, and the reader hands the reply to another
+// that decodes the capabilities, so a server's start competes with parses
+// and indexes for the heavy permits, not with the main goroutine. Stop fails
 // what is pending with ErrStopped, sends shutdown (the reader sends exit on
 // its reply, without waiting for the main goroutine) and kills the process
 // group after Config.StopGrace (2 s). A server that dies on its own is

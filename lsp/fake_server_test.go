@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/textproto"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,9 @@ const (
 	fakeNoShutdown   = "PMACS_LSP_FAKE_IGNORE_SHUTDOWN"
 	fakeStartsEnv    = "PMACS_LSP_FAKE_STARTS"     // a file each start appends a line to
 	fakeCrashInitEnv = "PMACS_LSP_FAKE_CRASH_INIT" // exit 4 on initialize
+	// fakeInitGateEnv names a directory: on initialize the server creates
+	// got-initialize there, and answers once the file go appears.
+	fakeInitGateEnv = "PMACS_LSP_FAKE_INIT_GATE"
 )
 
 type fakeMsg struct {
@@ -127,6 +131,15 @@ func (s *fakeServer) handle(m *fakeMsg) {
 	case "initialize":
 		if os.Getenv(fakeCrashInitEnv) != "" {
 			os.Exit(4)
+		}
+		if dir := os.Getenv(fakeInitGateEnv); dir != "" {
+			_ = os.WriteFile(filepath.Join(dir, "got-initialize"), nil, 0o644)
+			for {
+				if _, err := os.Stat(filepath.Join(dir, "go")); err == nil {
+					break
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
 		}
 		if ms, _ := strconv.Atoi(os.Getenv(fakeInitDelayEnv)); ms > 0 {
 			time.Sleep(time.Duration(ms) * time.Millisecond)

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/workers"
 )
 
 // inboxHighWater is how many decoded messages may wait for Poll before the
@@ -89,6 +90,10 @@ type transport struct {
 	closeStdin bool
 
 	shutdownID atomic.Int64 // request id of shutdown, answered by the reader
+
+	// exec runs the initialize reply's decoding on the heavy lane; nil
+	// decodes it on the reader (transports made by benchmarks).
+	exec *workers.Executor
 
 	malformed   atomic.Uint64
 	unknown     atomic.Uint64
@@ -313,19 +318,43 @@ func (t *transport) onResponse(m *wireMsg) {
 	ev := evResponse{id: id, method: o.method}
 	if m.Error != nil {
 		ev.rerr = &ResponseError{Method: o.method, Code: m.Error.Code, Message: m.Error.Message}
-	} else {
-		start := time.Now()
-		ev.result, ev.err = decodeResult(o.method, m.Result)
-		d := time.Since(start).Nanoseconds()
-		t.decodeNanos.Add(d)
-		for {
-			old := t.maxDecode.Load()
-			if d <= old || t.maxDecode.CompareAndSwap(old, d) {
-				break
+		t.push(ev, true)
+		return
+	}
+	if o.method == protocol.MethodInitialize && t.exec != nil {
+		// The capabilities are decoded on the heavy lane, like the request
+		// was encoded; the reader goes on reading meanwhile. The one event
+		// is pushed without waiting for room: a worker must not wait on
+		// the main goroutine.
+		raw := m.Result
+		t.exec.SubmitFunc(Actor, workers.LaneHeavy, "lsp initialize reply", func(workers.Actor) (any, error) {
+			t.decode(&ev, raw)
+			t.push(ev, false)
+			return nil, nil
+		}, func(r workers.Result) {
+			if r.Err != nil {
+				ev.err = r.Err
+				t.push(ev, false)
 			}
+		})
+		return
+	}
+	t.decode(&ev, m.Result)
+	t.push(ev, true)
+}
+
+// decode decodes a result into the event, counting the time it took.
+func (t *transport) decode(ev *evResponse, raw jsontext.Value) {
+	start := time.Now()
+	ev.result, ev.err = decodeResult(ev.method, raw)
+	d := time.Since(start).Nanoseconds()
+	t.decodeNanos.Add(d)
+	for {
+		old := t.maxDecode.Load()
+		if d <= old || t.maxDecode.CompareAndSwap(old, d) {
+			break
 		}
 	}
-	t.push(ev, true)
 }
 
 // decodeNotification decodes the params of notifications Poll keeps.
