@@ -68,6 +68,14 @@ type Config struct {
 	// RestartBackoff is the wait before the first restart, doubled before
 	// each further one; 0 means DefaultRestartBackoff.
 	RestartBackoff time.Duration
+	// Shape, when set, turns each result into the form the host consumes,
+	// on the reader goroutine after it is decoded: it receives the method,
+	// the result's raw JSON and the decoded value (see Result.Value), and
+	// what it returns becomes Result.Value. An error fails the request.
+	// The Lua binding shapes results into tables-to-be there, so the main
+	// goroutine only builds the tables. Not called for initialize and
+	// shutdown, whose results the client itself reads.
+	Shape func(method string, raw jsontext.Value, decoded any) (any, error)
 	// DocumentText gives an open document's current text when a restarted
 	// server reopens it (called on the main goroutine, inside Poll); nil
 	// uses the text the client last synced: the text Open sent with every
@@ -94,6 +102,14 @@ type Result struct {
 	// Err is why the request failed: a *ResponseError for a server error,
 	// or an error wrapping ErrTimeout, ErrServerExited or ErrStopped.
 	Err error
+	// Received is when the reader had the reply's last byte (zero when
+	// the request failed without a reply): the start of the reply's
+	// latency to the host.
+	Received time.Time
+
+	// n is the decoded value's item count when Shape replaced it.
+	n      int
+	shaped bool
 }
 
 type lifecycle uint8
@@ -152,6 +168,9 @@ type Client struct {
 	caps    *protocol.InitializeResult
 
 	stopTimer *time.Timer
+	// cancelledAnswered counts requests cancelled after their reply was
+	// read (Stats.CancelledAnswered).
+	cancelledAnswered uint64
 
 	results     map[runtime.JobID]Result
 	resultOrder []runtime.JobID
@@ -205,6 +224,7 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 		docs: map[uri.URI]*document{},
 	}
 	c.t.exec = rt.Executor()
+	c.t.shape = cfg.Shape
 	if err := c.launch(); err != nil {
 		return nil, err
 	}
@@ -399,15 +419,16 @@ func (c *Client) onResponse(e evResponse) {
 		// Superseded or cancelled after the reply was read but before the
 		// cancel event was handled: the answer is stale, and the server
 		// needs no $/cancelRequest for a request it has answered.
+		c.cancelledAnswered++
 		c.settle(r, Result{Method: e.method, Err: context.Cause(r.ctx)}, true)
 		return
 	}
-	res := Result{Method: e.method, Value: e.result}
+	res := Result{Method: e.method, Value: e.result, Received: e.received, n: e.n, shaped: e.shaped}
 	switch {
 	case e.rerr != nil:
-		res = Result{Method: e.method, Err: e.rerr}
+		res = Result{Method: e.method, Err: e.rerr, Received: e.received}
 	case e.err != nil:
-		res = Result{Method: e.method, Err: fmt.Errorf("lsp %s: decode result: %w", e.method, e.err)}
+		res = Result{Method: e.method, Err: fmt.Errorf("lsp %s: decode result: %w", e.method, e.err), Received: e.received}
 	}
 	c.settle(r, res, false)
 }
@@ -511,7 +532,11 @@ func (c *Client) settle(r *request, res Result, cancelled bool) {
 		// The decoded value stays here (TakeResult): encoding 6,000
 		// completion items as MessagePack on the main goroutine is what
 		// this package exists to avoid. The job carries a summary.
-		_ = c.rt.CompleteExternalOK(r.job, map[string]any{"method": r.method, "len": resultLen(res.Value)})
+		n := res.n
+		if !res.shaped {
+			n = resultLen(res.Value)
+		}
+		_ = c.rt.CompleteExternalOK(r.job, map[string]any{"method": r.method, "len": n})
 	}
 }
 
@@ -711,24 +736,30 @@ type Stats struct {
 	// LateReplies counts replies to requests already given up; they are
 	// dropped without being decoded.
 	LateReplies uint64
+	// CancelledAnswered counts requests cancelled or superseded after
+	// their reply had been read: they settle Cancelled like the others but
+	// send no $/cancelRequest, since the server has answered them.
+	CancelledAnswered uint64
 	// Pending is how many requests wait for a reply or for initialize.
 	Pending int
-	// DecodeTime is the time spent decoding results on the reader
-	// goroutine, in total, and MaxDecode the longest single decode: work
-	// the main goroutine did not do.
+	// DecodeTime is the time spent decoding (and shaping, see
+	// Config.Shape) results on the reader goroutine, in total, and
+	// MaxDecode the longest single decode: work the main goroutine did not
+	// do.
 	DecodeTime, MaxDecode time.Duration
 }
 
 // Stats returns the transport's counters.
 func (c *Client) Stats() Stats {
 	return Stats{
-		Received:       c.t.received.Load(),
-		Malformed:      c.t.malformed.Load(),
-		UnknownReplies: c.t.unknown.Load(),
-		LateReplies:    c.t.late.Load(),
-		Pending:        len(c.pending),
-		DecodeTime:     time.Duration(c.t.decodeNanos.Load()),
-		MaxDecode:      time.Duration(c.t.maxDecode.Load()),
+		Received:          c.t.received.Load(),
+		Malformed:         c.t.malformed.Load(),
+		UnknownReplies:    c.t.unknown.Load(),
+		LateReplies:       c.t.late.Load(),
+		CancelledAnswered: c.cancelledAnswered,
+		Pending:           len(c.pending),
+		DecodeTime:        time.Duration(c.t.decodeNanos.Load()),
+		MaxDecode:         time.Duration(c.t.maxDecode.Load()),
 	}
 }
 

@@ -42,11 +42,15 @@ type wireError struct {
 // Events the transport goroutines hand to Poll.
 type (
 	evResponse struct {
-		id     int64
-		method string
-		result any
-		rerr   *ResponseError
-		err    error // result did not decode
+		id       int64
+		method   string
+		result   any
+		rerr     *ResponseError
+		err      error // result did not decode
+		received time.Time
+		// n is the decoded result's item count, set when shape replaced it.
+		n      int
+		shaped bool
 	}
 	evNotification struct {
 		method string
@@ -94,6 +98,8 @@ type transport struct {
 	// exec runs the initialize reply's decoding on the heavy lane; nil
 	// decodes it on the reader (transports made by benchmarks).
 	exec *workers.Executor
+	// shape is Config.Shape, run on the reader after decoding.
+	shape func(method string, raw jsontext.Value, decoded any) (any, error)
 
 	malformed   atomic.Uint64
 	unknown     atomic.Uint64
@@ -274,6 +280,7 @@ func (t *transport) onStderr(chunk []byte) {
 // stores pointers.
 func (t *transport) onBody(body []byte) {
 	t.received.Add(1)
+	now := time.Now()
 	var m wireMsg
 	if err := json.Unmarshal(body, &m, lenient); err != nil {
 		t.malformed.Add(1)
@@ -285,13 +292,13 @@ func (t *transport) onBody(body []byte) {
 	case m.Method != "":
 		t.push(evNotification{method: m.Method, params: decodeNotification(m.Method, m.Params)}, true)
 	case len(m.ID) > 0:
-		t.onResponse(&m)
+		t.onResponse(&m, now)
 	default:
 		t.malformed.Add(1)
 	}
 }
 
-func (t *transport) onResponse(m *wireMsg) {
+func (t *transport) onResponse(m *wireMsg, received time.Time) {
 	var id int64
 	if err := json.Unmarshal(m.ID, &id, lenient); err != nil {
 		t.unknown.Add(1)
@@ -315,7 +322,7 @@ func (t *transport) onResponse(m *wireMsg) {
 		t.send(appendFrame(nil, []byte(`{"jsonrpc":"2.0","method":"exit"}`)))
 		t.endInput()
 	}
-	ev := evResponse{id: id, method: o.method}
+	ev := evResponse{id: id, method: o.method, received: received}
 	if m.Error != nil {
 		ev.rerr = &ResponseError{Method: o.method, Code: m.Error.Code, Message: m.Error.Message}
 		t.push(ev, true)
@@ -343,10 +350,15 @@ func (t *transport) onResponse(m *wireMsg) {
 	t.push(ev, true)
 }
 
-// decode decodes a result into the event, counting the time it took.
+// decode decodes a result into the event, and shapes it for the host,
+// counting the time it took.
 func (t *transport) decode(ev *evResponse, raw jsontext.Value) {
 	start := time.Now()
 	ev.result, ev.err = decodeResult(ev.method, raw)
+	if ev.err == nil && t.shape != nil && ev.method != protocol.MethodInitialize && ev.method != protocol.MethodShutdown {
+		ev.n, ev.shaped = resultLen(ev.result), true
+		ev.result, ev.err = t.shape(ev.method, raw, ev.result)
+	}
 	d := time.Since(start).Nanoseconds()
 	t.decodeNanos.Add(d)
 	for {

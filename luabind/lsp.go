@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"time"
 
@@ -21,36 +20,75 @@ import (
 
 // LSPBatchSize caps how many items of an array result one h:batches() step
 // converts to Lua, and lspBatchBudget the time it may take: a step stops at
-// whichever comes first. Converting a protocol value costs the main
-// goroutine tens of microseconds an item (BenchmarkLSPToLua: a 6,000-item
-// completion reply takes ~380 ms whole, ~60 µs an item), so a reply
-// converted at once would freeze the editor for a third of a second.
+// whichever comes first. Results are shaped for Lua on the client's reader
+// goroutine (see shapeLSPResult), so the main goroutine only builds tables,
+// a few microseconds an item; still, a 6,000-item completion reply built at
+// once would cost a frame several times over.
 const LSPBatchSize = 200
 
 const lspBatchBudget = 2 * time.Millisecond
 
+// lspFrameBudget is the main-goroutine time one frame spends building
+// LSP results in Lua, counted from the start of the frame: while it lasts,
+// a task's h:batches() loop gets its next batch at once, in the same
+// frame, and a result awaited whole goes on being built; after it, they
+// wait for the next frame. lspWholeMin is what a frame builds of a result
+// awaited whole even when its budget is gone, so the result always moves.
+const (
+	lspFrameBudget = 3 * time.Millisecond
+	lspWholeMin    = 16
+)
+
 // lspState is the binding's language clients and the requests they own.
 type lspState struct {
 	clients []*lspClient
-	// owner maps a request's job to its client, until it settles.
+	// owner maps a request's job to its client, until it settles; keyOf
+	// its supersede key, if it has one.
 	owner map[runtime.JobID]*lspClient
+	keyOf map[runtime.JobID]string
 	// big keeps array results whose conversion waits for h:batches(),
 	// by job; iters are the tasks waiting for their next batch, fed one
 	// batch a frame.
 	big   map[*job]*lspItems
 	iters []*job
-	mt    *lua.LTable
+	// frameEnd ends this frame's lspFrameBudget.
+	frameEnd time.Time
+	// settledHook, when set (by benchmarks), sees each result the binding
+	// takes from a client.
+	settledHook func(lsp.Result)
+	mt          *lua.LTable
 	// wake receives a token whenever a client has messages waiting for
 	// Poll; quit ends the forwarders when the binding closes.
 	wake chan struct{}
 	quit chan struct{}
 }
 
-// lspItems is an array result not converted yet: the items, and how many
-// have been handed to Lua.
+// lspItems is an array result not converted yet: the items (shaped, or
+// semantic-token rows), and how many have been handed to Lua.
 type lspItems struct {
-	items reflect.Value
-	next  int
+	method string
+	items  []any
+	toks   []lsp.SemanticToken
+	next   int
+	// A result awaited whole is built across frames: whole is the value
+	// the await returns, wholeItems the table inside it the items go into,
+	// out the outcome it settles with once they are all in.
+	whole      lua.LValue
+	wholeItems *lua.LTable
+	out        runtime.Outcome
+	key        string
+	// prefix holds the items built whole before a task began iterating:
+	// its first batch.
+	prefix *lua.LTable
+}
+
+func (it *lspItems) len() int { return len(it.items) + len(it.toks) }
+
+func (it *lspItems) item(L *lua.LState, i int) lua.LValue {
+	if it.toks != nil {
+		return shapedToLua(L, it.toks[i])
+	}
+	return shapedToLua(L, it.items[i])
 }
 
 type lspClient struct {
@@ -65,6 +103,7 @@ type lspClient struct {
 func (s *lspState) init() {
 	if s.owner == nil {
 		s.owner = make(map[runtime.JobID]*lspClient)
+		s.keyOf = make(map[runtime.JobID]string)
 		s.big = make(map[*job]*lspItems)
 		s.wake = make(chan struct{}, 1)
 		s.quit = make(chan struct{})
@@ -117,7 +156,7 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	if root == "" {
 		root, _ = os.Getwd()
 	}
-	cfg := lsp.Config{Argv: argv, Dir: root, Root: root}
+	cfg := lsp.Config{Argv: argv, Dir: root, Root: root, Shape: shapeLSPResult}
 	if s, ok := f.get("settings").(*lua.LTable); ok {
 		m, _ := luaToGo(s, 0).(map[string]any)
 		cfg.Settings = m
@@ -194,10 +233,30 @@ func (b *Binding) lspRequest(L *lua.LState) int {
 		opts.Key = f.str("key", false, "")
 		opts.Timeout = msField(f, "timeout_ms")
 	}
+	if opts.Key != "" {
+		b.supersedeWhole(opts.Key)
+	}
 	id := c.c.Request(method, params, opts)
 	b.lsp.owner[id] = c
+	if opts.Key != "" {
+		b.lsp.keyOf[id] = opts.Key
+	}
 	L.Push(b.newHandle(L, id, runtime.KindLSPRequest, false))
 	return 1
+}
+
+// supersedeWhole ends the build of a result awaited whole that was
+// requested under key: the runtime settled that request before this one
+// superseded it, but its value has not reached Lua yet, and now it would
+// arrive stale. It awaits "cancelled", as a superseded request does.
+func (b *Binding) supersedeWhole(key string) {
+	for _, j := range b.lsp.iters {
+		if it := b.lsp.big[j]; it != nil && it.whole != nil && it.key == key {
+			delete(b.lsp.big, j)
+			b.settledWith(j, []lua.LValue{lua.LNil, lua.LString("cancelled")})
+			b.wakeConsumer(j)
+		}
+	}
 }
 
 func (b *Binding) lspNotify(L *lua.LState) int {
@@ -427,6 +486,11 @@ func (b *Binding) pollLSP() {
 	if len(b.lsp.clients) == 0 && len(b.lsp.iters) == 0 {
 		return
 	}
+	budget := lspFrameBudget
+	if b.budget > 0 {
+		budget = min(budget, b.budget)
+	}
+	b.lsp.frameEnd = time.Now().Add(budget)
 	live := b.lsp.clients[:0]
 	for _, c := range b.lsp.clients {
 		select {
@@ -451,6 +515,10 @@ func (b *Binding) pollLSP() {
 	iters := b.lsp.iters
 	b.lsp.iters = nil
 	for _, j := range iters {
+		if it := b.lsp.big[j]; it != nil && it.whole != nil {
+			b.buildWhole(j, it)
+			continue
+		}
 		if t := j.consumer; t != nil {
 			j.consumer = nil
 			b.run = append(b.run, resumption{t: t, vals: []lua.LValue{b.lspNextBatch(j)}})
@@ -471,33 +539,46 @@ func (b *Binding) closeLSP() {
 	b.lsp.clients = nil
 }
 
-// settleLSP settles an LSP request's handle from the client's decoded
-// result: the value as Lua tables, or nil, message, code name for a server
-// error. An array result that a task iterates with h:batches() is kept in
-// Go and converted a batch a frame instead.
+// settleLSP settles an LSP request's handle from the client's result,
+// shaped for Lua on the reader: the value as Lua tables, or nil, message,
+// code name for a server error. An array result is built a part at a time:
+// a batch per step of a task's h:batches() loop, or, awaited whole, as
+// much as each frame's budget allows, the await returning once all of it
+// is in.
 func (b *Binding) settleLSP(j *job, c *lspClient) {
 	delete(b.lsp.owner, j.id)
+	key := b.lsp.keyOf[j.id]
+	delete(b.lsp.keyOf, j.id)
 	out, ok := b.rt.TakeResult(j.id)
 	if !ok {
 		return
 	}
 	res, have := c.c.TakeResult(j.id)
+	if b.lsp.settledHook != nil && have {
+		b.lsp.settledHook(res)
+	}
 	if out.State != runtime.Complete {
 		b.settledWith(j, failureValues(out, res.Err, have))
 		b.wakeConsumer(j)
 		return
 	}
+	if have {
+		if it := lspArray(res.Method, res.Value); it != nil {
+			b.lsp.big[j] = it
+			if j.iterated {
+				b.settled(j, out, lspSummary(b.ls, res.Method, it.len()))
+				b.wakeConsumer(j)
+				return
+			}
+			it.whole, it.wholeItems = lspWholeValue(b.ls, res.Value, it.len())
+			it.out, it.method, it.key = out, res.Method, key
+			b.buildWhole(j, it)
+			return
+		}
+	}
 	var value lua.LValue = lua.LNil
 	if have {
-		if items, ok := resultItems(res.Value); ok && j.iterated {
-			b.lsp.big[j] = &lspItems{items: items}
-			sum := b.ls.CreateTable(0, 2)
-			sum.RawSetString("method", lua.LString(res.Method))
-			sum.RawSetString("len", lua.LNumber(items.Len()))
-			value = sum
-		} else {
-			value = goToLua(b.ls, res.Value)
-		}
+		value = shapedToLua(b.ls, res.Value)
 	}
 	if value == lua.LNil {
 		// A null result awaits as true, like every job with no value, so
@@ -505,6 +586,81 @@ func (b *Binding) settleLSP(j *job, c *lspClient) {
 		value = lua.LTrue
 	}
 	b.settled(j, out, value)
+	b.wakeConsumer(j)
+}
+
+func lspSummary(L *lua.LState, method string, n int) *lua.LTable {
+	sum := L.CreateTable(0, 2)
+	sum.RawSetString("method", lua.LString(method))
+	sum.RawSetString("len", lua.LNumber(n))
+	return sum
+}
+
+// lspArray returns the array of a result that h:batches() iterates: an
+// array result, a completion list's items, semantic-token rows; nil for
+// any other result.
+func lspArray(method string, v any) *lspItems {
+	switch r := v.(type) {
+	case []any:
+		return &lspItems{items: r}
+	case *lspObject:
+		if method == protocol.MethodTextDocumentCompletion {
+			if items, ok := r.get("items").([]any); ok {
+				return &lspItems{items: items}
+			}
+		}
+	case *lsp.SemanticTokens:
+		if r != nil {
+			return &lspItems{toks: r.Tokens}
+		}
+	}
+	return nil
+}
+
+// lspWholeValue makes the value an array result awaits as, with its items
+// table still empty: the array itself, or the completion list or the
+// semantic tokens around it.
+func lspWholeValue(L *lua.LState, v any, n int) (lua.LValue, *lua.LTable) {
+	items := L.CreateTable(n, 0)
+	switch r := v.(type) {
+	case *lspObject:
+		t := L.CreateTable(0, len(r.keys))
+		for i, k := range r.keys {
+			if k == "items" {
+				t.RawSetString(k, items)
+			} else if r.vals[i] != nil {
+				t.RawSetString(k, shapedToLua(L, r.vals[i]))
+			}
+		}
+		return t, items
+	case *lsp.SemanticTokens:
+		t := L.CreateTable(0, 2)
+		t.RawSetString("result_id", lua.LString(r.ResultID))
+		t.RawSetString("tokens", items)
+		return t, items
+	}
+	return items, items
+}
+
+// buildWhole goes on building a result awaited whole until the frame's
+// budget is spent (lspWholeMin items at least), and settles the handle once
+// every item is in; until then the handle waits in iters for the next
+// frame.
+func (b *Binding) buildWhole(j *job, it *lspItems) {
+	n := it.len()
+	for done := 0; it.next < n; done++ {
+		it.wholeItems.RawSetInt(it.next+1, it.item(b.ls, it.next))
+		it.next++
+		if done >= lspWholeMin && done&15 == 15 && time.Now().After(b.lsp.frameEnd) {
+			break
+		}
+	}
+	if it.next < n {
+		b.lsp.iters = append(b.lsp.iters, j)
+		return
+	}
+	delete(b.lsp.big, j)
+	b.settled(j, it.out, it.whole)
 	b.wakeConsumer(j)
 }
 
@@ -564,36 +720,6 @@ func (b *Binding) settledWith(j *job, results []lua.LValue) {
 	j.waiters = nil
 }
 
-// resultItems returns the items of an array-shaped result.
-func resultItems(v any) (reflect.Value, bool) {
-	switch r := v.(type) {
-	case *protocol.CompletionList:
-		if r == nil {
-			return reflect.Value{}, false
-		}
-		return reflect.ValueOf(r.Items), true
-	case *lsp.SemanticTokens:
-		if r == nil {
-			return reflect.Value{}, false
-		}
-		return reflect.ValueOf(r.Tokens), true
-	case jsontext.Value:
-		if len(r) == 0 || r.Kind() != '[' {
-			return reflect.Value{}, false
-		}
-		var items []jsontext.Value
-		if json.Unmarshal(r, &items) != nil {
-			return reflect.Value{}, false
-		}
-		return reflect.ValueOf(items), true
-	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() != reflect.Uint8 {
-		return rv, true
-	}
-	return reflect.Value{}, false
-}
-
 // lspBatches is h:batches() on an LSP request handle.
 func (b *Binding) lspBatches(L *lua.LState, j *job) int {
 	j.iterated = true
@@ -604,11 +730,21 @@ func (b *Binding) lspBatches(L *lua.LState, j *job) int {
 }
 
 // lspIter returns the next batch of an array result: the first as soon as
-// the request settles, each later one at the next frame, so one frame
-// converts one batch. A result that is not an array is one batch of one.
+// the request settles, each later one at once while the frame's LSP budget
+// lasts, else at the next frame. A result that is not an array is one
+// batch of one.
 func (b *Binding) lspIter(L *lua.LState) int {
 	j := checkJob(L, "h:batches iterator")
 	it := b.lsp.big[j]
+	if it != nil && it.whole != nil {
+		// Being built for an await: the loop takes over from here, with
+		// what is built so far as its first batch.
+		it.prefix, it.whole = it.wholeItems, nil
+		if it.next == 0 {
+			it.prefix = nil
+		}
+		b.settled(j, it.out, lspSummary(L, it.method, it.len()))
+	}
 	if j.settled && it == nil {
 		if j.items > 0 || len(j.results) == 0 || j.results[0] == lua.LNil {
 			L.Push(lua.LNil)
@@ -625,7 +761,7 @@ func (b *Binding) lspIter(L *lua.LState) int {
 		L.Push(one)
 		return 1
 	}
-	if it != nil && it.next >= it.items.Len() {
+	if it != nil && it.prefix == nil && it.next >= it.len() {
 		delete(b.lsp.big, j)
 		L.Push(lua.LNil)
 		return 1
@@ -633,6 +769,10 @@ func (b *Binding) lspIter(L *lua.LState) int {
 	t := b.waitingTask(L, "h:batches")
 	if j.consumer != nil && j.consumer != t {
 		raise(L, "h:batches: job %d is already being iterated by another task", j.id)
+	}
+	if it != nil && (it.prefix != nil || time.Now().Before(b.lsp.frameEnd)) {
+		L.Push(b.lspNextBatch(j))
+		return 1
 	}
 	j.consumer = t
 	if it != nil {
@@ -653,19 +793,24 @@ func (b *Binding) lspNextBatch(j *job) lua.LValue {
 		}
 		return lua.LNil
 	}
-	n := it.items.Len()
+	if p := it.prefix; p != nil {
+		it.prefix = nil
+		j.items += uint64(it.next)
+		return p
+	}
+	n := it.len()
 	if it.next >= n {
 		delete(b.lsp.big, j)
 		return lua.LNil
 	}
 	limit := min(it.next+LSPBatchSize, n)
-	t := b.ls.CreateTable(0, 0)
+	t := b.ls.CreateTable(limit-it.next, 0)
 	start := time.Now()
 	i := it.next
 	for i < limit {
-		t.RawSetInt(i-it.next+1, goToLua(b.ls, it.items.Index(i).Interface()))
+		t.RawSetInt(i-it.next+1, it.item(b.ls, i))
 		i++
-		if time.Since(start) > lspBatchBudget {
+		if i&15 == 0 && time.Since(start) > lspBatchBudget {
 			break
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,13 +39,19 @@ func init() {
 //   - test/cancels answers the ids $/cancelRequest named so far;
 //   - test/crash exits with code 3 at once;
 //   - textDocument/references answers params.position.line locations,
-//     textDocument/completion as many completion items;
+//     textDocument/completion as many completion items, after
+//     params.delayMs on a timer of its own when given, cancelled or not;
+//   - textDocument/semanticTokens/full answers 70,000 integers;
+//   - test/bigDiagnostics publishes params.n diagnostics for params.uri;
 //   - didOpen and didChange publish one diagnostic whose message is the
 //     document text the server holds, applying incremental edits.
 func fakeServer(in io.Reader, out io.Writer) {
 	r := bufio.NewReader(in)
+	var mu sync.Mutex // delayed replies write from timers
 	send := func(v any) {
 		body, _ := json.Marshal(v)
+		mu.Lock()
+		defer mu.Unlock()
 		fmt.Fprintf(out, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	}
 	var cancels []any
@@ -103,11 +110,16 @@ func fakeServer(in io.Reader, out io.Writer) {
 			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32801, "message": "content modified"}})
 		case "test/never":
 		case "test/cancels":
-			reply(cancels)
+			mu.Lock()
+			ids := slices.Clone(cancels)
+			mu.Unlock()
+			reply(ids)
 		case "test/crash":
 			os.Exit(3)
 		case "$/cancelRequest":
+			mu.Lock()
 			cancels = append(cancels, p["id"])
+			mu.Unlock()
 		case "textDocument/references":
 			count := int(p["position"].(map[string]any)["line"].(float64))
 			uri := p["textDocument"].(map[string]any)["uri"]
@@ -125,7 +137,34 @@ func fakeServer(in io.Reader, out io.Writer) {
 				items[i] = map[string]any{"label": fmt.Sprintf("Symbol%05d", i), "kind": 1 + i%25, "sortText": fmt.Sprintf("%08d", i),
 					"detail": "func(ctx context.Context) error", "documentation": map[string]any{"kind": "markdown", "value": doc}}
 			}
-			reply(map[string]any{"isIncomplete": false, "items": items})
+			result := map[string]any{"isIncomplete": false, "items": items}
+			if d, ok := p["delayMs"].(float64); ok {
+				// A slow server that ignores $/cancelRequest, the worst
+				// case: every reply comes, superseded or not.
+				id := msg.ID
+				time.AfterFunc(time.Duration(d)*time.Millisecond, func() {
+					send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+				})
+				break
+			}
+			reply(result)
+		case "textDocument/semanticTokens/full":
+			data := make([]int, 0, 70000)
+			for i := range 14000 {
+				data = append(data, 1, 4, 3, i%7, i%2)
+			}
+			reply(map[string]any{"data": data})
+		case "test/bigDiagnostics":
+			n := int(p["n"].(float64))
+			diags := make([]any, n)
+			for i := range diags {
+				diags[i] = map[string]any{
+					"range":   map[string]any{"start": map[string]any{"line": i, "character": 0}, "end": map[string]any{"line": i, "character": 1}},
+					"message": fmt.Sprintf("diagnostic %d", i), "severity": 1 + i%4, "source": "fake", "code": "E" + strconv.Itoa(i%10),
+				}
+			}
+			send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": map[string]any{"uri": p["uri"], "diagnostics": diags}})
+			reply(n)
 		case "textDocument/didOpen":
 			td := p["textDocument"].(map[string]any)
 			uri := td["uri"].(string)
