@@ -76,6 +76,11 @@ type Config struct {
 	// goroutine only builds the tables. Not called for initialize and
 	// shutdown, whose results the client itself reads.
 	Shape func(method string, raw jsontext.Value, decoded any) (any, error)
+	// ShapeDiagnostics, when set, turns each publishDiagnostics into the
+	// form the host consumes, on the reader goroutine after it is decoded;
+	// ShapedDiagnostics returns it for the latest publication. The Lua
+	// binding builds the rows' tables there.
+	ShapeDiagnostics func(*protocol.PublishDiagnosticsParams) any
 	// DocumentText gives an open document's current text when a restarted
 	// server reopens it (called on the main goroutine, inside Poll); nil
 	// uses the text the client last synced: the text Open sent with every
@@ -176,6 +181,7 @@ type Client struct {
 	resultOrder []runtime.JobID
 
 	diags        map[uri.URI]*protocol.PublishDiagnosticsParams
+	shapedDiags  map[uri.URI]any
 	changedDiags []uri.URI
 	changedSet   map[uri.URI]struct{}
 	progress     map[string]Progress
@@ -225,6 +231,7 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 	}
 	c.t.exec = rt.Executor()
 	c.t.shape = cfg.Shape
+	c.t.shapeDiags = cfg.ShapeDiagnostics
 	if err := c.launch(); err != nil {
 		return nil, err
 	}

@@ -64,6 +64,12 @@ func (c *Client) onNotification(e evNotification) {
 			c.changedDiags = append(c.changedDiags, p.URI)
 		}
 		c.diags[p.URI] = p
+		if e.shaped != nil {
+			if c.shapedDiags == nil {
+				c.shapedDiags = map[uri.URI]any{}
+			}
+			c.shapedDiags[p.URI] = e.shaped
+		}
 	case *progressParams:
 		c.onProgress(p)
 	case *messageParams:
@@ -228,6 +234,12 @@ func workDoneToken(params []byte) string {
 // document is kept.
 func (c *Client) Diagnostics(path string) []protocol.Diagnostic {
 	return c.DiagnosticsURI(uri.File(path))
+}
+
+// ShapedDiagnostics returns what Config.ShapeDiagnostics made of the
+// latest publication for a file path; nil when there is none or no shaper.
+func (c *Client) ShapedDiagnostics(path string) any {
+	return c.shapedDiags[uri.File(path)]
 }
 
 // DiagnosticsURI is Diagnostics by document URI.

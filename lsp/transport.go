@@ -55,6 +55,7 @@ type (
 	evNotification struct {
 		method string
 		params any // decoded for the methods Poll handles, else jsontext.Value
+		shaped any // Config.ShapeDiagnostics's value for a publication
 	}
 	evServerRequest struct {
 		id     jsontext.Value
@@ -98,8 +99,10 @@ type transport struct {
 	// exec runs the initialize reply's decoding on the heavy lane; nil
 	// decodes it on the reader (transports made by benchmarks).
 	exec *workers.Executor
-	// shape is Config.Shape, run on the reader after decoding.
-	shape func(method string, raw jsontext.Value, decoded any) (any, error)
+	// shape is Config.Shape, run on the reader after decoding, and
+	// shapeDiags Config.ShapeDiagnostics.
+	shape      func(method string, raw jsontext.Value, decoded any) (any, error)
+	shapeDiags func(*protocol.PublishDiagnosticsParams) any
 
 	malformed   atomic.Uint64
 	unknown     atomic.Uint64
@@ -290,7 +293,11 @@ func (t *transport) onBody(body []byte) {
 	case m.Method != "" && len(m.ID) > 0:
 		t.push(evServerRequest{id: m.ID, method: m.Method, params: m.Params}, true)
 	case m.Method != "":
-		t.push(evNotification{method: m.Method, params: decodeNotification(m.Method, m.Params)}, true)
+		ev := evNotification{method: m.Method, params: decodeNotification(m.Method, m.Params)}
+		if p, ok := ev.params.(*protocol.PublishDiagnosticsParams); ok && t.shapeDiags != nil {
+			ev.shaped = t.shapeDiags(p)
+		}
+		t.push(ev, true)
 	case len(m.ID) > 0:
 		t.onResponse(&m, now)
 	default:

@@ -19,25 +19,16 @@ import (
 )
 
 // LSPBatchSize caps how many items of an array result one h:batches() step
-// converts to Lua, and lspBatchBudget the time it may take: a step stops at
-// whichever comes first. Results are shaped for Lua on the client's reader
-// goroutine (see shapeLSPResult), so the main goroutine only builds tables,
-// a few microseconds an item; still, a 6,000-item completion reply built at
-// once would cost a frame several times over.
+// hands to Lua. Results are built into Lua tables on the client's reader
+// goroutine (see lspShaped), so a step only gathers ready items into the
+// batch's table.
 const LSPBatchSize = 200
 
-const lspBatchBudget = 2 * time.Millisecond
-
-// lspFrameBudget is the main-goroutine time one frame spends building
-// LSP results in Lua, counted from the start of the frame: while it lasts,
-// a task's h:batches() loop gets its next batch at once, in the same
-// frame, and a result awaited whole goes on being built; after it, they
-// wait for the next frame. lspWholeMin is what a frame builds of a result
-// awaited whole even when its budget is gone, so the result always moves.
-const (
-	lspFrameBudget = 3 * time.Millisecond
-	lspWholeMin    = 16
-)
+// lspFrameBudget is the main-goroutine time, counted from the start of a
+// frame, during which a task's h:batches() loop gets its next batch at
+// once, in the same frame; after it, the loop waits for the next frame, so
+// a task working through a big result spreads its own work over frames.
+const lspFrameBudget = 3 * time.Millisecond
 
 // lspState is the binding's language clients and the requests they own.
 type lspState struct {
@@ -45,7 +36,6 @@ type lspState struct {
 	// owner maps a request's job to its client, until it settles; keyOf
 	// its supersede key, if it has one.
 	owner map[runtime.JobID]*lspClient
-	keyOf map[runtime.JobID]string
 	// big keeps array results whose conversion waits for h:batches(),
 	// by job; iters are the tasks waiting for their next batch, fed one
 	// batch a frame.
@@ -63,32 +53,12 @@ type lspState struct {
 	quit chan struct{}
 }
 
-// lspItems is an array result not converted yet: the items (shaped, or
-// semantic-token rows), and how many have been handed to Lua.
+// lspItems is an array result a task iterates: the array's table, built
+// on the reader, its length, and how many items have been handed to Lua.
 type lspItems struct {
-	method string
-	items  []any
-	toks   []lsp.SemanticToken
-	next   int
-	// A result awaited whole is built across frames: whole is the value
-	// the await returns, wholeItems the table inside it the items go into,
-	// out the outcome it settles with once they are all in.
-	whole      lua.LValue
-	wholeItems *lua.LTable
-	out        runtime.Outcome
-	key        string
-	// prefix holds the items built whole before a task began iterating:
-	// its first batch.
-	prefix *lua.LTable
-}
-
-func (it *lspItems) len() int { return len(it.items) + len(it.toks) }
-
-func (it *lspItems) item(L *lua.LState, i int) lua.LValue {
-	if it.toks != nil {
-		return shapedToLua(L, it.toks[i])
-	}
-	return shapedToLua(L, it.items[i])
+	items *lua.LTable
+	n     int
+	next  int
 }
 
 type lspClient struct {
@@ -103,7 +73,6 @@ type lspClient struct {
 func (s *lspState) init() {
 	if s.owner == nil {
 		s.owner = make(map[runtime.JobID]*lspClient)
-		s.keyOf = make(map[runtime.JobID]string)
 		s.big = make(map[*job]*lspItems)
 		s.wake = make(chan struct{}, 1)
 		s.quit = make(chan struct{})
@@ -156,7 +125,7 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	if root == "" {
 		root, _ = os.Getwd()
 	}
-	cfg := lsp.Config{Argv: argv, Dir: root, Root: root, Shape: shapeLSPResult}
+	cfg := lsp.Config{Argv: argv, Dir: root, Root: root, Shape: shapeLSPResult, ShapeDiagnostics: shapeDiagnostics}
 	if s, ok := f.get("settings").(*lua.LTable); ok {
 		m, _ := luaToGo(s, 0).(map[string]any)
 		cfg.Settings = m
@@ -233,30 +202,10 @@ func (b *Binding) lspRequest(L *lua.LState) int {
 		opts.Key = f.str("key", false, "")
 		opts.Timeout = msField(f, "timeout_ms")
 	}
-	if opts.Key != "" {
-		b.supersedeWhole(opts.Key)
-	}
 	id := c.c.Request(method, params, opts)
 	b.lsp.owner[id] = c
-	if opts.Key != "" {
-		b.lsp.keyOf[id] = opts.Key
-	}
 	L.Push(b.newHandle(L, id, runtime.KindLSPRequest, false))
 	return 1
-}
-
-// supersedeWhole ends the build of a result awaited whole that was
-// requested under key: the runtime settled that request before this one
-// superseded it, but its value has not reached Lua yet, and now it would
-// arrive stale. It awaits "cancelled", as a superseded request does.
-func (b *Binding) supersedeWhole(key string) {
-	for _, j := range b.lsp.iters {
-		if it := b.lsp.big[j]; it != nil && it.whole != nil && it.key == key {
-			delete(b.lsp.big, j)
-			b.settledWith(j, []lua.LValue{lua.LNil, lua.LString("cancelled")})
-			b.wakeConsumer(j)
-		}
-	}
 }
 
 func (b *Binding) lspNotify(L *lua.LState) int {
@@ -360,16 +309,39 @@ func (b *Binding) lspClose(L *lua.LState) int {
 }
 
 // lspDiagnostics is client:diagnostics(path): a list of {line, col,
-// end_line, end_col, severity, message, source, code}, zero-based.
+// end_line, end_col, severity, message, source, code}, zero-based. The
+// rows are built on the reader when the publication arrives (see
+// shapeDiagnostics), so a call costs a list of references however many
+// diagnostics there are; each call gets a list of its own, and the rows
+// are the same tables until the server publishes again.
 func (b *Binding) lspDiagnostics(L *lua.LState) int {
 	c := checkClient(L, "client:diagnostics")
-	ds := c.c.Diagnostics(absPath(checkString(L, "client:diagnostics", 2, "path")))
+	path := absPath(checkString(L, "client:diagnostics", 2, "path"))
+	if rows, ok := c.c.ShapedDiagnostics(path).([]lua.LValue); ok {
+		t := L.CreateTable(len(rows), 0)
+		for i, r := range rows {
+			t.RawSetInt(i+1, r)
+		}
+		L.Push(t)
+		return 1
+	}
+	ds := c.c.Diagnostics(path)
 	t := L.CreateTable(len(ds), 0)
 	for i := range ds {
 		t.RawSetInt(i+1, diagnosticToLua(L, &ds[i]))
 	}
 	L.Push(t)
 	return 1
+}
+
+// shapeDiagnostics is the binding's lsp.Config.ShapeDiagnostics: the rows
+// of client:diagnostics(), built on the reader (see lspShaped).
+func shapeDiagnostics(p *protocol.PublishDiagnosticsParams) any {
+	rows := make([]lua.LValue, len(p.Diagnostics))
+	for i := range p.Diagnostics {
+		rows[i] = diagnosticToLua(tables, &p.Diagnostics[i])
+	}
+	return rows
 }
 
 func diagnosticToLua(L *lua.LState, d *protocol.Diagnostic) *lua.LTable {
@@ -515,10 +487,6 @@ func (b *Binding) pollLSP() {
 	iters := b.lsp.iters
 	b.lsp.iters = nil
 	for _, j := range iters {
-		if it := b.lsp.big[j]; it != nil && it.whole != nil {
-			b.buildWhole(j, it)
-			continue
-		}
 		if t := j.consumer; t != nil {
 			j.consumer = nil
 			b.run = append(b.run, resumption{t: t, vals: []lua.LValue{b.lspNextBatch(j)}})
@@ -540,15 +508,11 @@ func (b *Binding) closeLSP() {
 }
 
 // settleLSP settles an LSP request's handle from the client's result,
-// shaped for Lua on the reader: the value as Lua tables, or nil, message,
-// code name for a server error. An array result is built a part at a time:
-// a batch per step of a task's h:batches() loop, or, awaited whole, as
-// much as each frame's budget allows, the await returning once all of it
-// is in.
+// already Lua tables (built on the reader): the value, or nil, message,
+// code name for a server error. An array result that a task iterates with
+// h:batches() is handed out a batch at a time.
 func (b *Binding) settleLSP(j *job, c *lspClient) {
 	delete(b.lsp.owner, j.id)
-	key := b.lsp.keyOf[j.id]
-	delete(b.lsp.keyOf, j.id)
 	out, ok := b.rt.TakeResult(j.id)
 	if !ok {
 		return
@@ -562,23 +526,22 @@ func (b *Binding) settleLSP(j *job, c *lspClient) {
 		b.wakeConsumer(j)
 		return
 	}
-	if have {
-		if it := lspArray(res.Method, res.Value); it != nil {
-			b.lsp.big[j] = it
-			if j.iterated {
-				b.settled(j, out, lspSummary(b.ls, res.Method, it.len()))
-				b.wakeConsumer(j)
-				return
-			}
-			it.whole, it.wholeItems = lspWholeValue(b.ls, res.Value, it.len())
-			it.out, it.method, it.key = out, res.Method, key
-			b.buildWhole(j, it)
-			return
-		}
-	}
 	var value lua.LValue = lua.LNil
 	if have {
-		value = shapedToLua(b.ls, res.Value)
+		sh, ok := res.Value.(*lspShaped)
+		switch {
+		case ok && sh.items != nil && j.iterated:
+			b.lsp.big[j] = &lspItems{items: sh.items, n: sh.n}
+			sum := b.ls.CreateTable(0, 2)
+			sum.RawSetString("method", lua.LString(res.Method))
+			sum.RawSetString("len", lua.LNumber(sh.n))
+			value = sum
+		case ok:
+			value = sh.v
+		default:
+			// Not shaped by the binding's client: converted here.
+			value = goToLua(b.ls, res.Value)
+		}
 	}
 	if value == lua.LNil {
 		// A null result awaits as true, like every job with no value, so
@@ -586,81 +549,6 @@ func (b *Binding) settleLSP(j *job, c *lspClient) {
 		value = lua.LTrue
 	}
 	b.settled(j, out, value)
-	b.wakeConsumer(j)
-}
-
-func lspSummary(L *lua.LState, method string, n int) *lua.LTable {
-	sum := L.CreateTable(0, 2)
-	sum.RawSetString("method", lua.LString(method))
-	sum.RawSetString("len", lua.LNumber(n))
-	return sum
-}
-
-// lspArray returns the array of a result that h:batches() iterates: an
-// array result, a completion list's items, semantic-token rows; nil for
-// any other result.
-func lspArray(method string, v any) *lspItems {
-	switch r := v.(type) {
-	case []any:
-		return &lspItems{items: r}
-	case *lspObject:
-		if method == protocol.MethodTextDocumentCompletion {
-			if items, ok := r.get("items").([]any); ok {
-				return &lspItems{items: items}
-			}
-		}
-	case *lsp.SemanticTokens:
-		if r != nil {
-			return &lspItems{toks: r.Tokens}
-		}
-	}
-	return nil
-}
-
-// lspWholeValue makes the value an array result awaits as, with its items
-// table still empty: the array itself, or the completion list or the
-// semantic tokens around it.
-func lspWholeValue(L *lua.LState, v any, n int) (lua.LValue, *lua.LTable) {
-	items := L.CreateTable(n, 0)
-	switch r := v.(type) {
-	case *lspObject:
-		t := L.CreateTable(0, len(r.keys))
-		for i, k := range r.keys {
-			if k == "items" {
-				t.RawSetString(k, items)
-			} else if r.vals[i] != nil {
-				t.RawSetString(k, shapedToLua(L, r.vals[i]))
-			}
-		}
-		return t, items
-	case *lsp.SemanticTokens:
-		t := L.CreateTable(0, 2)
-		t.RawSetString("result_id", lua.LString(r.ResultID))
-		t.RawSetString("tokens", items)
-		return t, items
-	}
-	return items, items
-}
-
-// buildWhole goes on building a result awaited whole until the frame's
-// budget is spent (lspWholeMin items at least), and settles the handle once
-// every item is in; until then the handle waits in iters for the next
-// frame.
-func (b *Binding) buildWhole(j *job, it *lspItems) {
-	n := it.len()
-	for done := 0; it.next < n; done++ {
-		it.wholeItems.RawSetInt(it.next+1, it.item(b.ls, it.next))
-		it.next++
-		if done >= lspWholeMin && done&15 == 15 && time.Now().After(b.lsp.frameEnd) {
-			break
-		}
-	}
-	if it.next < n {
-		b.lsp.iters = append(b.lsp.iters, j)
-		return
-	}
-	delete(b.lsp.big, j)
-	b.settled(j, it.out, it.whole)
 	b.wakeConsumer(j)
 }
 
@@ -736,15 +624,6 @@ func (b *Binding) lspBatches(L *lua.LState, j *job) int {
 func (b *Binding) lspIter(L *lua.LState) int {
 	j := checkJob(L, "h:batches iterator")
 	it := b.lsp.big[j]
-	if it != nil && it.whole != nil {
-		// Being built for an await: the loop takes over from here, with
-		// what is built so far as its first batch.
-		it.prefix, it.whole = it.wholeItems, nil
-		if it.next == 0 {
-			it.prefix = nil
-		}
-		b.settled(j, it.out, lspSummary(L, it.method, it.len()))
-	}
 	if j.settled && it == nil {
 		if j.items > 0 || len(j.results) == 0 || j.results[0] == lua.LNil {
 			L.Push(lua.LNil)
@@ -761,7 +640,7 @@ func (b *Binding) lspIter(L *lua.LState) int {
 		L.Push(one)
 		return 1
 	}
-	if it != nil && it.prefix == nil && it.next >= it.len() {
+	if it != nil && it.next >= it.n {
 		delete(b.lsp.big, j)
 		L.Push(lua.LNil)
 		return 1
@@ -770,7 +649,7 @@ func (b *Binding) lspIter(L *lua.LState) int {
 	if j.consumer != nil && j.consumer != t {
 		raise(L, "h:batches: job %d is already being iterated by another task", j.id)
 	}
-	if it != nil && (it.prefix != nil || time.Now().Before(b.lsp.frameEnd)) {
+	if it != nil && time.Now().Before(b.lsp.frameEnd) {
 		L.Push(b.lspNextBatch(j))
 		return 1
 	}
@@ -781,7 +660,7 @@ func (b *Binding) lspIter(L *lua.LState) int {
 	return b.park(L, t)
 }
 
-// lspNextBatch converts the next LSPBatchSize items; nil at the end.
+// lspNextBatch gathers the next LSPBatchSize items; nil at the end.
 func (b *Binding) lspNextBatch(j *job) lua.LValue {
 	it := b.lsp.big[j]
 	if it == nil {
@@ -793,29 +672,17 @@ func (b *Binding) lspNextBatch(j *job) lua.LValue {
 		}
 		return lua.LNil
 	}
-	if p := it.prefix; p != nil {
-		it.prefix = nil
-		j.items += uint64(it.next)
-		return p
-	}
-	n := it.len()
-	if it.next >= n {
+	if it.next >= it.n {
 		delete(b.lsp.big, j)
 		return lua.LNil
 	}
-	limit := min(it.next+LSPBatchSize, n)
+	limit := min(it.next+LSPBatchSize, it.n)
 	t := b.ls.CreateTable(limit-it.next, 0)
-	start := time.Now()
-	i := it.next
-	for i < limit {
-		t.RawSetInt(i-it.next+1, it.item(b.ls, i))
-		i++
-		if i&15 == 0 && time.Since(start) > lspBatchBudget {
-			break
-		}
+	for i := it.next; i < limit; i++ {
+		t.RawSetInt(i-it.next+1, it.items.RawGetInt(i+1))
 	}
-	j.items += uint64(i - it.next)
-	it.next = i
+	j.items += uint64(limit - it.next)
+	it.next = limit
 	return t
 }
 

@@ -2,7 +2,6 @@ package luabind
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -79,44 +78,4 @@ func TestLSPCompletionReplayNoStaleResults(t *testing.T) {
 	require.Equal(t, superseded, cancels.(lua.LNumber)+answered.(lua.LNumber),
 		"every superseded request not yet answered sent $/cancelRequest")
 	t.Logf("superseded %v, $/cancelRequest %v, answered before their supersede %v, delivered %v", superseded, cancels, answered, delivered)
-}
-
-// A result awaited whole is built across frames; a request made under the
-// same key meanwhile supersedes it, so the value, stale by then, never
-// reaches Lua: the await returns nil, "cancelled".
-func TestLSPSupersedeStopsWholeBuild(t *testing.T) {
-	h := lspHarness(t)
-	first, err := h.b.LoadString(`
-		C = assert(pmacs.lsp.start{cmd = {FAKE}, root = DIR})
-		assert(C:request("test/echo", {}):await())
-		local v, err = C:request("textDocument/completion", {
-			textDocument = {uri = "file:///x.go"}, position = {line = 6000, character = 0},
-		}, {key = "completion"}):await()
-		return v == nil and err or "delivered"`, "first.lua")
-	require.NoError(t, err)
-	task := h.b.Spawn(first)
-	deadline := time.Now().Add(20 * time.Second)
-	for building := false; !building; {
-		require.False(t, task.Done(), "the reply was built in one frame: nothing left to supersede")
-		require.True(t, time.Now().Before(deadline), "the reply never came")
-		select {
-		case <-h.b.LSPReady():
-		case <-h.rt.Ready():
-		case <-time.After(time.Millisecond):
-		}
-		h.b.Frame()
-		for _, it := range h.b.lsp.big {
-			building = building || it.whole != nil
-		}
-	}
-	second := h.run(t, `
-		local v = assert(C:request("textDocument/completion", {
-			textDocument = {uri = "file:///x.go"}, position = {line = 3, character = 0},
-		}, {key = "completion"}):await())
-		assert(#v.items == 3)
-		C:stop()
-		return "ok"`)
-	requireOK(t, h, second)
-	require.True(t, task.Done())
-	require.Equal(t, []lua.LValue{lua.LString("cancelled")}, task.Results())
 }

@@ -6,96 +6,121 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	lua "github.com/yuin/gopher-lua"
+	"go.lsp.dev/protocol"
 
 	"github.com/pmacs-go/pmacs-go/lsp"
 )
 
-// lspObject is a JSON object shaped for Lua on the language client's
-// reader goroutine: its members in the server's order, values shaped in
-// turn (nil, bool, float64, string, *lspObject, []any). Building Lua
-// tables from it is all the main goroutine does: no JSON, no reflection,
-// no map iteration.
-type lspObject struct {
-	keys []string
-	vals []any
+// lspShaped is a result shaped for Lua on the language client's reader
+// goroutine: v is the Lua value await returns, built there in full, so the
+// main goroutine builds nothing; items, for an array-shaped result (an
+// array, a completion list's items, semantic-token rows), is the array
+// h:batches() hands out, of n elements.
+//
+// gopher-lua tables are plain Go values: creating and filling one touches
+// no Lua state (LState.CreateTable only allocates), so the reader may build
+// them, and the event that carries them to the main goroutine orders the
+// writes before any read; after that only the main goroutine touches them.
+type lspShaped struct {
+	v     lua.LValue
+	items *lua.LTable
+	n     int
 }
 
-// get returns a member's value, nil when absent; the last of duplicate
-// names, as in the table.
-func (o *lspObject) get(key string) any {
-	for i := len(o.keys) - 1; i >= 0; i-- {
-		if o.keys[i] == key {
-			return o.vals[i]
-		}
-	}
-	return nil
-}
+// tables is the nil state whose CreateTable builds tables off the main
+// goroutine (see lspShaped).
+var tables *lua.LState
 
-// shapeLSPResult is the binding's lsp.Config.Shape: a result is kept in
-// the JSON shape the server sent, shaped for Lua, except semantic tokens,
-// which stay decoded rows {line, col, len, type, mods}.
-func shapeLSPResult(_ string, raw jsontext.Value, decoded any) (any, error) {
+// shapeLSPResult is the binding's lsp.Config.Shape: a result becomes Lua
+// tables in the JSON shape the server sent, except semantic tokens, whose
+// decoded rows become {line, col, len, type, mods}.
+func shapeLSPResult(method string, raw jsontext.Value, decoded any) (any, error) {
 	if st, ok := decoded.(*lsp.SemanticTokens); ok {
-		return st, nil
+		rows := tables.CreateTable(len(st.Tokens), 0)
+		for i, tok := range st.Tokens {
+			r := tables.CreateTable(0, 5)
+			r.RawSetString("line", lua.LNumber(tok.Line))
+			r.RawSetString("col", lua.LNumber(tok.Col))
+			r.RawSetString("len", lua.LNumber(tok.Len))
+			r.RawSetString("type", lua.LNumber(tok.Type))
+			r.RawSetString("mods", lua.LNumber(tok.Mods))
+			rows.RawSetInt(i+1, r)
+		}
+		t := tables.CreateTable(0, 2)
+		t.RawSetString("result_id", lua.LString(st.ResultID))
+		t.RawSetString("tokens", rows)
+		return &lspShaped{v: t, items: rows, n: len(st.Tokens)}, nil
 	}
-	return shapeJSON(raw)
-}
-
-// shapeJSON shapes a JSON value. Invalid UTF-8 becomes U+FFFD and the
-// last of duplicate names wins (as a Lua table would keep it), as the
-// client's decoding does.
-func shapeJSON(raw []byte) (any, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, nil
+		return &lspShaped{v: lua.LNil}, nil
 	}
+	// Invalid UTF-8 becomes U+FFFD and the last of duplicate names wins,
+	// as in the client's own decoding.
 	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
-	s := shaper{dec: dec, keys: map[string]string{}}
-	v, err := s.value()
+	s := shaper{dec: dec, keys: map[string]string{}, completion: method == protocol.MethodTextDocumentCompletion}
+	v, n, err := s.value(0)
 	if err != nil {
 		return nil, fmt.Errorf("shape result for Lua: %w", err)
 	}
-	return v, nil
+	sh := &lspShaped{v: v}
+	if t, ok := v.(*lua.LTable); ok && n >= 0 {
+		sh.items, sh.n = t, n
+	} else if s.items != nil {
+		sh.items, sh.n = s.items, s.itemsN
+	}
+	return sh, nil
 }
 
 type shaper struct {
 	dec *jsontext.Decoder
 	// keys interns member names: a reply of 6,000 items repeats a dozen.
 	keys map[string]string
+	// completion: the result may be a completion list, whose items array
+	// (a member of the top-level object) is kept in items.
+	completion bool
+	items      *lua.LTable
+	itemsN     int
 }
 
-func (s *shaper) value() (any, error) {
+// value shapes the next JSON value; n is its length when it is an array,
+// else -1. JSON null is nil: a member that is null is absent, an element
+// that is null a hole at its index.
+func (s *shaper) value(depth int) (lua.LValue, int, error) {
 	tok, err := s.dec.ReadToken()
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	switch tok.Kind() {
 	case 'n':
-		return nil, nil
+		return lua.LNil, -1, nil
 	case 't', 'f':
-		return tok.Bool(), nil
+		return lua.LBool(tok.Bool()), -1, nil
 	case '"':
-		return tok.String(), nil
+		return lua.LString(tok.String()), -1, nil
 	case '0':
 		// A number past float64's range is an error here, as it is to
 		// the decoders of the client and of encoding/json.
-		return tok.Float()
+		f, err := tok.Float()
+		return lua.LNumber(f), -1, err
 	case '[':
-		arr := []any{}
+		t := tables.CreateTable(0, 0)
+		n := 0
 		for s.dec.PeekKind() != ']' {
-			v, err := s.value()
+			v, _, err := s.value(depth + 1)
 			if err != nil {
-				return nil, err
+				return nil, -1, err
 			}
-			arr = append(arr, v)
+			n++
+			t.RawSetInt(n, v)
 		}
 		_, err := s.dec.ReadToken()
-		return arr, err
+		return t, n, err
 	case '{':
-		o := &lspObject{}
+		t := tables.CreateTable(0, 0)
 		for s.dec.PeekKind() != '}' {
 			k, err := s.dec.ReadToken()
 			if err != nil {
-				return nil, err
+				return nil, -1, err
 			}
 			name := k.String()
 			if in, ok := s.keys[name]; ok {
@@ -103,64 +128,19 @@ func (s *shaper) value() (any, error) {
 			} else if len(s.keys) < 1024 {
 				s.keys[name] = name
 			}
-			v, err := s.value()
+			v, n, err := s.value(depth + 1)
 			if err != nil {
-				return nil, err
+				return nil, -1, err
 			}
-			o.keys = append(o.keys, name)
-			o.vals = append(o.vals, v)
+			if v != lua.LNil {
+				t.RawSetString(name, v)
+			}
+			if s.completion && depth == 0 && name == "items" && n >= 0 {
+				s.items, s.itemsN = v.(*lua.LTable), n
+			}
 		}
 		_, err := s.dec.ReadToken()
-		return o, err
+		return t, -1, err
 	}
-	return nil, fmt.Errorf("unexpected JSON token %v", tok)
-}
-
-// shapedToLua builds the Lua value of a shaped result. JSON null is nil
-// (an array keeps its holes at their indexes).
-func shapedToLua(L *lua.LState, v any) lua.LValue {
-	switch x := v.(type) {
-	case nil:
-		return lua.LNil
-	case bool:
-		return lua.LBool(x)
-	case float64:
-		return lua.LNumber(x)
-	case string:
-		return lua.LString(x)
-	case *lspObject:
-		t := L.CreateTable(0, len(x.keys))
-		for i, k := range x.keys {
-			if x.vals[i] != nil {
-				t.RawSetString(k, shapedToLua(L, x.vals[i]))
-			}
-		}
-		return t
-	case []any:
-		t := L.CreateTable(len(x), 0)
-		for i, e := range x {
-			t.RawSetInt(i+1, shapedToLua(L, e))
-		}
-		return t
-	case lsp.SemanticToken:
-		t := L.CreateTable(0, 5)
-		t.RawSetString("line", lua.LNumber(x.Line))
-		t.RawSetString("col", lua.LNumber(x.Col))
-		t.RawSetString("len", lua.LNumber(x.Len))
-		t.RawSetString("type", lua.LNumber(x.Type))
-		t.RawSetString("mods", lua.LNumber(x.Mods))
-		return t
-	case *lsp.SemanticTokens:
-		t := L.CreateTable(0, 2)
-		t.RawSetString("result_id", lua.LString(x.ResultID))
-		rows := L.CreateTable(len(x.Tokens), 0)
-		for i := range x.Tokens {
-			rows.RawSetInt(i+1, shapedToLua(L, x.Tokens[i]))
-		}
-		t.RawSetString("tokens", rows)
-		return t
-	}
-	// Results reach here only through Shape; anything else is a value
-	// a Go host settled by hand, converted the slow general way.
-	return goToLua(L, v)
+	return nil, -1, fmt.Errorf("unexpected JSON token %v", tok)
 }

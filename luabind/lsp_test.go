@@ -413,7 +413,7 @@ func TestLSPGopls(t *testing.T) {
 	requireOK(t, h, task)
 }
 
-func completionList6000(b *testing.B) *protocol.CompletionList {
+func completionList6000JSON() []byte {
 	var sb strings.Builder
 	sb.WriteString(`{"isIncomplete":false,"items":[`)
 	doc := strings.Repeat("Documentation text for the symbol with details. ", 8)
@@ -425,86 +425,35 @@ func completionList6000(b *testing.B) *protocol.CompletionList {
 			i, 1+i%25, i, i, doc, i, i, i, i, i)
 	}
 	sb.WriteString(`]}`)
-	var l protocol.CompletionList
-	if err := protocol.Unmarshal([]byte(sb.String()), &l); err != nil || len(l.Items) != 6000 {
-		b.Fatal(err)
-	}
-	return &l
+	return []byte(sb.String())
 }
 
-// BenchmarkLSPToLua measures the main goroutine's cost of turning a
-// decoded 6,000-item completion reply into Lua tables: whole (what await
-// does) against one h:batches() step of LSPBatchSize items.
+// BenchmarkLSPToLua measures turning a 6,000-item completion reply into
+// Lua tables: shaped on the client's reader goroutine, as the binding
+// does, against the baseline of converting the decoded protocol value on
+// the main goroutine (through its JSON), as the binding did before.
 func BenchmarkLSPToLua(b *testing.B) {
-	l := completionList6000(b)
+	raw := completionList6000JSON()
+	var l protocol.CompletionList
+	require.NoError(b, protocol.Unmarshal(raw, &l))
+	require.Len(b, l.Items, 6000)
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
-	b.Run("whole-6000", func(b *testing.B) {
+	b.Run("reader-shape-6000", func(b *testing.B) {
 		for b.Loop() {
-			if goToLua(L, l) == lua.LNil {
+			v, err := shapeLSPResult(protocol.MethodTextDocumentCompletion, raw, &l)
+			if err != nil || v.(*lspShaped).n != 6000 {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("baseline-main-convert-6000", func(b *testing.B) {
+		for b.Loop() {
+			if goToLua(L, &l) == lua.LNil {
 				b.Fatal("nil")
 			}
 		}
 	})
-	b.Run("batch-200", func(b *testing.B) {
-		for b.Loop() {
-			for i := range LSPBatchSize {
-				goToLua(L, l.Items[i])
-			}
-		}
-	})
-}
-
-// BenchmarkLSPFrameWork measures the main goroutine's work per frame
-// (Frame's duration, which includes polling the client) while a 6,000-item
-// completion reply arrives from the fake server and is consumed in Lua:
-// iterated with h:batches() against the baseline of awaiting it whole.
-func BenchmarkLSPFrameWork(b *testing.B) {
-	for _, mode := range []string{"batches", "await-whole"} {
-		b.Run(mode, func(b *testing.B) {
-			b.Setenv(fakeServerEnv, "1")
-			h := newHarness(b, false)
-			exe, err := os.Executable()
-			require.NoError(b, err)
-			L := h.b.L()
-			L.SetGlobal("FAKE", lua.LString(exe))
-			L.SetGlobal("MODE", lua.LString(mode))
-			fn, err := h.b.LoadString(`
-				local c = assert(pmacs.lsp.start{cmd = {FAKE}})
-				local N = ...
-				for _ = 1, N do
-					local h = c:request("textDocument/completion", {
-						textDocument = {uri = "file:///x.go"}, position = {line = 6000, character = 0}})
-					local n = 0
-					if MODE == "batches" then
-						for batch in h:batches() do n = n + #batch end
-					else
-						n = #assert(h:await()).items
-					end
-					assert(n == 6000, n)
-				end
-				c:stop()`, "bench.lua")
-			require.NoError(b, err)
-			var frames []time.Duration
-			b.ResetTimer()
-			task := h.b.Spawn(fn, lua.LNumber(b.N))
-			tick := time.NewTicker(time.Millisecond)
-			defer tick.Stop()
-			for h.b.Busy() {
-				select {
-				case <-h.rt.Ready():
-				case <-h.b.LSPReady():
-				case <-tick.C:
-				}
-				frames = append(frames, h.b.Frame().Duration)
-			}
-			b.StopTimer()
-			require.NoError(b, task.Err(), h.stderr.String())
-			slices.Sort(frames)
-			b.ReportMetric(float64(frames[len(frames)*99/100])/1e6, "p99-frame-ms")
-			b.ReportMetric(float64(frames[len(frames)-1])/1e6, "max-frame-ms")
-		})
-	}
 }
 
 // lspSweepLua calls every client method with valid and invalid arguments,
