@@ -52,7 +52,11 @@
 // initialize, completion, references, definition, hover, documentSymbol
 // and rename decode into go.lsp.dev/protocol types; semanticTokens/full and
 // /range into *SemanticTokens rows {line, col, len, type, mods}; any other
-// method's result is its raw JSON (jsontext.Value).
+// method's result is its raw JSON (jsontext.Value). A host that consumes
+// results in another form sets Config.Shape (and Config.ShapeDiagnostics
+// for publications): it runs on the reader after decoding, so that form too
+// is made off the main goroutine; the Lua binding builds Lua tables there.
+// Result.Received is when the reader had the reply's last byte.
 //
 // A failed request settles Failed with a message naming the LSP code
 // ("lsp textDocument/hover: ContentModified (-32801): ..."), and TakeResult
