@@ -457,6 +457,9 @@ func (c *Client) onInitialized(e evResponse) {
 		return
 	}
 	c.state = running
+	// A restarted server runs again: the death that stopped the last one
+	// is no longer why the client is not running.
+	c.exitErr = nil
 	c.sendNow(c.encodeNotification(protocol.MethodInitialized, map[string]any{}))
 	for _, q := range c.preInit {
 		if q.id != 0 {

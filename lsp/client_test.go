@@ -679,6 +679,8 @@ func TestRestartReopensWithSyncedText(t *testing.T) {
 	var docs map[string]fakeDoc
 	require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &docs))
 	require.Equal(t, want+"4\n", docs[string(uri.File(path))].Text)
+	require.True(t, c.Initialized())
+	require.NoError(t, c.Err(), "a restarted client still reports the death it recovered from")
 }
 
 // A long session of keystrokes keeps a bounded log: it is folded into the
