@@ -80,6 +80,12 @@ type shaper struct {
 	completion bool
 	items      *lua.LTable
 	itemsN     int
+	// vals and names are a stack of the elements and members read so far
+	// of the arrays and objects being shaped: a table is made once its
+	// size is known, since gopher-lua gives a table made without a size
+	// room for 32 entries, which a reply of small objects pays per object.
+	vals  []lua.LValue
+	names []string
 }
 
 // value shapes the next JSON value; n is its length when it is an array,
@@ -103,20 +109,25 @@ func (s *shaper) value(depth int) (lua.LValue, int, error) {
 		f, err := tok.Float()
 		return lua.LNumber(f), -1, err
 	case '[':
-		t := tables.CreateTable(0, 0)
-		n := 0
+		start := len(s.vals)
 		for s.dec.PeekKind() != ']' {
 			v, _, err := s.value(depth + 1)
 			if err != nil {
 				return nil, -1, err
 			}
-			n++
-			t.RawSetInt(n, v)
+			s.vals = append(s.vals, v)
 		}
+		n := len(s.vals) - start
+		t := tables.CreateTable(n, 0)
+		for i, v := range s.vals[start:] {
+			t.RawSetInt(i+1, v)
+		}
+		clear(s.vals[start:])
+		s.vals = s.vals[:start]
 		_, err := s.dec.ReadToken()
 		return t, n, err
 	case '{':
-		t := tables.CreateTable(0, 0)
+		start := len(s.vals)
 		for s.dec.PeekKind() != '}' {
 			k, err := s.dec.ReadToken()
 			if err != nil {
@@ -133,12 +144,21 @@ func (s *shaper) value(depth int) (lua.LValue, int, error) {
 				return nil, -1, err
 			}
 			if v != lua.LNil {
-				t.RawSetString(name, v)
+				s.names = append(s.names, name)
+				s.vals = append(s.vals, v)
 			}
 			if s.completion && depth == 0 && name == "items" && n >= 0 {
 				s.items, s.itemsN = v.(*lua.LTable), n
 			}
 		}
+		t := tables.CreateTable(0, len(s.vals)-start)
+		names := s.names[len(s.names)-(len(s.vals)-start):]
+		for i, v := range s.vals[start:] {
+			t.RawSetString(names[i], v)
+		}
+		clear(s.vals[start:])
+		s.vals = s.vals[:start]
+		s.names = s.names[:len(s.names)-len(names)]
 		_, err := s.dec.ReadToken()
 		return t, -1, err
 	}
