@@ -33,12 +33,11 @@ const lspFrameBudget = 3 * time.Millisecond
 // lspState is the binding's language clients and the requests they own.
 type lspState struct {
 	clients []*lspClient
-	// owner maps a request's job to its client, until it settles; keyOf
-	// its supersede key, if it has one.
+	// owner maps a request's job to its client, until it settles.
 	owner map[runtime.JobID]*lspClient
-	// big keeps array results whose conversion waits for h:batches(),
-	// by job; iters are the tasks waiting for their next batch, fed one
-	// batch a frame.
+	// big keeps the array results being iterated with h:batches(), by
+	// job; iters are the jobs whose task waits for its next batch at the
+	// next frame.
 	big   map[*job]*lspItems
 	iters []*job
 	// frameEnd ends this frame's lspFrameBudget.
