@@ -38,6 +38,8 @@ func init() {
 //   - test/never is never answered;
 //   - test/cancels answers the ids $/cancelRequest named so far;
 //   - test/crash exits with code 3 at once;
+//   - test/progress begins and reports progress of the server's own, or
+//     ends it with params.end;
 //   - textDocument/references answers params.position.line locations,
 //     textDocument/completion as many completion items, after
 //     params.delayMs on a timer of its own when given, cancelled or not;
@@ -116,6 +118,16 @@ func fakeServer(in io.Reader, out io.Writer) {
 			reply(ids)
 		case "test/crash":
 			os.Exit(3)
+		case "test/progress":
+			// Progress of the server's own, begun and reported, or ended.
+			value := map[string]any{"kind": "end"}
+			if p["end"] != true {
+				send(map[string]any{"jsonrpc": "2.0", "method": "$/progress", "params": map[string]any{
+					"token": "index", "value": map[string]any{"kind": "begin", "title": "Indexing"}}})
+				value = map[string]any{"kind": "report", "message": "1/2", "percentage": 50}
+			}
+			send(map[string]any{"jsonrpc": "2.0", "method": "$/progress", "params": map[string]any{"token": "index", "value": value}})
+			reply(nil)
 		case "$/cancelRequest":
 			mu.Lock()
 			cancels = append(cancels, p["id"])

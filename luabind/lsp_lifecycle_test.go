@@ -41,3 +41,32 @@ func TestLSPRestartReopensWithSyncedText(t *testing.T) {
 		return "ok"`)
 	requireOK(t, h, task)
 }
+
+// A language server's own progress is a row of *workers* while it runs
+// (notifications: $/progress visible in *workers*), seen from Lua.
+func TestLSPProgressInWorkersSnapshot(t *testing.T) {
+	h := lspHarness(t)
+	task := h.run(t, `
+		local c = assert(pmacs.lsp.start{cmd = {FAKE}, root = DIR})
+		local function progress_rows()
+			local rows = {}
+			for _, a in ipairs(pmacs.workers.snapshot().active) do
+				if a.kind == "lsp_request" and a.progress then rows[#rows + 1] = a.progress end
+			end
+			return rows
+		end
+		assert(c:request("test/progress"):await())
+		local rows = progress_rows()
+		assert(#rows == 1 and rows[1] == "Indexing: 1/2 (50%)", table.concat(rows, "; "))
+		assert(c:status().progress[1].title == "Indexing")
+		assert(c:request("test/progress", {["end"] = true}):await())
+		for _ = 1, 1000 do
+			if #progress_rows() == 0 then break end
+			pmacs.workers.sleep(1):await()
+		end
+		assert(#progress_rows() == 0, "the ended progress is still shown")
+		assert(#c:status().progress == 0)
+		c:stop()
+		return "ok"`)
+	requireOK(t, h, task)
+}
