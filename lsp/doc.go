@@ -11,17 +11,19 @@
 //	│ pending table, documents, diagnostics     │            (never blocks the caller)
 //	│ Poll ◄── inbox (decoded events) ◄──────────┼─── reader: proc's Output goroutine
 //	│   settles jobs (CompleteExternal*),        │     Content-Length framing, envelope and
-//	│   stores diagnostics/progress/messages,    │     result decoded into protocol types,
-//	│   answers server requests                  │     inbox bounded (backpressure)
+//	│   stores diagnostics/progress/messages,    │     result decoded into protocol types
+//	│   answers server requests                  │     (and Config.Shape), inbox bounded
 //	│ Ready() ◄── a token per batch of events    │
 //	└───────────────────────────────────────────┘     exit watcher: proc Done ─► evExit
+//	  worker pool, actor Actor: initialize encoded and its reply decoded
+//	  (heavy lane); a document's edit log folded into its text (read lane)
 //
 // The server runs through proc, in its own process group with a stdin pipe.
 // Its stdout chunks are framed and decoded on proc's reader goroutine:
 // the envelope, then the result into the Go type its method calls for
-// (while the request is outstanding the reader knows its method). Results of
-// requests already given up are dropped undecoded. The main goroutine
-// receives ready-made values.
+// (while the request is outstanding the reader knows its method), shaped
+// by Config.Shape when the host set one. Results of requests already given
+// up are dropped undecoded. The main goroutine receives ready-made values.
 //
 // # Concurrency contract
 //
