@@ -276,6 +276,9 @@ func (s *fakeServer) handle(m *fakeMsg) {
 		s.notify("window/showMessage", map[string]any{"type": 2, "message": "shown"})
 		s.notify("window/logMessage", map[string]any{"type": 3, "message": "logged"})
 		s.reply(m.ID, nil)
+	case "fake/partialResult":
+		s.notify("$/progress", map[string]any{"token": "partial-1", "value": map[string]any{"items": []any{map[string]any{"label": "a"}}}})
+		s.reply(m.ID, nil)
 	case "fake/progressEnd":
 		s.notify("$/progress", map[string]any{"token": p["token"], "value": map[string]any{"kind": "end"}})
 		if s.heldID != nil {

@@ -86,7 +86,12 @@ func (c *Client) onNotification(e evNotification) {
 // packages), on an external job of its own that lives from begin to end.
 func (c *Client) onProgress(p *progressParams) {
 	tok := progressToken(p.Token)
-	if tok == "" {
+	switch {
+	case tok == "":
+		return
+	case p.Value.Kind != "begin" && p.Value.Kind != "report" && p.Value.Kind != "end":
+		// A partial result (on a partialResultToken) is no work-done
+		// progress: it has no end that would settle a job made for it.
 		return
 	}
 	if p.Value.Kind == "end" {

@@ -110,3 +110,17 @@ func TestServerProgressJobCancelAndCrash(t *testing.T) {
 	require.Equal(t, runtime.Failed, po.State)
 	require.Empty(t, c.Progress())
 }
+
+// A partial result sent on $/progress (a partialResultToken's) is not
+// work-done progress: it makes no *workers* row that nothing would end.
+func TestPartialResultIsNoProgress(t *testing.T) {
+	rt := newRT(t)
+	c := startFake(t, rt, Config{})
+	o, _ := await(t, rt, c, c.Request("fake/partialResult", nil, RequestOptions{}))
+	require.True(t, o.OK(), "%v", o.Err)
+	require.Empty(t, progressRows(rt))
+	for _, a := range rt.Snapshot().Active {
+		require.NotEqual(t, runtime.KindLSPRequest, a.Kind, "a job was made for a partial result")
+	}
+	require.Empty(t, c.Progress())
+}
