@@ -29,6 +29,11 @@ const (
 	// never takes them loses the oldest, not memory.
 	maxUntakenResults = 256
 	maxMessagesKept   = 1000
+	// maxProgressKept bounds the progress in flight kept for Progress, and
+	// maxProgressJobs the *workers* jobs showing the server's own: a server
+	// that begins work and never ends it cannot grow either without limit.
+	maxProgressKept = 256
+	maxProgressJobs = 64
 )
 
 // Actor is the worker-pool actor the clients' own jobs run for (the
@@ -189,6 +194,7 @@ type Client struct {
 	// progressJobs holds the jobs that show the server's own progress.
 	tokenJobs    map[string]runtime.JobID
 	progressJobs map[string]*progressJob
+	progressDone []runtime.JobID // ended progress jobs, until taken
 	messages     []Message
 	docs         map[uri.URI]*document
 	dirtyDocs    []*document
@@ -347,6 +353,9 @@ type PollResult struct {
 // the last Poll as one didChange per document.
 func (c *Client) Poll() PollResult {
 	var res PollResult
+	if len(c.progressDone) > 0 {
+		c.reapProgressJobs()
+	}
 	start := time.Now()
 	for {
 		evs, more := c.t.take(64)

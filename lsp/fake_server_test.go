@@ -276,6 +276,11 @@ func (s *fakeServer) handle(m *fakeMsg) {
 		s.notify("window/showMessage", map[string]any{"type": 2, "message": "shown"})
 		s.notify("window/logMessage", map[string]any{"type": 3, "message": "logged"})
 		s.reply(m.ID, nil)
+	case "fake/progressFlood":
+		for i := range int(p["n"].(float64)) {
+			s.notify("$/progress", map[string]any{"token": i, "value": map[string]any{"kind": "begin", "title": "never ends"}})
+		}
+		s.reply(m.ID, nil)
 	case "fake/partialResult":
 		s.notify("$/progress", map[string]any{"token": "partial-1", "value": map[string]any{"items": []any{map[string]any{"label": "a"}}}})
 		s.reply(m.ID, nil)

@@ -105,7 +105,10 @@ func (c *Client) onProgress(p *progressParams) {
 		}
 		return
 	}
-	pr := c.progress[tok]
+	pr, known := c.progress[tok]
+	if !known && len(c.progress) >= maxProgressKept {
+		return
+	}
 	pr.Token = tok
 	if p.Value.Title != "" {
 		pr.Title = p.Value.Title
@@ -122,6 +125,9 @@ func (c *Client) onProgress(p *progressParams) {
 	if !ok {
 		pj := c.progressJobs[tok]
 		if pj == nil {
+			if len(c.progressJobs) >= maxProgressJobs {
+				return
+			}
 			pj = c.newProgressJob(tok)
 		}
 		job = pj.job
@@ -149,9 +155,29 @@ func (c *Client) newProgressJob(tok string) *progressJob {
 	return pj
 }
 
+// endProgressJob forgets a progress job the caller is settling. The
+// client owns the job, so it also takes its outcome (reapProgressJobs) once
+// a Tick has settled it: nobody else would, and the runtime keeps a settled
+// job until its result is taken.
 func (c *Client) endProgressJob(tok string, pj *progressJob) {
 	pj.stop()
 	delete(c.progressJobs, tok)
+	c.progressDone = append(c.progressDone, pj.job)
+}
+
+// reapProgressJobs takes the outcomes of the progress jobs that have
+// settled since they were ended.
+func (c *Client) reapProgressJobs() {
+	keep := c.progressDone[:0]
+	for _, id := range c.progressDone {
+		if _, st, ok := c.rt.Lookup(id); ok && st == runtime.Running {
+			keep = append(keep, id)
+			continue
+		}
+		c.rt.TakeResult(id)
+	}
+	clear(c.progressDone[len(keep):])
+	c.progressDone = keep
 }
 
 // onProgressCancel handles a cancel of a progress job from the runtime:

@@ -47,12 +47,22 @@ func TestServerProgressShownInWorkers(t *testing.T) {
 
 	o, _ = await(t, rt, c, c.Request("fake/progressEnd", map[string]any{"token": "tok-1"}, RequestOptions{}))
 	require.True(t, o.OK(), "%v", o.Err)
-	pump(t, rt, c, 10*time.Second, func() bool { return rt.IsComplete(job) })
-	require.Empty(t, progressRows(rt))
 	require.Empty(t, c.Progress())
-	po, ok := rt.TakeResult(job)
-	require.True(t, ok)
-	require.Equal(t, runtime.Complete, po.State)
+	// The client owns the job: it takes the outcome itself once settled,
+	// so nothing stays in the runtime's table.
+	pump(t, rt, c, 10*time.Second, func() bool { _, _, ok := rt.Lookup(job); return !ok })
+	require.Empty(t, progressRows(rt))
+	require.Equal(t, runtime.Complete, completedState(t, rt, job))
+}
+
+// completedState is the state the *workers* view's recent completions show
+// for a job.
+func completedState(t *testing.T, rt *runtime.Runtime, job runtime.JobID) runtime.State {
+	t.Helper()
+	snap := rt.Snapshot()
+	i := slices.IndexFunc(snap.Completed, func(c runtime.CompletedJob) bool { return c.ID == job })
+	require.GreaterOrEqual(t, i, 0, "job %d is not among the recent completions", job)
+	return snap.Completed[i].State
 }
 
 // Progress on a request's workDoneToken shows on that request's own row
@@ -92,9 +102,8 @@ func TestServerProgressJobCancelAndCrash(t *testing.T) {
 	rows := progressRows(rt)
 	require.Len(t, rows, 1)
 	rt.Cancel(rows[0].ID)
-	pump(t, rt, c, 10*time.Second, func() bool { return rt.IsComplete(rows[0].ID) })
-	po, _ := rt.TakeResult(rows[0].ID)
-	require.Equal(t, runtime.Cancelled, po.State)
+	pump(t, rt, c, 10*time.Second, func() bool { _, _, ok := rt.Lookup(rows[0].ID); return !ok })
+	require.Equal(t, runtime.Cancelled, completedState(t, rt, rows[0].ID))
 	require.Contains(t, fakeLogOf(t, rt, c).Methods, "window/workDoneProgress/cancel")
 
 	// The progress is still the server's to end: it stays on the client.
@@ -105,9 +114,8 @@ func TestServerProgressJobCancelAndCrash(t *testing.T) {
 	require.Len(t, rows, 1)
 	o, _ = await(t, rt, c, c.Request("fake/crash", nil, RequestOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
-	pump(t, rt, c, 10*time.Second, func() bool { return rt.IsComplete(rows[0].ID) })
-	po, _ = rt.TakeResult(rows[0].ID)
-	require.Equal(t, runtime.Failed, po.State)
+	pump(t, rt, c, 10*time.Second, func() bool { _, _, ok := rt.Lookup(rows[0].ID); return !ok })
+	require.Equal(t, runtime.Failed, completedState(t, rt, rows[0].ID))
 	require.Empty(t, c.Progress())
 }
 
@@ -123,4 +131,25 @@ func TestPartialResultIsNoProgress(t *testing.T) {
 		require.NotEqual(t, runtime.KindLSPRequest, a.Kind, "a job was made for a partial result")
 	}
 	require.Empty(t, c.Progress())
+}
+
+// A server that begins work after work and ends none holds bounded memory
+// and a bounded number of *workers* rows; the server's death settles the
+// rows it has.
+func TestProgressNeverEndedIsBounded(t *testing.T) {
+	rt := newRT(t)
+	c := startFake(t, rt, Config{RestartBackoff: time.Hour})
+	o, _ := await(t, rt, c, c.Request("fake/progressFlood", map[string]any{"n": 1000}, RequestOptions{}))
+	require.True(t, o.OK(), "%v", o.Err)
+	require.Len(t, c.Progress(), maxProgressKept)
+	rows := progressRows(rt)
+	require.Len(t, rows, maxProgressJobs)
+	o, _ = await(t, rt, c, c.Request("fake/crash", nil, RequestOptions{}))
+	require.Equal(t, runtime.Failed, o.State)
+	pump(t, rt, c, 10*time.Second, func() bool { return len(c.progressDone) == 0 })
+	require.Empty(t, progressRows(rt))
+	for _, r := range rows {
+		_, _, ok := rt.Lookup(r.ID)
+		require.False(t, ok, "job %d was never taken", r.ID)
+	}
 }
