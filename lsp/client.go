@@ -16,6 +16,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/workers"
 )
 
 // Defaults for the zero values of Config.
@@ -28,7 +29,18 @@ const (
 	// never takes them loses the oldest, not memory.
 	maxUntakenResults = 256
 	maxMessagesKept   = 1000
+	// maxProgressKept bounds the progress in flight kept for Progress, and
+	// maxProgressJobs the *workers* jobs showing the server's own: a server
+	// that begins work and never ends it cannot grow either without limit.
+	maxProgressKept = 256
+	maxProgressJobs = 64
 )
+
+// Actor is the worker-pool actor the clients' own jobs run for (the
+// initialize exchange on the heavy lane, folding a document's edits into
+// its text on the read lane); an actor of their own keeps those jobs clear
+// of the gates of the project roots' jobs.
+const Actor workers.ActorID = "pmacs:lsp"
 
 // Config describes a language server and how the client answers it.
 type Config struct {
@@ -61,9 +73,23 @@ type Config struct {
 	// RestartBackoff is the wait before the first restart, doubled before
 	// each further one; 0 means DefaultRestartBackoff.
 	RestartBackoff time.Duration
+	// Shape, when set, turns each result into the form the host consumes,
+	// on the reader goroutine after it is decoded: it receives the method,
+	// the result's raw JSON and the decoded value (see Result.Value), and
+	// what it returns becomes Result.Value. An error fails the request.
+	// The Lua binding shapes results into tables-to-be there, so the main
+	// goroutine only builds the tables. Not called for initialize and
+	// shutdown, whose results the client itself reads.
+	Shape func(method string, raw jsontext.Value, decoded any) (any, error)
+	// ShapeDiagnostics, when set, turns each publishDiagnostics into the
+	// form the host consumes, on the reader goroutine after it is decoded;
+	// ShapedDiagnostics returns it for the latest publication. The Lua
+	// binding builds the rows' tables there.
+	ShapeDiagnostics func(*protocol.PublishDiagnosticsParams) any
 	// DocumentText gives an open document's current text when a restarted
 	// server reopens it (called on the main goroutine, inside Poll); nil
-	// reads the file.
+	// uses the text the client last synced: the text Open sent with every
+	// edit Change recorded since, saved or not.
 	DocumentText func(path string) ([]byte, error)
 }
 
@@ -86,6 +112,14 @@ type Result struct {
 	// Err is why the request failed: a *ResponseError for a server error,
 	// or an error wrapping ErrTimeout, ErrServerExited or ErrStopped.
 	Err error
+	// Received is when the reader had the reply's last byte (zero when
+	// the request failed without a reply): the start of the reply's
+	// latency to the host.
+	Received time.Time
+
+	// n is the decoded value's item count when Shape replaced it.
+	n      int
+	shaped bool
 }
 
 type lifecycle uint8
@@ -107,6 +141,9 @@ type request struct {
 	stopCtx  func() bool
 	timer    *time.Timer
 	internal bool
+	// token is the workDoneToken the params carried (canonical JSON), ""
+	// for none: the server's $/progress on it shows on the job.
+	token string
 }
 
 // queuedFrame is a message held until initialize has been answered.
@@ -141,14 +178,23 @@ type Client struct {
 	caps    *protocol.InitializeResult
 
 	stopTimer *time.Timer
+	// cancelledAnswered counts requests cancelled after their reply was
+	// read (Stats.CancelledAnswered).
+	cancelledAnswered uint64
 
 	results     map[runtime.JobID]Result
 	resultOrder []runtime.JobID
 
 	diags        map[uri.URI]*protocol.PublishDiagnosticsParams
+	shapedDiags  map[uri.URI]any
 	changedDiags []uri.URI
 	changedSet   map[uri.URI]struct{}
 	progress     map[string]Progress
+	// tokenJobs maps the workDoneToken of a pending request to its job;
+	// progressJobs holds the jobs that show the server's own progress.
+	tokenJobs    map[string]runtime.JobID
+	progressJobs map[string]*progressJob
+	progressDone []runtime.JobID // ended progress jobs, until taken
 	messages     []Message
 	docs         map[uri.URI]*document
 	dirtyDocs    []*document
@@ -180,12 +226,18 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 	if len(cfg.Argv) == 0 {
 		return nil, fmt.Errorf("lsp: start: %w", proc.ErrEmptyCommand)
 	}
+	// false when an earlier client registered it: one actor serves all.
+	rt.Executor().RegisterActor(Actor)
 	c := &Client{
 		rt: rt, cfg: cfg, t: newTransport(), done: make(chan struct{}),
 		pending: map[int64]*request{}, results: map[runtime.JobID]Result{},
 		diags: map[uri.URI]*protocol.PublishDiagnosticsParams{}, progress: map[string]Progress{},
+		tokenJobs: map[string]runtime.JobID{}, progressJobs: map[string]*progressJob{},
 		docs: map[uri.URI]*document{},
 	}
+	c.t.exec = rt.Executor()
+	c.t.shape = cfg.Shape
+	c.t.shapeDiags = cfg.ShapeDiagnostics
 	if err := c.launch(); err != nil {
 		return nil, err
 	}
@@ -243,7 +295,23 @@ func (c *Client) launch() error {
 	c.initID = c.newRequest(protocol.MethodInitialize, 0, true).id
 	c.t.track(c.initID, protocol.MethodInitialize)
 	c.pending[c.initID].sent = true
-	c.t.send(c.encodeRequest(c.initID, protocol.MethodInitialize, c.initializeParams()))
+	// Initialize runs on the heavy lane, both halves: this job encodes the
+	// request, and the reader hands the reply to another that decodes the
+	// capabilities (transport.onResponse). Nothing else may be sent before
+	// it, so the queue has nothing to overtake.
+	id, t := c.initID, c.t
+	c.rt.Executor().Submit(context.Background(), workers.Task{
+		Actor: Actor, Lane: workers.LaneHeavy, Name: "lsp initialize request",
+		Run: func(context.Context, workers.Actor) (any, error) {
+			t.send(c.encodeRequest(id, protocol.MethodInitialize, c.initializeParams()))
+			return nil, nil
+		},
+		Done: func(r workers.Result) {
+			if r.Err != nil {
+				t.push(evResponse{id: id, method: protocol.MethodInitialize, err: r.Err}, false)
+			}
+		},
+	})
 	return nil
 }
 
@@ -289,6 +357,9 @@ type PollResult struct {
 // the last Poll as one didChange per document.
 func (c *Client) Poll() PollResult {
 	var res PollResult
+	if len(c.progressDone) > 0 {
+		c.reapProgressJobs()
+	}
 	start := time.Now()
 	for {
 		evs, more := c.t.take(64)
@@ -330,6 +401,10 @@ func (c *Client) handle(ev any) {
 			c.abandon(r)
 			c.settle(r, Result{Method: r.method, Err: fmt.Errorf("%w: %s", ErrTimeout, r.method)}, false)
 		}
+	case evCompacted:
+		c.onCompacted(e)
+	case evProgressCancel:
+		c.onProgressCancel(e)
 	case evExit:
 		c.onExit(e.err)
 	case evRestart:
@@ -364,15 +439,16 @@ func (c *Client) onResponse(e evResponse) {
 		// Superseded or cancelled after the reply was read but before the
 		// cancel event was handled: the answer is stale, and the server
 		// needs no $/cancelRequest for a request it has answered.
+		c.cancelledAnswered++
 		c.settle(r, Result{Method: e.method, Err: context.Cause(r.ctx)}, true)
 		return
 	}
-	res := Result{Method: e.method, Value: e.result}
+	res := Result{Method: e.method, Value: e.result, Received: e.received, n: e.n, shaped: e.shaped}
 	switch {
 	case e.rerr != nil:
-		res = Result{Method: e.method, Err: e.rerr}
+		res = Result{Method: e.method, Err: e.rerr, Received: e.received}
 	case e.err != nil:
-		res = Result{Method: e.method, Err: fmt.Errorf("lsp %s: decode result: %w", e.method, e.err)}
+		res = Result{Method: e.method, Err: fmt.Errorf("lsp %s: decode result: %w", e.method, e.err), Received: e.received}
 	}
 	c.settle(r, res, false)
 }
@@ -394,6 +470,9 @@ func (c *Client) onInitialized(e evResponse) {
 		return
 	}
 	c.state = running
+	// A restarted server runs again: the death that stopped the last one
+	// is no longer why the client is not running.
+	c.exitErr = nil
 	c.sendNow(c.encodeNotification(protocol.MethodInitialized, map[string]any{}))
 	for _, q := range c.preInit {
 		if q.id != 0 {
@@ -414,6 +493,7 @@ func (c *Client) onExit(err error) {
 		c.stopTimer.Stop()
 	}
 	c.failAll(err)
+	c.endAllProgress(err)
 	c.preInit = nil
 	if c.state == stopping || c.state == dead || c.restarts >= c.cfg.MaxRestarts {
 		c.state = dead
@@ -454,6 +534,9 @@ func (c *Client) release(r *request) {
 	if r.timer != nil {
 		r.timer.Stop()
 	}
+	if r.token != "" && c.tokenJobs[r.token] == r.job {
+		delete(c.tokenJobs, r.token)
+	}
 }
 
 // settle ends a request and its runtime job.
@@ -472,7 +555,11 @@ func (c *Client) settle(r *request, res Result, cancelled bool) {
 		// The decoded value stays here (TakeResult): encoding 6,000
 		// completion items as MessagePack on the main goroutine is what
 		// this package exists to avoid. The job carries a summary.
-		_ = c.rt.CompleteExternalOK(r.job, map[string]any{"method": r.method, "len": resultLen(res.Value)})
+		n := res.n
+		if !res.shaped {
+			n = resultLen(res.Value)
+		}
+		_ = c.rt.CompleteExternalOK(r.job, map[string]any{"method": r.method, "len": n})
 	}
 }
 
@@ -525,10 +612,17 @@ func (c *Client) Request(method string, params any, opts RequestOptions) runtime
 		c.settle(r, Result{Method: method, Err: fmt.Errorf("lsp %s: %w", method, cause)}, false)
 		return job
 	}
-	frame, err := c.tryEncodeRequest(r.id, method, params)
+	body, err := marshalParams(params)
 	if err != nil {
 		c.settle(r, Result{Method: method, Err: fmt.Errorf("lsp %s: encode params: %w", method, err)}, false)
 		return job
+	}
+	frame := c.requestFrame(r.id, method, body)
+	if r.token = workDoneToken(body); r.token != "" {
+		if c.tokenJobs == nil {
+			c.tokenJobs = map[string]runtime.JobID{}
+		}
+		c.tokenJobs[r.token] = job
 	}
 	id := r.id
 	r.ctx = ctx
@@ -589,6 +683,7 @@ func (c *Client) Stop() {
 	was := c.state
 	c.state = stopping
 	c.failAll(ErrStopped)
+	c.endAllProgress(ErrStopped)
 	c.preInit = nil
 	if was == restarting {
 		// No server runs between a death and its restart.
@@ -664,24 +759,30 @@ type Stats struct {
 	// LateReplies counts replies to requests already given up; they are
 	// dropped without being decoded.
 	LateReplies uint64
+	// CancelledAnswered counts requests cancelled or superseded after
+	// their reply had been read: they settle Cancelled like the others but
+	// send no $/cancelRequest, since the server has answered them.
+	CancelledAnswered uint64
 	// Pending is how many requests wait for a reply or for initialize.
 	Pending int
-	// DecodeTime is the time spent decoding results on the reader
-	// goroutine, in total, and MaxDecode the longest single decode: work
-	// the main goroutine did not do.
+	// DecodeTime is the time spent decoding (and shaping, see
+	// Config.Shape) results on the reader goroutine, in total, and
+	// MaxDecode the longest single decode: work the main goroutine did not
+	// do.
 	DecodeTime, MaxDecode time.Duration
 }
 
 // Stats returns the transport's counters.
 func (c *Client) Stats() Stats {
 	return Stats{
-		Received:       c.t.received.Load(),
-		Malformed:      c.t.malformed.Load(),
-		UnknownReplies: c.t.unknown.Load(),
-		LateReplies:    c.t.late.Load(),
-		Pending:        len(c.pending),
-		DecodeTime:     time.Duration(c.t.decodeNanos.Load()),
-		MaxDecode:      time.Duration(c.t.maxDecode.Load()),
+		Received:          c.t.received.Load(),
+		Malformed:         c.t.malformed.Load(),
+		UnknownReplies:    c.t.unknown.Load(),
+		LateReplies:       c.t.late.Load(),
+		CancelledAnswered: c.cancelledAnswered,
+		Pending:           len(c.pending),
+		DecodeTime:        time.Duration(c.t.decodeNanos.Load()),
+		MaxDecode:         time.Duration(c.t.maxDecode.Load()),
 	}
 }
 

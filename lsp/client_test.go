@@ -647,3 +647,82 @@ func TestStopDuringRestartBackoff(t *testing.T) {
 	<-c.Done()
 	require.Equal(t, 1, countLines(t, starts))
 }
+
+// A restarted server gets each document with the text the client last
+// synced, unsaved edits included, not the file on disk: the edits here
+// cross lines and follow non-ASCII text, so their UTF-16 columns must be
+// applied as LSP defines them (lifecycle: restart reopens its documents).
+func TestRestartReopensWithSyncedText(t *testing.T) {
+	rt := newRT(t)
+	path := filepath.Join(t.TempDir(), "a.go")
+	require.NoError(t, os.WriteFile(path, []byte("text on disk\n"), 0o644))
+	c := startFake(t, rt, Config{RestartBackoff: 20 * time.Millisecond})
+	require.NoError(t, c.Open(path, "go", []byte("héllo 😀 wörld\nsecond line\n")))
+	pump(t, rt, c, 10*time.Second, c.Initialized)
+	at := func(line, col uint32) protocol.Position { return protocol.Position{Line: line, Character: col} }
+	// "😀" is two UTF-16 units: column 9 is just past "wörld"'s "w".
+	require.NoError(t, c.Change(path,
+		Edit{Range: protocol.Range{Start: at(0, 9), End: at(0, 10)}, Text: "W"},
+		Edit{Range: protocol.Range{Start: at(0, 14), End: at(1, 6)}, Text: "!\nnew"},
+	))
+	c.Poll()
+	require.NoError(t, c.Change(path, Edit{Range: protocol.Range{Start: at(2, 0), End: at(2, 0)}, Text: "third\n"}))
+	const want = "héllo 😀 Wörld!\nnew line\nthird\n"
+
+	o, res := await(t, rt, c, c.Request("fake/crash", nil, RequestOptions{}))
+	require.Equal(t, runtime.Failed, o.State)
+	require.ErrorIs(t, res.Err, ErrServerExited)
+	// An edit made while the server is down follows the reopen.
+	require.NoError(t, c.Change(path, Edit{Range: protocol.Range{Start: at(3, 0), End: at(3, 0)}, Text: "4\n"}))
+	o, res = await(t, rt, c, c.Request("fake/docs", nil, RequestOptions{}))
+	require.True(t, o.OK(), "%v", o.Err)
+	var docs map[string]fakeDoc
+	require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &docs))
+	require.Equal(t, want+"4\n", docs[string(uri.File(path))].Text)
+	require.True(t, c.Initialized())
+	require.NoError(t, c.Err(), "a restarted client still reports the death it recovered from")
+}
+
+// A long session of keystrokes keeps a bounded log: it is folded into the
+// document's text on a worker, and the text a restart reopens with is
+// still every keystroke's.
+func TestEditLogFoldedAndReopenedWhole(t *testing.T) {
+	rt := newRT(t)
+	path := "/src/typed.txt"
+	c := startFake(t, rt, Config{RestartBackoff: 20 * time.Millisecond})
+	require.NoError(t, c.Open(path, "plaintext", []byte("\n")))
+	pump(t, rt, c, 10*time.Second, c.Initialized)
+	var want strings.Builder
+	var line, col uint32
+	for i := range 3*compactAfter + 7 {
+		ch := string(rune('a' + i%26))
+		if i%100 == 99 {
+			ch = "\n"
+		}
+		// Typed at the end of the text, before its last newline.
+		p := protocol.Position{Line: line, Character: col}
+		require.NoError(t, c.Change(path, Edit{Range: protocol.Range{Start: p, End: p}, Text: ch}))
+		want.WriteString(ch)
+		if col++; ch == "\n" {
+			line, col = line+1, 0
+		}
+		if i%50 == 0 {
+			c.Poll()
+		}
+	}
+	d := c.docs[uri.File(path)]
+	pump(t, rt, c, 10*time.Second, func() bool { return !d.compacting })
+	require.Less(t, len(d.log), compactAfter, "the log was never folded")
+	text := func() string {
+		o, res := await(t, rt, c, c.Request("fake/docs", nil, RequestOptions{}))
+		require.True(t, o.OK(), "%v", o.Err)
+		var docs map[string]fakeDoc
+		require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &docs))
+		return docs[string(uri.File(path))].Text
+	}
+	require.Equal(t, want.String()+"\n", text(), "the live server's copy")
+
+	o, _ := await(t, rt, c, c.Request("fake/crash", nil, RequestOptions{}))
+	require.Equal(t, runtime.Failed, o.State)
+	require.Equal(t, want.String()+"\n", text(), "the restarted server's copy")
+}

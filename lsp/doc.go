@@ -11,17 +11,19 @@
 //	│ pending table, documents, diagnostics     │            (never blocks the caller)
 //	│ Poll ◄── inbox (decoded events) ◄──────────┼─── reader: proc's Output goroutine
 //	│   settles jobs (CompleteExternal*),        │     Content-Length framing, envelope and
-//	│   stores diagnostics/progress/messages,    │     result decoded into protocol types,
-//	│   answers server requests                  │     inbox bounded (backpressure)
+//	│   stores diagnostics/progress/messages,    │     result decoded into protocol types
+//	│   answers server requests                  │     (and Config.Shape), inbox bounded
 //	│ Ready() ◄── a token per batch of events    │
 //	└───────────────────────────────────────────┘     exit watcher: proc Done ─► evExit
+//	  worker pool, actor Actor: initialize encoded and its reply decoded
+//	  (heavy lane); a document's edit log folded into its text (read lane)
 //
 // The server runs through proc, in its own process group with a stdin pipe.
 // Its stdout chunks are framed and decoded on proc's reader goroutine:
 // the envelope, then the result into the Go type its method calls for
-// (while the request is outstanding the reader knows its method). Results of
-// requests already given up are dropped undecoded. The main goroutine
-// receives ready-made values.
+// (while the request is outstanding the reader knows its method), shaped
+// by Config.Shape when the host set one. Results of requests already given
+// up are dropped undecoded. The main goroutine receives ready-made values.
 //
 // # Concurrency contract
 //
@@ -52,7 +54,11 @@
 // initialize, completion, references, definition, hover, documentSymbol
 // and rename decode into go.lsp.dev/protocol types; semanticTokens/full and
 // /range into *SemanticTokens rows {line, col, len, type, mods}; any other
-// method's result is its raw JSON (jsontext.Value).
+// method's result is its raw JSON (jsontext.Value). A host that consumes
+// results in another form sets Config.Shape (and Config.ShapeDiagnostics
+// for publications): it runs on the reader after decoding, so that form too
+// is made off the main goroutine; the Lua binding builds Lua tables there.
+// Result.Received is when the reader had the reply's last byte.
 //
 // A failed request settles Failed with a message naming the LSP code
 // ("lsp textDocument/hover: ContentModified (-32801): ..."), and TakeResult
@@ -64,15 +70,24 @@
 // # Lifecycle and documents
 //
 // Start returns at once; initialize is sent first and everything else made
-// before its answer is held and sent in order after initialized. Stop fails
+// before its answer is held and sent in order after initialized. The
+// initialize exchange runs on the runtime's heavy lane, for the actor Actor:
+// one job encodes the request, and the reader hands the reply to another
+// that decodes the capabilities, so a server's start competes with parses
+// and indexes for the heavy permits, not with the main goroutine. Stop fails
 // what is pending with ErrStopped, sends shutdown (the reader sends exit on
 // its reply, without waiting for the main goroutine) and kills the process
 // group after Config.StopGrace (2 s). A server that dies on its own is
 // started again after Config.RestartBackoff (1 s, doubling), at most
 // Config.MaxRestarts (5) times over the client's life: requests pending at
 // the death fail, requests made meanwhile wait for the new server, and the
-// open documents are reopened first with the text Config.DocumentText gives
-// (or the file's). Open, Change (incremental edits in
+// open documents are reopened first with the text the client last synced:
+// the text Open sent with every edit Change recorded since, unsaved edits
+// included (or the text Config.DocumentText gives, when set); never the
+// file on disk. The client keeps that text as the opened text plus a log of
+// edits, so a keystroke costs an append; the log is folded into the text
+// on a worker every 1,024 edits, and applied to it on the writer goroutine
+// when a restart needs it. Open, Change (incremental edits in
 // UTF-16 positions), Save and CloseDocument keep the server's copy of a
 // document; the edits recorded between two Polls go out as one didChange,
 // and always before any later request or notification.
@@ -82,8 +97,13 @@
 // client/unregisterCapability and window/workDoneProgress/create with null,
 // workspace/applyEdit through Config.ApplyEdit, anything else with
 // MethodNotFound. publishDiagnostics is kept latest-per-document and
-// reported once per Poll; $/progress and show/log messages are kept for the
-// host.
+// reported once per Poll; show/log messages are kept for the host.
+// $/progress is kept for the host (Progress) and shown in the runtime's
+// *workers* view (runtime.Runtime.Snapshot): a report on the workDoneToken
+// of a pending request sets that request's progress line, cleared at end;
+// progress the server starts itself gets an lsp_request job of its own
+// from begin to end, so indexing shows as running work. Cancelling that job
+// sends window/workDoneProgress/cancel; the server's death fails it.
 //
 // # Why go.lsp.dev/protocol
 //

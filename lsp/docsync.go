@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -9,6 +10,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/pmacs-go/pmacs-go/workers"
 )
 
 // Edit is one incremental change: the text that replaces Range. Positions
@@ -23,8 +26,24 @@ type document struct {
 	path       string
 	languageID string
 	version    int32
-	edits      []map[string]any
+	// edits are the changes not sent yet, in didChange's shape.
+	edits []map[string]any
+	// base and log are the document's text as the client last synced it:
+	// base (never modified) with every edit recorded since applied in
+	// order. A restarted server is given that text, so unsaved edits
+	// survive a crash; applying the log costs the writer goroutine, never
+	// the keystroke. compactLog folds the log into a new base on a worker
+	// when it grows; gen tells a fold of a base that has been replaced
+	// since (by DocumentText at a restart).
+	base       []byte
+	log        []Edit
+	gen        uint64
+	compacting bool
 }
+
+// compactAfter is how many recorded edits make the log folded into the
+// base, bounding the memory a long session of keystrokes holds.
+const compactAfter = 1024
 
 // Open sends didOpen for path. A nil text reads the file. languageID is
 // the LSP language identifier ("go", "lua", ...). The text is encoded on
@@ -42,7 +61,7 @@ func (c *Client) Open(path, languageID string, text []byte) error {
 		}
 		text = b
 	}
-	d := &document{uri: u, path: path, languageID: languageID, version: 1}
+	d := &document{uri: u, path: path, languageID: languageID, version: 1, base: text}
 	c.docs[u] = d
 	c.flushChanges()
 	// The text is escaped on the writer goroutine: a 100,000-line document
@@ -52,9 +71,10 @@ func (c *Client) Open(path, languageID string, text []byte) error {
 }
 
 // reopenDocuments queues a didOpen of every open document for the
-// restarted server, ahead of anything made while it starts. Edits not yet
-// sent are dropped: the text is the current one. A document whose text
-// cannot be had is closed, with a message saying why.
+// restarted server, ahead of anything made while it starts, with the text
+// the client has synced and recorded (base and log), or Config.DocumentText's
+// when set. Edits not yet sent are not sent again: the text has them. A
+// document whose text cannot be had is closed, with a message saying why.
 func (c *Client) reopenDocuments() {
 	c.dirtyDocs = nil
 	us := make([]uri.URI, 0, len(c.docs))
@@ -65,21 +85,24 @@ func (c *Client) reopenDocuments() {
 	for _, u := range us {
 		d := c.docs[u]
 		d.edits = nil
-		var text []byte
-		var err error
+		base, log := d.base, d.log
 		if c.cfg.DocumentText != nil {
-			text, err = c.cfg.DocumentText(d.path)
-		} else {
-			text, err = os.ReadFile(d.path)
-		}
-		if err != nil {
-			delete(c.docs, u)
-			c.messages = append(c.messages, Message{Show: true, Type: 1, Text: fmt.Sprintf("lsp: cannot reopen %s after the server restarted: %v", d.path, err)})
-			continue
+			text, err := c.cfg.DocumentText(d.path)
+			if err != nil {
+				delete(c.docs, u)
+				c.messages = append(c.messages, Message{Show: true, Type: 1, Text: fmt.Sprintf("lsp: cannot reopen %s after the server restarted: %v", d.path, err)})
+				continue
+			}
+			d.base, d.log, base, log = text, nil, text, nil
+			d.gen++
 		}
 		d.version++
 		v, lang := d.version, d.languageID
-		c.preInit = append(c.preInit, queuedFrame{frame: outFrame{lazy: func() []byte { return didOpenFrame(u, lang, v, text) }}})
+		// Later edits append to d.log past len(log) or to a new slice, so
+		// the writer reads a log nobody modifies.
+		c.preInit = append(c.preInit, queuedFrame{frame: outFrame{lazy: func() []byte {
+			return didOpenFrame(u, lang, v, applyEdits(base, log))
+		}}})
 	}
 }
 
@@ -114,7 +137,48 @@ func (c *Client) Change(path string, edits ...Edit) error {
 	for _, e := range edits {
 		d.edits = append(d.edits, map[string]any{"range": e.Range, "text": e.Text})
 	}
+	d.log = append(d.log, edits...)
+	if len(d.log) >= compactAfter && !d.compacting {
+		c.compactLog(d)
+	}
 	return nil
+}
+
+// evCompacted is a document's log folded into its base on a worker.
+type evCompacted struct {
+	doc  *document
+	gen  uint64
+	n    int // how many log entries text includes
+	text []byte
+	err  error
+}
+
+// compactLog folds the document's log into a new base on a worker of the
+// lsp actor: the work is a copy of the whole text, which a keystroke must
+// not pay.
+func (c *Client) compactLog(d *document) {
+	d.compacting = true
+	base, log, gen, t := d.base, d.log, d.gen, c.t
+	c.rt.Executor().Submit(context.Background(), workers.Task{
+		Actor: Actor, Lane: workers.LaneRead, Name: "lsp document text",
+		Run: func(context.Context, workers.Actor) (any, error) {
+			return applyEdits(base, log), nil
+		},
+		Done: func(r workers.Result) {
+			text, _ := r.Value.([]byte)
+			t.push(evCompacted{doc: d, gen: gen, n: len(log), text: text, err: r.Err}, false)
+		},
+	})
+}
+
+func (c *Client) onCompacted(e evCompacted) {
+	d := e.doc
+	d.compacting = false
+	if e.err != nil || c.docs[d.uri] != d || d.gen != e.gen {
+		return // closed, or its base replaced meanwhile; a later edit retries
+	}
+	d.base = e.text
+	d.log = slices.Clone(d.log[e.n:])
 }
 
 // Save sends didSave for an open document.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/textproto"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,9 @@ const (
 	fakeNoShutdown   = "PMACS_LSP_FAKE_IGNORE_SHUTDOWN"
 	fakeStartsEnv    = "PMACS_LSP_FAKE_STARTS"     // a file each start appends a line to
 	fakeCrashInitEnv = "PMACS_LSP_FAKE_CRASH_INIT" // exit 4 on initialize
+	// fakeInitGateEnv names a directory: on initialize the server creates
+	// got-initialize there, and answers once the file go appears.
+	fakeInitGateEnv = "PMACS_LSP_FAKE_INIT_GATE"
 )
 
 type fakeMsg struct {
@@ -47,6 +51,8 @@ type fakeServer struct {
 	awaiting map[string]int
 	replies  []json.RawMessage
 	origID   json.RawMessage
+	// heldID is a request answered later (fake/progress with a token).
+	heldID json.RawMessage
 }
 
 type fakeDoc struct {
@@ -125,6 +131,15 @@ func (s *fakeServer) handle(m *fakeMsg) {
 	case "initialize":
 		if os.Getenv(fakeCrashInitEnv) != "" {
 			os.Exit(4)
+		}
+		if dir := os.Getenv(fakeInitGateEnv); dir != "" {
+			_ = os.WriteFile(filepath.Join(dir, "got-initialize"), nil, 0o644)
+			for {
+				if _, err := os.Stat(filepath.Join(dir, "go")); err == nil {
+					break
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
 		}
 		if ms, _ := strconv.Atoi(os.Getenv(fakeInitDelayEnv)); ms > 0 {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
@@ -245,11 +260,36 @@ func (s *fakeServer) handle(m *fakeMsg) {
 		}
 		s.reply(m.ID, n)
 	case "fake/progress":
-		tok := "tok-1"
+		// With a workDoneToken the progress belongs to this request, which
+		// is answered by fake/progressEnd; without one the server starts
+		// its own (tok-1) and answers at once.
+		tok, own := p["workDoneToken"], true
+		if tok == nil {
+			tok, own = "tok-1", false
+		}
 		s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "begin", "title": "Indexing"}})
 		s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "report", "message": "3/4", "percentage": 75}})
+		if own {
+			s.heldID = m.ID
+			return
+		}
 		s.notify("window/showMessage", map[string]any{"type": 2, "message": "shown"})
 		s.notify("window/logMessage", map[string]any{"type": 3, "message": "logged"})
+		s.reply(m.ID, nil)
+	case "fake/progressFlood":
+		for i := range int(p["n"].(float64)) {
+			s.notify("$/progress", map[string]any{"token": i, "value": map[string]any{"kind": "begin", "title": "never ends"}})
+		}
+		s.reply(m.ID, nil)
+	case "fake/partialResult":
+		s.notify("$/progress", map[string]any{"token": "partial-1", "value": map[string]any{"items": []any{map[string]any{"label": "a"}}}})
+		s.reply(m.ID, nil)
+	case "fake/progressEnd":
+		s.notify("$/progress", map[string]any{"token": p["token"], "value": map[string]any{"kind": "end"}})
+		if s.heldID != nil {
+			s.reply(s.heldID, "done")
+			s.heldID = nil
+		}
 		s.reply(m.ID, nil)
 	case "fake/serverRequests":
 		s.awaiting = map[string]int{}

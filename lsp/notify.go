@@ -1,13 +1,19 @@
 package lsp
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 type progressParams struct {
@@ -58,25 +64,14 @@ func (c *Client) onNotification(e evNotification) {
 			c.changedDiags = append(c.changedDiags, p.URI)
 		}
 		c.diags[p.URI] = p
+		if e.shaped != nil {
+			if c.shapedDiags == nil {
+				c.shapedDiags = map[uri.URI]any{}
+			}
+			c.shapedDiags[p.URI] = e.shaped
+		}
 	case *progressParams:
-		tok := string(p.Token)
-		if p.Value.Kind == "end" {
-			delete(c.progress, tok)
-			return
-		}
-		pr := c.progress[tok]
-		pr.Token = tok
-		if p.Value.Title != "" {
-			pr.Title = p.Value.Title
-		}
-		if p.Value.Message != "" {
-			pr.Message = p.Value.Message
-		}
-		pr.Percentage = -1
-		if p.Value.Percentage != nil {
-			pr.Percentage = int(*p.Value.Percentage)
-		}
-		c.progress[tok] = pr
+		c.onProgress(p)
 	case *messageParams:
 		c.messages = append(c.messages, Message{Show: e.method == protocol.MethodWindowShowMessage, Type: p.Type, Text: p.Message})
 		if over := len(c.messages) - maxMessagesKept; over > 0 {
@@ -85,11 +80,197 @@ func (c *Client) onNotification(e evNotification) {
 	}
 }
 
+// onProgress keeps a $/progress report for Progress and shows it in the
+// runtime's *workers* view: on the request whose workDoneToken it names,
+// or, for progress the server started itself (indexing, loading
+// packages), on an external job of its own that lives from begin to end.
+func (c *Client) onProgress(p *progressParams) {
+	tok := progressToken(p.Token)
+	switch {
+	case tok == "":
+		return
+	case p.Value.Kind != "begin" && p.Value.Kind != "report" && p.Value.Kind != "end":
+		// A partial result (on a partialResultToken) is no work-done
+		// progress: it has no end that would settle a job made for it.
+		return
+	}
+	if p.Value.Kind == "end" {
+		delete(c.progress, tok)
+		if job, ok := c.tokenJobs[tok]; ok {
+			c.rt.SetExternalProgress(job, "")
+		}
+		if pj := c.progressJobs[tok]; pj != nil {
+			c.endProgressJob(tok, pj)
+			_ = c.rt.CompleteExternalOK(pj.job, nil)
+		}
+		return
+	}
+	pr, known := c.progress[tok]
+	if !known && len(c.progress) >= maxProgressKept {
+		return
+	}
+	pr.Token = tok
+	if p.Value.Title != "" {
+		pr.Title = p.Value.Title
+	}
+	if p.Value.Message != "" {
+		pr.Message = p.Value.Message
+	}
+	pr.Percentage = -1
+	if p.Value.Percentage != nil {
+		pr.Percentage = int(*p.Value.Percentage)
+	}
+	c.progress[tok] = pr
+	job, ok := c.tokenJobs[tok]
+	if !ok {
+		pj := c.progressJobs[tok]
+		if pj == nil {
+			if len(c.progressJobs) >= maxProgressJobs {
+				return
+			}
+			pj = c.newProgressJob(tok)
+		}
+		job = pj.job
+	}
+	c.rt.SetExternalProgress(job, pr.line())
+}
+
+// progressJob is the external job that shows a server-initiated progress
+// in the *workers* view. Cancelling it asks the server to cancel the work
+// (window/workDoneProgress/cancel).
+type progressJob struct {
+	job  runtime.JobID
+	stop func() bool
+}
+
+func (c *Client) newProgressJob(tok string) *progressJob {
+	job, ctx := c.rt.RegisterExternal(runtime.KindLSPRequest, "")
+	t := c.t
+	pj := &progressJob{job: job}
+	pj.stop = context.AfterFunc(ctx, func() { t.push(evProgressCancel{token: tok, job: job}, false) })
+	if c.progressJobs == nil {
+		c.progressJobs = map[string]*progressJob{}
+	}
+	c.progressJobs[tok] = pj
+	return pj
+}
+
+// endProgressJob forgets a progress job the caller is settling. The
+// client owns the job, so it also takes its outcome (reapProgressJobs) once
+// a Tick has settled it: nobody else would, and the runtime keeps a settled
+// job until its result is taken.
+func (c *Client) endProgressJob(tok string, pj *progressJob) {
+	pj.stop()
+	delete(c.progressJobs, tok)
+	c.progressDone = append(c.progressDone, pj.job)
+}
+
+// reapProgressJobs takes the outcomes of the progress jobs that have
+// settled since they were ended.
+func (c *Client) reapProgressJobs() {
+	keep := c.progressDone[:0]
+	for _, id := range c.progressDone {
+		if _, st, ok := c.rt.Lookup(id); ok && st == runtime.Running {
+			keep = append(keep, id)
+			continue
+		}
+		c.rt.TakeResult(id)
+	}
+	clear(c.progressDone[len(keep):])
+	c.progressDone = keep
+}
+
+// onProgressCancel handles a cancel of a progress job from the runtime:
+// the server is asked to stop the work, and the progress itself stays
+// visible on the client until the server ends it.
+func (c *Client) onProgressCancel(e evProgressCancel) {
+	pj := c.progressJobs[e.token]
+	if pj == nil || pj.job != e.job {
+		return
+	}
+	c.endProgressJob(e.token, pj)
+	c.rt.CompleteExternalCancelled(pj.job)
+	if c.state == running {
+		c.sendNow(c.notificationFrame(protocol.MethodWindowWorkDoneProgressCancel, append(append([]byte(`{"token":`), e.token...), '}')))
+	}
+}
+
+// endAllProgress forgets every progress in flight when the server goes
+// away, and fails the jobs that showed the server's own.
+func (c *Client) endAllProgress(err error) {
+	clear(c.progress)
+	toks := make([]string, 0, len(c.progressJobs))
+	for tok := range c.progressJobs {
+		toks = append(toks, tok)
+	}
+	slices.Sort(toks)
+	for _, tok := range toks {
+		pj := c.progressJobs[tok]
+		c.endProgressJob(tok, pj)
+		c.rt.CompleteExternalFailed(pj.job, fmt.Errorf("lsp progress %s: %w", tok, err))
+	}
+}
+
+// line is the progress as one line of the *workers* view:
+// "Indexing: 3/4 (75%)".
+func (p Progress) line() string {
+	s := p.Title
+	if p.Message != "" {
+		if s != "" {
+			s += ": "
+		}
+		s += p.Message
+	}
+	if p.Percentage >= 0 {
+		if s != "" {
+			s += " "
+		}
+		s += "(" + strconv.Itoa(p.Percentage) + "%)"
+	}
+	return s
+}
+
+// progressToken is a progress token in canonical JSON ("\"abc\"" or "3"),
+// so the token a request carried and the one a report names compare equal
+// however the server spelled them; "" for a missing or invalid token.
+func progressToken(raw jsontext.Value) string {
+	if len(raw) == 0 || isNull(raw) {
+		return ""
+	}
+	v := slices.Clone(raw)
+	if v.Canonicalize() != nil {
+		return ""
+	}
+	return string(v)
+}
+
+// workDoneToken returns the canonical workDoneToken of encoded request
+// params, "" when they carry none. The byte search keeps the decode off
+// the common path.
+func workDoneToken(params []byte) string {
+	if !bytes.Contains(params, []byte(`"workDoneToken"`)) {
+		return ""
+	}
+	var p struct {
+		Token jsontext.Value `json:"workDoneToken"`
+	}
+	if json.Unmarshal(params, &p, lenient) != nil {
+		return ""
+	}
+	return progressToken(p.Token)
+}
+
 // Diagnostics returns the latest diagnostics the server published for a
 // file path (nil when none). Publications are coalesced: only the newest per
 // document is kept.
 func (c *Client) Diagnostics(path string) []protocol.Diagnostic {
 	return c.DiagnosticsURI(uri.File(path))
+}
+
+// ShapedDiagnostics returns what Config.ShapeDiagnostics made of the
+// latest publication for a file path; nil when there is none or no shaper.
+func (c *Client) ShapedDiagnostics(path string) any {
+	return c.shapedDiags[uri.File(path)]
 }
 
 // DiagnosticsURI is Diagnostics by document URI.

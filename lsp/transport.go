@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -9,6 +10,9 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/workers"
 )
 
 // inboxHighWater is how many decoded messages may wait for Poll before the
@@ -39,22 +43,31 @@ type wireError struct {
 // Events the transport goroutines hand to Poll.
 type (
 	evResponse struct {
-		id     int64
-		method string
-		result any
-		rerr   *ResponseError
-		err    error // result did not decode
+		id       int64
+		method   string
+		result   any
+		rerr     *ResponseError
+		err      error // result did not decode
+		received time.Time
+		// n is the decoded result's item count, set when shape replaced it.
+		n      int
+		shaped bool
 	}
 	evNotification struct {
 		method string
 		params any // decoded for the methods Poll handles, else jsontext.Value
+		shaped any // Config.ShapeDiagnostics's value for a publication
 	}
 	evServerRequest struct {
 		id     jsontext.Value
 		method string
 		params jsontext.Value
 	}
-	evCancel  struct{ id int64 }
+	evCancel         struct{ id int64 }
+	evProgressCancel struct {
+		token string
+		job   runtime.JobID
+	}
 	evTimeout struct{ id int64 }
 	evExit    struct{ err error }
 	evRestart struct{}
@@ -83,6 +96,14 @@ type transport struct {
 	closeStdin bool
 
 	shutdownID atomic.Int64 // request id of shutdown, answered by the reader
+
+	// exec runs the initialize reply's decoding on the heavy lane; nil
+	// decodes it on the reader (transports made by benchmarks).
+	exec *workers.Executor
+	// shape is Config.Shape, run on the reader after decoding, and
+	// shapeDiags Config.ShapeDiagnostics.
+	shape      func(method string, raw jsontext.Value, decoded any) (any, error)
+	shapeDiags func(*protocol.PublishDiagnosticsParams) any
 
 	malformed   atomic.Uint64
 	unknown     atomic.Uint64
@@ -263,6 +284,7 @@ func (t *transport) onStderr(chunk []byte) {
 // stores pointers.
 func (t *transport) onBody(body []byte) {
 	t.received.Add(1)
+	now := time.Now()
 	var m wireMsg
 	if err := json.Unmarshal(body, &m, lenient); err != nil {
 		t.malformed.Add(1)
@@ -272,15 +294,19 @@ func (t *transport) onBody(body []byte) {
 	case m.Method != "" && len(m.ID) > 0:
 		t.push(evServerRequest{id: m.ID, method: m.Method, params: m.Params}, true)
 	case m.Method != "":
-		t.push(evNotification{method: m.Method, params: decodeNotification(m.Method, m.Params)}, true)
+		ev := evNotification{method: m.Method, params: decodeNotification(m.Method, m.Params)}
+		if p, ok := ev.params.(*protocol.PublishDiagnosticsParams); ok && t.shapeDiags != nil {
+			ev.shaped = t.shapeDiags(p)
+		}
+		t.push(ev, true)
 	case len(m.ID) > 0:
-		t.onResponse(&m)
+		t.onResponse(&m, now)
 	default:
 		t.malformed.Add(1)
 	}
 }
 
-func (t *transport) onResponse(m *wireMsg) {
+func (t *transport) onResponse(m *wireMsg, received time.Time) {
 	var id int64
 	if err := json.Unmarshal(m.ID, &id, lenient); err != nil {
 		t.unknown.Add(1)
@@ -304,22 +330,55 @@ func (t *transport) onResponse(m *wireMsg) {
 		t.send(appendFrame(nil, []byte(`{"jsonrpc":"2.0","method":"exit"}`)))
 		t.endInput()
 	}
-	ev := evResponse{id: id, method: o.method}
+	ev := evResponse{id: id, method: o.method, received: received}
 	if m.Error != nil {
 		ev.rerr = &ResponseError{Method: o.method, Code: m.Error.Code, Message: m.Error.Message}
-	} else {
-		start := time.Now()
-		ev.result, ev.err = decodeResult(o.method, m.Result)
-		d := time.Since(start).Nanoseconds()
-		t.decodeNanos.Add(d)
-		for {
-			old := t.maxDecode.Load()
-			if d <= old || t.maxDecode.CompareAndSwap(old, d) {
-				break
-			}
+		t.push(ev, true)
+		return
+	}
+	if o.method == protocol.MethodInitialize && t.exec != nil {
+		// The capabilities are decoded on the heavy lane, like the request
+		// was encoded; the reader goes on reading meanwhile. The one event
+		// is pushed without waiting for room: a worker must not wait on
+		// the main goroutine.
+		raw := m.Result
+		t.exec.Submit(context.Background(), workers.Task{
+			Actor: Actor, Lane: workers.LaneHeavy, Name: "lsp initialize reply",
+			Run: func(context.Context, workers.Actor) (any, error) {
+				t.decode(&ev, raw)
+				t.push(ev, false)
+				return nil, nil
+			},
+			Done: func(r workers.Result) {
+				if r.Err != nil {
+					ev.err = r.Err
+					t.push(ev, false)
+				}
+			},
+		})
+		return
+	}
+	t.decode(&ev, m.Result)
+	t.push(ev, true)
+}
+
+// decode decodes a result into the event, and shapes it for the host,
+// counting the time it took.
+func (t *transport) decode(ev *evResponse, raw jsontext.Value) {
+	start := time.Now()
+	ev.result, ev.err = decodeResult(ev.method, raw)
+	if ev.err == nil && t.shape != nil && ev.method != protocol.MethodInitialize && ev.method != protocol.MethodShutdown {
+		ev.n, ev.shaped = resultLen(ev.result), true
+		ev.result, ev.err = t.shape(ev.method, raw, ev.result)
+	}
+	d := time.Since(start).Nanoseconds()
+	t.decodeNanos.Add(d)
+	for {
+		old := t.maxDecode.Load()
+		if d <= old || t.maxDecode.CompareAndSwap(old, d) {
+			break
 		}
 	}
-	t.push(ev, true)
 }
 
 // decodeNotification decodes the params of notifications Poll keeps.

@@ -18,10 +18,12 @@
 //
 // pmacs.lsp clients (lsp.go) are polled at the start of every Frame, before
 // the Tick, so the requests a poll settles land in that frame. A host waits
-// on LSPReady beside the runtime's Ready. An array result iterated with
-// h:batches() is converted to Lua one batch a frame (at most LSPBatchSize
-// items and about 2 ms), because converting it whole costs the main
-// goroutine tens of milliseconds per thousand items.
+// on LSPReady beside the runtime's Ready. A result's Lua tables (and a
+// publication's diagnostic rows) are built on the client's reader goroutine
+// (lsp_shape.go): gopher-lua tables touch no Lua state, so the main
+// goroutine only hands them over. An array result iterated with h:batches()
+// comes in batches of at most LSPBatchSize items, at once while the
+// frame's first 3 ms last, else one a frame.
 //
 // # Concurrency contract
 //

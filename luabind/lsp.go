@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"time"
 
@@ -20,36 +19,44 @@ import (
 )
 
 // LSPBatchSize caps how many items of an array result one h:batches() step
-// converts to Lua, and lspBatchBudget the time it may take: a step stops at
-// whichever comes first. Converting a protocol value costs the main
-// goroutine tens of microseconds an item (BenchmarkLSPToLua: a 6,000-item
-// completion reply takes ~380 ms whole, ~60 µs an item), so a reply
-// converted at once would freeze the editor for a third of a second.
+// hands to Lua. Results are built into Lua tables on the client's reader
+// goroutine (see lspShaped), so a step only gathers ready items into the
+// batch's table.
 const LSPBatchSize = 200
 
-const lspBatchBudget = 2 * time.Millisecond
+// lspFrameBudget is the main-goroutine time, counted from the start of a
+// frame, during which a task's h:batches() loop gets its next batch at
+// once, in the same frame; after it, the loop waits for the next frame, so
+// a task working through a big result spreads its own work over frames.
+const lspFrameBudget = 3 * time.Millisecond
 
 // lspState is the binding's language clients and the requests they own.
 type lspState struct {
 	clients []*lspClient
 	// owner maps a request's job to its client, until it settles.
 	owner map[runtime.JobID]*lspClient
-	// big keeps array results whose conversion waits for h:batches(),
-	// by job; iters are the tasks waiting for their next batch, fed one
-	// batch a frame.
+	// big keeps the array results being iterated with h:batches(), by
+	// job; iters are the jobs whose task waits for its next batch at the
+	// next frame.
 	big   map[*job]*lspItems
 	iters []*job
-	mt    *lua.LTable
+	// frameEnd ends this frame's lspFrameBudget.
+	frameEnd time.Time
+	// settledHook, when set (by benchmarks), sees each result the binding
+	// takes from a client.
+	settledHook func(lsp.Result)
+	mt          *lua.LTable
 	// wake receives a token whenever a client has messages waiting for
 	// Poll; quit ends the forwarders when the binding closes.
 	wake chan struct{}
 	quit chan struct{}
 }
 
-// lspItems is an array result not converted yet: the items, and how many
-// have been handed to Lua.
+// lspItems is an array result a task iterates: the array's table, built
+// on the reader, its length, and how many items have been handed to Lua.
 type lspItems struct {
-	items reflect.Value
+	items *lua.LTable
+	n     int
 	next  int
 }
 
@@ -119,7 +126,7 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	if root == "" {
 		root, _ = os.Getwd()
 	}
-	cfg := lsp.Config{Argv: argv, Dir: root, Root: root}
+	cfg := lsp.Config{Argv: argv, Dir: root, Root: root, Shape: shapeLSPResult, ShapeDiagnostics: shapeDiagnostics}
 	if s, ok := f.get("settings").(*lua.LTable); ok {
 		m, _ := luaToGo(s, 0).(map[string]any)
 		cfg.Settings = m
@@ -305,16 +312,39 @@ func (b *Binding) lspClose(L *lua.LState) int {
 }
 
 // lspDiagnostics is client:diagnostics(path): a list of {line, col,
-// end_line, end_col, severity, message, source, code}, zero-based.
+// end_line, end_col, severity, message, source, code}, zero-based. The
+// rows are built on the reader when the publication arrives (see
+// shapeDiagnostics), so a call costs a list of references however many
+// diagnostics there are; each call gets a list of its own, and the rows
+// are the same tables until the server publishes again.
 func (b *Binding) lspDiagnostics(L *lua.LState) int {
 	c := checkClient(L, "client:diagnostics")
-	ds := c.c.Diagnostics(absPath(checkString(L, "client:diagnostics", 2, "path")))
+	path := absPath(checkString(L, "client:diagnostics", 2, "path"))
+	if rows, ok := c.c.ShapedDiagnostics(path).([]lua.LValue); ok {
+		t := L.CreateTable(len(rows), 0)
+		for i, r := range rows {
+			t.RawSetInt(i+1, r)
+		}
+		L.Push(t)
+		return 1
+	}
+	ds := c.c.Diagnostics(path)
 	t := L.CreateTable(len(ds), 0)
 	for i := range ds {
 		t.RawSetInt(i+1, diagnosticToLua(L, &ds[i]))
 	}
 	L.Push(t)
 	return 1
+}
+
+// shapeDiagnostics is the binding's lsp.Config.ShapeDiagnostics: the rows
+// of client:diagnostics(), built on the reader (see lspShaped).
+func shapeDiagnostics(p *protocol.PublishDiagnosticsParams) any {
+	rows := make([]lua.LValue, len(p.Diagnostics))
+	for i := range p.Diagnostics {
+		rows[i] = diagnosticToLua(tables, &p.Diagnostics[i])
+	}
+	return rows
 }
 
 func diagnosticToLua(L *lua.LState, d *protocol.Diagnostic) *lua.LTable {
@@ -431,6 +461,11 @@ func (b *Binding) pollLSP() {
 	if len(b.lsp.clients) == 0 && len(b.lsp.iters) == 0 {
 		return
 	}
+	budget := lspFrameBudget
+	if b.budget > 0 {
+		budget = min(budget, b.budget)
+	}
+	b.lsp.frameEnd = time.Now().Add(budget)
 	live := b.lsp.clients[:0]
 	for _, c := range b.lsp.clients {
 		select {
@@ -475,10 +510,10 @@ func (b *Binding) closeLSP() {
 	b.lsp.clients = nil
 }
 
-// settleLSP settles an LSP request's handle from the client's decoded
-// result: the value as Lua tables, or nil, message, code name for a server
-// error. An array result that a task iterates with h:batches() is kept in
-// Go and converted a batch a frame instead.
+// settleLSP settles an LSP request's handle from the client's result,
+// already Lua tables (built on the reader): the value, or nil, message,
+// code name for a server error. An array result that a task iterates with
+// h:batches() is handed out a batch at a time.
 func (b *Binding) settleLSP(j *job, c *lspClient) {
 	delete(b.lsp.owner, j.id)
 	out, ok := b.rt.TakeResult(j.id)
@@ -486,6 +521,9 @@ func (b *Binding) settleLSP(j *job, c *lspClient) {
 		return
 	}
 	res, have := c.c.TakeResult(j.id)
+	if b.lsp.settledHook != nil && have {
+		b.lsp.settledHook(res)
+	}
 	if out.State != runtime.Complete {
 		b.settledWith(j, failureValues(out, res.Err, have))
 		b.wakeConsumer(j)
@@ -493,13 +531,18 @@ func (b *Binding) settleLSP(j *job, c *lspClient) {
 	}
 	var value lua.LValue = lua.LNil
 	if have {
-		if items, ok := resultItems(res.Value); ok && j.iterated {
-			b.lsp.big[j] = &lspItems{items: items}
+		sh, ok := res.Value.(*lspShaped)
+		switch {
+		case ok && sh.items != nil && j.iterated:
+			b.lsp.big[j] = &lspItems{items: sh.items, n: sh.n}
 			sum := b.ls.CreateTable(0, 2)
 			sum.RawSetString("method", lua.LString(res.Method))
-			sum.RawSetString("len", lua.LNumber(items.Len()))
+			sum.RawSetString("len", lua.LNumber(sh.n))
 			value = sum
-		} else {
+		case ok:
+			value = sh.v
+		default:
+			// Not shaped by the binding's client: converted here.
 			value = goToLua(b.ls, res.Value)
 		}
 	}
@@ -568,36 +611,6 @@ func (b *Binding) settledWith(j *job, results []lua.LValue) {
 	j.waiters = nil
 }
 
-// resultItems returns the items of an array-shaped result.
-func resultItems(v any) (reflect.Value, bool) {
-	switch r := v.(type) {
-	case *protocol.CompletionList:
-		if r == nil {
-			return reflect.Value{}, false
-		}
-		return reflect.ValueOf(r.Items), true
-	case *lsp.SemanticTokens:
-		if r == nil {
-			return reflect.Value{}, false
-		}
-		return reflect.ValueOf(r.Tokens), true
-	case jsontext.Value:
-		if len(r) == 0 || r.Kind() != '[' {
-			return reflect.Value{}, false
-		}
-		var items []jsontext.Value
-		if json.Unmarshal(r, &items) != nil {
-			return reflect.Value{}, false
-		}
-		return reflect.ValueOf(items), true
-	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() != reflect.Uint8 {
-		return rv, true
-	}
-	return reflect.Value{}, false
-}
-
 // lspBatches is h:batches() on an LSP request handle.
 func (b *Binding) lspBatches(L *lua.LState, j *job) int {
 	j.iterated = true
@@ -608,8 +621,9 @@ func (b *Binding) lspBatches(L *lua.LState, j *job) int {
 }
 
 // lspIter returns the next batch of an array result: the first as soon as
-// the request settles, each later one at the next frame, so one frame
-// converts one batch. A result that is not an array is one batch of one.
+// the request settles, each later one at once while the frame's LSP budget
+// lasts, else at the next frame. A result that is not an array is one
+// batch of one.
 func (b *Binding) lspIter(L *lua.LState) int {
 	j := checkJob(L, "h:batches iterator")
 	it := b.lsp.big[j]
@@ -629,7 +643,7 @@ func (b *Binding) lspIter(L *lua.LState) int {
 		L.Push(one)
 		return 1
 	}
-	if it != nil && it.next >= it.items.Len() {
+	if it != nil && it.next >= it.n {
 		delete(b.lsp.big, j)
 		L.Push(lua.LNil)
 		return 1
@@ -638,6 +652,10 @@ func (b *Binding) lspIter(L *lua.LState) int {
 	if j.consumer != nil && j.consumer != t {
 		raise(L, "h:batches: job %d is already being iterated by another task", j.id)
 	}
+	if it != nil && time.Now().Before(b.lsp.frameEnd) {
+		L.Push(b.lspNextBatch(j))
+		return 1
+	}
 	j.consumer = t
 	if it != nil {
 		b.lsp.iters = append(b.lsp.iters, j)
@@ -645,7 +663,7 @@ func (b *Binding) lspIter(L *lua.LState) int {
 	return b.park(L, t)
 }
 
-// lspNextBatch converts the next LSPBatchSize items; nil at the end.
+// lspNextBatch gathers the next LSPBatchSize items; nil at the end.
 func (b *Binding) lspNextBatch(j *job) lua.LValue {
 	it := b.lsp.big[j]
 	if it == nil {
@@ -657,24 +675,17 @@ func (b *Binding) lspNextBatch(j *job) lua.LValue {
 		}
 		return lua.LNil
 	}
-	n := it.items.Len()
-	if it.next >= n {
+	if it.next >= it.n {
 		delete(b.lsp.big, j)
 		return lua.LNil
 	}
-	limit := min(it.next+LSPBatchSize, n)
-	t := b.ls.CreateTable(0, 0)
-	start := time.Now()
-	i := it.next
-	for i < limit {
-		t.RawSetInt(i-it.next+1, goToLua(b.ls, it.items.Index(i).Interface()))
-		i++
-		if time.Since(start) > lspBatchBudget {
-			break
-		}
+	limit := min(it.next+LSPBatchSize, it.n)
+	t := b.ls.CreateTable(limit-it.next, 0)
+	for i := it.next; i < limit; i++ {
+		t.RawSetInt(i-it.next+1, it.items.RawGetInt(i+1))
 	}
-	j.items += uint64(i - it.next)
-	it.next = i
+	j.items += uint64(limit - it.next)
+	it.next = limit
 	return t
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,16 +38,24 @@ func init() {
 //   - test/never is never answered;
 //   - test/cancels answers the ids $/cancelRequest named so far;
 //   - test/crash exits with code 3 at once;
+//   - test/progress begins and reports progress of the server's own, or
+//     ends it with params.end;
 //   - textDocument/references answers params.position.line locations,
-//     textDocument/completion as many completion items;
+//     textDocument/completion as many completion items, after
+//     params.delayMs on a timer of its own when given, cancelled or not;
+//   - textDocument/semanticTokens/full answers 70,000 integers;
+//   - test/bigDiagnostics publishes params.n diagnostics for params.uri;
 //   - didOpen and didChange publish one diagnostic whose message is the
 //     document text the server holds, applying incremental edits;
 //   - test/apply sends workspace/applyEdit with its params as the edit,
 //     and test/applied answers (and forgets) the client's last answer.
 func fakeServer(in io.Reader, out io.Writer) {
 	r := bufio.NewReader(in)
+	var mu sync.Mutex // delayed replies write from timers
 	send := func(v any) {
 		body, _ := json.Marshal(v)
+		mu.Lock()
+		defer mu.Unlock()
 		fmt.Fprintf(out, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	}
 	var cancels []any
@@ -108,7 +117,10 @@ func fakeServer(in io.Reader, out io.Writer) {
 			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32801, "message": "content modified"}})
 		case "test/never":
 		case "test/cancels":
-			reply(cancels)
+			mu.Lock()
+			ids := slices.Clone(cancels)
+			mu.Unlock()
+			reply(ids)
 		case "test/crash":
 			os.Exit(3)
 		case "test/apply":
@@ -120,8 +132,20 @@ func fakeServer(in io.Reader, out io.Writer) {
 			applied = nil
 		case "":
 			applied = msg.Result // the client's answer to test/apply
+		case "test/progress":
+			// Progress of the server's own, begun and reported, or ended.
+			value := map[string]any{"kind": "end"}
+			if p["end"] != true {
+				send(map[string]any{"jsonrpc": "2.0", "method": "$/progress", "params": map[string]any{
+					"token": "index", "value": map[string]any{"kind": "begin", "title": "Indexing"}}})
+				value = map[string]any{"kind": "report", "message": "1/2", "percentage": 50}
+			}
+			send(map[string]any{"jsonrpc": "2.0", "method": "$/progress", "params": map[string]any{"token": "index", "value": value}})
+			reply(nil)
 		case "$/cancelRequest":
+			mu.Lock()
 			cancels = append(cancels, p["id"])
+			mu.Unlock()
 		case "textDocument/references":
 			count := int(p["position"].(map[string]any)["line"].(float64))
 			uri := p["textDocument"].(map[string]any)["uri"]
@@ -139,7 +163,34 @@ func fakeServer(in io.Reader, out io.Writer) {
 				items[i] = map[string]any{"label": fmt.Sprintf("Symbol%05d", i), "kind": 1 + i%25, "sortText": fmt.Sprintf("%08d", i),
 					"detail": "func(ctx context.Context) error", "documentation": map[string]any{"kind": "markdown", "value": doc}}
 			}
-			reply(map[string]any{"isIncomplete": false, "items": items})
+			result := map[string]any{"isIncomplete": false, "items": items}
+			if d, ok := p["delayMs"].(float64); ok {
+				// A slow server that ignores $/cancelRequest, the worst
+				// case: every reply comes, superseded or not.
+				id := msg.ID
+				time.AfterFunc(time.Duration(d)*time.Millisecond, func() {
+					send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+				})
+				break
+			}
+			reply(result)
+		case "textDocument/semanticTokens/full":
+			data := make([]int, 0, 70000)
+			for i := range 14000 {
+				data = append(data, 1, 4, 3, i%7, i%2)
+			}
+			reply(map[string]any{"data": data})
+		case "test/bigDiagnostics":
+			n := int(p["n"].(float64))
+			diags := make([]any, n)
+			for i := range diags {
+				diags[i] = map[string]any{
+					"range":   map[string]any{"start": map[string]any{"line": i, "character": 0}, "end": map[string]any{"line": i, "character": 1}},
+					"message": fmt.Sprintf("diagnostic %d", i), "severity": 1 + i%4, "source": "fake", "code": "E" + strconv.Itoa(i%10),
+				}
+			}
+			send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": map[string]any{"uri": p["uri"], "diagnostics": diags}})
+			reply(n)
 		case "textDocument/didOpen":
 			td := p["textDocument"].(map[string]any)
 			uri := td["uri"].(string)
@@ -388,7 +439,7 @@ func TestLSPGopls(t *testing.T) {
 	requireOK(t, h, task)
 }
 
-func completionList6000(b *testing.B) *protocol.CompletionList {
+func completionList6000JSON() []byte {
 	var sb strings.Builder
 	sb.WriteString(`{"isIncomplete":false,"items":[`)
 	doc := strings.Repeat("Documentation text for the symbol with details. ", 8)
@@ -400,86 +451,35 @@ func completionList6000(b *testing.B) *protocol.CompletionList {
 			i, 1+i%25, i, i, doc, i, i, i, i, i)
 	}
 	sb.WriteString(`]}`)
-	var l protocol.CompletionList
-	if err := protocol.Unmarshal([]byte(sb.String()), &l); err != nil || len(l.Items) != 6000 {
-		b.Fatal(err)
-	}
-	return &l
+	return []byte(sb.String())
 }
 
-// BenchmarkLSPToLua measures the main goroutine's cost of turning a
-// decoded 6,000-item completion reply into Lua tables: whole (what await
-// does) against one h:batches() step of LSPBatchSize items.
+// BenchmarkLSPToLua measures turning a 6,000-item completion reply into
+// Lua tables: shaped on the client's reader goroutine, as the binding
+// does, against the baseline of converting the decoded protocol value on
+// the main goroutine (through its JSON), as the binding did before.
 func BenchmarkLSPToLua(b *testing.B) {
-	l := completionList6000(b)
+	raw := completionList6000JSON()
+	var l protocol.CompletionList
+	require.NoError(b, protocol.Unmarshal(raw, &l))
+	require.Len(b, l.Items, 6000)
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
-	b.Run("whole-6000", func(b *testing.B) {
+	b.Run("reader-shape-6000", func(b *testing.B) {
 		for b.Loop() {
-			if goToLua(L, l) == lua.LNil {
+			v, err := shapeLSPResult(protocol.MethodTextDocumentCompletion, raw, &l)
+			if err != nil || v.(*lspShaped).n != 6000 {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("baseline-main-convert-6000", func(b *testing.B) {
+		for b.Loop() {
+			if goToLua(L, &l) == lua.LNil {
 				b.Fatal("nil")
 			}
 		}
 	})
-	b.Run("batch-200", func(b *testing.B) {
-		for b.Loop() {
-			for i := range LSPBatchSize {
-				goToLua(L, l.Items[i])
-			}
-		}
-	})
-}
-
-// BenchmarkLSPFrameWork measures the main goroutine's work per frame
-// (Frame's duration, which includes polling the client) while a 6,000-item
-// completion reply arrives from the fake server and is consumed in Lua:
-// iterated with h:batches() against the baseline of awaiting it whole.
-func BenchmarkLSPFrameWork(b *testing.B) {
-	for _, mode := range []string{"batches", "await-whole"} {
-		b.Run(mode, func(b *testing.B) {
-			b.Setenv(fakeServerEnv, "1")
-			h := newHarness(b, false)
-			exe, err := os.Executable()
-			require.NoError(b, err)
-			L := h.b.L()
-			L.SetGlobal("FAKE", lua.LString(exe))
-			L.SetGlobal("MODE", lua.LString(mode))
-			fn, err := h.b.LoadString(`
-				local c = assert(pmacs.lsp.start{cmd = {FAKE}})
-				local N = ...
-				for _ = 1, N do
-					local h = c:request("textDocument/completion", {
-						textDocument = {uri = "file:///x.go"}, position = {line = 6000, character = 0}})
-					local n = 0
-					if MODE == "batches" then
-						for batch in h:batches() do n = n + #batch end
-					else
-						n = #assert(h:await()).items
-					end
-					assert(n == 6000, n)
-				end
-				c:stop()`, "bench.lua")
-			require.NoError(b, err)
-			var frames []time.Duration
-			b.ResetTimer()
-			task := h.b.Spawn(fn, lua.LNumber(b.N))
-			tick := time.NewTicker(time.Millisecond)
-			defer tick.Stop()
-			for h.b.Busy() {
-				select {
-				case <-h.rt.Ready():
-				case <-h.b.LSPReady():
-				case <-tick.C:
-				}
-				frames = append(frames, h.b.Frame().Duration)
-			}
-			b.StopTimer()
-			require.NoError(b, task.Err(), h.stderr.String())
-			slices.Sort(frames)
-			b.ReportMetric(float64(frames[len(frames)*99/100])/1e6, "p99-frame-ms")
-			b.ReportMetric(float64(frames[len(frames)-1])/1e6, "max-frame-ms")
-		})
-	}
 }
 
 // lspSweepLua calls every client method with valid and invalid arguments,
