@@ -62,7 +62,7 @@ func benchFrame10k(b *testing.B, budget time.Duration) {
 		}
 		b.StartTimer()
 		var round time.Duration
-		for h.b.LiveTasks() > 0 {
+		for h.b.Stats().Tasks > 0 {
 			start := time.Now()
 			h.b.Frame()
 			d := time.Since(start)

@@ -192,12 +192,29 @@ func (b *Binding) Busy() bool {
 	return b.live > 0 || len(b.jobs) > 0 || len(b.next) > 0 || len(b.run) > 0 || len(b.lsp.iters) > 0
 }
 
-// LiveTasks counts tasks started and not finished (running or parked).
-func (b *Binding) LiveTasks() int { return b.live }
+// Stats counts what a Binding holds, like runtime.Stats: the editor's
+// status line shows it, and a test checks that it returns to zero.
+type Stats struct {
+	// Tasks counts tasks started and not finished (running or parked).
+	Tasks int
+	// Jobs counts jobs dispatched through the binding that have not settled
+	// (for streams: whose closing batch has not arrived).
+	Jobs int
+	// LSPClients counts the language clients started from Lua that are
+	// still running.
+	LSPClients int
+}
 
-// PendingJobs counts jobs dispatched through the binding that have not
-// settled (for streams: whose closing batch has not arrived).
-func (b *Binding) PendingJobs() int { return len(b.jobs) }
+// Stats returns the binding's current counts. Main goroutine only.
+func (b *Binding) Stats() Stats {
+	s := Stats{Tasks: b.live, Jobs: len(b.jobs)}
+	for _, c := range b.lsp.clients {
+		if !c.stopped {
+			s.LSPClients++
+		}
+	}
+	return s
+}
 
 // Stalled reports tasks that can never resume: tasks are alive, no task is
 // queued, and no job is pending except streams held for a task that has a

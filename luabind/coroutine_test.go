@@ -195,7 +195,7 @@ func TestLuaVMPanicFailsOnlyItsTask(t *testing.T) {
 	require.Equal(t, lua.LNumber(55), res[0])
 	require.Equal(t, lua.LNil, res[1])
 	require.Contains(t, res[2].String(), "the Lua VM failed")
-	require.Zero(t, h.b.LiveTasks())
+	require.Zero(t, h.b.Stats().Tasks)
 }
 
 // TestScriptCoroutineResumeFillsLuaNil proves a coroutine of the script's

@@ -30,11 +30,11 @@ func TestAwaitCyclesLeaveNothingParked(t *testing.T) {
 	`)
 	require.NoError(t, task.Err(), h.stderr.String())
 	require.Equal(t, lua.LString("ok"), task.Results()[0])
-	require.Zero(t, h.b.LiveTasks())
+	require.Zero(t, h.b.Stats().Tasks)
 	require.Empty(t, h.b.threads, "no parked coroutine")
 	require.Empty(t, h.b.run)
 	require.Empty(t, h.b.next)
-	require.Zero(t, h.b.PendingJobs())
+	require.Zero(t, h.b.Stats().Jobs)
 	require.Zero(t, h.rt.Stats().Pending)
 	require.LessOrEqual(t, len(h.b.idle), idleThreads, "the thread pool stays capped")
 }

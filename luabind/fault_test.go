@@ -80,8 +80,8 @@ func TestFaultyTasksLeaveTheFrameLoopRunning(t *testing.T) {
 	require.Equal(t, []lua.LValue{lua.LNil, lua.LString("cancelled")}, waiter.Results())
 
 	// What never finishes is dropped by Close, and its job cancelled.
-	require.Equal(t, 2, b.LiveTasks())
-	require.Equal(t, 1, b.PendingJobs())
+	require.Equal(t, 2, b.Stats().Tasks)
+	require.Equal(t, 1, b.Stats().Jobs)
 	b.Close()
 	require.False(t, spinnerJob.Done(), "Close drops a task, it does not finish it")
 	deadline = time.Now().Add(5 * time.Second)
@@ -119,12 +119,12 @@ func TestTasksWaitingOnEachOtherBesideAHeldStreamAreStalled(t *testing.T) {
 	h.b.Spawn(fn)
 	deadline := time.Now().Add(10 * time.Second)
 	for !h.b.Stalled() {
-		require.True(t, time.Now().Before(deadline), "never reported stalled: %d tasks, %d jobs", h.b.LiveTasks(), h.b.PendingJobs())
+		require.True(t, time.Now().Before(deadline), "never reported stalled: %d tasks, %d jobs", h.b.Stats().Tasks, h.b.Stats().Jobs)
 		select {
 		case <-h.rt.Ready():
 		case <-time.After(time.Millisecond):
 		}
 		h.b.Frame()
 	}
-	require.Equal(t, 2, h.b.LiveTasks())
+	require.Equal(t, 2, h.b.Stats().Tasks)
 }

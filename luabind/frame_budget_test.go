@@ -60,5 +60,5 @@ func TestFrameBudgetBoundsTick(t *testing.T) {
 	for i := range tasks {
 		require.Equal(t, lua.LNumber(i*1000+i%7), order.RawGetInt(i+1), "task %d", i)
 	}
-	require.Zero(t, h.b.LiveTasks())
+	require.Zero(t, h.b.Stats().Tasks)
 }

@@ -87,18 +87,6 @@ func (b *Binding) LSPReady() <-chan struct{} {
 	return b.lsp.wake
 }
 
-// LSPClients counts the language clients started from Lua that are still
-// running.
-func (b *Binding) LSPClients() int {
-	n := 0
-	for _, c := range b.lsp.clients {
-		if !c.stopped {
-			n++
-		}
-	}
-	return n
-}
-
 func (b *Binding) installLSP(pmacs *lua.LTable) {
 	L := b.ls
 	b.lsp.init()

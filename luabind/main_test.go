@@ -56,7 +56,7 @@ func (h *harness) drive(t testing.TB, timeout time.Duration) {
 	for h.b.Busy() {
 		require.False(t, h.b.Stalled(), "tasks wait on each other")
 		require.True(t, time.Now().Before(deadline), "still busy after %v: %d tasks, %d jobs\nstderr:\n%s",
-			timeout, h.b.LiveTasks(), h.b.PendingJobs(), h.stderr.String())
+			timeout, h.b.Stats().Tasks, h.b.Stats().Jobs, h.stderr.String())
 		select {
 		case <-h.rt.Ready():
 		case <-tick.C:

@@ -182,12 +182,12 @@ func TestSoakRandomLuaScripts(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for b.Busy() {
 		require.False(t, b.Stalled(), "tasks wait on each other")
-		require.True(t, time.Now().Before(deadline), "still busy: %d tasks, %d jobs", b.LiveTasks(), b.PendingJobs())
+		require.True(t, time.Now().Before(deadline), "still busy: %d tasks, %d jobs", b.Stats().Tasks, b.Stats().Jobs)
 		frame()
 		wait()
 	}
 	elapsed := time.Since(start)
-	require.Zero(t, b.PendingJobs())
+	require.Zero(t, b.Stats().Jobs)
 	require.Zero(t, rt.Stats().Pending, "pending table")
 	require.Zero(t, rt.Stats().SupersedeKeys, "supersede table")
 	require.Zero(t, rt.Stats().ParseTrees, "parse handoff")

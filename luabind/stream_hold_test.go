@@ -73,7 +73,7 @@ func TestIteratingTaskEndingReleasesTheStream(t *testing.T) {
 		end
 	`)
 	require.NoError(t, task.Err())
-	require.Zero(t, h.b.PendingJobs(), "the stream ran to its end")
+	require.Zero(t, h.b.Stats().Jobs, "the stream ran to its end")
 
 	failing := h.run(t, `
 		local h = pmacs.workers.emit_n(3000, {max_batch = 10})
@@ -81,5 +81,5 @@ func TestIteratingTaskEndingReleasesTheStream(t *testing.T) {
 	`)
 	require.Error(t, failing.Err())
 	h.b.TakeFailed()
-	require.Zero(t, h.b.PendingJobs())
+	require.Zero(t, h.b.Stats().Jobs)
 }

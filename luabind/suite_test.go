@@ -34,7 +34,7 @@ func TestLuaSuite(t *testing.T) {
 			for _, f := range h.b.TakeFailed() {
 				t.Errorf("uncollected task error: %v\n%s", f.Err(), f.err.Traceback)
 			}
-			require.Zero(t, h.b.PendingJobs())
+			require.Zero(t, h.b.Stats().Jobs)
 		})
 	}
 }

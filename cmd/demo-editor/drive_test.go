@@ -44,6 +44,6 @@ func TestDriveDoesNotSleepWhileRepliesPending(t *testing.T) {
 	start := time.Now()
 	require.NoError(t, drive(b, rt))
 	require.Less(t, time.Since(start), 5*time.Second)
-	require.Zero(t, b.LiveTasks())
+	require.Zero(t, b.Stats().Tasks)
 	require.False(t, rt.Pending())
 }

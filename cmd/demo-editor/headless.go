@@ -127,7 +127,7 @@ func drive(b *luabind.Binding, rt *runtime.Runtime) error {
 	defer timer.Stop()
 	for b.Busy() {
 		if b.Stalled() {
-			return fmt.Errorf("%d task(s) wait on each other and can never wake", b.LiveTasks())
+			return fmt.Errorf("%d task(s) wait on each other and can never wake", b.Stats().Tasks)
 		}
 		if !rt.Pending() {
 			select {

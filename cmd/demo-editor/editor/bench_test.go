@@ -116,7 +116,7 @@ func TestKeystrokeLatencyTable(t *testing.T) {
 	// streaming reports whether a job Lua started is still in flight.
 	streaming := func(h *harness) bool {
 		var busy bool
-		h.e.call(func() { busy = h.e.lb.PendingJobs() > 0 })
+		h.e.call(func() { busy = h.e.lb.Stats().Jobs > 0 })
 		return busy
 	}
 	run := func(name string, h *harness, m *latencyMeter, press func(i int) time.Duration, whileStreaming bool) {

@@ -244,6 +244,6 @@ func TestHugeFileIsNotSyncedWithTheLanguageServer(t *testing.T) {
 		return false
 	})
 	var clients int
-	h.e.call(func() { clients = h.e.lb.LSPClients() })
+	h.e.call(func() { clients = h.e.lb.Stats().LSPClients })
 	require.Zero(t, clients)
 }

@@ -297,7 +297,7 @@ func (e *session) statusText() string {
 		lang += "  " + note
 	}
 	left := fmt.Sprintf(" %s%s  %d:%d%s", b.name, flags, b.cursor.Row+1, b.cursor.Col+1, lang)
-	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, e.activeJobs(), e.lb.LiveTasks())
+	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, e.activeJobs(), e.lb.Stats().Tasks)
 	pad := e.width - displayCol(left, len(left)) - displayCol(right, len(right))
 	if pad < 1 {
 		pad = 1
@@ -308,4 +308,4 @@ func (e *session) statusText() string {
 // activeJobs counts the jobs in flight without copying the runtime's
 // snapshot every frame: every job the editor runs is started from Lua, so
 // the binding's unsettled jobs are all of them.
-func (e *session) activeJobs() int { return e.lb.PendingJobs() }
+func (e *session) activeJobs() int { return e.lb.Stats().Jobs }
