@@ -18,7 +18,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/pmacs-go/pmacs-go/cmd/demo-editor/editor"
+	"github.com/pmacs-go/pmacs-go/cmd/demo-editor/internal/editor"
 	"github.com/pmacs-go/pmacs-go/proc"
 )
 
