@@ -187,9 +187,19 @@ func (b *Binding) L() *lua.LState { return b.ls }
 func (b *Binding) Runtime() *runtime.Runtime { return b.rt }
 
 // Busy reports whether a task is alive or a job dispatched through the
-// binding has not settled yet.
+// binding has not settled yet. A stream held for want of a consumer once no
+// task is alive (one a script started and never iterated) does not count:
+// nothing left could take its batches, so only Close ends it.
 func (b *Binding) Busy() bool {
-	return b.live > 0 || len(b.jobs) > 0 || len(b.next) > 0 || len(b.run) > 0 || len(b.lsp.iters) > 0
+	if b.live > 0 || len(b.next) > 0 || len(b.run) > 0 || len(b.lsp.iters) > 0 {
+		return true
+	}
+	for _, j := range b.jobs {
+		if !j.held {
+			return true
+		}
+	}
+	return false
 }
 
 // Stats counts what a Binding holds, like runtime.Stats: the editor's

@@ -33,10 +33,9 @@ type job struct {
 	items    uint64
 	progress uint64
 	// held: batches are waiting here for iterTask, the task iterating the
-	// stream, so the runtime holds the rest, where they count against the
-	// stream's credit and the producer waits. Nothing is held for a stream
-	// no live task iterates: its batches could wait for ever, and the
-	// stream with them.
+	// stream, or a stream no task iterates has queued its bound (see
+	// forgotten), so the runtime holds the rest, where they count against
+	// the stream's credit and the producer waits.
 	held     bool
 	iterTask *Task
 	// spawn is, for a write waiting for room in a program's stdin, that
@@ -383,9 +382,31 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 		}
 		b.run = append(b.run, resumption{t: c, vals: []lua.LValue{next}})
 	}
-	if !j.settled && len(j.queue) > 0 && j.iterTask != nil {
+	if !j.settled && len(j.queue) > 0 && (j.iterTask != nil || b.forgotten(j)) {
 		b.hold(j, true)
 	}
+}
+
+// forgottenStreamItems is how many items a stream that no task iterates may
+// queue in the binding before the runtime holds the rest: the runtime's
+// default stream credit, so a forgotten stream costs at most about twice
+// what a slow consumer's does.
+const forgottenStreamItems = runtime.DefaultStreamCredit
+
+// forgotten reports whether j is a stream no task iterates, nor drops,
+// whose queue has reached forgottenStreamItems. Its producer then waits
+// like one whose consumer is slow (parked: it holds no worker and no gate),
+// until a task iterates it, awaits it (which drops the rest) or cancels it,
+// or the binding closes.
+func (b *Binding) forgotten(j *job) bool {
+	if j.iterTask != nil || j.discard {
+		return false
+	}
+	n := 0
+	for i := range j.queue {
+		n += j.queue[i].Len()
+	}
+	return n >= forgottenStreamItems
 }
 
 // hold asks the runtime to keep (or resume handing out) a stream's batches,

@@ -1,0 +1,67 @@
+package luabind
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+	lua "github.com/yuin/gopher-lua"
+	"github.com/stretchr/testify/require"
+)
+
+// queuedItems counts the items waiting in the binding for a stream's
+// iterator.
+func queuedItems(j *job) int {
+	n := 0
+	for i := range j.queue {
+		n += j.queue[i].Len()
+	}
+	return n
+}
+
+// A stream a script starts and never iterates nor awaits (a handle kept in
+// a global for later, or simply forgotten) holds bounded memory: once
+// forgottenStreamItems are queued in the binding, the runtime holds the
+// rest against the stream's credit and the producer waits, as it would for
+// a consumer that is slow. Iterating it later gets every match, in order;
+// a headless run whose tasks are all done does not wait for it.
+func TestForgottenStreamHoldsBoundedMemory(t *testing.T) {
+	const files, lines = 200, 1000 // 200,000 matches, three times the bound
+	root := t.TempDir()
+	writeGrepCorpus(t, root, files, lines)
+	h := newHarness(t, false)
+	start := h.run(t, fmt.Sprintf(`forgotten = pmacs.workers.grep{root = %q, pattern = "needle"}`, root))
+	require.NoError(t, start.Err())
+	require.False(t, h.b.Busy(), "no task is left to iterate it, so the run is over")
+
+	var j *job
+	for _, x := range h.b.jobs {
+		j = x
+	}
+	require.NotNil(t, j, "the stream is still pending")
+	// Give the producer every chance to run past the bound.
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-h.rt.Ready():
+		case <-time.After(10 * time.Millisecond):
+		}
+		h.b.Frame()
+	}
+	require.True(t, j.held, "the runtime holds the rest")
+	require.LessOrEqual(t, queuedItems(j), forgottenStreamItems+h.rt.DefaultMaxBatch(),
+		"at most the bound and one batch wait in the binding")
+	_, state, ok := h.rt.Lookup(j.id)
+	require.True(t, ok)
+	require.Equal(t, runtime.Running, state, "the producer waits for its consumer")
+
+	later := h.run(t, `
+		local n, last = 0, nil
+		for batch in forgotten:batches() do n = n + #batch end
+		local res, err = forgotten:await()
+		assert(res, err)
+		return n`)
+	require.NoError(t, later.Err())
+	require.Equal(t, lua.LNumber(files*lines), later.Results()[0], "every match, none lost to the hold")
+}
