@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/pmacs-go/pmacs-go/runtime"
-	lua "github.com/yuin/gopher-lua"
 	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // queuedItems counts the items waiting in the binding for a stream's
