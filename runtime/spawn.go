@@ -206,7 +206,11 @@ func runProc(w *task, sp *spawnEntry, spec proc.Spec, maxOutput int) reply {
 			if spawnOutputHook != nil {
 				spawnOutputHook()
 			}
-			if err := w.credit.Acquire(ctx, len(ls)); err != nil {
+			units := 0
+			for i := range ls {
+				units += lineWeight(len(ls[i].Text))
+			}
+			if err := w.credit.Acquire(ctx, units); err != nil {
 				return err
 			}
 			w.send(reply{Kind: replyLines, rawLines: ls})

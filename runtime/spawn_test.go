@@ -232,6 +232,47 @@ func TestSpawnCreditBoundsUndeliveredLines(t *testing.T) {
 	require.Equal(t, Cancelled, drainSpawn(t, rt, id).outcome.State)
 }
 
+// Long lines weigh by their length against the credit: a program printing
+// 100 KiB lines to a consumer that does not take them leaves at most a
+// credit's worth of text waiting (2,048 units of 4 KiB, 8 MiB, plus a line
+// or two), not 2,048 such lines (200 MiB).
+func TestSpawnCreditWeighsLongLinesByTheirBytes(t *testing.T) {
+	rt, err := New(Options{Executor: workers.Config{PoolSize: 2}, StreamCredit: 2048})
+	require.NoError(t, err)
+	t.Cleanup(rt.Close)
+	line := strings.Repeat("x", 100<<10) // an argument may not pass 128 KiB
+	id := rt.DispatchSpawn(proc.Spec{Argv: []string{"yes", line}}, DispatchOptions{})
+	j := rt.pending[id]
+	bytesWaiting := func() int {
+		n := 0
+		for _, l := range j.stream.lines {
+			n += len(l.Text)
+		}
+		return n
+	}
+	require.Eventually(t, func() bool { rt.Tick(); return bytesWaiting() >= 4<<20 }, 20*time.Second, time.Millisecond)
+	for range 50 {
+		rt.Tick()
+		waitReady(rt, time.Millisecond)
+		require.LessOrEqual(t, bytesWaiting(), 2048*lineUnit+2*len(line), "text waiting for the consumer")
+		require.Equal(t, linesWeight(j.stream.lines), j.stream.lineUnits)
+	}
+	got := 0
+	for got < 100 {
+		rt.Tick()
+		for _, b := range rt.TakeStreamBatches() {
+			for _, l := range b.Lines {
+				require.Len(t, l.Text, len(line))
+			}
+			got += len(b.Lines)
+		}
+		waitReady(rt, time.Millisecond)
+	}
+	rt.Cancel(id)
+	require.Equal(t, Cancelled, drainSpawn(t, rt, id).outcome.State)
+	require.Zero(t, j.stream.credit.InFlight(), "every unit given back")
+}
+
 // TestSpawnStdinPipe: writes reach the program in order, close_stdin ends
 // cat, and writing afterwards is an error, never a block.
 func TestSpawnStdinPipe(t *testing.T) {

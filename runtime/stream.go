@@ -13,11 +13,15 @@ type streamBuf struct {
 	ints     []uint64
 	matches  []grep.Match
 	lines    []SpawnLine
-	ranking  *Ranking // the latest undelivered snapshot; a newer one replaces it
-	progress uint64   // producer-reported progress (grep: files searched)
-	received uint64   // items the stream has sent in all, for the completion ring
-	queued   bool     // in rt.ready
-	held     bool     // HoldStream: deliver nothing until released
+	// lineUnits is the credit the queued lines hold: a line costs one unit
+	// per started lineUnit of its text, so long lines cannot fill memory a
+	// line at a time (see lineWeight).
+	lineUnits int
+	ranking   *Ranking // the latest undelivered snapshot; a newer one replaces it
+	progress  uint64   // producer-reported progress (grep: files searched)
+	received  uint64   // items the stream has sent in all, for the completion ring
+	queued    bool     // in rt.ready
+	held      bool     // HoldStream: deliver nothing until released
 }
 
 func (s *streamBuf) len() int {
@@ -28,11 +32,36 @@ func (s *streamBuf) len() int {
 	return n
 }
 
+// units is the credit the undelivered items hold: one per item, except
+// lines, which weigh by their length.
+func (s *streamBuf) units() int {
+	return s.len() - len(s.lines) + s.lineUnits
+}
+
+// lineUnit is how many bytes of a spawned program's line one unit of
+// stream credit covers. A spawn's credit is a few thousand units, so with
+// lines weighed this way the text waiting for a slow consumer stays in the
+// tens of MiB whatever the lines' length (counted per line, 4,096 lines of
+// 1 MiB each would have been 4 GiB).
+const lineUnit = 4096
+
+// lineWeight is the credit one line of n bytes costs.
+func lineWeight(n int) int { return 1 + n/lineUnit }
+
+// linesWeight is the credit of ls.
+func linesWeight(ls []SpawnLine) int {
+	n := 0
+	for i := range ls {
+		n += lineWeight(len(ls[i].Text))
+	}
+	return n
+}
+
 // discard drops undelivered items and returns their credit, so a producer
 // waiting on a cancelled or abandoned stream is not stuck.
 func (s *streamBuf) discard() {
-	n := s.len()
-	s.ints, s.matches, s.lines, s.ranking = nil, nil, nil, nil
+	n := s.units()
+	s.ints, s.matches, s.lines, s.ranking, s.lineUnits = nil, nil, nil, nil, 0
 	s.credit.Release(n)
 }
 
@@ -79,16 +108,18 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 	if r.Ranking != nil {
 		n++
 	}
+	units := n - len(r.Lines) + linesWeight(r.Lines)
 	s := j.stream
 	if s == nil || j.state != Running {
 		// Items for a request/reply job are a handler bug; items after a
 		// settle cannot happen on a FIFO bus. Either way nothing will
 		// deliver them, so give their credit back.
 		if s != nil {
-			s.credit.Release(n)
+			s.credit.Release(units)
 		}
 		return
 	}
+	s.lineUnits += units - (n - len(r.Lines))
 	s.received += uint64(n)
 	if r.Ranking != nil {
 		if s.ranking != nil {
@@ -165,11 +196,15 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		} else if len(s.matches) > 0 {
 			b.Matches = s.matches[:take:take]
 			s.matches = s.matches[take:]
-		} else if len(s.lines) > 0 {
+		}
+		units := take
+		if b.Ints == nil && b.Matches == nil && b.Ranking == nil && len(s.lines) > 0 {
 			b.Lines = s.lines[:take:take]
 			s.lines = s.lines[take:]
+			units = linesWeight(b.Lines)
+			s.lineUnits -= units
 		}
-		s.credit.Release(take)
+		s.credit.Release(units)
 		switch {
 		case j.state != Running && s.len() == 0:
 			b.Closed, b.Outcome = true, j.outcome()
