@@ -387,10 +387,11 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 	}
 }
 
-// forgottenStreamItems is how many items a stream that no task iterates may
-// queue in the binding before the runtime holds the rest: the runtime's
-// default stream credit, so a forgotten stream costs at most about twice
-// what a slow consumer's does.
+// forgottenStreamItems is how much a stream that no task iterates may queue
+// in the binding (in StreamBatch.Weight units: items, or 4 KiB of a
+// program's line) before the runtime holds the rest: the runtime's default
+// stream credit, so a forgotten stream costs at most about twice what a
+// slow consumer's does.
 const forgottenStreamItems = runtime.DefaultStreamCredit
 
 // forgotten reports whether j is a stream no task iterates, nor drops,
@@ -404,7 +405,7 @@ func (b *Binding) forgotten(j *job) bool {
 	}
 	n := 0
 	for i := range j.queue {
-		n += j.queue[i].Len()
+		n += j.queue[i].Weight()
 	}
 	return n >= forgottenStreamItems
 }

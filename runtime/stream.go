@@ -103,6 +103,14 @@ func (b *StreamBatch) Len() int {
 	return n
 }
 
+// Weight is the stream credit the batch's items held while they waited in
+// the runtime: one unit an item, except a spawned program's line, which
+// costs one per started 4 KiB of its text. A consumer that keeps batches
+// of its own can bound them by the same measure.
+func (b *StreamBatch) Weight() int {
+	return b.Len() - len(b.Lines) + linesWeight(b.Lines)
+}
+
 func (rt *Runtime) pushItems(j *job, r *reply) {
 	n := len(r.Ints) + len(r.Matches) + len(r.Lines)
 	if r.Ranking != nil {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -249,4 +250,18 @@ func TestHeldStreamSupersededClosesAtOnce(t *testing.T) {
 	require.Len(t, batches, 1)
 	require.Equal(t, []uint64{1, 2, 3}, batches[0].Ints)
 	require.True(t, batches[0].Closed)
+}
+
+// A batch's weight is what its items held of the stream's credit: an item
+// is one unit, a program's line one per started 4 KiB of its text.
+func TestStreamBatchWeight(t *testing.T) {
+	lines := &StreamBatch{Lines: []SpawnLine{
+		{Text: ""}, {Text: strings.Repeat("x", 4095)}, {Text: strings.Repeat("x", 4096)}, {Text: strings.Repeat("x", 10_000)},
+	}}
+	require.Equal(t, 4, lines.Len())
+	require.Equal(t, 1+1+2+3, lines.Weight())
+	ints := &StreamBatch{Ints: []uint64{1, 2, 3}}
+	require.Equal(t, 3, ints.Weight())
+	ranked := &StreamBatch{Ranking: &Ranking{}}
+	require.Equal(t, 1, ranked.Weight())
 }
