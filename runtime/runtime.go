@@ -388,6 +388,9 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	case replyProgress:
 		if j.stream != nil {
 			j.stream.progress = r.N
+			if r.Skipped != nil {
+				j.stream.skipped = *r.Skipped
+			}
 		}
 		return
 	case replyExternal:
