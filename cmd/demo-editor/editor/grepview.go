@@ -21,7 +21,8 @@ type grepView struct {
 	matches []grep.Match
 	count   int
 	files   uint64
-	state   string // "running", "done", "cancelled" or "error"
+	skipped grep.SkipCounts // from the job: what the search left out so far
+	state   string          // "running", "done", "cancelled" or "error"
 	err     string
 	// reported says on_update has seen the current figures.
 	reported bool
@@ -101,12 +102,32 @@ func (e *session) luaGrepStatus(L *lua.LState) int {
 }
 
 func (e *session) grepStatus(gv *grepView) *lua.LTable {
-	t := e.L.CreateTable(0, 4)
+	t := e.L.CreateTable(0, 5)
 	t.RawSetString("matches", lua.LNumber(gv.count))
 	t.RawSetString("files", lua.LNumber(gv.files))
 	t.RawSetString("state", lua.LString(gv.state))
 	if gv.err != "" {
 		t.RawSetString("error", lua.LString(gv.err))
+	}
+	t.RawSetString("skipped", e.skippedTable(gv.skipped))
+	return t
+}
+
+// skippedTable is a search's skip counts for Lua, by reason; every field is
+// present, zero or not, so a script can add them up without nil checks.
+func (e *session) skippedTable(c grep.SkipCounts) *lua.LTable {
+	t := e.L.CreateTable(0, 10)
+	for _, f := range []struct {
+		name string
+		n    int64
+	}{
+		{"ignored_files", c.IgnoredFiles}, {"ignored_dirs", c.IgnoredDirs},
+		{"hidden_files", c.HiddenFiles}, {"hidden_dirs", c.HiddenDirs},
+		{"excluded_dirs", c.NamedDirs}, {"unreadable_dirs", c.UnreadableDirs},
+		{"unreadable_files", c.UnreadableFiles}, {"binary_files", c.BinaryFiles},
+		{"oversize_files", c.OversizeFiles}, {"other", c.Other},
+	} {
+		t.RawSetString(f.name, lua.LNumber(f.n))
 	}
 	return t
 }
@@ -147,7 +168,7 @@ func (e *session) takeGrepBatches(batches []runtime.StreamBatch) {
 				b.setRef(first+j, rowRef{file: m.File, line: int(m.Line), col: int(m.MatchStart)})
 			}
 		}
-		gv.files = sb.Progress
+		gv.files, gv.skipped = sb.Progress, sb.Skipped
 		gv.reported = false
 		if sb.Closed {
 			delete(e.grepViews, sb.ID)
@@ -164,10 +185,13 @@ func (e *session) takeGrepBatches(batches []runtime.StreamBatch) {
 			}
 		}
 	}
-	// Files searched move on between matches too.
+	// Files searched and skipped move on between matches too.
 	for id, b := range e.grepViews {
 		if n, ok := e.rt.StreamProgress(id); ok && n != b.gv.files {
 			b.gv.files, b.gv.reported = n, false
+		}
+		if sk, ok := e.rt.StreamSkipped(id); ok && sk != b.gv.skipped {
+			b.gv.skipped, b.gv.reported = sk, false
 		}
 	}
 	for _, b := range e.bufs {
