@@ -11,17 +11,17 @@ import (
 )
 
 var (
-	styleStatus    = tcell.StyleDefault.Reverse(true)
+	styleStatus = tcell.StyleDefault.Reverse(true)
 	// The status line of the window without focus, and its cursor: dimmer
 	// colours, as Vim and Helix draw an inactive window, so which of two
 	// windows takes the keys shows at a glance.
 	styleStatusInactive = tcell.StyleDefault.Background(tcell.ColorDimGray).Foreground(tcell.ColorSilver)
 	styleCursorInactive = tcell.StyleDefault.Background(tcell.ColorGray).Foreground(tcell.ColorBlack)
-	styleHelp      = tcell.StyleDefault.Foreground(tcell.ColorGray)
-	styleError     = tcell.StyleDefault.Foreground(tcell.ColorRed).Bold(true)
-	stylePrompt    = tcell.StyleDefault.Bold(true)
-	styleSelection = tcell.ColorNavy
-	styleTilde     = tcell.StyleDefault.Foreground(tcell.ColorGray)
+	styleHelp           = tcell.StyleDefault.Foreground(tcell.ColorGray)
+	styleError          = tcell.StyleDefault.Foreground(tcell.ColorRed).Bold(true)
+	stylePrompt         = tcell.StyleDefault.Bold(true)
+	styleSelection      = tcell.ColorNavy
+	styleTilde          = tcell.StyleDefault.Foreground(tcell.ColorGray)
 	// In-buffer search matches, and the one the cursor went to.
 	styleMatch    = tcell.StyleDefault.Background(tcell.ColorOlive).Foreground(tcell.ColorBlack)
 	styleMatchCur = tcell.StyleDefault.Background(tcell.ColorYellow).Foreground(tcell.ColorBlack)
