@@ -38,5 +38,8 @@
 // against one ignore line costs at most a small polynomial in their lengths, whatever the
 // stars in the line, so an ignore file cannot stall a search or delay its cancel. A file larger than
 // Spec.MaxFileBytes or holding a NUL byte in its first 8 KiB (binary) is skipped, as is any line
-// that is not valid UTF-8.
+// that is not valid UTF-8. What was left out is counted by reason (Stats.Skipped, and
+// Spec.Skipped while the search runs), so a caller can say what it did not look at. A root
+// that cannot be read fails the search with ErrBadRoot; an unreadable directory or file below
+// it is counted and the search goes on, as ripgrep warns and goes on.
 package grep

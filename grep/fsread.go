@@ -11,6 +11,8 @@ type fileStatus uint8
 
 const (
 	fileOK fileStatus = iota
-	fileSkipped
 	fileStopped
+	fileBinary     // a NUL byte in its first binaryProbe bytes
+	fileOversize   // larger than the search's MaxFileBytes
+	fileUnreadable // could not be opened or read, or is no longer a regular file
 )

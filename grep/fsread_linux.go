@@ -16,8 +16,8 @@ const firstRead = 128 << 10
 // readFile reads a regular file whole into buf (grown as needed). A file that fits in the
 // first read costs open, read and close: no os.File and its poller registration, no fstat, no
 // fresh buffer. A short read of a regular file is its end; only a file that fills the first
-// read is fstat'ed for its size. It returns fileSkipped for a file larger than maxBytes, a binary
-// file (NUL in its first binaryProbe bytes) or an unreadable one.
+// read is fstat'ed for its size. It returns fileOversize for a file larger than maxBytes,
+// fileBinary for a NUL in its first binaryProbe bytes and fileUnreadable for one it cannot read.
 func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
 	// O_NONBLOCK: should a fifo replace the file after the walk saw it, open and read must not
 	// block (it changes nothing for a regular file).
@@ -25,7 +25,7 @@ func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]b
 		return unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	})
 	if err != nil {
-		return nil, buf, fileSkipped
+		return nil, buf, fileUnreadable
 	}
 	defer unix.Close(fd)
 	if cap(buf) < firstRead {
@@ -34,21 +34,24 @@ func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]b
 	want := int(min(int64(firstRead), maxBytes+1)) // one byte past maxBytes tells an oversize file
 	n, err := readRetry(fd, buf[:want])
 	if err != nil {
-		return nil, buf, fileSkipped
+		return nil, buf, fileUnreadable
 	}
 	if n < want {
 		data := buf[:n]
 		if bytes.IndexByte(data[:min(n, binaryProbe)], 0) >= 0 {
-			return nil, buf, fileSkipped
+			return nil, buf, fileBinary
 		}
 		return data, buf, fileOK
 	}
 	var st unix.Stat_t
-	if eintr.Retry(func() error { return unix.Fstat(fd, &st) }) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxBytes {
-		return nil, buf, fileSkipped
+	if eintr.Retry(func() error { return unix.Fstat(fd, &st) }) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, buf, fileUnreadable
+	}
+	if st.Size > maxBytes {
+		return nil, buf, fileOversize
 	}
 	if bytes.IndexByte(buf[:min(n, binaryProbe)], 0) >= 0 {
-		return nil, buf, fileSkipped
+		return nil, buf, fileBinary
 	}
 	size := max(int(st.Size), n)
 	if cap(buf) < size {
@@ -63,7 +66,7 @@ func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]b
 		}
 		m, err := readRetry(fd, data[n:min(size, n+readChunk)])
 		if err != nil {
-			return nil, buf, fileSkipped
+			return nil, buf, fileUnreadable
 		}
 		if m == 0 {
 			break // the file shrank since fstat

@@ -8,15 +8,20 @@ import (
 	"os"
 )
 
+// readFile reads a regular file whole into buf (grown as needed), as the Linux version does,
+// with the same statuses.
 func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, buf, fileSkipped
+		return nil, buf, fileUnreadable
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxBytes {
-		return nil, buf, fileSkipped
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, buf, fileUnreadable
+	}
+	if fi.Size() > maxBytes {
+		return nil, buf, fileOversize
 	}
 	size := int(fi.Size())
 	if cap(buf) < size {
@@ -34,12 +39,12 @@ func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]b
 			break
 		}
 		if err != nil {
-			return nil, buf, fileSkipped
+			return nil, buf, fileUnreadable
 		}
 	}
 	data = data[:n]
 	if bytes.IndexByte(data[:min(n, binaryProbe)], 0) >= 0 {
-		return nil, buf, fileSkipped
+		return nil, buf, fileBinary
 	}
 	return data, buf, fileOK
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 	"sync/atomic"
 
@@ -20,6 +21,8 @@ type search struct {
 	stop    atomic.Bool  // set on cancel, emit error or MaxResults: every loop polls it
 	failed  atomic.Bool  // set on cancel or emit error: held matches are dropped
 	emitted atomic.Int64 // matches handed to emit, for MaxResults
+
+	skipped *Skipped // the Spec's, or the search's own
 
 	mu  sync.Mutex
 	err error // first error: emit's or the context's
@@ -45,16 +48,30 @@ func Search(ctx context.Context, spec Spec, emit func([]Match) error) (Stats, er
 	if p.matcher == nil {
 		return Stats{}, nil
 	}
-	s := &search{plan: p, emit: emit, ctx: ctx, ctxDone: ctx.Done()}
+	s := &search{plan: p, emit: emit, ctx: ctx, ctxDone: ctx.Done(), skipped: spec.Skipped}
+	if s.skipped == nil {
+		s.skipped = new(Skipped)
+	}
 	workers := make([]*worker, p.fanout)
 	for i := range workers {
 		workers[i] = newWorker(s)
 	}
-	opts := walk.Options{Hidden: spec.Hidden, NoIgnore: spec.NoIgnore, SkipDirs: p.skipDirs, Fanout: p.fanout}
+	opts := walk.Options{Hidden: spec.Hidden, NoIgnore: spec.NoIgnore, SkipDirs: p.skipDirs, Fanout: p.fanout, Skipped: &s.skipped.Skipped}
 	// The walk owns the goroutines: it reads directories and hands out batches of files, and
 	// repeats a panic (or Goexit) of a visit, that is of the search or of emit, on this
 	// goroutine once every fanout goroutine has returned.
 	werr := walk.Walk(ctx, p.spec.Root, opts, func(i int, d *walk.Dir, names []string) error {
+		if names == nil && d.Rel() == "" && d.Err() != nil {
+			// The walk goes on past an unreadable directory, but a root
+			// that cannot be read is bad input, as for rg: an empty
+			// result would read as "no matches".
+			cause := d.Err()
+			var pe *fs.PathError
+			if errors.As(cause, &pe) {
+				cause = pe.Err // the path is already in the message
+			}
+			return fmt.Errorf("grep: %w %q: cannot read it: %w", ErrBadRoot, spec.Root, cause)
+		}
 		w := workers[i]
 		if w.stopped() {
 			return errStopped
@@ -74,6 +91,7 @@ func Search(ctx context.Context, spec Spec, emit func([]Match) error) (Stats, er
 	for _, w := range workers {
 		total.add(w.stats)
 	}
+	total.Skipped = s.skipped.Load()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -81,6 +99,8 @@ func Search(ctx context.Context, spec Spec, emit func([]Match) error) (Stats, er
 		return total, s.err
 	case werr == nil || werr == errStopped:
 		return total, nil
+	case errors.Is(werr, ErrBadRoot):
+		return total, werr
 	case ctx.Err() != nil:
 		return total, s.ctxErr() // the walk saw the cancel before a search did
 	default:

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+
+	"github.com/pmacs-go/pmacs-go/walk"
 )
 
 // DefaultSkipDirs holds the directory names skipped when Spec.SkipDirs is nil: build outputs
@@ -35,6 +37,41 @@ type Spec struct {
 	// Progress, if set, is incremented as each file's content is searched,
 	// so another goroutine can show how far a running search has got.
 	Progress *atomic.Int64
+	// Skipped, if set, counts what the search leaves out as it goes, so
+	// another goroutine can say what a running search did not look at.
+	Skipped *Skipped
+}
+
+// Skipped counts what a search left out, by reason: the walk's reasons
+// (ignored, hidden, SkipDirs, unreadable directories, symlinks and other
+// non-files) and the files the walk listed but the search did not search.
+// Its fields may be read from any goroutine while the search runs.
+type Skipped struct {
+	walk.Skipped
+	BinaryFiles     atomic.Int64 // a NUL byte in the first 8 KiB
+	OversizeFiles   atomic.Int64 // larger than MaxFileBytes
+	UnreadableFiles atomic.Int64 // could not be opened or read
+}
+
+// SkipCounts is a copy of a Skipped's counts at one moment.
+type SkipCounts struct {
+	walk.SkipCounts
+	BinaryFiles, OversizeFiles, UnreadableFiles int64
+}
+
+// Load returns the counts as they are now.
+func (s *Skipped) Load() SkipCounts {
+	return SkipCounts{
+		SkipCounts:  s.Skipped.Load(),
+		BinaryFiles: s.BinaryFiles.Load(), OversizeFiles: s.OversizeFiles.Load(), UnreadableFiles: s.UnreadableFiles.Load(),
+	}
+}
+
+// Total is the number of entries skipped, whatever the reason.
+func (c SkipCounts) Total() int64 {
+	w := c.SkipCounts
+	return w.IgnoredFiles + w.IgnoredDirs + w.HiddenFiles + w.HiddenDirs + w.NamedDirs + w.UnreadableDirs + w.Other +
+		c.BinaryFiles + c.OversizeFiles + c.UnreadableFiles
 }
 
 // Match is one matching line.
@@ -54,6 +91,9 @@ type Stats struct {
 	Matches       int64 // emitted matches (lines)
 	FilesSkipped  int64 // files skipped as binary, oversize or unreadable
 	BytesSearched int64 // bytes of the searched files
+	// Skipped is what the search left out, by reason; its three file counts
+	// add up to FilesSkipped.
+	Skipped SkipCounts
 }
 
 func (s *Stats) add(o Stats) {

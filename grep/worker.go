@@ -57,8 +57,17 @@ func (w *worker) searchFile(d *walk.Dir, name string) {
 	switch status {
 	case fileStopped:
 		return
-	case fileSkipped:
+	case fileBinary:
 		w.stats.FilesSkipped++
+		w.s.skipped.BinaryFiles.Add(1)
+		return
+	case fileOversize:
+		w.stats.FilesSkipped++
+		w.s.skipped.OversizeFiles.Add(1)
+		return
+	case fileUnreadable:
+		w.stats.FilesSkipped++
+		w.s.skipped.UnreadableFiles.Add(1)
 		return
 	}
 	w.stats.FilesSearched++

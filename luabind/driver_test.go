@@ -231,7 +231,7 @@ func TestFrameBudgetDefersResumptionsInOrder(t *testing.T) {
 		fs := h.b.Frame()
 		if fs.Resumed > 0 {
 			frames++
-			require.LessOrEqual(t, fs.Resumed, 64, "the budget is checked every 64 resumptions")
+			require.LessOrEqual(t, fs.Resumed, 64, "the budget bounds a frame's resumptions")
 		}
 	}
 	require.Greater(t, frames, 1)

@@ -62,3 +62,35 @@ func TestFrameBudgetBoundsTick(t *testing.T) {
 	}
 	require.Zero(t, h.b.Stats().Tasks)
 }
+
+// A frame whose budget is already spent when its resumptions start runs one
+// of them, so tasks always progress, and then stops: the clock is read right
+// after the first, where reading it every 64 let a tick that had spent the
+// whole budget be followed by 63 more tasks.
+func TestFrameBudgetSpentResumesOne(t *testing.T) {
+	const tasks = 20
+	h := newHarness(t, false)
+	h.b.budget = time.Nanosecond
+	fn, err := h.b.LoadString(`local h, out, i = ...; h:await(); out[#out + 1] = i`, "spent.lua")
+	require.NoError(t, err)
+	id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
+	handle, err := h.b.Adopt(id)
+	require.NoError(t, err)
+	out := h.b.L().NewTable()
+	for i := 1; i <= tasks; i++ {
+		h.b.Spawn(fn, handle, out, lua.LNumber(i))
+	}
+	require.NoError(t, h.rt.CompleteExternalOK(id, true))
+	var resumed []int
+	for h.b.Busy() {
+		require.Less(t, len(resumed), 2*tasks, "frames make no progress")
+		resumed = append(resumed, h.b.Frame().Resumed)
+	}
+	for i, n := range resumed {
+		require.LessOrEqual(t, n, 1, "frame %d resumed %d tasks with its budget spent", i, n)
+	}
+	require.Equal(t, tasks, out.Len())
+	for i := 1; i <= tasks; i++ {
+		require.Equal(t, lua.LNumber(i), out.RawGetInt(i), "resumed in settle order")
+	}
+}

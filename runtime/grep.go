@@ -34,7 +34,9 @@ var grepProgressEvery = 16 * time.Millisecond
 // and holds no gate, so a mutation dispatched while it runs (or waits for
 // its consumer) does not wait for it. Items are grep matches. While it runs, StreamProgress (and
 // each batch's Progress) says how many files it has searched, updated about
-// once a frame; the closing batch's Progress is the final count. Bad input
+// once a frame; the closing batch's Progress is the final count. Skip
+// counts travel the same way (StreamSkipped, each batch's Skipped): what
+// the search left out so far, by reason, final in the closing batch. Bad input
 // (a missing root, an invalid regex, a NUL in the pattern) fails the job
 // with grep's message. spec.Progress is the runtime's to set.
 func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
@@ -44,8 +46,9 @@ func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 	return rt.start(j, rt.actorFor(spec.Root), workers.LaneStream, func(ctx context.Context, w *task) reply {
 		b := &matchBatcher{ctx: ctx, w: w}
 		var searched atomic.Int64
-		spec.Progress = &searched
-		stopProgress := reportProgress(w, &searched)
+		var skipped grep.Skipped
+		spec.Progress, spec.Skipped = &searched, &skipped
+		stopProgress := reportProgress(w, &searched, &skipped)
 		// grep re-panics a fanout goroutine's panic here, on the worker,
 		// whose isolation fails the job: the reporter and the flush timer
 		// must stop on that path too, or they outlive the job.
@@ -63,7 +66,7 @@ func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 		if err != nil {
 			return terminal(ctx, err, "")
 		}
-		w.send(reply{Kind: replyProgress, N: uint64(stats.FilesSearched)})
+		w.send(reply{Kind: replyProgress, N: uint64(stats.FilesSearched), Skipped: &stats.Skipped})
 		return reply{Kind: replyClosed}
 	})
 }
@@ -142,7 +145,7 @@ func (b *matchBatcher) close() {
 // from a goroutine of its own (the search's goroutines are busy searching).
 // The returned func stops it and returns once it has sent its last reply,
 // so nothing of it follows the job's terminal reply.
-func reportProgress(w *task, count *atomic.Int64) (stop func()) {
+func reportProgress(w *task, count *atomic.Int64, skipped *grep.Skipped) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -150,17 +153,19 @@ func reportProgress(w *task, count *atomic.Int64) (stop func()) {
 		t := time.NewTicker(grepProgressEvery)
 		defer t.Stop()
 		var sent int64
+		var sentSkipped grep.SkipCounts
 		for {
 			select {
 			case <-done:
 				return
 			case <-t.C:
-				if n := count.Load(); n != sent {
-					sent = n
+				n, sk := count.Load(), skipped.Load()
+				if n != sent || sk != sentSkipped {
+					sent, sentSkipped = n, sk
 					if grepProgressHook != nil {
 						grepProgressHook()
 					}
-					w.send(reply{Kind: replyProgress, N: uint64(n)})
+					w.send(reply{Kind: replyProgress, N: uint64(n), Skipped: &sk})
 				}
 			}
 		}

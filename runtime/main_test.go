@@ -66,6 +66,7 @@ type streamResult struct {
 	batches  int
 	maxLen   int
 	progress uint64
+	skipped  grep.SkipCounts
 	outcome  Outcome
 }
 
@@ -76,7 +77,7 @@ func (r *streamResult) add(b *StreamBatch) bool {
 	r.ints = append(r.ints, b.Ints...)
 	r.matches = append(r.matches, b.Matches...)
 	if b.Closed {
-		r.outcome, r.progress = b.Outcome, b.Progress
+		r.outcome, r.progress, r.skipped = b.Outcome, b.Progress, b.Skipped
 	}
 	return b.Closed
 }

@@ -253,9 +253,11 @@ func (rt *Runtime) Tick() TickOutcome { return rt.tick(0, 0) }
 // TickLimit bounds one [Runtime.TickWithin].
 type TickLimit struct {
 	// Deadline stops the tick once the clock has passed it; the zero Time
-	// means no deadline. The clock is read every 64 replies, so a tick
-	// always applies at least 64 replies (or all there are) and overruns
-	// the deadline by at most the cost of 64.
+	// means no deadline. The clock is read every 64 replies, and sooner
+	// after replies whose payloads add up to tickCheckBytes (a stream batch
+	// of thousands of matches costs as much to decode as hundreds of small
+	// replies), so a tick always applies at least one reply and overruns
+	// the deadline by at most the cost of 64 small ones or one large one.
 	Deadline time.Time
 	// Max caps the replies applied; 0 means no cap.
 	Max int
@@ -301,9 +303,11 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 	now := monoNow()
 	bounded := dl != 0 || limit > 0
 	done := 0
+	// Payload bytes applied since the clock was last read.
+	unclocked := 0
 	for {
 		for rt.drainPos < len(rt.drainBuf) {
-			if bounded && done > 0 && (done == limit || done&63 == 0 && dl != 0 && monoNow() > dl) {
+			if bounded && done > 0 && (done == limit || dl != 0 && clockDue(done, &unclocked) && monoNow() > dl) {
 				// The loop may already have taken the bus's token for
 				// what is left here: without a new one it would sleep
 				// until some unrelated event.
@@ -314,6 +318,7 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 			env := &rt.drainBuf[rt.drainPos]
 			rt.drainPos++
 			done++
+			unclocked += len(env.Payload)
 			// One scratch reply for the whole drain: decoding into a local
 			// would move it to the heap, one allocation per envelope.
 			rt.scratch = reply{}
@@ -336,6 +341,22 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 	return out
 }
 
+// tickCheckBytes is how many payload bytes a bounded tick decodes between
+// two looks at the clock when its replies are large: about 50 us of
+// decoding, as much as 64 small replies cost.
+const tickCheckBytes = 16 << 10
+
+// clockDue reports whether a bounded tick that has applied done replies, and
+// unclocked payload bytes since its last look, should read the clock now;
+// it resets unclocked when it says yes.
+func clockDue(done int, unclocked *int) bool {
+	if done&63 != 0 && *unclocked < tickCheckBytes {
+		return false
+	}
+	*unclocked = 0
+	return true
+}
+
 // refill replaces the applied drain buffer with what waits on the bus,
 // recycling its backing array.
 func (rt *Runtime) refill() {
@@ -356,6 +377,9 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	case replyProgress:
 		if j.stream != nil {
 			j.stream.progress = r.N
+			if r.Skipped != nil {
+				j.stream.skipped = *r.Skipped
+			}
 		}
 		return
 	case replyExternal:

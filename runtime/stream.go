@@ -17,11 +17,12 @@ type streamBuf struct {
 	// per started lineUnit of its text, so long lines cannot fill memory a
 	// line at a time (see lineWeight).
 	lineUnits int
-	ranking   *Ranking // the latest undelivered snapshot; a newer one replaces it
-	progress  uint64   // producer-reported progress (grep: files searched)
-	received  uint64   // items the stream has sent in all, for the completion ring
-	queued    bool     // in rt.ready
-	held      bool     // HoldStream: deliver nothing until released
+	ranking   *Ranking        // the latest undelivered snapshot; a newer one replaces it
+	progress  uint64          // producer-reported progress (grep: files searched)
+	skipped   grep.SkipCounts // grep: what the search left out so far
+	received  uint64          // items the stream has sent in all, for the completion ring
+	queued    bool            // in rt.ready
+	held      bool            // HoldStream: deliver nothing until released
 }
 
 func (s *streamBuf) len() int {
@@ -82,6 +83,10 @@ type StreamBatch struct {
 	// Progress is the producer's last reported progress (grep: files
 	// searched so far).
 	Progress uint64
+	// Skipped is, for grep, what the search has left out so far, by
+	// reason, reported with Progress; the closing batch's is the final
+	// count.
+	Skipped grep.SkipCounts
 	// Closed marks the stream's last batch; its pending entry is gone after
 	// it, and Outcome says how the stream ended.
 	Closed  bool
@@ -193,7 +198,7 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 			// stale.
 			continue
 		}
-		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress}
+		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress, Skipped: s.skipped}
 		take := min(s.len(), s.maxBatch)
 		if s.ranking != nil {
 			take = 1
@@ -256,4 +261,15 @@ func (rt *Runtime) StreamProgress(id JobID) (uint64, bool) {
 		return 0, false
 	}
 	return j.stream.progress, true
+}
+
+// StreamSkipped returns what a running grep has left out so far, by reason,
+// as last reported with its progress; false for unknown ids and
+// request/reply jobs.
+func (rt *Runtime) StreamSkipped(id JobID) (grep.SkipCounts, bool) {
+	j := rt.pending[id]
+	if j == nil || j.stream == nil {
+		return grep.SkipCounts{}, false
+	}
+	return j.stream.skipped, true
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -103,4 +104,36 @@ func TestTickWithinResourcesInOrder(t *testing.T) {
 		got = append(got, rt.TickWithin(TickLimit{Max: 2}).Resources...)
 	}
 	require.Equal(t, want, got)
+}
+
+// Large replies are clocked by their size, not only every 64: with a
+// deadline already past, a tick whose replies each carry more than
+// tickCheckBytes applies one of them and stops, where reading the clock
+// every 64 replies would decode 64 (a stream of 4096-match batches made
+// that tens of milliseconds past a frame's budget). Small replies keep the
+// every-64 rhythm.
+func TestTickWithinClocksLargeRepliesEachOne(t *testing.T) {
+	rt := newRT(t, 1)
+	big := strings.Repeat("x", tickCheckBytes)
+	ids := make([]JobID, 10)
+	for i := range ids {
+		ids[i], _ = rt.RegisterExternal(KindLSPRequest, "")
+		require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: ids[i], Kind: replyFailed, Msg: big}))
+	}
+	past := time.Now().Add(-time.Second)
+	var got []JobID
+	for range ids {
+		out := rt.TickWithin(TickLimit{Deadline: past})
+		require.Len(t, out.Settled, 1, "one large reply per look at a spent deadline")
+		got = append(got, out.Settled...)
+	}
+	require.Equal(t, ids, got)
+	require.False(t, rt.Pending())
+
+	// Mixed: small replies until their bytes add up, then the clock.
+	small := sendSums(t, rt, 100)
+	out := rt.TickWithin(TickLimit{Deadline: past})
+	require.Len(t, out.Settled, 64)
+	require.Equal(t, small[:64], out.Settled)
+	rt.Tick()
 }

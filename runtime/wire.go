@@ -56,9 +56,10 @@ type reply struct {
 	Listing *fsops.Listing
 	Entry   *fsops.Entry
 	Value   any
-	Lines   []SpawnLine  // decoded spawn lines
-	Exit    *SpawnResult // spawn and system outcome
-	Ranking *Ranking     // find_files snapshot or final ranking, fuzzy ranking
+	Lines   []SpawnLine      // decoded spawn lines
+	Exit    *SpawnResult     // spawn and system outcome
+	Ranking *Ranking         // find_files snapshot or final ranking, fuzzy ranking
+	Skipped *grep.SkipCounts // grep progress: what the search left out so far
 	// rawLines are a worker's lines, encoded straight from proc's buffer
 	// (sending encodes before it returns, so aliasing it is safe).
 	rawLines []proc.Line
@@ -76,6 +77,9 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 		replyLines, replyExit, replyRanked, replyRanking:
 		fields = 3
 	}
+	if r.Kind == replyProgress && r.Skipped != nil {
+		fields = 4
+	}
 	if err := e.EncodeArrayLen(fields); err != nil {
 		return err
 	}
@@ -86,7 +90,15 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 		return err
 	}
 	switch r.Kind {
-	case replySum, replyParse, replyProgress:
+	case replyProgress:
+		if err := e.EncodeUint(r.N); err != nil {
+			return err
+		}
+		if r.Skipped != nil {
+			return encodeSkipped(e, r.Skipped)
+		}
+		return nil
+	case replySum, replyParse:
 		return e.EncodeUint(r.N)
 	case replyFailed:
 		if err := e.EncodeString(r.Msg); err != nil {
@@ -146,9 +158,17 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 	want := 2
 	switch r.Kind {
 	case replyUnit, replyCancelled, replyClosed, replyExternal:
-	case replySum, replyParse, replyProgress:
+	case replySum, replyParse:
 		want = 3
 		r.N, err = d.DecodeUint64()
+	case replyProgress:
+		// The skip counts are optional: only grep has them.
+		want = 3
+		r.N, err = d.DecodeUint64()
+		if err == nil && n == 4 {
+			want = 4
+			r.Skipped, err = decodeSkipped(d)
+		}
 	case replyFailed:
 		want = 4
 		if r.Msg, err = d.DecodeString(); err == nil {
@@ -448,4 +468,43 @@ func peekJobID(p []byte) (JobID, bool) {
 		return 0, false // a negative signed integer names no job
 	}
 	return JobID(n), true
+}
+
+// skippedFields is how many counts a grep progress reply carries.
+const skippedFields = 10
+
+func skippedSlots(c *grep.SkipCounts) [skippedFields]*int64 {
+	return [skippedFields]*int64{
+		&c.IgnoredFiles, &c.IgnoredDirs, &c.HiddenFiles, &c.HiddenDirs, &c.NamedDirs,
+		&c.UnreadableDirs, &c.Other, &c.BinaryFiles, &c.OversizeFiles, &c.UnreadableFiles,
+	}
+}
+
+func encodeSkipped(e *msgpack.Encoder, c *grep.SkipCounts) error {
+	if err := e.EncodeArrayLen(skippedFields); err != nil {
+		return err
+	}
+	for _, p := range skippedSlots(c) {
+		if err := e.EncodeInt(*p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func decodeSkipped(d *msgpack.Decoder) (*grep.SkipCounts, error) {
+	n, err := d.DecodeArrayLen()
+	if err != nil {
+		return nil, err
+	}
+	if n != skippedFields {
+		return nil, fmt.Errorf("skip counts: %d fields, want %d", n, skippedFields)
+	}
+	c := new(grep.SkipCounts)
+	for _, p := range skippedSlots(c) {
+		if *p, err = d.DecodeInt64(); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }

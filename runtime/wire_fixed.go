@@ -18,6 +18,9 @@ func (r *reply) appendFixed(b []byte) ([]byte, bool) {
 		b = appendUint(b, uint64(r.Job))
 		return appendUint(b, uint64(r.Kind)), true
 	case replySum, replyParse, replyProgress:
+		if r.Skipped != nil {
+			return b, false // grep's skip counts take the encoder's path
+		}
 		b = append(b, 0x93)
 		b = appendUint(b, uint64(r.Job))
 		b = appendUint(b, uint64(r.Kind))

@@ -11,6 +11,7 @@ import (
 	"github.com/pmacs-go/pmacs-go/bus"
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/walk"
 )
 
 func busEnvelope(payload []byte) bus.Envelope {
@@ -44,6 +45,10 @@ func TestReplyKindsRoundTripThroughTheBus(t *testing.T) {
 		{Job: 10, Kind: replyEntry, Entry: &entry},
 		{Job: 11, Kind: replyValue, Value: map[string]any{"k": "v"}},
 		{Job: 12, Kind: replyProgress, N: 7955},
+		{Job: 13, Kind: replyProgress, N: 7955, Skipped: &grep.SkipCounts{
+			SkipCounts:  walk.SkipCounts{IgnoredFiles: 1, IgnoredDirs: 2, HiddenFiles: 3, HiddenDirs: 4, NamedDirs: 5, UnreadableDirs: 6, Other: 7},
+			BinaryFiles: 8, OversizeFiles: 9, UnreadableFiles: 10,
+		}},
 	}
 	for _, in := range cases {
 		env, err := reg.Encode(replyTopic, &in)

@@ -33,6 +33,54 @@ type Options struct {
 	NoIgnore bool     // do not honour .ignore, .gitignore and .git/info/exclude (ripgrep's --no-ignore)
 	SkipDirs []string // directory names never entered, at any depth; nil skips none
 	Fanout   int      // goroutines reading directories and visiting files; 0 (or negative) = runtime.NumCPU()
+	// Skipped, if set, counts what the walk leaves out as it goes, so another goroutine can
+	// say what a running or finished walk did not list.
+	Skipped *Skipped
+}
+
+// Skipped counts what a walk left out, by reason. The walk adds to it once per directory it
+// reads, so it may be read from any goroutine while the walk runs; entries left out because
+// a directory above them was are not counted.
+type Skipped struct {
+	IgnoredFiles, IgnoredDirs atomic.Int64 // matched by an ignore file
+	HiddenFiles, HiddenDirs   atomic.Int64 // names starting with '.', without Options.Hidden
+	NamedDirs                 atomic.Int64 // directories named in Options.SkipDirs
+	UnreadableDirs            atomic.Int64 // directories that could not be read (Dir.Err)
+	Other                     atomic.Int64 // symlinks, devices, fifos and sockets
+}
+
+// SkipCounts is a copy of a Skipped's counts at one moment.
+type SkipCounts struct {
+	IgnoredFiles, IgnoredDirs int64
+	HiddenFiles, HiddenDirs   int64
+	NamedDirs                 int64
+	UnreadableDirs            int64
+	Other                     int64
+}
+
+// Load returns the counts as they are now.
+func (s *Skipped) Load() SkipCounts {
+	return SkipCounts{
+		IgnoredFiles: s.IgnoredFiles.Load(), IgnoredDirs: s.IgnoredDirs.Load(),
+		HiddenFiles: s.HiddenFiles.Load(), HiddenDirs: s.HiddenDirs.Load(),
+		NamedDirs: s.NamedDirs.Load(), UnreadableDirs: s.UnreadableDirs.Load(), Other: s.Other.Load(),
+	}
+}
+
+// add adds one directory's counts.
+func (s *Skipped) add(c *SkipCounts) {
+	for _, f := range []struct {
+		to *atomic.Int64
+		n  int64
+	}{
+		{&s.IgnoredFiles, c.IgnoredFiles}, {&s.IgnoredDirs, c.IgnoredDirs},
+		{&s.HiddenFiles, c.HiddenFiles}, {&s.HiddenDirs, c.HiddenDirs},
+		{&s.NamedDirs, c.NamedDirs}, {&s.UnreadableDirs, c.UnreadableDirs}, {&s.Other, c.Other},
+	} {
+		if f.n != 0 {
+			f.to.Add(f.n)
+		}
+	}
 }
 
 // Dir is a directory the walk reached. It does not change once a VisitFunc has seen it, so
@@ -302,6 +350,9 @@ func (w *worker) readDir(d *Dir) {
 	}
 	if err != nil {
 		d.err = &fs.PathError{Op: "readdir", Path: d.path, Err: err}
+		if sk := w.s.opts.Skipped; sk != nil {
+			sk.UnreadableDirs.Add(1)
+		}
 		if err := w.s.visit(w.id, d, nil); err != nil && err != fs.SkipDir {
 			w.s.fail(err)
 		}
@@ -334,19 +385,35 @@ func (w *worker) readDir(d *Dir) {
 		return
 	}
 	var batch []string
+	var skipped SkipCounts
 	for _, e := range w.entries {
 		if e.Type != dirent.File && e.Type != dirent.Dir {
+			skipped.Other++
 			continue // symlinks are not followed; devices and the like are not listed
 		}
 		isDir := e.Type == dirent.Dir
 		if isDir && s.skipDirs != nil {
 			if _, skip := s.skipDirs[e.Name]; skip {
+				skipped.NamedDirs++
 				continue
 			}
 		}
 		rel := d.Join(e.Name)
 		verdict := ign.match(rel, isDir)
-		if verdict == ignoreIgnored || (verdict == ignoreNone && !s.opts.Hidden && e.Name[0] == '.') {
+		if verdict == ignoreIgnored {
+			if isDir {
+				skipped.IgnoredDirs++
+			} else {
+				skipped.IgnoredFiles++
+			}
+			continue
+		}
+		if verdict == ignoreNone && !s.opts.Hidden && e.Name[0] == '.' {
+			if isDir {
+				skipped.HiddenDirs++
+			} else {
+				skipped.HiddenFiles++
+			}
 			continue
 		}
 		if isDir {
@@ -364,6 +431,9 @@ func (w *worker) readDir(d *Dir) {
 	}
 	if len(batch) > 0 {
 		w.produced = append(w.produced, task{dir: d, files: batch})
+	}
+	if s.opts.Skipped != nil {
+		s.opts.Skipped.add(&skipped)
 	}
 }
 

@@ -342,3 +342,58 @@ func TestWalkRepanicsAVisitPanicOnTheCaller(t *testing.T) {
 	}()
 	require.Equal(t, "visit failed", v)
 }
+
+// Options.Skipped counts what the walk left out, by reason, so a search can
+// say what it did not look at: ignored files and directories, hidden ones,
+// SkipDirs names, unreadable directories, and entries that are neither file
+// nor directory. What lies below a skipped directory is not counted.
+func TestWalkCountsWhatItSkipped(t *testing.T) {
+	root := makeTree(t, map[string]string{
+		".gitignore":        "*.log\nout/\n",
+		"keep.go":           "",
+		"a.log":             "",
+		"sub/b.log":         "",
+		"sub/keep.go":       "",
+		"out/x.go":          "",
+		"out/y.go":          "",
+		".hidden":           "",
+		".cfg/z.go":         "",
+		"node_modules/m.js": "",
+		"gone/w.go":         "",
+	})
+	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	require.NoError(t, os.Symlink("keep.go", filepath.Join(root, "link.go")))
+	var sk walk.Skipped
+	var mu sync.Mutex
+	var files []string
+	opts := walk.Options{SkipDirs: []string{"node_modules"}, Skipped: &sk, Fanout: 2}
+	err := walk.Walk(context.Background(), root, opts, func(_ int, d *walk.Dir, names []string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if names == nil && d.Rel() == "" {
+			// Queued but not yet read: reading it now fails.
+			return os.RemoveAll(filepath.Join(root, "gone"))
+		}
+		for _, n := range names {
+			files = append(files, d.Join(n))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"keep.go", "sub/keep.go"}, files)
+	require.Equal(t, walk.SkipCounts{
+		IgnoredFiles:   2, // a.log, sub/b.log
+		IgnoredDirs:    1, // out
+		HiddenFiles:    2, // .gitignore, .hidden
+		HiddenDirs:     2, // .git, .cfg
+		NamedDirs:      1, // node_modules
+		UnreadableDirs: 1, // gone
+		Other:          1, // link.go
+	}, sk.Load())
+
+	// With Hidden and NoIgnore nothing is skipped for those reasons.
+	var all walk.Skipped
+	err = walk.Walk(context.Background(), root, walk.Options{Hidden: true, NoIgnore: true, Skipped: &all}, func(int, *walk.Dir, []string) error { return nil })
+	require.NoError(t, err)
+	require.Equal(t, walk.SkipCounts{Other: 1}, all.Load())
+}

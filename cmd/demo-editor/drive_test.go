@@ -11,12 +11,12 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
-// drive does not sleep while replies are pending. A budget spent before each
-// frame starts makes every frame leave most replies for the next; with a
-// one-second frame target, a loop that slept between those frames would
-// take at least ten seconds for these ten frames' worth of replies. The
-// expected run sleeps about once (for the last deferred resumptions), so the
-// bound below is generous against load.
+// drive does not sleep while replies or resumptions are pending. A budget
+// spent before each frame starts makes every frame leave most replies, and
+// all resumptions but one, for the next; with a one-second frame target, a
+// loop that slept between those frames would take at least ten seconds for
+// these ten frames' worth of replies (and 640 for the resumptions). The
+// expected run does not sleep, so the bound below is generous against load.
 func TestDriveDoesNotSleepWhileRepliesPending(t *testing.T) {
 	const tasks = 640 // ten frames of 64 replies
 	rt, err := runtime.New(runtime.Options{})

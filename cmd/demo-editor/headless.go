@@ -120,16 +120,18 @@ func RunScript(script string, args []string, safe bool, stdout, stderr io.Writer
 
 // drive runs frames until the binding is idle. It sleeps between frames on
 // "worker replies ready OR frame deadline", never spinning, and not at all
-// while replies are pending: a budgeted frame leaves what it had no time
-// for, and those replies must not wait for the frame deadline.
+// while work is left over: a budgeted frame leaves the replies and the
+// resumptions it had no time for, and they must not wait for the frame
+// deadline.
 func drive(b *luabind.Binding, rt *runtime.Runtime) error {
 	timer := time.NewTimer(rt.FrameTarget())
 	defer timer.Stop()
+	deferred := false
 	for b.Busy() {
 		if b.Stalled() {
 			return fmt.Errorf("%d task(s) wait on each other and can never wake", b.Stats().Tasks)
 		}
-		if !rt.Pending() {
+		if !rt.Pending() && !deferred {
 			select {
 			case <-rt.Ready():
 			case <-b.MCPReady():
@@ -137,7 +139,7 @@ func drive(b *luabind.Binding, rt *runtime.Runtime) error {
 			case <-timer.C:
 			}
 		}
-		b.Frame()
+		deferred = b.Frame().Deferred > 0
 		timer.Reset(rt.FrameTarget())
 	}
 	return nil

@@ -8,27 +8,41 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // Issue 14, defects (live grep): the live grep searches what rg searches
 // by default: a directory named build (on the old default skip list) is
-// searched, files an .ignore names and hidden files are not, and the
-// header says what it skipped.
+// searched, files an .ignore names, hidden files and binary files are not,
+// and the header says what it skipped, counted by the job, by reason.
 func TestLiveGrepSearchesWhatRgSearches(t *testing.T) {
 	dir := makeGrepDir(t, map[string]string{
 		"main.go":           "needle in main\n",
 		"build/gen.go":      "needle in build\n",
 		"cmd/dist/dist.go":  "needle in dist\n",
 		"ignored/x.go":      "needle ignored\n",
-		".ignore":           "ignored/\n",
+		"old.log":           "needle logged\n",
+		".ignore":           "ignored/\n*.log\n",
 		".hidden/secret.go": "needle hidden\n",
+		"blob.bin":          "needle\x00binary\n",
 	})
 	h := startEditor(t, Options{Path: dir})
 	h.waitText("main.go")
 	h.ctrl('f')
 	h.waitText("grep:")
 	h.typeText("needle")
-	rows := h.waitText(`grep "needle": 3 matches in 3 files  done  (hidden and ignored files skipped, as rg)`)
+	rows := h.waitText(`grep "needle": 3 matches in 3 files  done  (skipped 2 ignored, 2 hidden, 1 binary, as rg)`)
+	var st map[string]int
+	h.e.call(func() {
+		st = map[string]int{}
+		h.e.grepStatus(h.e.cur.gv).RawGetString("skipped").(*lua.LTable).ForEach(func(k, v lua.LValue) {
+			st[k.String()] = int(v.(lua.LNumber))
+		})
+	})
+	require.Equal(t, map[string]int{
+		"ignored_files": 1, "ignored_dirs": 1, "hidden_files": 1, "hidden_dirs": 1, "binary_files": 1,
+		"excluded_dirs": 0, "unreadable_dirs": 0, "unreadable_files": 0, "oversize_files": 0, "other": 0,
+	}, st, "grep_status(buf).skipped")
 	require.True(t, anyContains(rows, "build/gen.go:1: needle in build"), "build/ is searched")
 	require.True(t, anyContains(rows, "cmd/dist/dist.go:1: needle in dist"))
 	require.False(t, anyContains(rows, "needle ignored"))

@@ -502,21 +502,38 @@ end)
 local grep = {buf = nil, count = 0, query = "", root = nil, regex = false, state = ""}
 local spinner = {"|", "/", "-", "\\"}
 
+-- skipped_summary says what the search left out, as rg leaves it out:
+-- "skipped 12 ignored, 40 hidden, 3 binary", only the reasons that occurred.
+local function skipped_summary(sk)
+  if not sk then return "" end
+  local parts = {}
+  local function add(n, what) if n > 0 then parts[#parts + 1] = n .. " " .. what end end
+  add(sk.ignored_files + sk.ignored_dirs, "ignored")
+  add(sk.hidden_files + sk.hidden_dirs, "hidden")
+  add(sk.binary_files, "binary")
+  add(sk.oversize_files, "too large")
+  add(sk.unreadable_files + sk.unreadable_dirs, "unreadable")
+  add(sk.excluded_dirs, "excluded")
+  add(sk.other, "symlinks/special")
+  if #parts == 0 then return "  (nothing skipped)" end
+  return "  (skipped " .. table.concat(parts, ", ") .. ", as rg)"
+end
+
 local function grep_header()
   local head
   if grep.query == "" then
     head = "grep in " .. grep.root .. ": type a pattern (Enter opens the selected match, M-r regex, Esc cancels)"
   else
     local files = grep.files and (" in " .. grep.files .. " files") or ""
-    head = string.format("grep %q%s: %d matches%s  %s  (hidden and ignored files skipped, as rg)",
-      grep.query, grep.regex and " (regex)" or "", grep.count, files, grep.state)
+    head = string.format("grep %q%s: %d matches%s  %s%s",
+      grep.query, grep.regex and " (regex)" or "", grep.count, files, grep.state, skipped_summary(grep.skipped))
   end
   ed.set_lines(grep.buf, 0, 1, {head})
   ed.add_highlights(grep.buf, {{0, 0, 0, #head, "header"}})
 end
 
 local function start_grep(query)
-  grep.query, grep.count, grep.files = query, 0, nil
+  grep.query, grep.count, grep.files, grep.skipped = query, 0, nil, nil
   local buf = grep.buf
   ed.grep_cancel(buf)
   ed.set_lines(buf, 0, -1, {""})
@@ -529,7 +546,7 @@ local function start_grep(query)
     case_sensitive = query:find("%u") ~= nil, key = "live-grep",
     on_update = function(st)
       if grep.buf ~= buf or grep.query ~= query then return end
-      grep.count, grep.files = st.matches, st.files
+      grep.count, grep.files, grep.skipped = st.matches, st.files, st.skipped
       if st.state == "running" then
         tick = tick + 1
         grep.state = "searching " .. spinner[tick % #spinner + 1]

@@ -11,12 +11,17 @@ import (
 )
 
 var (
-	styleStatus    = tcell.StyleDefault.Reverse(true)
-	styleHelp      = tcell.StyleDefault.Foreground(tcell.ColorGray)
-	styleError     = tcell.StyleDefault.Foreground(tcell.ColorRed).Bold(true)
-	stylePrompt    = tcell.StyleDefault.Bold(true)
-	styleSelection = tcell.ColorNavy
-	styleTilde     = tcell.StyleDefault.Foreground(tcell.ColorGray)
+	styleStatus = tcell.StyleDefault.Reverse(true)
+	// The status line of the window without focus, and its cursor: dimmer
+	// colours, as Vim and Helix draw an inactive window, so which of two
+	// windows takes the keys shows at a glance.
+	styleStatusInactive = tcell.StyleDefault.Background(tcell.ColorDimGray).Foreground(tcell.ColorSilver)
+	styleCursorInactive = tcell.StyleDefault.Background(tcell.ColorGray).Foreground(tcell.ColorBlack)
+	styleHelp           = tcell.StyleDefault.Foreground(tcell.ColorGray)
+	styleError          = tcell.StyleDefault.Foreground(tcell.ColorRed).Bold(true)
+	stylePrompt         = tcell.StyleDefault.Bold(true)
+	styleSelection      = tcell.ColorNavy
+	styleTilde          = tcell.StyleDefault.Foreground(tcell.ColorGray)
 	// In-buffer search matches, and the one the cursor went to.
 	styleMatch    = tcell.StyleDefault.Background(tcell.ColorOlive).Foreground(tcell.ColorBlack)
 	styleMatchCur = tcell.StyleDefault.Background(tcell.ColorYellow).Foreground(tcell.ColorBlack)
@@ -100,6 +105,9 @@ func (e *session) draw() {
 		}
 		e.shownLines[i] = text
 		st := styleStatus
+		if i == 0 && e.lowerUnfocused() {
+			st = styleStatusInactive
+		}
 		if i == 1 {
 			st = styleHelp
 		}
@@ -266,10 +274,35 @@ func (e *session) drawBottomLine(y int) bool {
 	return true
 }
 
-// statusText is the status line: the buffer, the cursor, then the frame
-// time (p99 over the last second) and the work in flight.
+// lowerUnfocused reports a split whose lower window, the one above the
+// status line, is not the focused one.
+func (e *session) lowerUnfocused() bool { return e.win.other != nil && !e.win.otherTop }
+
+// statusText is the status line: the buffer and cursor of the window above
+// it (the lower one of a split), then the frame time (p99 over the last
+// second) and the work in flight.
 func (e *session) statusText() string {
-	b := e.cur
+	b, c := e.cur, e.cur.cursor
+	if e.lowerUnfocused() {
+		b, c = e.win.other.buf, e.win.other.cursor
+	}
+	left := windowStatus(b, c)
+	p99, n := e.stats.p99(time.Now())
+	frame := "frame p99 -"
+	if n > 0 {
+		frame = fmt.Sprintf("frame p99 %.1fms", float64(p99.Microseconds())/1000)
+	}
+	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, e.activeJobs(), e.lb.Stats().Tasks)
+	pad := e.width - displayCol(left, len(left)) - displayCol(right, len(right))
+	if pad < 1 {
+		pad = 1
+	}
+	return left + strings.Repeat(" ", pad) + right
+}
+
+// windowStatus is a window's part of a status line: its buffer's name and
+// flags, its cursor, the language and the buffer's status text.
+func windowStatus(b *buffer, c pos) string {
 	flags := ""
 	switch {
 	case b.loading:
@@ -285,24 +318,13 @@ func (e *session) statusText() string {
 	if lang != "" {
 		lang = " " + lang
 	}
-	p99, n := e.stats.p99(time.Now())
-	frame := "frame p99 -"
-	if n > 0 {
-		frame = fmt.Sprintf("frame p99 %.1fms", float64(p99.Microseconds())/1000)
-	}
 	if b.status != "" {
 		lang += "  " + b.status
 	}
 	if note := b.rowNote(); note != "" {
 		lang += "  " + note
 	}
-	left := fmt.Sprintf(" %s%s  %d:%d%s", b.name, flags, b.cursor.Row+1, b.cursor.Col+1, lang)
-	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, e.activeJobs(), e.lb.Stats().Tasks)
-	pad := e.width - displayCol(left, len(left)) - displayCol(right, len(right))
-	if pad < 1 {
-		pad = 1
-	}
-	return left + strings.Repeat(" ", pad) + right
+	return fmt.Sprintf(" %s%s  %d:%d%s", b.name, flags, c.Row+1, c.Col+1, lang)
 }
 
 // activeJobs counts the jobs in flight without copying the runtime's

@@ -167,7 +167,8 @@ func TestBrokenInitFileLeavesAUsableEditor(t *testing.T) {
 		return strings.Contains(messageLine(rows), "init:")
 	})
 	require.Contains(t, messageLine(rows), "init.lua")
-	h.waitText("new.txt")
+	// Keys do not edit a buffer whose file is still being read.
+	h.until("new.txt loaded", func(e *session) bool { return e.cur.name == "new.txt" && !e.cur.loading })
 	h.typeText("xy")
 	h.key(tcell.KeyBackspace2)
 	h.ctrl('s')

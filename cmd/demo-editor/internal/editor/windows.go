@@ -140,21 +140,41 @@ func (e *session) drawOther(focusedChanged bool) bool {
 	if b != e.cur {
 		b.dirtyFrom = -1
 	}
+	e.drawInactiveCursor(o, y0, h)
 	e.drawSplitStatus(statusY)
 	return true
 }
 
+// drawInactiveCursor marks the unfocused window's cursor, in rows [y0,
+// y0+h) of the screen, with a dim block: the terminal's one cursor is the
+// focused window's, and without a mark the other window's place is lost. A
+// list view (its selected row drawn highlighted) needs none.
+func (e *session) drawInactiveCursor(o *window, y0, h int) {
+	b := o.buf
+	if b.cursorLine || o.cursor.Row >= len(b.lines) {
+		return
+	}
+	top := min(o.top, max(len(b.lines)-1, 0))
+	x := displayCol(b.lines[o.cursor.Row], o.cursor.Col) - o.left
+	y := o.cursor.Row - top
+	if x < 0 || x >= e.width || y < 0 || y >= h {
+		return
+	}
+	r, comb, _, _ := e.scr.GetContent(x, y0+y)
+	e.scr.SetContent(x, y0+y, r, comb, styleCursorInactive)
+}
+
 // drawSplitStatus paints the upper window's status line at row y (the
-// unfocused window's when y >= 0, else the focused one's).
+// unfocused window's when y >= 0, dimmed, else the focused one's).
 func (e *session) drawSplitStatus(y int) {
 	upper, _ := e.splitRows()
 	b, c, st := e.cur, e.cur.cursor, styleStatus
 	if y < 0 {
 		y = upper
 	} else {
-		b, c, st = e.win.other.buf, e.win.other.cursor, styleStatus.Dim(true)
+		b, c, st = e.win.other.buf, e.win.other.cursor, styleStatusInactive
 	}
-	e.putLine(0, y, fmt.Sprintf(" %s  %d:%d", b.name, c.Row+1, c.Col+1), st)
+	e.putLine(0, y, windowStatus(b, c), st)
 }
 
 func (e *session) luaSplit(L *lua.LState) int {

@@ -63,3 +63,59 @@ func TestTwoWindowsSplitAndSwitch(t *testing.T) {
 	h.alt('o')
 	h.waitScreen("M-o with one window says so", bottomHas("one window only"))
 }
+
+// Issue 14, features (two windows): the window without focus is drawn
+// dimmer, as Vim and Helix draw it: its status line in dim colours and its
+// cursor as a dim block, while the focused window's status line stays in
+// reverse video and the terminal's cursor is its. The status line above
+// the lower window speaks of that window, focused or not.
+func TestUnfocusedWindowIsDimmer(t *testing.T) {
+	var sb strings.Builder
+	for i := 1; i <= 100; i++ {
+		fmt.Fprintf(&sb, "row %03d\n", i)
+	}
+	path := writeTestFile(t, "w.txt", sb.String())
+	h := startEditor(t, Options{Path: path})
+	h.waitText("row 001")
+	h.alt('2')
+	h.key(tcell.KeyDown)
+	h.key(tcell.KeyDown)
+	h.key(tcell.KeyRight)
+	// 30 rows: the upper window's status line at row 13, the lower
+	// window's rows 14 to 26, its status line at row 27.
+	rows := h.waitScreen("the upper window focused at 3:2", func(rows []string) bool {
+		return strings.Contains(rows[13], "w.txt  3:2") && strings.Contains(rows[27], "w.txt  1:1")
+	})
+	require.NotContains(t, rows[27], "3:2", "the lower window's status line shows its own cursor")
+	style := func(x, y int) tcell.Style {
+		var st tcell.Style
+		h.e.call(func() { _, _, st, _ = h.scr.GetContent(x, y) })
+		return st
+	}
+	cursor := func() (x, y int) {
+		h.e.call(func() { x, y, _ = h.scr.GetCursor() })
+		return x, y
+	}
+	require.Equal(t, styleStatus, style(0, 13), "the focused window's status line")
+	require.Equal(t, styleStatusInactive, style(0, 27), "the unfocused window's status line")
+	require.NotEqual(t, styleStatus, styleStatusInactive)
+	require.Equal(t, styleCursorInactive, style(0, 14), "the unfocused window's cursor, row 1 column 1")
+	require.NotEqual(t, styleCursorInactive, style(1, 14), "only the cursor's cell")
+	x, y := cursor()
+	require.Equal(t, [2]int{1, 2}, [2]int{x, y}, "the terminal's cursor is the focused window's")
+	require.NotEqual(t, styleCursorInactive, style(1, 2))
+
+	h.alt('o')
+	h.waitScreen("the lower window focused", func(rows []string) bool {
+		return strings.Contains(rows[27], "w.txt  1:1") && strings.Contains(rows[13], "w.txt  3:2")
+	})
+	h.until("the styles follow the focus", func(e *session) bool {
+		_, _, up, _ := h.scr.GetContent(0, 13)
+		_, _, down, _ := h.scr.GetContent(0, 27)
+		return up == styleStatusInactive && down == styleStatus
+	})
+	require.Equal(t, styleCursorInactive, style(1, 2), "the upper window's cursor, now unfocused, is a dim block")
+	require.NotEqual(t, styleCursorInactive, style(0, 14), "the focused window's cell has no dim block")
+	x, y = cursor()
+	require.Equal(t, [2]int{0, 14}, [2]int{x, y})
+}
