@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -364,4 +365,31 @@ func TestServerApplyEditReachesTheBuffers(t *testing.T) {
 			t.Fatalf("the server did not hear applied = true; its log:\n%s", data)
 		}
 	}
+}
+
+// Completion belongs to the buffer it was opened in: showing another
+// buffer closes its popup and gives the movement keys back (init.lua's
+// frame hook), so coming back finds an ordinary buffer.
+func TestCompletionClosesWhenAnotherBufferIsShown(t *testing.T) {
+	useFakeLSP(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.go")
+	// The scripted server answers a completion asked at column 18.
+	require.NoError(t, os.WriteFile(path, []byte("package m\n\nvar x = abcdefghij\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	h.gotoLine("3:19")
+	h.until("the cursor at the end of row 3", func(e *session) bool { return e.cur.cursor == pos{2, 18} })
+	h.alt('/')
+	h.until("the completion popup", func(e *session) bool { return popupLines(e) != nil })
+	var goBuf *buffer
+	h.e.call(func() { goBuf = h.e.cur })
+
+	h.ctrl('w') // *workers*
+	h.until("*workers* shown", func(e *session) bool { return e.cur.name == "*workers*" })
+	h.until("the completion closed", func(e *session) bool { return goBuf.popup == nil })
+	var own map[string]*lua.LFunction
+	h.e.call(func() { own = maps.Clone(h.e.keys.buffer[goBuf.id]) })
+	require.NotContains(t, own, "Down", "the completion's keys are gone from the buffer")
+	require.NotContains(t, own, "Enter")
 }
