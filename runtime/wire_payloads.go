@@ -54,12 +54,44 @@ func encodeMatches(e *msgpack.Encoder, ms []grep.Match) error {
 // one-byte fields.
 const minMatchBytes = 7
 
+// decodeFile decodes a match's file name, returning last itself (no
+// allocation) when the name is the same: a batch holds runs of matches of
+// one file, and the main goroutine decodes every batch. buf holds the bytes
+// for the comparison; a longer name is decoded as a new string.
+func decodeFile(d *msgpack.Decoder, last string, buf []byte) (string, error) {
+	n, err := d.DecodeBytesLen()
+	if err != nil || n <= 0 {
+		return "", err
+	}
+	if err := checkClaim(d, "file name", n, 1); err != nil {
+		return "", err
+	}
+	if n > len(buf) {
+		b := make([]byte, n)
+		if err := d.ReadFull(b); err != nil {
+			return "", err
+		}
+		return string(b), nil
+	}
+	b := buf[:n]
+	if err := d.ReadFull(b); err != nil {
+		return "", err
+	}
+	if string(b) == last {
+		return last, nil
+	}
+	return string(b), nil
+}
+
 func decodeMatches(d *msgpack.Decoder) ([]grep.Match, error) {
 	n, err := decodeLen(d, minMatchBytes)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]grep.Match, 0, min(n, 1024))
+	var file string    // the last file named: a batch names each file many times in a row
+	var name [256]byte // where a file name is read to be compared with it
+	var slab [][2]uint32
 	for range n {
 		var m grep.Match
 		fields, err := d.DecodeArrayLen()
@@ -69,9 +101,10 @@ func decodeMatches(d *msgpack.Decoder) ([]grep.Match, error) {
 		if fields != 6 {
 			return nil, fmt.Errorf("match: %d fields, want 6", fields)
 		}
-		if m.File, err = d.DecodeString(); err != nil {
+		if m.File, err = decodeFile(d, file, name[:]); err != nil {
 			return nil, err
 		}
+		file = m.File
 		if m.Line, err = d.DecodeUint32(); err != nil {
 			return nil, err
 		}
@@ -92,7 +125,15 @@ func decodeMatches(d *msgpack.Decoder) ([]grep.Match, error) {
 			return nil, fmt.Errorf("match spans: odd length %d", flat)
 		}
 		if flat > 0 {
-			m.Spans = make([][2]uint32, flat/2)
+			// The spans of a batch share a few allocations (a match has one
+			// or two): a slab is cut into each match's spans, with a full
+			// slice expression so that no match can append into the next.
+			k := flat / 2
+			if cap(slab)-len(slab) < k {
+				slab = make([][2]uint32, 0, max(k, 2*min(n, 1024)))
+			}
+			m.Spans = slab[len(slab) : len(slab)+k : len(slab)+k]
+			slab = slab[:len(slab)+k]
 			for i := range m.Spans {
 				if m.Spans[i][0], err = d.DecodeUint32(); err != nil {
 					return nil, err
