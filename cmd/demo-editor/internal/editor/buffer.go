@@ -321,8 +321,18 @@ func (b *buffer) spliceLines(start, end int, lines []string) {
 	}
 	b.mark = nil
 	b.ownLines()
-	if b.gv != nil && end > b.gv.base && (start != end || start != len(b.lines)) {
-		b.gv.orphaned = true
+	if gv := b.gv; gv != nil && !gv.orphaned && (start != end || start != len(b.lines)) {
+		if end <= gv.base {
+			// Rows above the view's (its header): the view moves with
+			// them.
+			gv.base += len(lines) - (end - start)
+		} else {
+			// A script rewrote rows the view fills: from now on they are
+			// ordinary rows, and the references of those that stay must
+			// follow the splice.
+			b.materializeGrepRefs(start, end)
+			gv.orphaned = true
+		}
 	}
 	b.lines = slices.Replace(b.lines, start, end, lines...)
 	if len(b.lines) == 0 {
@@ -352,6 +362,39 @@ func (b *buffer) spliceRefs(start, end, n int) {
 		return
 	}
 	b.refs = slices.Replace(b.refs, start, min(end, len(b.refs)), make([]rowRef, n)...)
+}
+
+// refAt is where row points, if anywhere. A live grep view's rows point at
+// their matches, which the view keeps anyway: no reference is stored for
+// them (that slice grew with every batch and its copies cost frames).
+func (b *buffer) refAt(row int) (rowRef, bool) {
+	if gv := b.gv; gv != nil && !gv.orphaned {
+		if i := row - gv.base; i >= 0 && i < gv.matches.len() {
+			m := gv.matches.at(i)
+			return rowRef{file: m.File, line: int(m.Line), col: int(m.MatchStart)}, true
+		}
+	}
+	if row < 0 || row >= len(b.refs) || b.refs[row].file == "" {
+		return rowRef{}, false
+	}
+	return b.refs[row], true
+}
+
+// materializeGrepRefs stores the references of a grep view's rows outside
+// [start, end), before a splice of those rows that the view's row-to-match
+// mapping cannot follow. A splice that drops every row of the view (a new
+// search clearing the buffer) stores none.
+func (b *buffer) materializeGrepRefs(start, end int) {
+	gv := b.gv
+	if start <= gv.base && end >= gv.base+gv.matches.len() {
+		return
+	}
+	for i := range gv.matches.len() {
+		if row := gv.base + i; row < start || row >= end {
+			m := gv.matches.at(i)
+			b.setRef(row, rowRef{file: m.File, line: int(m.Line), col: int(m.MatchStart)})
+		}
+	}
 }
 
 // setRef records where row points.

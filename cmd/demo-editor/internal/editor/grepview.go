@@ -68,6 +68,8 @@ func (e *session) luaGrepView(L *lua.LState) int {
 	onUpdate := optFn(L, fname, t, "on_update")
 
 	e.stopGrepView(b)
+	// The old view's rows go with it: nothing needs their references.
+	b.gv = nil
 	if len(b.lines) > 1 {
 		b.spliceLines(1, len(b.lines), nil)
 	}
@@ -166,9 +168,6 @@ func (e *session) takeGrepBatches(batches []runtime.StreamBatch) {
 			gv.count += n
 			growRows(b, n)
 			b.spliceLines(first, first, make([]string, n))
-			for j, m := range sb.Matches {
-				b.setRef(first+j, rowRef{file: m.File, line: int(m.Line), col: int(m.MatchStart)})
-			}
 		}
 		gv.files, gv.skipped = sb.Progress, sb.Skipped
 		gv.reported = false
@@ -235,8 +234,9 @@ func (e *session) formatGrepRow(b *buffer, row int) {
 		}
 	}
 	b.hl.setRow(row, spans)
-	// The match's text now lives in the row.
-	*m = grep.Match{}
+	// The match's text now lives in the row; where it points stays, for
+	// refAt.
+	*m = grep.Match{File: m.File, Line: m.Line, MatchStart: m.MatchStart}
 }
 
 // matchChunkSize is how many matches one chunk of a view's matches holds.
@@ -271,18 +271,14 @@ func (c *matchChunks) append(ms []grep.Match) {
 	}
 }
 
-// growRows makes room for n more rows in b's lines and row references,
-// doubling: append grows a large slice by a quarter at a time, so a view
-// filling with 150,000 rows copied every row dozens of times over; doubling
-// copies them at most twice in all. (Highlights keep only the rows that
-// have colours, so they do not grow with the view.)
+// growRows makes room for n more rows in b's lines, doubling: append grows
+// a large slice by a quarter at a time, so a view filling with 150,000 rows
+// copied every row dozens of times over; doubling copies them at most twice
+// in all. (Highlights keep only the rows that have colours, and the view's
+// rows keep no references of their own, see refAt.)
 func growRows(b *buffer, n int) {
-	need := len(b.lines) + n
-	if need > cap(b.lines) {
+	if need := len(b.lines) + n; need > cap(b.lines) {
 		b.lines = slices.Grow(b.lines, max(n, len(b.lines)))
-	}
-	if need > cap(b.refs) {
-		b.refs = slices.Grow(b.refs, 2*need-len(b.refs))
 	}
 }
 

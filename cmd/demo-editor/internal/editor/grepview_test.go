@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,4 +125,58 @@ func TestLiveGrepRegexToggleAndBadRoot(t *testing.T) {
 		return strings.HasPrefix(rows[0], `grep "x" (regex): 0 matches`) && strings.Contains(rows[0], "bad search root")
 	})
 	require.NotContains(t, rows[0], "done")
+}
+
+// A grep view's rows point at their matches without a reference stored per
+// row (refAt reads the view's own matches), before and after the row is
+// formatted; and once a script rewrites rows the view fills, the rows keep
+// pointing at their matches across the splice.
+func TestGrepViewRowsPointAtTheirMatches(t *testing.T) {
+	dir := makeGrepDir(t, map[string]string{"a.txt": "one\nalpha here\ntwo\nalpha there\n"})
+	h := startEditor(t, Options{Path: dir})
+	h.waitText("a.txt")
+	var buf int
+	h.e.call(func() {
+		require.NoError(t, h.e.L.DoString(fmt.Sprintf(`
+			local ed = pmacs.editor
+			gbuf = ed.create("*g*")
+			ed.grep_view(gbuf, {root = %q, pattern = "alpha"})`, dir)))
+		buf = int(h.e.L.GetGlobal("gbuf").(lua.LNumber))
+	})
+	h.until("both matches in", func(e *session) bool { return e.bufs[buf] != nil && e.bufs[buf].gv.state == "done" })
+	matchAt := func(row int) string {
+		var got string
+		h.e.call(func() {
+			require.NoError(t, h.e.L.DoString(fmt.Sprintf(`
+				local m = pmacs.editor.match_at(gbuf, %d)
+				got = m and (m.file .. ":" .. m.line .. ":" .. m.col) or "nil"`, row)))
+			got = h.e.L.GetGlobal("got").String()
+		})
+		return got
+	}
+	require.Equal(t, "nil", matchAt(0), "the header points nowhere")
+	require.Equal(t, "a.txt:2:0", matchAt(1))
+	require.Equal(t, "a.txt:4:0", matchAt(2))
+	h.e.call(func() { h.e.formatGrepRow(h.e.bufs[buf], 1) })
+	require.Equal(t, "a.txt:2:0", matchAt(1), "a formatted row still points at its match")
+
+	// A script inserts a row above the matches: the view moves down with
+	// its rows.
+	h.e.call(func() {
+		require.NoError(t, h.e.L.DoString(`pmacs.editor.set_lines(gbuf, 1, 1, {"a note"})`))
+	})
+	require.Equal(t, "nil", matchAt(1), "the inserted row points nowhere")
+	require.Equal(t, "a.txt:2:0", matchAt(2))
+	require.Equal(t, "a.txt:4:0", matchAt(3))
+	var second string
+	h.e.call(func() { h.e.formatGrepRow(h.e.bufs[buf], 3); second = h.e.bufs[buf].lines[3] })
+	require.Equal(t, "a.txt:4: alpha there", second, "the moved view formats the right match")
+
+	// A script rewrites a match row: the view lets go of its rows, which
+	// keep pointing where they did.
+	h.e.call(func() {
+		require.NoError(t, h.e.L.DoString(`pmacs.editor.set_lines(gbuf, 2, 3, {"rewritten"})`))
+	})
+	require.Equal(t, "nil", matchAt(2), "the rewritten row points nowhere")
+	require.Equal(t, "a.txt:4:0", matchAt(3))
 }

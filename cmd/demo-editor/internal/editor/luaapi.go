@@ -447,10 +447,10 @@ func (e *session) luaAppendMatches(L *lua.LState) int {
 func (e *session) luaMatchAt(L *lua.LState) int {
 	b := e.bufArg(L, "match_at", 1)
 	row := intArg(L, "match_at", 2, "row")
-	if row < 0 || row >= len(b.refs) || b.refs[row].file == "" {
+	r, ok := b.refAt(row)
+	if !ok {
 		return push(L, lua.LNil)
 	}
-	r := b.refs[row]
 	t := L.CreateTable(0, 3)
 	t.RawSetString("file", lua.LString(r.file))
 	t.RawSetString("line", lua.LNumber(r.line))
