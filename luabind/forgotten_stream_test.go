@@ -65,3 +65,26 @@ func TestForgottenStreamHoldsBoundedMemory(t *testing.T) {
 	require.NoError(t, later.Err())
 	require.Equal(t, lua.LNumber(files*lines), later.Results()[0], "every match, none lost to the hold")
 }
+
+// A task that writes to a program before it reads the program's output
+// (write everything, close stdin, then iterate) must not wait on itself:
+// once the output it has not started reading reaches the bound, the
+// program stops reading its stdin, so a write that waited for room would
+// wait for ever. A write to a program whose output waits for no task
+// returns at once, and a held output is let go while a write waits on it.
+func TestWriteBeforeReadingOutputDoesNotWaitOnItself(t *testing.T) {
+	h := newHarness(t, false)
+	task := h.run(t, `
+		local w = pmacs.workers
+		local h = w.spawn{cmd = {"cat"}, stdin = "pipe"}
+		local chunk = string.rep("x\n", 4096)
+		for i = 1, 256 do assert(h:write(chunk)) end -- 2 MiB, a million lines
+		assert(h:close_stdin())
+		local n = 0
+		for batch in h:batches() do n = n + #batch end
+		local res, err = h:await()
+		assert(res, err)
+		return n`)
+	require.NoError(t, task.Err())
+	require.Equal(t, lua.LNumber(256*4096), task.Results()[0])
+}

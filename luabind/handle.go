@@ -398,7 +398,10 @@ const forgottenStreamItems = runtime.DefaultStreamCredit
 // whose queue has reached forgottenStreamItems. Its producer then waits
 // like one whose consumer is slow (parked: it holds no worker and no gate),
 // until a task iterates it, awaits it (which drops the rest) or cancels it,
-// or the binding closes.
+// or the binding closes. A program's output is not held while a task
+// waits to write to its stdin: the program reads its stdin only while it
+// can write its output, and the writer may be the task that reads the
+// output once it has written.
 func (b *Binding) forgotten(j *job) bool {
 	if j.iterTask != nil || j.discard {
 		return false
@@ -407,7 +410,15 @@ func (b *Binding) forgotten(j *job) bool {
 	for i := range j.queue {
 		n += j.queue[i].Weight()
 	}
-	return n >= forgottenStreamItems
+	if n < forgottenStreamItems {
+		return false
+	}
+	for _, w := range b.jobs {
+		if w.spawn == j && len(w.waiters) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // hold asks the runtime to keep (or resume handing out) a stream's batches,

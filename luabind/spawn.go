@@ -117,8 +117,13 @@ func (b *Binding) handleWrite(L *lua.LState) int {
 // not wait for that. Its queue grows by what t writes instead, which t
 // already holds.
 func (b *Binding) outputWaitsOn(j *job, t *Task) bool {
-	if !j.stream || j.settled || j.discard || j.iterTask == nil {
+	if !j.stream || j.settled || j.discard {
 		return false
+	}
+	if j.iterTask == nil {
+		// Held for want of a consumer (see forgotten): no task will take
+		// a batch before this one moves on.
+		return j.held
 	}
 	_, ok := b.heldCycle(j.iterTask, t)
 	return ok
