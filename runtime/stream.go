@@ -121,7 +121,8 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 	if r.Ranking != nil {
 		n++
 	}
-	units := n - len(r.Lines) + linesWeight(r.Lines)
+	lineUnits := linesWeight(r.Lines)
+	units := n - len(r.Lines) + lineUnits
 	s := j.stream
 	if s == nil || j.state != Running {
 		// Items for a request/reply job are a handler bug; items after a
@@ -132,7 +133,7 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		}
 		return
 	}
-	s.lineUnits += units - (n - len(r.Lines))
+	s.lineUnits += lineUnits
 	s.received += uint64(n)
 	if r.Ranking != nil {
 		if s.ranking != nil {
@@ -209,15 +210,12 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		} else if len(s.matches) > 0 {
 			b.Matches = s.matches[:take:take]
 			s.matches = s.matches[take:]
-		}
-		units := take
-		if b.Ints == nil && b.Matches == nil && b.Ranking == nil && len(s.lines) > 0 {
+		} else if len(s.lines) > 0 {
 			b.Lines = s.lines[:take:take]
 			s.lines = s.lines[take:]
-			units = linesWeight(b.Lines)
-			s.lineUnits -= units
+			s.lineUnits -= linesWeight(b.Lines)
 		}
-		s.credit.Release(units)
+		s.credit.Release(b.Weight())
 		switch {
 		case j.state != Running && s.len() == 0:
 			b.Closed, b.Outcome = true, j.outcome()
