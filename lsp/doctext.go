@@ -3,7 +3,6 @@ package lsp
 import (
 	"bytes"
 	"slices"
-	"unicode/utf8"
 )
 
 // applyEdits returns text with edits applied in order, each range taken
@@ -77,18 +76,5 @@ func locate(lines [][]byte, line, col uint32) (int, int) {
 			content--
 		}
 	}
-	off, units := 0, uint32(0)
-	for off < content && units < col {
-		r, size := utf8.DecodeRune(l[off:content])
-		n := uint32(1)
-		if r >= 0x10000 {
-			n = 2
-		}
-		if units+n > col {
-			break // inside a surrogate pair: stay before the character
-		}
-		units += n
-		off += size
-	}
-	return int(line), off
+	return int(line), ByteOffset(l[:content], int(min(col, 1<<31-1)))
 }

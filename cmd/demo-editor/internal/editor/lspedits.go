@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/lsp"
 )
 
 // maxEditLog bounds the edits a file buffer keeps for a script that has not
@@ -41,26 +41,14 @@ func (l *editLog) record(b *buffer, s, e pos, text string) {
 		return
 	}
 	l.edits = append(l.edits, lspEdit{
-		line: s.Row, col: utf16Len(b.lines[s.Row][:s.Col]),
-		endLine: e.Row, endCol: utf16Len(b.lines[e.Row][:e.Col]),
+		line: s.Row, col: lsp.UTF16Len(b.lines[s.Row][:s.Col]),
+		endLine: e.Row, endCol: lsp.UTF16Len(b.lines[e.Row][:e.Col]),
 		text: text,
 	})
 }
 
 // reset marks the log stale: the whole text changed (a load).
 func (l *editLog) reset() { l.edits, l.overflow = nil, true }
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r == utf8.RuneError {
-			n++
-			continue
-		}
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
 
 // luaTakeEdits is ed.take_edits(buf): the edits since the last call, in
 // order, each {line, col, end_line, end_col, text} (UTF-16 columns, the
@@ -98,23 +86,6 @@ func (e *session) luaSetStatus(L *lua.LState) int {
 	return 0
 }
 
-// byteColUTF16 is the byte column of UTF-16 column units in line; a column
-// past the end is the end, as LSP says a client must read it.
-func byteColUTF16(line string, units int) int {
-	n := 0
-	for i, r := range line {
-		if n >= units {
-			return i
-		}
-		if r == utf8.RuneError {
-			n++
-			continue
-		}
-		n += utf16.RuneLen(r)
-	}
-	return len(line)
-}
-
 // textEdit is one edit of apply_text_edits, in byte positions, with its
 // place in the list so inserts at one position keep their order.
 type textEdit struct {
@@ -129,7 +100,7 @@ type textEdit struct {
 func lspPos(b *buffer, line, col int) (pos, error) {
 	switch {
 	case line < len(b.lines):
-		return pos{line, byteColUTF16(b.lines[line], col)}, nil
+		return pos{line, lsp.ByteOffset(b.lines[line], col)}, nil
 	case line == len(b.lines) && col == 0:
 		last := len(b.lines) - 1
 		return pos{last, len(b.lines[last])}, nil
