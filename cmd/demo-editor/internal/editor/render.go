@@ -292,7 +292,10 @@ func (e *session) statusText() string {
 	if n > 0 {
 		frame = fmt.Sprintf("frame p99 %.1fms", float64(p99.Microseconds())/1000)
 	}
-	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, e.activeJobs(), e.lb.Stats().Tasks)
+	// Every job the editor runs is started from Lua, so the binding's
+	// unsettled jobs are all of them: no copy of the runtime's snapshot.
+	st := e.lb.Stats()
+	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, st.Jobs, st.Tasks)
 	pad := e.width - displayCol(left, len(left)) - displayCol(right, len(right))
 	if pad < 1 {
 		pad = 1
@@ -326,8 +329,3 @@ func windowStatus(b *buffer, c pos) string {
 	}
 	return fmt.Sprintf(" %s%s  %d:%d%s", b.name, flags, c.Row+1, c.Col+1, lang)
 }
-
-// activeJobs counts the jobs in flight without copying the runtime's
-// snapshot every frame: every job the editor runs is started from Lua, so
-// the binding's unsettled jobs are all of them.
-func (e *session) activeJobs() int { return e.lb.Stats().Jobs }
