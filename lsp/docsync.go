@@ -179,6 +179,11 @@ func (c *Client) onCompacted(e evCompacted) {
 	}
 	d.base = e.text
 	d.log = slices.Clone(d.log[e.n:])
+	// Edits made while the fold ran may already fill another: fold them
+	// now, not at the next keystroke, which may never come.
+	if len(d.log) >= compactAfter {
+		c.compactLog(d)
+	}
 }
 
 // Save sends didSave for an open document.
