@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -39,7 +38,6 @@ type fakeMsg struct {
 
 type fakeServer struct {
 	out       *bufio.Writer
-	mu        sync.Mutex
 	methods   []string          // every method received, in order
 	byID      map[string]string // request id -> method
 	cancelled []string          // methods of the requests $/cancelRequest named

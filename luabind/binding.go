@@ -74,7 +74,6 @@ type Binding struct {
 	inFrame   bool
 
 	trampoline *lua.LFunction
-	arm        *lua.LFunction
 	handleMT   *lua.LTable
 	taskMT     *lua.LTable
 	treeMT     *lua.LTable

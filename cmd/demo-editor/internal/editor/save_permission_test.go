@@ -84,7 +84,7 @@ func runSavePermissionCases(t *testing.T, tree string) {
 	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit))
 	h.typeText(strings.Repeat("y", 40))
 	h.ctrl('s')
-	rows = h.waitScreen("the failed save", func(rows []string) bool {
+	h.waitScreen("the failed save", func(rows []string) bool {
 		return strings.Contains(messageLine(rows), "save "+shared)
 	})
 	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old))
