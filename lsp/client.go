@@ -455,9 +455,11 @@ func (c *Client) onResponse(e evResponse) {
 
 func (c *Client) onInitialized(e evResponse) {
 	if e.rerr != nil || e.err != nil {
-		err := error(e.rerr)
-		if err == nil {
-			err = e.err
+		// e.rerr is a pointer: only a non-nil one may become the error
+		// (a nil *wireError in an error interface is not a nil error).
+		err := e.err
+		if e.rerr != nil {
+			err = e.rerr
 		}
 		c.exitErr = fmt.Errorf("lsp: initialize failed: %w", err)
 		c.failAll(c.exitErr)

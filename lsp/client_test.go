@@ -726,3 +726,19 @@ func TestEditLogFoldedAndReopenedWhole(t *testing.T) {
 	require.Equal(t, runtime.Failed, o.State)
 	require.Equal(t, want.String()+"\n", text(), "the restarted server's copy")
 }
+
+// An initialize reply whose result does not decode ends the client with an
+// error that says why. Before, the missing server error became a non-nil
+// error holding a nil *ResponseError, and the client's error read
+// "initialize failed: <nil>".
+func TestUndecodableInitializeReplyFailsTheClient(t *testing.T) {
+	rt := newRT(t)
+	c := startFake(t, rt, Config{RestartBackoff: time.Hour}, fakeBadInitEnv+"=1")
+	o, _ := await(t, rt, c, c.Request(protocol.MethodTextDocumentHover, nil, RequestOptions{}))
+	require.Equal(t, runtime.Failed, o.State)
+	require.Error(t, c.Err())
+	require.Contains(t, c.Err().Error(), "initialize failed")
+	require.Contains(t, c.Err().Error(), "cannot unmarshal")
+	var re *ResponseError
+	require.False(t, errors.As(c.Err(), &re), "no server error is claimed: %v", c.Err())
+}

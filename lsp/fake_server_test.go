@@ -23,6 +23,7 @@ const (
 	fakeNoShutdown   = "PMACS_LSP_FAKE_IGNORE_SHUTDOWN"
 	fakeStartsEnv    = "PMACS_LSP_FAKE_STARTS"     // a file each start appends a line to
 	fakeCrashInitEnv = "PMACS_LSP_FAKE_CRASH_INIT" // exit 4 on initialize
+	fakeBadInitEnv   = "PMACS_LSP_FAKE_BAD_INIT"   // answer initialize with a result that does not decode
 	// fakeInitGateEnv names a directory: on initialize the server creates
 	// got-initialize there, and answers once the file go appears.
 	fakeInitGateEnv = "PMACS_LSP_FAKE_INIT_GATE"
@@ -141,6 +142,10 @@ func (s *fakeServer) handle(m *fakeMsg) {
 		}
 		if ms, _ := strconv.Atoi(os.Getenv(fakeInitDelayEnv)); ms > 0 {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+		if os.Getenv(fakeBadInitEnv) != "" {
+			s.reply(m.ID, map[string]any{"capabilities": "not an object"})
+			break
 		}
 		s.reply(m.ID, map[string]any{
 			"capabilities": map[string]any{"textDocumentSync": 2, "completionProvider": map[string]any{}},
