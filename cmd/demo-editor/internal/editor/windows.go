@@ -160,8 +160,8 @@ func (e *session) drawInactiveCursor(o *window, y0, h int) {
 	if x < 0 || x >= e.width || y < 0 || y >= h {
 		return
 	}
-	r, comb, _, _ := e.scr.GetContent(x, y0+y)
-	e.scr.SetContent(x, y0+y, r, comb, styleCursorInactive)
+	str, _, _ := e.scr.Get(x, y0+y)
+	e.scr.Put(x, y0+y, str, styleCursorInactive)
 }
 
 // drawSplitStatus paints the upper window's status line at row y (the
