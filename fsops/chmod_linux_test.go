@@ -4,8 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -64,24 +62,7 @@ func TestChmodWithoutFchmodat2NeverFollowsASymlinkSwappedIn(t *testing.T) {
 	require.NoError(t, os.Chmod(sentinel, 0o600))
 	require.NoError(t, os.Symlink(sentinel, filepath.Join(root, "l")))
 
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	swapErr := make(chan error, 1)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		a, b := filepath.Join(root, "f"), filepath.Join(root, "l")
-		for !stop.Load() {
-			if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
-				swapErr <- err
-				return
-			}
-		}
-	}()
-	defer func() {
-		stop.Store(true)
-		wg.Wait()
-	}()
+	stopSwapping := startSwapping(t, filepath.Join(root, "f"), filepath.Join(root, "l"))
 
 	ctx := context.Background()
 	var changed, refused int
@@ -96,13 +77,7 @@ func TestChmodWithoutFchmodat2NeverFollowsASymlinkSwappedIn(t *testing.T) {
 		require.NoError(t, lerr)
 		require.EqualValues(t, 0o600, fi.Mode().Perm(), "iteration %d: the chmod followed the swapped-in link outside", i)
 	}
-	stop.Store(true)
-	wg.Wait()
-	select {
-	case err := <-swapErr:
-		require.NoError(t, err, "the swapping goroutine failed")
-	default:
-	}
+	stopSwapping()
 	t.Logf("%d chmods changed the file, %d refused the link", changed, refused)
 	require.NotZero(t, changed+refused, "no chmod ran against the swapping tree")
 }

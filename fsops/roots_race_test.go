@@ -7,8 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,24 +49,7 @@ func confinedOperationsNeverEscape(t *testing.T) {
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "swap")))
 	outsideBefore := snapshot(t, outside)
 
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	swapErr := make(chan error, 1)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		a, b := filepath.Join(root, "d"), filepath.Join(root, "swap")
-		for !stop.Load() {
-			if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
-				swapErr <- err
-				return
-			}
-		}
-	}()
-	defer func() {
-		stop.Store(true)
-		wg.Wait()
-	}()
+	stopSwapping := startSwapping(t, filepath.Join(root, "d"), filepath.Join(root, "swap"))
 
 	roots := Roots{root}
 	ctx := context.Background()
@@ -105,13 +86,7 @@ func confinedOperationsNeverEscape(t *testing.T) {
 			break
 		}
 	}
-	stop.Store(true)
-	wg.Wait()
-	select {
-	case err := <-swapErr:
-		require.NoError(t, err, "the swapping goroutine failed")
-	default:
-	}
+	stopSwapping()
 	require.Empty(t, escapes)
 	require.Equal(t, outsideBefore, snapshot(t, outside), "an operation touched the directory outside the root")
 	require.NotZero(t, succeeded, "no operation ever ran on the real directory: the race was not exercised")
