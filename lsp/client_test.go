@@ -738,7 +738,7 @@ func TestUndecodableInitializeReplyFailsTheClient(t *testing.T) {
 	require.Equal(t, runtime.Failed, o.State)
 	require.Error(t, c.Err())
 	require.Contains(t, c.Err().Error(), "initialize failed")
-	require.Contains(t, c.Err().Error(), "cannot unmarshal")
+	require.Contains(t, c.Err().Error(), "protocol.InitializeResult", "the decoder's reason")
 	var re *ResponseError
 	require.False(t, errors.As(c.Err(), &re), "no server error is claimed: %v", c.Err())
 }
