@@ -64,7 +64,7 @@ type Binding struct {
 
 	jobs    map[runtime.JobID]*job // dispatched through this binding, not yet settled
 	threads map[*lua.LState]*Task  // running or parked tasks by their thread
-	idle    []*lua.LState          // threads of finished tasks, for reuse
+	pool    threadPool             // threads of finished tasks, for reuse
 	live    int                    // tasks started and not finished
 	failed  []*Task                // tasks whose error nobody has collected yet
 
@@ -292,7 +292,8 @@ func (b *Binding) Close() {
 	b.mcpClosing.Wait()
 	clear(b.jobs)
 	clear(b.threads)
-	b.idle, b.run, b.next, b.failed = nil, nil, nil, nil
+	b.pool = threadPool{}
+	b.run, b.next, b.failed = nil, nil, nil
 	b.live = 0
 	b.ls.Close()
 	b.imu.Lock()

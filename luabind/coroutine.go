@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"slices"
 	"weak"
 
 	lua "github.com/yuin/gopher-lua"
@@ -52,8 +51,13 @@ func nesting(L *lua.LState) int {
 
 // notResumable says why L may not resume th, or "" when it may.
 func (b *Binding) notResumable(L, th *lua.LState) string {
-	if b.threads[th] != nil || slices.Contains(b.idle, th) {
+	if b.threads[th] != nil {
 		return "cannot resume a task's coroutine: tasks are resumed by pmacs when what they wait for is ready; use task:await()"
+	}
+	if th.Dead {
+		// A finished coroutine, a finished task's included: its thread
+		// may be pooled for the next task, but to the script it is dead.
+		return "cannot resume dead coroutine"
 	}
 	if resumer(L, th) {
 		return "cannot resume non-suspended coroutine"

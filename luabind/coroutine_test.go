@@ -99,7 +99,7 @@ func TestResumeOfANonSuspendedCoroutineIsRefused(t *testing.T) {
 		"a task resuming a finished task's pooled thread": {`
 			local done
 			pmacs.async.run(function() done = coroutine.running() end)
-			return coroutine.resume(done)`, "cannot resume a task's coroutine"},
+			return coroutine.resume(done)`, "cannot resume dead coroutine"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -36,7 +36,7 @@ func TestAwaitCyclesLeaveNothingParked(t *testing.T) {
 	require.Empty(t, h.b.next)
 	require.Zero(t, h.b.Stats().Jobs)
 	require.Zero(t, h.rt.Stats().Pending)
-	require.LessOrEqual(t, len(h.b.idle), idleThreads, "the thread pool stays capped")
+	require.LessOrEqual(t, len(h.b.pool.idle), minIdleThreads, "101 tasks at most were alive: the pool keeps no more than its floor")
 }
 
 // TestTaskErrorShowsTracebackAndOthersKeepRunning proves that an error in a
@@ -163,13 +163,13 @@ func TestFinishedTaskThreadsAreReused(t *testing.T) {
 	require.NoError(t, err)
 	first := h.b.Spawn(fn)
 	require.True(t, first.Done())
-	require.Len(t, h.b.idle, 1)
-	th := h.b.idle[0]
+	require.Len(t, h.b.pool.idle, 1)
+	th := h.b.pool.idle[0]
 	second := h.b.Spawn(fn)
 	require.True(t, second.Done())
 	require.Equal(t, lua.LNumber(1), second.Results()[0])
-	require.Len(t, h.b.idle, 1)
-	require.Same(t, th, h.b.idle[0], "the same thread served both tasks")
+	require.Len(t, h.b.pool.idle, 1)
+	require.Same(t, th, h.b.pool.idle[0], "the same thread served both tasks")
 }
 
 // TestAdoptedExternalJobIsAwaitable proves a job the editor registered

@@ -12,10 +12,6 @@ import (
 // its frame out.
 const trampolineSource = "pmacs.async"
 
-// idleThreads caps the pool of reusable coroutine threads: enough for the
-// steady churn of short tasks, without pinning the peak of a burst forever.
-const idleThreads = 256
-
 type taskState uint8
 
 const (
@@ -109,6 +105,7 @@ func (b *Binding) spawn(from *lua.LState, fn *lua.LFunction, args []lua.LValue) 
 	}
 	b.threads[t.th] = t
 	b.live++
+	b.pool.saw(b.live)
 	vals := make([]lua.LValue, 0, len(args)+2)
 	vals = append(vals, fn)
 	vals = append(vals, args...)
@@ -118,10 +115,7 @@ func (b *Binding) spawn(from *lua.LState, fn *lua.LFunction, args []lua.LValue) 
 
 // thread returns a coroutine thread, reused when one is idle.
 func (b *Binding) thread() *lua.LState {
-	if n := len(b.idle); n > 0 {
-		th := b.idle[n-1]
-		b.idle[n-1] = nil
-		b.idle = b.idle[:n-1]
+	if th := b.pool.get(); th != nil {
 		return th
 	}
 	// NewThread ties a thread to a child of the creating state's context
@@ -220,13 +214,7 @@ func (b *Binding) finish(t *Task, rets []lua.LValue) {
 	t.state = taskDone
 	t.results = rets
 	b.retire(t)
-	// A thread that ran to its end has an empty stack and no open
-	// upvalues; gopher-lua only marks it dead. Clearing the mark makes it
-	// startable again, which saves the ~16 us of a new thread.
-	if len(b.idle) < idleThreads {
-		t.th.Dead = false
-		b.idle = append(b.idle, t.th)
-	}
+	b.pool.put(t.th)
 	t.th = nil
 	for _, w := range t.waiters {
 		b.run = append(b.run, resumption{t: w, vals: rets})
