@@ -322,6 +322,11 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 			// One scratch reply for the whole drain: decoding into a local
 			// would move it to the heap, one allocation per envelope.
 			rt.scratch = reply{}
+			if env.Topic == replyTopic && decodeMatchesFast(env.Payload, &rt.scratch) {
+				rt.apply(&rt.scratch, now, &out)
+				continue
+			}
+			rt.scratch = reply{}
 			if err := rt.dec.Decode(*env, &rt.scratch); err != nil {
 				rt.malformed++
 				if id, ok := peekJobID(env.Payload); ok {
