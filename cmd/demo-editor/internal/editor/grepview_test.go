@@ -10,6 +10,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/grep"
 )
 
 // Issue 14, defects (live grep): the live grep searches what rg searches
@@ -179,4 +181,26 @@ func TestGrepViewRowsPointAtTheirMatches(t *testing.T) {
 	})
 	require.Equal(t, "nil", matchAt(2), "the rewritten row points nowhere")
 	require.Equal(t, "a.txt:4:0", matchAt(3))
+}
+
+// TestMatchChunksIndexAcrossBatches proves a view's matches, kept as the
+// batches they came in (empty ones too), are found by their index across
+// batch boundaries.
+func TestMatchChunksIndexAcrossBatches(t *testing.T) {
+	var c matchChunks
+	want := 0
+	for _, size := range []int{3, 0, 5, 1, 4096, 2} {
+		batch := make([]grep.Match, size)
+		for i := range batch {
+			batch[i].Line = uint32(want)
+			want++
+		}
+		c.append(batch)
+	}
+	require.Equal(t, want, c.len())
+	for i := range want {
+		require.Equal(t, uint32(i), c.at(i).Line, "match %d", i)
+	}
+	c.at(4).Text = "changed"
+	require.Equal(t, "changed", c.at(4).Text, "at points into the kept batch")
 }
