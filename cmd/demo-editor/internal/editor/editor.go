@@ -65,17 +65,19 @@ const frameBudget = 2 * time.Millisecond
 
 // streamCredit is the editor's per-stream high-water mark, and so the pace
 // of a live grep: about one credit's worth of matches a frame. The tick's
-// decoding stops at the frame budget, but it is only part of what a match
-// costs the main goroutine: about 0.75 us in all, 0.27 us of it decoding,
-// the rest the view's intake and the draws. Measured with "func" over
-// GOROOT/src (146,000 matches; 3 runs each), against the goals of frame
-// CPU p99 4 ms and keystroke p99 16 ms:
+// decoding stops at the frame budget, but the frame also spends on what it
+// decoded (the view's intake, the draw, the hooks). Measured with "func"
+// over GOROOT/src (146,000 matches; 3 runs each), against the goals of
+// frame CPU p99 4 ms while a search streams and keystroke p99 16 ms:
 //
 //	credit  to "done"    frame CPU p50 / p99, selection moving  keystroke p99, typing
-//	2048    1.20-1.22 s  1.7-1.8 / 3.0-4.2 ms                   7.5-16 ms
-//	4096    0.61-0.64 s  2.8-3.2 / 5.1-5.3 ms                   16-25 ms
-//	16384   0.39-0.58 s  3.1-3.7 / 5.4-8.2 ms                   6.4-9.2 ms
-const streamCredit = 2048
+//	2048    1.21-1.23 s  1.1-1.3 / 2.3-2.8 ms                   7.7-9.5 ms
+//	3072    0.81-0.84 s  1.5-1.7 / 2.7-3.4 ms                   10.7-12.9 ms
+//	4096    0.59-0.61 s  1.8-2.1 / 3.2-5.9 ms                   10.6-12.3 ms
+//	8192    0.35-0.37 s  2.6-3.1 / 4.5-7.3 ms                   10.5-21 ms
+//
+// 3072 is the largest whose frame p99 stayed within the goal in every run.
+const streamCredit = 3072
 
 // ErrInit is returned (wrapped) when the editor cannot start: no terminal,
 // no runtime, or no Lua state.
