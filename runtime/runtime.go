@@ -321,6 +321,9 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 			unclocked += len(env.Payload)
 			// One scratch reply for the whole drain: decoding into a local
 			// would move it to the heap, one allocation per envelope.
+			if env.Topic == replyTopic && rt.dropSuperseded(env.Payload) {
+				continue
+			}
 			rt.scratch = reply{}
 			if env.Topic == replyTopic && decodeMatchesFast(env.Payload, &rt.scratch) {
 				rt.apply(&rt.scratch, now, &out)
@@ -404,6 +407,15 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	}
 	if j.state != Running {
 		return // exactly once: a second terminal reply is ignored
+	}
+	if j.superseded && j.stream != nil {
+		// A superseded stream ends Cancelled whatever its worker says: the
+		// items it sent after the supersede were dropped (dropSuperseded),
+		// and a search whose worker finished before it saw the cancel must
+		// not land late as Complete either.
+		j.state, j.err = Cancelled, j.cancelCause()
+		rt.settled(j, now, out)
+		return
 	}
 	switch r.Kind {
 	case replyUnit, replyClosed:

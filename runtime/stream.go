@@ -58,6 +58,39 @@ func linesWeight(ls []SpawnLine) int {
 	return n
 }
 
+// dropSuperseded takes a reply of grep matches or emit_n integers for a
+// superseded stream that has not stopped yet, and drops it undecoded,
+// returning its items' credit: nothing will deliver them (a superseded
+// stream closes without its items), and decoding them would cost the frame
+// after each keystroke that restarts a search a whole credit's worth of
+// matches. It reports false for any other reply, which is then decoded as
+// usual; so does a reply whose header it cannot read.
+func (rt *Runtime) dropSuperseded(p []byte) bool {
+	w := wireBytes{p: p}
+	if n, ok := w.arrayLen(); !ok || n != 3 {
+		return false
+	}
+	id, ok1 := w.uint()
+	kind, ok2 := w.uint()
+	if !ok1 || !ok2 || (kind != uint64(replyMatches) && kind != uint64(replyInts)) {
+		return false
+	}
+	j := rt.pending[JobID(id)]
+	if j == nil || j.stream == nil || !j.superseded || j.state != Running {
+		return false
+	}
+	minItem := 1
+	if kind == uint64(replyMatches) {
+		minItem = minMatchBytes
+	}
+	items, ok := w.arrayLen()
+	if !ok || items > w.left()/minItem {
+		return false
+	}
+	j.stream.credit.Release(items)
+	return true
+}
+
 // discard drops undelivered items and returns their credit, so a producer
 // waiting on a cancelled or abandoned stream is not stuck.
 func (s *streamBuf) discard() {
