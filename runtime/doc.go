@@ -133,9 +133,11 @@
 // Cancel and supersede end a stream differently. A stream cancelled with
 // [Runtime.Cancel] delivers the items it had already buffered once its
 // worker has stopped, then closes Cancelled, as the original design does.
-// A superseded stream drops its undelivered items and its closing batch
-// (Cancelled, with [StreamBatch.Superseded] set) comes at once: results of
-// a superseded search never land late.
+// A superseded stream drops its undelivered items, and those its worker
+// sends before it stops (Tick drops them without decoding), and its
+// closing batch (Cancelled, with [StreamBatch.Superseded] set) comes at
+// once: results of a superseded search never land late. It closes
+// Cancelled even if its worker finished before it saw the cancel.
 //
 // # Process jobs
 //
