@@ -12,15 +12,15 @@ import (
 )
 
 // settleExternal completes a fresh external job with v and returns the
-// error CompleteExternalOK gave and the outcome the next Tick settled.
-func settleExternal(t *testing.T, rt *Runtime, v any) (error, Outcome) {
+// outcome the next Tick settled and the error CompleteExternalOK gave.
+func settleExternal(t *testing.T, rt *Runtime, v any) (Outcome, error) {
 	t.Helper()
 	id, _ := rt.RegisterExternal(KindLSPRequest, "")
 	err := rt.CompleteExternalOK(id, v)
 	require.Equal(t, []JobID{id}, rt.Tick().Settled, "the job settles at the next Tick")
 	o, ok := rt.TakeResult(id)
 	require.True(t, ok)
-	return err, o
+	return o, err
 }
 
 // nest wraps leaf in depth single-element arrays.
@@ -43,7 +43,7 @@ func TestExternalLargeAndDeepRepliesComplete(t *testing.T) {
 	for i := range tokens {
 		tokens[i] = i * 7
 	}
-	err, o := settleExternal(t, rt, map[string]any{"data": tokens})
+	o, err := settleExternal(t, rt, map[string]any{"data": tokens})
 	require.NoError(t, err)
 	require.Equal(t, Complete, o.State, "%v", o.Err)
 	got := o.value.(map[string]any)["data"].([]any)
@@ -53,12 +53,12 @@ func TestExternalLargeAndDeepRepliesComplete(t *testing.T) {
 	}
 
 	doc := strings.Repeat("0123456789abcdef", 4<<20/16)
-	err, o = settleExternal(t, rt, doc)
+	o, err = settleExternal(t, rt, doc)
 	require.NoError(t, err)
 	require.Equal(t, Complete, o.State, "%v", o.Err)
 	require.Equal(t, doc, o.value)
 
-	err, o = settleExternal(t, rt, nest("leaf", 1000))
+	o, err = settleExternal(t, rt, nest("leaf", 1000))
 	require.NoError(t, err)
 	require.Equal(t, Complete, o.State, "%v", o.Err)
 	v := o.value
@@ -89,7 +89,7 @@ func TestExternalValueThatCannotCrossFailsTheJobWithTheReason(t *testing.T) {
 		"too deep":     {nest(nil, maxWireDepth+5), "nested deeper than"},
 		"cyclic":       {cyclic, "nested deeper than"},
 	} {
-		err, o := settleExternal(t, rt, c.v)
+		o, err := settleExternal(t, rt, c.v)
 		require.ErrorContains(t, err, c.want, name)
 		require.Equal(t, Failed, o.State, name)
 		require.Contains(t, jobErr(t, o.Err).Message, c.want, name)

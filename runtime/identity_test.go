@@ -90,7 +90,7 @@ func TestJobCtxKeepsContextContract(t *testing.T) {
 			defer stop1()
 			causeChild, stop2 := context.WithCancelCause(&c)
 			defer stop2(nil)
-			valueChild := context.WithValue(&c, "k", "v")
+			valueChild := context.WithValue(&c, ctxKey{}, "v")
 			timeoutChild, stop3 := context.WithTimeout(&c, time.Hour)
 			defer stop3()
 			grandchild, stop4 := context.WithCancel(valueChild)
@@ -111,7 +111,7 @@ func TestJobCtxKeepsContextContract(t *testing.T) {
 				require.Equal(t, context.Canceled, child.Err())
 				require.Equal(t, tc.want, context.Cause(child))
 			}
-			require.Equal(t, "v", valueChild.Value("k"))
+			require.Equal(t, "v", valueChild.Value(ctxKey{}))
 			select {
 			case <-ran:
 			case <-time.After(5 * time.Second):
@@ -130,3 +130,6 @@ func TestHandlerSeesSupersedeAsCause(t *testing.T) {
 	require.Equal(t, context.Canceled, ctx.Err())
 	require.Equal(t, ErrSuperseded, context.Cause(ctx))
 }
+
+// ctxKey is the key of the value the context tests store.
+type ctxKey struct{}

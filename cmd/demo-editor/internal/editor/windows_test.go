@@ -89,7 +89,7 @@ func TestUnfocusedWindowIsDimmer(t *testing.T) {
 	require.NotContains(t, rows[27], "3:2", "the lower window's status line shows its own cursor")
 	style := func(x, y int) tcell.Style {
 		var st tcell.Style
-		h.e.call(func() { _, _, st, _ = h.scr.GetContent(x, y) })
+		h.e.call(func() { _, st, _ = h.scr.Get(x, y) })
 		return st
 	}
 	cursor := func() (x, y int) {
@@ -110,8 +110,8 @@ func TestUnfocusedWindowIsDimmer(t *testing.T) {
 		return strings.Contains(rows[27], "w.txt  1:1") && strings.Contains(rows[13], "w.txt  3:2")
 	})
 	h.until("the styles follow the focus", func(e *session) bool {
-		_, _, up, _ := h.scr.GetContent(0, 13)
-		_, _, down, _ := h.scr.GetContent(0, 27)
+		_, up, _ := h.scr.Get(0, 13)
+		_, down, _ := h.scr.Get(0, 27)
 		return up == styleStatusInactive && down == styleStatus
 	})
 	require.Equal(t, styleCursorInactive, style(1, 2), "the upper window's cursor, now unfocused, is a dim block")
