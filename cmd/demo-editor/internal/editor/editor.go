@@ -67,17 +67,19 @@ const frameBudget = 2 * time.Millisecond
 // of a live grep: about one credit's worth of matches a frame. The tick's
 // decoding stops at the frame budget, but the frame also spends on what it
 // decoded (the view's intake, the draw, the hooks). Measured with "func"
-// over GOROOT/src (146,000 matches; 3 runs each), against the goals of
-// frame CPU p99 4 ms while a search streams and keystroke p99 16 ms:
+// over GOROOT/src (146,000 matches) in the keystroke table, 3 runs each,
+// against the goals of frame CPU p99 4 ms while a search streams and
+// keystroke p99 16 ms:
 //
-//	credit  to "done"    frame CPU p50 / p99, selection moving  keystroke p99, typing
-//	2048    1.21-1.23 s  1.1-1.3 / 2.3-2.8 ms                   7.7-9.5 ms
-//	3072    0.81-0.84 s  1.4-1.7 / 2.7-4.9 ms (6 runs)          10.7-15.5 ms
-//	4096    0.59-0.61 s  1.8-2.1 / 3.2-5.9 ms                   10.6-12.3 ms
-//	8192    0.35-0.37 s  2.6-3.1 / 4.5-7.3 ms                   10.5-21 ms
+//	credit  to "done"    frame CPU p50 / p99     frame CPU p99     keystroke p99
+//	                     selection moving        typing the query  typing the query
+//	2048    1.21-1.25 s  1.2-1.3 / 2.7-3.4 ms    3.2-3.8 ms        7.3-10.6 ms
+//	3072    0.81-0.83 s  1.3-1.6 / 3.1-3.4 ms    3.3-4.1 ms        9.8-12.1 ms
+//	4096    0.59-0.61 s  1.8-2.1 / 3.2-5.9 ms *  4.1-4.6 ms        10.6-12.3 ms
+//	8192    0.35-0.37 s  2.6-3.1 / 4.5-7.3 ms *  4.4-4.6 ms        10.5-21 ms
 //
-// 2048 is the largest whose frame p99 stayed within the goal, with room,
-// in every run; at 3072 two runs of six went over.
+// (* one search a run, about 40 frames: the p99 is nearly the longest.)
+// 2048 keeps every figure within the goals with room; 3072 went over once.
 const streamCredit = 2048
 
 // ErrInit is returned (wrapped) when the editor cannot start: no terminal,
