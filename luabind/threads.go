@@ -16,6 +16,8 @@ import (
 // keeps as many threads as the busiest moment of the last two windows had
 // tasks, between a floor and a ceiling, and gives the rest back when a
 // window passes without such a burst. An idle thread holds about 3 KB.
+// Windows close in Frame, so a binding that runs no frames after a burst
+// keeps its threads until its next frames.
 const (
 	minIdleThreads = 256
 	maxIdleThreads = 16384

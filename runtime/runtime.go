@@ -319,11 +319,11 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 			rt.drainPos++
 			done++
 			unclocked += len(env.Payload)
-			// One scratch reply for the whole drain: decoding into a local
-			// would move it to the heap, one allocation per envelope.
 			if env.Topic == replyTopic && rt.dropSuperseded(env.Payload) {
 				continue
 			}
+			// One scratch reply for the whole drain: decoding into a local
+			// would move it to the heap, one allocation per envelope.
 			rt.scratch = reply{}
 			if env.Topic == replyTopic && decodeMatchesFast(env.Payload, &rt.scratch) {
 				rt.apply(&rt.scratch, now, &out)
