@@ -292,6 +292,7 @@ func TestDocumentSyncIncremental(t *testing.T) {
 	require.NoError(t, c.Change(path, Edit{Range: rng(1, 0, 1, 0), Text: "b"}))
 	require.NoError(t, c.Change(path, Edit{Range: rng(1, 1, 1, 1), Text: "rave "}))
 	require.NoError(t, c.Change(path, Edit{Range: rng(0, 0, 0, 5), Text: "HELLO"}))
+	require.EqualValues(t, 2, c.Version(path), "edits waiting to be sent count as the version they go out under")
 	c.Poll()
 	require.EqualValues(t, 2, c.Version(path))
 	require.NoError(t, c.Save(path))

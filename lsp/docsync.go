@@ -206,9 +206,15 @@ func (c *Client) CloseDocument(path string) error {
 	return err
 }
 
-// Version returns an open document's version (0 when not open).
+// Version returns the version of an open document's current text (0 when
+// not open): the version last sent, or the next one when edits wait to be
+// sent, since they go out under it. A WorkspaceEdit that names another
+// version was computed for other text, and applying it would corrupt this.
 func (c *Client) Version(path string) int32 {
 	if d := c.docs[uri.File(path)]; d != nil {
+		if len(d.edits) > 0 {
+			return d.version + 1
+		}
 		return d.version
 	}
 	return 0

@@ -92,7 +92,7 @@ func (b *Binding) installLSP(pmacs *lua.LTable) {
 	b.lsp.init()
 	b.lsp.mt = metatable(L, map[string]lua.LGFunction{
 		"request": b.lspRequest, "notify": b.lspNotify, "open": b.lspOpen,
-		"change": b.lspChange, "save": b.lspSave, "close": b.lspClose,
+		"change": b.lspChange, "save": b.lspSave, "close": b.lspClose, "version": b.lspVersion,
 		"diagnostics": b.lspDiagnostics, "on_diagnostics": b.lspOnDiagnostics,
 		"stop": b.lspStop, "status": b.lspStatus, "messages": b.lspMessages,
 		"on_apply_edit": b.lspOnApplyEdit,
@@ -292,6 +292,14 @@ func (b *Binding) lspChange(L *lua.LState) int {
 func (b *Binding) lspSave(L *lua.LState) int {
 	c := checkClient(L, "client:save")
 	return pushErr(L, c.c.Save(absPath(checkString(L, "client:save", 2, "path"))))
+}
+
+// lspVersion is client:version(path): the version of the document's
+// current text, 0 when it is not open (see lsp.Client.Version).
+func (b *Binding) lspVersion(L *lua.LState) int {
+	c := checkClient(L, "client:version")
+	L.Push(lua.LNumber(c.c.Version(absPath(checkString(L, "client:version", 2, "path")))))
+	return 1
 }
 
 func (b *Binding) lspClose(L *lua.LState) int {

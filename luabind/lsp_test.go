@@ -326,8 +326,12 @@ func TestLSPDiagnosticsHookAndIncrementalChange(t *testing.T) {
 		end)
 		assert(c:open(PATH))
 		wait_for("hello")
+		assert(c:version(PATH) == 1, c:version(PATH))
 		assert(c:change(PATH, {{line = 0, col = 1, end_line = 0, end_col = 3, text = "EE"}}))
+		assert(c:version(PATH) == 2, "edits not yet sent count as the version they will go out under")
 		wait_for("hEElo")
+		assert(c:version(PATH) == 2, c:version(PATH))
+		assert(c:version(DIR .. "/not-open.go") == 0)
 		local d = c:diagnostics(PATH)[1]
 		assert(d.line == 0 and d.col == 1 and d.end_col == 2 and d.severity == 1 and d.source == "fake")
 		assert(c:save(PATH))
@@ -496,6 +500,7 @@ return {
 	open = {args(PATH), args(PATH), args(PATH .. ".missing")},
 	change = {args(PATH, {{line = 0, col = 0, end_line = 0, end_col = 0, text = "a"}}), args(PATH .. ".x", {}), args(PATH, "x")},
 	save = {args(PATH), args(PATH .. ".x")},
+	version = {args(PATH), args(PATH .. ".x"), args()},
 	diagnostics = {args(PATH), args(PATH .. ".x")},
 	on_diagnostics = {args(function() end), args(nil), args(3)},
 	on_apply_edit = {args(function() return true end), args(nil), args(3)},

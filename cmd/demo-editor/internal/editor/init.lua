@@ -1514,11 +1514,12 @@ local waiting_edits = {} -- buf -> lists of edits to apply once its text is read
 
 apply_workspace_edit = function(edit)
   if type(edit) ~= "table" then return nil, "the edit is not a WorkspaceEdit" end
-  local per_path, order = {}, {}
-  local function add(uri, tes)
+  local per_path, order, versions = {}, {}, {}
+  local function add(uri, tes, version)
     if type(uri) ~= "string" or type(tes) ~= "table" then return "a malformed text document edit" end
     local path = from_uri(uri)
     if not per_path[path] then per_path[path], order[#order + 1] = {}, path end
+    if type(version) == "number" and not versions[path] then versions[path] = version end
     for _, te in ipairs(tes) do
       if type(te) ~= "table" or type(te.range) ~= "table" or type(te.newText) ~= "string" then
         return "an edit of " .. relative(path) .. " that is not a plain text edit"
@@ -1529,7 +1530,8 @@ apply_workspace_edit = function(edit)
   if type(edit.documentChanges) == "table" then
     for _, dc in ipairs(edit.documentChanges) do
       if dc.kind then return nil, "file operations (" .. tostring(dc.kind) .. ") are not supported" end
-      local err = add(dc.textDocument and dc.textDocument.uri, dc.edits)
+      local td = dc.textDocument
+      local err = add(td and td.uri, dc.edits, td and td.version)
       if err then return nil, err end
     end
   elseif type(edit.changes) == "table" then
@@ -1539,6 +1541,21 @@ apply_workspace_edit = function(edit)
     for _, uri in ipairs(uris) do
       local err = add(uri, edit.changes[uri])
       if err then return nil, err end
+    end
+  end
+  -- An edit made for another version of a document than its buffer holds
+  -- now (the user typed while the server worked) would land on the wrong
+  -- text: refuse the whole edit before any of it is applied.
+  for _, path in ipairs(order) do
+    local buf, want = ed.find(path), versions[path]
+    local doc = buf and lsp.docs[buf]
+    if want and doc and doc.client then
+      lsp_change(buf) -- edits not yet sent count too
+      local now = doc.client:version(path)
+      if now ~= 0 and now ~= want then
+        return nil, string.format("the edit was made for version %d of %s, which has changed since (version %d): nothing was applied",
+          want, relative(path), now)
+      end
     end
   end
   local n = 0

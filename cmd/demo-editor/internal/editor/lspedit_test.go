@@ -393,3 +393,48 @@ func TestCompletionClosesWhenAnotherBufferIsShown(t *testing.T) {
 	require.NotContains(t, own, "Down", "the completion's keys are gone from the buffer")
 	require.NotContains(t, own, "Enter")
 }
+
+// An edit that names the version of the document it was made for is
+// applied when the buffer still holds that version, and refused, with
+// nothing changed, when the buffer was edited since: applied to the newer
+// text it would land in the wrong place. The server hears why.
+func TestServerEditForAnOlderVersionIsRefused(t *testing.T) {
+	for _, c := range []struct {
+		name, file string
+		applied    bool
+	}{
+		{"current", "versioned.go", true},
+		{"stale", "versioned_stale.go", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			logPath := useFakeLSP(t)
+			path := filepath.Join(t.TempDir(), c.file)
+			require.NoError(t, os.WriteFile(path, []byte("package m\n"), 0o644))
+			h := startEditor(t, Options{Path: path})
+			h.untilSynced()
+			h.typeText("x") // version 2 once sent
+			h.until("the edit typed", func(e *session) bool { return e.cur.Text() == "xpackage m\n" })
+			h.ctrl('s')
+			want := `reply "apply-v" {"applied":true}`
+			text := "// v\nxpackage m\n"
+			if !c.applied {
+				want = `reply "apply-v" {"applied":false,"failureReason":"the edit was made for version 1 of ` + c.file + `, which has changed since (version 2): nothing was applied"}`
+				text = "xpackage m\n"
+			}
+			for deadline := time.Now().Add(waitTimeout); ; time.Sleep(5 * time.Millisecond) {
+				data, err := os.ReadFile(logPath)
+				if !os.IsNotExist(err) { // the server logs nothing before the answer
+					require.NoError(t, err)
+				}
+				if strings.Contains(string(data), `reply "apply-v"`) {
+					require.Contains(t, string(data), want)
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the server heard no answer; its log:\n%s", data)
+				}
+			}
+			h.until("the buffer's text", func(e *session) bool { return e.cur.Text() == text })
+		})
+	}
+}

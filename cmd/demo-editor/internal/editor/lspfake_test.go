@@ -47,6 +47,9 @@ type fakeLSP struct {
 	out  *bufio.Writer
 	log  *os.File
 	held []fakeRequest
+	// versions is each open document's version, as didOpen and
+	// didChange gave it (read and written by serve's goroutine only).
+	versions map[string]int
 }
 
 type fakeRequest struct {
@@ -130,13 +133,29 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 			s.mu.Lock()
 			s.logf("cancel %s", p.ID)
 			s.mu.Unlock()
+		case "textDocument/didChange":
+			var p struct {
+				TextDocument struct {
+					URI     string
+					Version int
+				} `json:"textDocument"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			s.versions[p.TextDocument.URI] = p.TextDocument.Version
 		case "textDocument/didOpen":
 			// One warning on row 2, never published again: what the
 			// gutter shows after edits is the editor's own shifting.
 			var p struct {
-				TextDocument struct{ URI string } `json:"textDocument"`
+				TextDocument struct {
+					URI     string
+					Version int
+				} `json:"textDocument"`
 			}
 			_ = json.Unmarshal(m.Params, &p)
+			if s.versions == nil {
+				s.versions = map[string]int{}
+			}
+			s.versions[p.TextDocument.URI] = p.TextDocument.Version
 			at := map[string]any{"line": 2, "character": 4}
 			s.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": map[string]any{
 				"uri": p.TextDocument.URI,
@@ -152,6 +171,22 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 			_ = json.Unmarshal(m.Params, &p)
 			other := strings.TrimSuffix(p.TextDocument.URI, filepath.Base(p.TextDocument.URI)) + "other.go"
 			at := func(line, char int) map[string]any { return map[string]any{"line": line, "character": char} }
+			if name := filepath.Base(p.TextDocument.URI); strings.HasPrefix(name, "versioned") {
+				// A documentChanges edit naming a version: the one the
+				// server holds, or for "versioned_stale" one before it,
+				// as from a server that computed it before an edit.
+				v := s.versions[p.TextDocument.URI]
+				if strings.HasPrefix(name, "versioned_stale") {
+					v--
+				}
+				s.send(map[string]any{"jsonrpc": "2.0", "id": "apply-v", "method": "workspace/applyEdit", "params": map[string]any{
+					"label": "fake versioned fix", "edit": map[string]any{"documentChanges": []any{map[string]any{
+						"textDocument": map[string]any{"uri": p.TextDocument.URI, "version": v},
+						"edits":        []any{map[string]any{"range": map[string]any{"start": at(0, 0), "end": at(0, 0)}, "newText": "// v\n"}},
+					}}},
+				}})
+				break
+			}
 			s.send(map[string]any{"jsonrpc": "2.0", "id": "apply-1", "method": "workspace/applyEdit", "params": map[string]any{
 				"label": "fake fix", "edit": map[string]any{"changes": map[string]any{
 					p.TextDocument.URI: []any{map[string]any{"range": map[string]any{"start": at(0, 0), "end": at(0, 0)}, "newText": "// applied\n"}},
