@@ -52,6 +52,15 @@ type fakeLSP struct {
 	versions map[string]int
 }
 
+// fakeDocParams is the part of a document notification's params the
+// scripted server reads.
+type fakeDocParams struct {
+	TextDocument struct {
+		URI     string
+		Version int
+	} `json:"textDocument"`
+}
+
 type fakeRequest struct {
 	id   json.RawMessage
 	char int
@@ -134,23 +143,13 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 			s.logf("cancel %s", p.ID)
 			s.mu.Unlock()
 		case "textDocument/didChange":
-			var p struct {
-				TextDocument struct {
-					URI     string
-					Version int
-				} `json:"textDocument"`
-			}
+			var p fakeDocParams
 			_ = json.Unmarshal(m.Params, &p)
 			s.versions[p.TextDocument.URI] = p.TextDocument.Version
 		case "textDocument/didOpen":
 			// One warning on row 2, never published again: what the
 			// gutter shows after edits is the editor's own shifting.
-			var p struct {
-				TextDocument struct {
-					URI     string
-					Version int
-				} `json:"textDocument"`
-			}
+			var p fakeDocParams
 			_ = json.Unmarshal(m.Params, &p)
 			if s.versions == nil {
 				s.versions = map[string]int{}
