@@ -1558,6 +1558,15 @@ apply_workspace_edit = function(edit)
       end
     end
   end
+  -- Every open buffer's edits are checked before any is applied, so a
+  -- bad range in one file leaves the others as they were.
+  for _, path in ipairs(order) do
+    local buf = ed.find(path)
+    if buf and not ed.loading(buf) then
+      local k, err = ed.check_text_edits(buf, per_path[path])
+      if not k then return nil, err .. ": nothing was applied" end
+    end
+  end
   local n = 0
   for i, path in ipairs(order) do
     local list = per_path[path]

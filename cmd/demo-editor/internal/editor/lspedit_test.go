@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -333,10 +334,7 @@ func popupLinesOf(h *harness) []string {
 // the server hears applied = true.
 func TestServerApplyEditReachesTheBuffers(t *testing.T) {
 	logPath := useFakeLSP(t)
-	dir := t.TempDir()
-	path, other := filepath.Join(dir, "m.go"), filepath.Join(dir, "other.go")
-	require.NoError(t, os.WriteFile(path, []byte("package m\n"), 0o644))
-	require.NoError(t, os.WriteFile(other, []byte("package m\n\nvar x = 1\n"), 0o644))
+	path, other := fakeEditFiles(t, "m.go")
 	h := startEditor(t, Options{Path: path})
 	h.untilSynced()
 	h.ctrl('s')
@@ -355,16 +353,7 @@ func TestServerApplyEditReachesTheBuffers(t *testing.T) {
 	h.until("the count on the message line", func(e *session) bool {
 		return strings.Contains(e.msg, "the server applied 2 edits in 2 files")
 	})
-	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(5 * time.Millisecond) {
-		data, err := os.ReadFile(logPath)
-		require.NoError(t, err)
-		if strings.Contains(string(data), `reply "apply-1" {"applied":true}`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not hear applied = true; its log:\n%s", data)
-		}
-	}
+	requireFakeReply(t, logPath, "apply-1", `reply "apply-1" {"applied":true}`)
 }
 
 // Completion belongs to the buffer it was opened in: showing another
@@ -415,26 +404,76 @@ func TestServerEditForAnOlderVersionIsRefused(t *testing.T) {
 			h.typeText("x") // version 2 once sent
 			h.until("the edit typed", func(e *session) bool { return e.cur.Text() == "xpackage m\n" })
 			h.ctrl('s')
-			want := `reply "apply-v" {"applied":true}`
+			// The reply's fields come in either order.
+			want := []string{`reply "apply-v" {"applied":true}`}
 			text := "// v\nxpackage m\n"
 			if !c.applied {
-				want = `reply "apply-v" {"applied":false,"failureReason":"the edit was made for version 1 of ` + c.file + `, which has changed since (version 2): nothing was applied"}`
+				want = []string{`"applied":false`, `"failureReason":"the edit was made for version 1 of ` + c.file + `, which has changed since (version 2): nothing was applied"`}
 				text = "xpackage m\n"
 			}
-			for deadline := time.Now().Add(waitTimeout); ; time.Sleep(5 * time.Millisecond) {
-				data, err := os.ReadFile(logPath)
-				if !os.IsNotExist(err) { // the server logs nothing before the answer
-					require.NoError(t, err)
-				}
-				if strings.Contains(string(data), `reply "apply-v"`) {
-					require.Contains(t, string(data), want)
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the server heard no answer; its log:\n%s", data)
-				}
-			}
+			requireFakeReply(t, logPath, "apply-v", want...)
 			h.until("the buffer's text", func(e *session) bool { return e.cur.Text() == text })
 		})
 	}
+}
+
+// A workspace edit whose edits of one open file cannot be applied changes
+// none of the files: every open buffer's edits are checked first. Before,
+// the files were edited one by one, and the first stayed edited.
+func TestWorkspaceEditWithABadFileAppliesNothing(t *testing.T) {
+	logPath := useFakeLSP(t)
+	path, other := fakeEditFiles(t, "atomic.go")
+	h := startEditor(t, Options{Path: other})
+	h.untilSynced()
+	h.e.call(func() {
+		require.NoError(t, h.e.L.DoString(fmt.Sprintf(`local ed = pmacs.editor; ed.show(assert(ed.open(%q)))`, path)))
+	})
+	h.until("atomic.go shown", func(e *session) bool { return e.cur.path == path && !e.cur.loading })
+	h.untilSynced()
+	h.ctrl('s')
+	// The reply's fields come in either order.
+	want := []string{`"applied":false`, `"failureReason":"check_text_edits: edit 1: line 99 is past the end of other.go (3 rows): nothing was applied"`}
+	requireFakeReply(t, logPath, "apply-a", want...)
+	h.e.call(func() {
+		for _, b := range h.e.bufs {
+			switch b.path {
+			case path:
+				require.Equal(t, "package m\n", b.Text(), "the good file's edit was not applied either")
+			case other:
+				require.Equal(t, "package m\n\nvar x = 1\n", b.Text())
+			}
+		}
+	})
+}
+
+// requireFakeReply waits for the scripted server to log the editor's reply
+// to its request id, and requires that log to hold each of want.
+func requireFakeReply(t *testing.T, logPath, id string, want ...string) {
+	t.Helper()
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(5 * time.Millisecond) {
+		data, err := os.ReadFile(logPath)
+		if !os.IsNotExist(err) { // the server logs nothing before the answer
+			require.NoError(t, err)
+		}
+		if strings.Contains(string(data), `reply "`+id+`"`) {
+			for _, w := range want {
+				require.Contains(t, string(data), w)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server heard no answer to %s; its log:\n%s", id, data)
+		}
+	}
+}
+
+// fakeEditFiles writes, in a new directory, name ("package m") and
+// other.go beside it, the two files the scripted server's edits touch.
+func fakeEditFiles(t *testing.T, name string) (path, other string) {
+	t.Helper()
+	dir := t.TempDir()
+	path, other = filepath.Join(dir, name), filepath.Join(dir, "other.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n"), 0o644))
+	require.NoError(t, os.WriteFile(other, []byte("package m\n\nvar x = 1\n"), 0o644))
+	return path, other
 }

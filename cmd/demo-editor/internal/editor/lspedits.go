@@ -116,14 +116,39 @@ func lspPos(b *buffer, line, col int) (pos, error) {
 // the ranges overlap or the buffer is still loading. A cursor after an
 // edit moves with the text, one inside an edit's range goes to its end.
 func (e *session) luaApplyTextEdits(L *lua.LState) int {
-	const fname = "apply_text_edits"
-	b := e.bufArg(L, fname, 1)
+	b := e.bufArg(L, "apply_text_edits", 1)
+	edits, err := textEditsArg(L, "apply_text_edits", b)
+	if err != nil {
+		return pushErr(L, err)
+	}
+	b.applyEdits(edits)
+	L.Push(lua.LNumber(len(edits)))
+	return 1
+}
+
+// luaCheckTextEdits is ed.check_text_edits(buf, edits): what
+// apply_text_edits would return, without applying anything, so that a
+// caller editing several buffers can refuse all of them when one would
+// fail.
+func (e *session) luaCheckTextEdits(L *lua.LState) int {
+	b := e.bufArg(L, "check_text_edits", 1)
+	edits, err := textEditsArg(L, "check_text_edits", b)
+	if err != nil {
+		return pushErr(L, err)
+	}
+	L.Push(lua.LNumber(len(edits)))
+	return 1
+}
+
+// textEditsArg reads argument 2 of fname as edits of b, sorted by their
+// start. A malformed edit raises; a range b cannot take is the error.
+func textEditsArg(L *lua.LState, fname string, b *buffer) ([]textEdit, error) {
 	lt, ok := L.Get(2).(*lua.LTable)
 	if !ok {
 		argErr(L, fname, 2, "edits", "a list of edits")
 	}
 	if b.loading {
-		return pushErr(L, fmt.Errorf("apply_text_edits: %s is still loading", b.name))
+		return nil, fmt.Errorf("%s: %s is still loading", fname, b.name)
 	}
 	n := lt.Len()
 	edits := make([]textEdit, 0, n)
@@ -145,14 +170,14 @@ func (e *session) luaApplyTextEdits(L *lua.LState) int {
 		}
 		s, err := lspPos(b, num("line"), num("col"))
 		if err != nil {
-			return pushErr(L, fmt.Errorf("apply_text_edits: edit %d: %w", i, err))
+			return nil, fmt.Errorf("%s: edit %d: %w", fname, i, err)
 		}
 		en, err := lspPos(b, num("end_line"), num("end_col"))
 		if err != nil {
-			return pushErr(L, fmt.Errorf("apply_text_edits: edit %d: %w", i, err))
+			return nil, fmt.Errorf("%s: edit %d: %w", fname, i, err)
 		}
 		if en.before(s) {
-			return pushErr(L, fmt.Errorf("apply_text_edits: edit %d ends (%d:%d) before it starts (%d:%d)", i, en.Row, en.Col, s.Row, s.Col))
+			return nil, fmt.Errorf("%s: edit %d ends (%d:%d) before it starts (%d:%d)", fname, i, en.Row, en.Col, s.Row, s.Col)
 		}
 		edits = append(edits, textEdit{s: s, e: en, text: string(text), n: i})
 	}
@@ -167,12 +192,10 @@ func (e *session) luaApplyTextEdits(L *lua.LState) int {
 	})
 	for i := 1; i < len(edits); i++ {
 		if edits[i].s.before(edits[i-1].e) {
-			return pushErr(L, fmt.Errorf("apply_text_edits: edits %d and %d overlap", edits[i-1].n, edits[i].n))
+			return nil, fmt.Errorf("%s: edits %d and %d overlap", fname, edits[i-1].n, edits[i].n)
 		}
 	}
-	b.applyEdits(edits)
-	L.Push(lua.LNumber(len(edits)))
-	return 1
+	return edits, nil
 }
 
 // applyEdits applies sorted, non-overlapping edits from the last, so each

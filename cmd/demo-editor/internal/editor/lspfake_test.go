@@ -170,6 +170,17 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 			_ = json.Unmarshal(m.Params, &p)
 			other := strings.TrimSuffix(p.TextDocument.URI, filepath.Base(p.TextDocument.URI)) + "other.go"
 			at := func(line, char int) map[string]any { return map[string]any{"line": line, "character": char} }
+			if strings.HasPrefix(filepath.Base(p.TextDocument.URI), "atomic") {
+				// A good edit of the saved file and one of other.go past
+				// its end: applied file by file, the first would land.
+				s.send(map[string]any{"jsonrpc": "2.0", "id": "apply-a", "method": "workspace/applyEdit", "params": map[string]any{
+					"label": "fake half-bad fix", "edit": map[string]any{"changes": map[string]any{
+						p.TextDocument.URI: []any{map[string]any{"range": map[string]any{"start": at(0, 0), "end": at(0, 0)}, "newText": "// a\n"}},
+						other:              []any{map[string]any{"range": map[string]any{"start": at(99, 0), "end": at(99, 0)}, "newText": "x"}},
+					}},
+				}})
+				break
+			}
 			if name := filepath.Base(p.TextDocument.URI); strings.HasPrefix(name, "versioned") {
 				// A documentChanges edit naming a version: the one the
 				// server holds, or for "versioned_stale" one before it,

@@ -119,7 +119,7 @@ func (e *session) installLSPViewAPI(api *lua.LTable) {
 		}
 	}
 	e.L.SetFuncs(api, map[string]lua.LGFunction{
-		"set_signs": e.luaSetSigns, "popup": e.luaPopup, "apply_text_edits": e.luaApplyTextEdits,
+		"set_signs": e.luaSetSigns, "popup": e.luaPopup, "apply_text_edits": e.luaApplyTextEdits, "check_text_edits": e.luaCheckTextEdits,
 	})
 }
 

@@ -81,6 +81,24 @@ assert(not ok and err:find("argument #2 (edits)", 1, true), err)
 `)
 }
 
+// TestCheckTextEditsChangesNothing covers ed.check_text_edits: the count
+// apply_text_edits would give, or its refusal, with the text untouched.
+func TestCheckTextEditsChangesNothing(t *testing.T) {
+	e := newIdleEditor(t)
+	fileBuffer(t, e, "abc", "def")
+	runLua(t, e, `
+local ed = pmacs.editor
+assert(ed.check_text_edits(B, {{line = 0, col = 0, end_line = 0, end_col = 1, text = "x"},
+                               {line = 1, col = 0, end_line = 1, end_col = 0, text = "y"}}) == 2)
+assert(ed.get_text(B) == "abc\ndef", ed.get_text(B))
+assert(ed.take_edits(B)[1] == nil, "a check records no edit")
+local n, err = ed.check_text_edits(B, {{line = 5, col = 0, end_line = 5, end_col = 0, text = "x"}})
+assert(n == nil and err == "check_text_edits: edit 1: line 5 is past the end of x.go (2 rows)", tostring(err))
+local ok, perr = pcall(ed.check_text_edits, B, {{line = 0}})
+assert(not ok and perr:find("pmacs.editor.check_text_edits: edit 1", 1, true), perr)
+`)
+}
+
 // TestSignsAndPopupDrawn covers the gutter and the popup as drawn: a sign
 // column one cell wide left of the text (the cursor and the text one
 // column right), the sign in its group's colour, the row's note in the
