@@ -40,7 +40,9 @@ func (rt *Runtime) fatalRoots() []FatalRoot {
 // Code says why nothing was reset, as for a failed job:
 // actor_not_registered (no such root), actor_not_fatal, or actor_busy (its
 // jobs are still running: try again once they have ended); errors.Is
-// matches it against workers.ErrActorBusy and the other sentinels.
+// matches it against workers.ErrActorBusy and the other sentinels. A job's
+// last reply can arrive a moment before its worker lets go of the root, so
+// a reset right after it may still be refused as busy; a later one is not.
 func (rt *Runtime) ResetRoot(root string) error {
 	id, err := rt.actorNamed(root)
 	if err == nil {
