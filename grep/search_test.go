@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // makeTree writes files (relative path -> content) under a fresh temporary root.
@@ -31,11 +32,7 @@ func makeTree(t *testing.T, files map[string]string) string {
 
 func writeTreeB(t testing.TB, root string, files map[string]string) {
 	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-	}
+	testenv.WriteTree(t, root, files)
 }
 
 // collect runs Search and returns its matches sorted by file and line.

@@ -80,11 +80,7 @@ func TestSearchReportsUnreadableRootAndCountsUnreadableEntries(t *testing.T) {
 		require.NoError(t, os.RemoveAll(base))
 	})
 	require.NoError(t, os.Chmod(base, 0o755))
-	for name, body := range map[string]string{"sealed/f.txt": "needle\n", "open/f.txt": "needle\n", "open/secret.txt": "needle\n", "open/shut/g.txt": "needle\n"} {
-		p := filepath.Join(tree, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	testenv.WriteTree(t, tree, map[string]string{"sealed/f.txt": "needle\n", "open/f.txt": "needle\n", "open/secret.txt": "needle\n", "open/shut/g.txt": "needle\n"})
 	require.NoError(t, os.Chmod(filepath.Join(tree, "open/secret.txt"), 0))
 	require.NoError(t, os.Chmod(filepath.Join(tree, "open/shut"), 0))
 	require.NoError(t, os.Chmod(filepath.Join(tree, "sealed"), 0o311)) // searchable, not listable

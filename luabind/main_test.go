@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/pmacs-go/pmacs-go/mcp/mcptest"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -87,11 +88,7 @@ func writeFixture(t *testing.T, dir string) {
 		"fs/b.txt":                "bb",
 		"fs/full/inner.txt":       "x",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	testenv.WriteTree(t, dir, files)
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(dir, "fs/link")))
 }
 

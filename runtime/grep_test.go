@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,16 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 func makeTree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for rel, body := range files {
-		p := filepath.Join(dir, rel)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	testenv.WriteTree(t, dir, files)
 	return dir
 }
 

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 )
 
 var goSrc = sync.OnceValues(func() (string, error) {
@@ -65,4 +66,19 @@ func Tool(name string) (string, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("testenv: %s is neither in the module's .bin/ nor on PATH (.ci/run installs it there)", name)
+}
+
+// WriteTree writes files (a '/'-separated path under root -> its content)
+// under root, making the directories they need; it fails t on an error.
+func WriteTree(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for rel, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

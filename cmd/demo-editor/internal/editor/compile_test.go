@@ -14,21 +14,6 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
-func spawnJobs(e *session) (active []runtime.ActiveJob, done []runtime.CompletedJob) {
-	s := e.rt.Snapshot()
-	for _, a := range s.Active {
-		if a.Kind == runtime.KindSpawn {
-			active = append(active, a)
-		}
-	}
-	for _, c := range s.Completed {
-		if c.Kind == runtime.KindSpawn {
-			done = append(done, c)
-		}
-	}
-	return active, done
-}
-
 // Acceptance (issue 13, editor): M-x compile runs a shell command into
 // *compile*, which fills as the output comes and shows the exit status;
 // Enter on a file:line:col row opens the file there.
@@ -71,7 +56,7 @@ func TestCompileSupersedes(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitText("first")
 	h.until("the first compile running as a spawn job", func(e *session) bool {
-		active, _ := spawnJobs(e)
+		active, _ := jobsOfKind(e, runtime.KindSpawn)
 		return len(active) == 1
 	})
 
@@ -81,7 +66,7 @@ func TestCompileSupersedes(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitText("exited with code 0")
 	h.until("the first compile cancelled", func(e *session) bool {
-		active, done := spawnJobs(e)
+		active, done := jobsOfKind(e, runtime.KindSpawn)
 		cancelled := 0
 		for _, c := range done {
 			if c.State == runtime.Cancelled {

@@ -33,15 +33,16 @@ func grepTree(t *testing.T, files, linesPerFile int) string {
 	return dir
 }
 
-func grepJobs(e *session) (active []runtime.ActiveJob, done []runtime.CompletedJob) {
+// jobsOfKind is the snapshot's running and recently completed jobs of kind.
+func jobsOfKind(e *session, kind runtime.Kind) (active []runtime.ActiveJob, done []runtime.CompletedJob) {
 	s := e.rt.Snapshot()
 	for _, a := range s.Active {
-		if a.Kind == runtime.KindGrep {
+		if a.Kind == kind {
 			active = append(active, a)
 		}
 	}
 	for _, c := range s.Completed {
-		if c.Kind == runtime.KindGrep {
+		if c.Kind == kind {
 			done = append(done, c)
 		}
 	}
@@ -67,7 +68,7 @@ func TestLiveGrepSupersedesAndNeverShowsStaleResults(t *testing.T) {
 
 	var first runtime.JobID
 	h.until("the first search running", func(e *session) bool {
-		active, _ := grepJobs(e)
+		active, _ := jobsOfKind(e, runtime.KindGrep)
 		if len(active) == 1 {
 			first = active[0].ID
 		}
@@ -96,7 +97,7 @@ func TestLiveGrepSupersedesAndNeverShowsStaleResults(t *testing.T) {
 
 	var firstState runtime.State
 	h.until("the first search settled", func(e *session) bool {
-		_, done := grepJobs(e)
+		_, done := jobsOfKind(e, runtime.KindGrep)
 		for _, c := range done {
 			if c.ID == first {
 				firstState = c.State
@@ -135,7 +136,7 @@ func TestLiveGrepEscCancelsTheSearch(t *testing.T) {
 		return strings.HasPrefix(rows[0], dir) && !strings.HasPrefix(messageLine(rows), "grep:")
 	})
 	h.until("no search left running", func(e *session) bool {
-		active, done := grepJobs(e)
+		active, done := jobsOfKind(e, runtime.KindGrep)
 		return len(active) == 0 && len(done) > 0 && done[0].State == runtime.Cancelled
 	})
 }

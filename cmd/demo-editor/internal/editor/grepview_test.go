@@ -3,7 +3,6 @@ package editor
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // Issue 14, defects (live grep): the live grep searches what rg searches
@@ -55,11 +55,7 @@ func TestLiveGrepSearchesWhatRgSearches(t *testing.T) {
 func makeGrepDir(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for rel, body := range files {
-		p := filepath.Join(dir, rel)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	testenv.WriteTree(t, dir, files)
 	return dir
 }
 

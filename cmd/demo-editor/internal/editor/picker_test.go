@@ -8,6 +8,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // Acceptance: C-p ranks the project's files live with the matched
@@ -15,16 +17,12 @@ import (
 // lists buffers and ">" commands in the same picker.
 func TestPickerFindsFilesBuffersAndCommands(t *testing.T) {
 	dir := t.TempDir()
-	for rel, body := range map[string]string{
+	testenv.WriteTree(t, dir, map[string]string{
 		"cmd/tool/main.go":     "package main\n",
 		"runtime/supersede.go": "package runtime // supersede\n",
 		"runtime/stream.go":    "package runtime // stream\n",
 		"README.md":            "# readme\n",
-	} {
-		p := filepath.Join(dir, rel)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	})
 	h := startEditor(t, Options{Path: dir})
 	h.waitText("README.md")
 

@@ -29,7 +29,7 @@ func TestPromptEndsWhenItsViewIsLeft(t *testing.T) {
 	rows := h.waitText("Active jobs:")
 	require.False(t, strings.HasPrefix(messageLine(rows), "grep:"), "the grep prompt ended with its view:\n%s", strings.Join(rows, "\n"))
 	h.until("the search stopped", func(e *session) bool {
-		active, done := grepJobs(e)
+		active, done := jobsOfKind(e, runtime.KindGrep)
 		return len(active) == 0 && len(done) > 0 && done[0].State == runtime.Cancelled
 	})
 
