@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/textproto"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pmacs-go/pmacs-go/lsp/lsptest"
 )
 
 // The fake language server is this test binary re-executed with
@@ -67,18 +67,10 @@ func runFakeServer() {
 		}
 	}
 	s := &fakeServer{out: bufio.NewWriterSize(os.Stdout, 1<<16), byID: map[string]string{}, docs: map[string]*fakeDoc{}}
-	r := textproto.NewReader(bufio.NewReaderSize(os.Stdin, 1<<16))
+	r := bufio.NewReaderSize(os.Stdin, 1<<16)
 	for {
-		h, err := r.ReadMIMEHeader()
+		body, err := lsptest.ReadMessage(r)
 		if err != nil {
-			os.Exit(0)
-		}
-		n, err := strconv.Atoi(h.Get("Content-Length"))
-		if err != nil {
-			os.Exit(2)
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(r.R, body); err != nil {
 			os.Exit(0)
 		}
 		var m fakeMsg
@@ -91,9 +83,7 @@ func runFakeServer() {
 }
 
 func (s *fakeServer) write(v any) {
-	b, _ := json.Marshal(v)
-	fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n", len(b))
-	s.out.Write(b)
+	_ = lsptest.WriteMessage(s.out, v)
 }
 
 func (s *fakeServer) reply(id json.RawMessage, result any) {

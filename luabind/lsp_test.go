@@ -19,6 +19,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
+	"github.com/pmacs-go/pmacs-go/lsp/lsptest"
 )
 
 // fakeServerEnv makes the test binary a language server (see init): the
@@ -53,10 +54,9 @@ func fakeServer(in io.Reader, out io.Writer) {
 	r := bufio.NewReader(in)
 	var mu sync.Mutex // delayed replies write from timers
 	send := func(v any) {
-		body, _ := json.Marshal(v)
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(out, "Content-Length: %d\r\n\r\n%s", len(body), body)
+		_ = lsptest.WriteMessage(out, v)
 	}
 	var cancels []any
 	var applied json.RawMessage
@@ -72,22 +72,8 @@ func fakeServer(in io.Reader, out io.Writer) {
 		}})
 	}
 	for {
-		n := 0
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				n, _ = strconv.Atoi(v)
-			}
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(r, body); err != nil {
+		body, err := lsptest.ReadMessage(r)
+		if err != nil {
 			return
 		}
 		var msg struct {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/lsp/lsptest"
 )
 
 // fakeLSPEnv names the log file of the scripted language server: when it
@@ -78,10 +79,9 @@ func (s *fakeLSP) logf(format string, args ...any) {
 }
 
 func (s *fakeLSP) send(v any) {
-	body, _ := json.Marshal(v)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	_ = lsptest.WriteMessage(s.out, v)
 	s.out.Flush()
 }
 
@@ -91,25 +91,8 @@ func (s *fakeLSP) reply(id json.RawMessage, result any) {
 
 func (s *fakeLSP) serve(in *bufio.Reader) {
 	for {
-		n := -1
-		for {
-			line, err := in.ReadString('\n')
-			if err != nil {
-				return
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				n, _ = strconv.Atoi(v)
-			}
-		}
-		if n < 0 {
-			return
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(in, body); err != nil {
+		body, err := lsptest.ReadMessage(in)
+		if err != nil {
 			return
 		}
 		var m fakeMessage
