@@ -9,8 +9,6 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
-
-	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // goplsTimeout bounds each wait on gopls: it loads the module's packages
@@ -35,17 +33,9 @@ func (h *harness) gotoLine(spec string) {
 // to definition, hover, references into a list, and an edit through incremental
 // didChange that fixes the error and clears the diagnostic.
 func TestGoplsInTheEditor(t *testing.T) {
-	gopls, err := testenv.Tool("gopls")
-	if err != nil {
-		t.Skip(err)
-	}
-	// init.lua looks in the project's .bin and on PATH: put this one first.
-	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644))
 	src := "package m\n\nfunc Target() int { return 1 }\n\nvar X = Target() + undefinedName\n"
+	dir := goplsModule(t, map[string]string{"m.go": src})
 	path := filepath.Join(dir, "m.go")
-	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
 
 	h := startEditor(t, Options{Path: path})
 	statusHas := func(s string) func(e *session) bool {

@@ -14,11 +14,7 @@ import (
 // other where it was), M-o switches, a buffer shown in one window leaves
 // the other's alone, and M-1 goes back to one window.
 func TestTwoWindowsSplitAndSwitch(t *testing.T) {
-	var sb strings.Builder
-	for i := 1; i <= 100; i++ {
-		fmt.Fprintf(&sb, "row %03d\n", i)
-	}
-	path := writeTestFile(t, "w.txt", sb.String())
+	path := writeTestFile(t, "w.txt", numberedRows(100))
 	h := startEditor(t, Options{Path: path})
 	h.waitText("row 001")
 	h.alt('2')
@@ -70,11 +66,7 @@ func TestTwoWindowsSplitAndSwitch(t *testing.T) {
 // reverse video and the terminal's cursor is its. The status line above
 // the lower window speaks of that window, focused or not.
 func TestUnfocusedWindowIsDimmer(t *testing.T) {
-	var sb strings.Builder
-	for i := 1; i <= 100; i++ {
-		fmt.Fprintf(&sb, "row %03d\n", i)
-	}
-	path := writeTestFile(t, "w.txt", sb.String())
+	path := writeTestFile(t, "w.txt", numberedRows(100))
 	h := startEditor(t, Options{Path: path})
 	h.waitText("row 001")
 	h.alt('2')
@@ -118,4 +110,13 @@ func TestUnfocusedWindowIsDimmer(t *testing.T) {
 	require.NotEqual(t, styleCursorInactive, style(0, 14), "the focused window's cell has no dim block")
 	x, y = cursor()
 	require.Equal(t, [2]int{0, 14}, [2]int{x, y})
+}
+
+// numberedRows is n rows "row 001" to "row n", each ending in a newline.
+func numberedRows(n int) string {
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, "row %03d\n", i)
+	}
+	return sb.String()
 }
