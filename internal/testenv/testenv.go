@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 )
 
 var goSrc = sync.OnceValues(func() (string, error) {
@@ -68,9 +67,16 @@ func Tool(name string) (string, error) {
 	return "", fmt.Errorf("testenv: %s is neither in the module's .bin/ nor on PATH (.ci/run installs it there)", name)
 }
 
+// TB is the part of testing.TB that WriteTree uses; it is spelled out so
+// that the benchmark commands importing this package do not link testing.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+}
+
 // WriteTree writes files (a '/'-separated path under root -> its content)
 // under root, making the directories they need; it fails t on an error.
-func WriteTree(t testing.TB, root string, files map[string]string) {
+func WriteTree(t TB, root string, files map[string]string) {
 	t.Helper()
 	for rel, body := range files {
 		p := filepath.Join(root, filepath.FromSlash(rel))
