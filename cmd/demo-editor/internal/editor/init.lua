@@ -89,7 +89,9 @@ local syntax = {} -- buf -> {tree = , gen = dispatched, landed = newest landed, 
 
 local function refresh_highlights(buf)
   local s = syntax[buf]
-  if not s or not s.tree or s.landed ~= s.gen then return end
+  -- A buffer closed in this frame is still in syntax until its "close"
+  -- hook runs.
+  if not s or not s.tree or s.landed ~= s.gen or not ed.valid(buf) then return end
   local top, bottom = ed.visible_rows(buf)
   ed.set_highlights(buf, s.tree:highlights(top, bottom))
 end
@@ -143,7 +145,7 @@ local function highlight_window(buf, s, lang)
       if err ~= "cancelled" then ed.error("parse " .. ed.name(buf) .. ": " .. tostring(err)) end
       return
     end
-    local spans = gen == s.gen and syntax[buf] == s and tree:highlights(math.max(top - base, 0), bottom - base)
+    local spans = gen == s.gen and syntax[buf] == s and ed.valid(buf) and tree:highlights(math.max(top - base, 0), bottom - base)
     tree:close()
     if not spans then return end -- a newer window was asked for, or the buffer closed
     s.landed = gen

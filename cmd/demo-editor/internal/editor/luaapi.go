@@ -22,7 +22,7 @@ func (e *session) installAPI() {
 		// buffers
 		"open": e.luaOpen, "create": e.luaCreate, "find": e.luaFind, "buffers": e.luaBuffers,
 		"close": e.luaClose, "name": e.luaName, "path": e.luaPath, "language": e.luaLanguage,
-		"modified": e.luaModified, "loading": e.luaLoading, "line_count": e.luaLineCount, "byte_count": e.luaByteCount,
+		"modified": e.luaModified, "loading": e.luaLoading, "valid": e.luaValid, "line_count": e.luaLineCount, "byte_count": e.luaByteCount,
 		"get_text": e.luaGetText, "get_lines": e.luaGetLines, "set_lines": e.luaSetLines,
 		"append_lines": e.luaAppendLines, "append_matches": e.luaAppendMatches, "match_at": e.luaMatchAt, "insert": e.luaInsert, "undo": e.luaUndo,
 		"redo": e.luaRedo, "save": e.luaSave, "set_highlights": e.luaSetHighlights,
@@ -270,6 +270,13 @@ func (e *session) luaLanguage(L *lua.LState) int {
 
 func (e *session) luaModified(L *lua.LState) int {
 	return push(L, lua.LBool(e.bufArg(L, "modified", 1).Modified()))
+}
+
+// luaValid is ed.valid(buf): whether buf is open. Every other primitive
+// raises on a closed buffer, and a task that waited may hold the id of one
+// closed meanwhile, before its "close" hook has run.
+func (e *session) luaValid(L *lua.LState) int {
+	return push(L, lua.LBool(e.bufs[intArg(L, "valid", 1, "buf")] != nil))
 }
 
 func (e *session) luaLoading(L *lua.LState) int {

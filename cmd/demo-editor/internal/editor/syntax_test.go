@@ -9,6 +9,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -60,4 +61,42 @@ func TestSyntaxHighlightingFollowsParses(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("buf:%d", id), k, "every parse runs under the buffer's key")
 	}
 	require.False(t, strings.Contains(messageLine(h.rows()), "parse"), "no parse error reported")
+}
+
+// A task that closes a buffer (as a refused workspace edit closes the
+// files it opened) can do so in the frame where the buffer's parse lands,
+// before the "close" event reaches the syntax hooks: the parse's task then
+// still found the buffer in its table and raised "visible_rows: no buffer
+// N". Tasks that yielded run first in a frame, after its Tick and before
+// the tasks of the jobs that Tick settled: the closing task here looks
+// each frame for the buffer's parse among the settled jobs and closes the
+// buffer in the frame it appears. No task may fail.
+func TestBufferClosedAsItsParseLandsRaisesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n\nvar x = 1\n"), 0o644))
+	h := startEditor(t, Options{Path: dir})
+	h.e.call(func() {
+		require.NoError(t, h.e.L.DoString(fmt.Sprintf(`local ed, w = pmacs.editor, pmacs.workers
+			pmacs.async.run(function()
+				local buf = assert(ed.open(%q))
+				local key = "buf:" .. buf
+				while true do
+					for _, j in ipairs(w.snapshot().completed) do
+						if j.key == key then
+							ed.close(buf)
+							CLOSED = true
+							return
+						end
+					end
+					coroutine.yield()
+				end
+			end)`, path)))
+	})
+	h.until("the file closed, and its parse's task done", func(e *session) bool {
+		return e.L.GetGlobal("CLOSED") == lua.LTrue && !e.lb.Busy()
+	})
+	var log string
+	h.e.call(func() { log = h.e.messages.Text() })
+	require.NotContains(t, log, "task failed")
 }
