@@ -57,9 +57,15 @@ type Config struct {
 	Settings map[string]any
 	// InitializationOptions is sent as initialize's initializationOptions.
 	InitializationOptions any
-	// ApplyEdit applies a workspace/applyEdit from the server on the main
-	// goroutine (inside Poll). nil refuses every edit with a reason.
-	ApplyEdit func(edit *protocol.WorkspaceEdit) (applied bool, failureReason string)
+	// ApplyEdit applies a workspace/applyEdit from the server. It is called
+	// on the main goroutine (inside Poll) and gives its answer through
+	// answer, at once or later on the main goroutine: the server waits for
+	// it, so a hook that must first wait (for the text of a file not yet
+	// open) keeps answer and calls it when the edit is applied or refused.
+	// Only the first call counts, and none once the client is stopping or
+	// the server process that asked has died. nil refuses every edit with
+	// a reason.
+	ApplyEdit func(edit *protocol.WorkspaceEdit, answer func(applied bool, failureReason string))
 	// StopGrace is how long Stop waits after shutdown before killing the
 	// server's process group; 0 means DefaultStopGrace.
 	StopGrace time.Duration

@@ -244,9 +244,9 @@ func TestServerRequestsAnswered(t *testing.T) {
 	var applied []*protocol.WorkspaceEdit
 	c := startFake(t, rt, Config{
 		Settings: map[string]any{"gopls": map[string]any{"staticcheck": true}},
-		ApplyEdit: func(e *protocol.WorkspaceEdit) (bool, string) {
+		ApplyEdit: func(e *protocol.WorkspaceEdit, answer func(bool, string)) {
 			applied = append(applied, e)
-			return true, ""
+			answer(true, "")
 		},
 	})
 	o, res := await(t, rt, c, c.Request("fake/serverRequests", nil, RequestOptions{}))
@@ -266,6 +266,55 @@ func TestServerRequestsAnswered(t *testing.T) {
 	require.Len(t, applied, 1)
 	require.Len(t, applied[0].Changes["file:///x.go"], 1)
 	require.Equal(t, "new", applied[0].Changes["file:///x.go"][0].NewText)
+}
+
+// An applyEdit hook may answer in a later frame (after it has read a file
+// not yet open): the server gets no reply until then, gets the first answer
+// only, and an answer after the client stopped goes nowhere.
+func TestApplyEditAnsweredLater(t *testing.T) {
+	rt := newRT(t)
+	var answer func(bool, string)
+	c := startFake(t, rt, Config{
+		ApplyEdit: func(_ *protocol.WorkspaceEdit, a func(bool, string)) { answer = a },
+	})
+	job := c.Request("fake/serverRequests", nil, RequestOptions{})
+	pump(t, rt, c, 20*time.Second, func() bool { return answer != nil })
+	// The fake answers the request once the client has replied to all five
+	// of its own; the applyEdit reply has not gone yet.
+	for end := time.Now().Add(100 * time.Millisecond); time.Now().Before(end); {
+		c.Poll()
+		rt.Tick()
+		require.False(t, rt.IsComplete(job), "the server heard an answer the hook has not given")
+		time.Sleep(5 * time.Millisecond)
+	}
+	answer(false, "other.go is still loading")
+	answer(true, "") // the first answer stands
+	o, res := await(t, rt, c, job)
+	require.True(t, o.OK(), "%v", o.Err)
+	var replies []struct{ Result json.RawMessage }
+	require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &replies))
+	require.Len(t, replies, 5)
+	require.JSONEq(t, `{"applied":false,"failureReason":"other.go is still loading"}`, string(replies[3].Result))
+
+	// A second request's hook answers only after Stop: nothing is sent to
+	// a server that is shutting down or gone, and nothing panics.
+	answer = nil
+	job = c.Request("fake/serverRequests", nil, RequestOptions{})
+	pump(t, rt, c, 20*time.Second, func() bool { return answer != nil })
+	c.Stop()
+	pump(t, rt, c, 20*time.Second, func() bool { return rt.IsComplete(job) })
+	o, _ = rt.TakeResult(job)
+	require.ErrorIs(t, o.Err, ErrStopped)
+	answer(true, "")
+	pump(t, rt, c, 20*time.Second, func() bool {
+		select {
+		case <-c.Done():
+			return true
+		default:
+			return false
+		}
+	})
+	answer(true, "")
 }
 
 // Without a hook, applyEdit is refused with a reason.

@@ -299,6 +299,30 @@ func (c *Client) TakeMessages() []Message {
 	return m
 }
 
+// applyEditResult is the ApplyWorkspaceEditResult of an answer.
+func applyEditResult(applied bool, reason string) any {
+	r := map[string]any{"applied": applied}
+	if !applied && reason != "" {
+		r["failureReason"] = reason
+	}
+	return r
+}
+
+// answerLater returns the func that answers the server's request id once:
+// on the main goroutine, and only while the server process that asked
+// runs and the client has not been stopped (a restarted server never sent
+// that id; a stopping one is past its work).
+func (c *Client) answerLater(id jsontext.Value, result func(bool, string) any) func(bool, string) {
+	gen, answered := c.restarts, false
+	return func(ok bool, reason string) {
+		if answered || gen != c.restarts || (c.state != running && c.state != starting) {
+			return
+		}
+		answered = true
+		c.sendNow(c.responseFrame(id, result(ok, reason), nil))
+	}
+}
+
 // onServerRequest answers a request from the server on the main goroutine.
 func (c *Client) onServerRequest(e evServerRequest) {
 	var result any
@@ -334,15 +358,12 @@ func (c *Client) onServerRequest(e evServerRequest) {
 			rerr = &wireError{Code: CodeInvalidParams, Message: err.Error()}
 			break
 		}
-		applied, reason := false, "the client has no applyEdit hook"
-		if c.cfg.ApplyEdit != nil {
-			applied, reason = c.cfg.ApplyEdit(&p.Edit)
+		if c.cfg.ApplyEdit == nil {
+			result = applyEditResult(false, "the client has no applyEdit hook")
+			break
 		}
-		r := map[string]any{"applied": applied}
-		if !applied && reason != "" {
-			r["failureReason"] = reason
-		}
-		result = r
+		c.cfg.ApplyEdit(&p.Edit, c.answerLater(e.id, applyEditResult))
+		return
 	default:
 		rerr = &wireError{Code: CodeMethodNotFound, Message: "method not supported by the client: " + e.method}
 	}

@@ -24,31 +24,38 @@ func (b *Binding) lspOnApplyEdit(L *lua.LState) int {
 }
 
 // applyEditHook answers workspace/applyEdit for c with its Lua hook. The
-// server waits on the answer, and the client gives it inside Poll, so the
-// hook runs as a task there and must finish without waiting: one that
-// waits (or raises) is answered applied = false with the reason.
-func (b *Binding) applyEditHook(c *lspClient) func(*protocol.WorkspaceEdit) (bool, string) {
-	return func(edit *protocol.WorkspaceEdit) (bool, string) {
+// hook runs as a task and may wait (for the text of files not open yet):
+// the server is answered when the task ends, with what it returned, or
+// refused with the error it raised.
+func (b *Binding) applyEditHook(c *lspClient) func(*protocol.WorkspaceEdit, func(bool, string)) {
+	return func(edit *protocol.WorkspaceEdit, answer func(bool, string)) {
 		if c.onApply == nil {
-			return false, "no on_apply_edit hook is set"
+			answer(false, "no on_apply_edit hook is set")
+			return
 		}
 		ud := &lua.LUserData{Value: c, Metatable: b.lsp.mt}
 		t := b.Spawn(c.onApply, ud, goToLua(b.ls, edit))
-		switch {
-		case !t.Done():
-			return false, "the on_apply_edit hook waited; it must apply the edit without waiting"
-		case t.Err() != nil:
-			return false, "the on_apply_edit hook failed: " + t.Err().Error()
+		if t.Done() {
+			answer(applyEditAnswer(t))
+			return
 		}
-		res := t.Results()
-		if len(res) > 0 && lua.LVAsBool(res[0]) {
-			return true, ""
-		}
-		if len(res) > 1 {
-			if s, ok := res[1].(lua.LString); ok && s != "" {
-				return false, string(s)
-			}
-		}
-		return false, "the on_apply_edit hook refused the edit"
+		t.onDone = func() { answer(applyEditAnswer(t)) }
 	}
+}
+
+// applyEditAnswer is what an on_apply_edit task that has ended answers.
+func applyEditAnswer(t *Task) (bool, string) {
+	if t.Err() != nil {
+		return false, "the on_apply_edit hook failed: " + t.Err().Error()
+	}
+	res := t.Results()
+	if len(res) > 0 && lua.LVAsBool(res[0]) {
+		return true, ""
+	}
+	if len(res) > 1 {
+		if s, ok := res[1].(lua.LString); ok && s != "" {
+			return false, string(s)
+		}
+	}
+	return false, "the on_apply_edit hook refused the edit"
 }

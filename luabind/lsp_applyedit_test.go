@@ -4,8 +4,9 @@ import "testing"
 
 // TestLSPApplyEditHook covers workspace/applyEdit through client:on_apply_edit:
 // the hook gets the WorkspaceEdit as Lua tables and its answer goes back to
-// the server (applied, or refused with its reason); a hook that waits or
-// raises, and a client without a hook, refuse with a reason that says so.
+// the server (applied, or refused with its reason), also from a hook that
+// waits first; a hook that raises, and a client without a hook, refuse
+// with a reason that says so.
 func TestLSPApplyEditHook(t *testing.T) {
 	h := lspHarness(t)
 	task := h.run(t, `
@@ -40,9 +41,15 @@ func TestLSPApplyEditHook(t *testing.T) {
 		r = answer(edit)
 		assert(r.applied == false and r.failureReason == "the file changed", tostring(r.failureReason))
 
-		c:on_apply_edit(function() pmacs.workers.sleep(1):await() return true end)
+		-- A hook may wait: the server is answered when it returns.
+		local waited = false
+		c:on_apply_edit(function() pmacs.workers.sleep(20):await() waited = true return false, "read it first" end)
 		r = answer(edit)
-		assert(r.applied == false and r.failureReason:find("waited", 1, true), tostring(r.failureReason))
+		assert(waited, "the answer came before the hook finished")
+		assert(r.applied == false and r.failureReason == "read it first", tostring(r.failureReason))
+		c:on_apply_edit(function() pmacs.workers.sleep(1):await() error("late boom") end)
+		r = answer(edit)
+		assert(r.applied == false and r.failureReason:find("late boom", 1, true), tostring(r.failureReason))
 
 		c:on_apply_edit(function() error("boom") end)
 		r = answer(edit)

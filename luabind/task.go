@@ -47,6 +47,9 @@ type Task struct {
 	// waitOn is the task (*Task) or job (*job) this task is parked in an
 	// await of, nil otherwise: the edges heldCycle follows.
 	waitOn any
+	// onDone, if set, is called once the task has finished or failed (Go
+	// code waiting on a task, such as an LSP answer).
+	onDone func()
 }
 
 // TaskError is why a task failed: the Lua error message and the traceback
@@ -220,6 +223,15 @@ func (b *Binding) finish(t *Task, rets []lua.LValue) {
 		b.run = append(b.run, resumption{t: w, vals: rets})
 	}
 	t.waiters = nil
+	t.ended()
+}
+
+// ended calls the task's onDone once.
+func (t *Task) ended() {
+	if f := t.onDone; f != nil {
+		t.onDone = nil
+		f()
+	}
 }
 
 func (b *Binding) fail(t *Task, err error) {
@@ -246,6 +258,7 @@ func (b *Binding) fail(t *Task, err error) {
 		b.run = append(b.run, resumption{t: w, vals: vals})
 	}
 	t.waiters = nil
+	t.ended()
 }
 
 func (b *Binding) retire(t *Task) {
