@@ -1307,7 +1307,8 @@ local function lsp_client(lang)
       if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
       c:on_diagnostics(on_diagnostics)
       -- A server's workspace/applyEdit goes through the same path as a
-      -- rename's edit.
+      -- rename's edit; the hook waits while the files it opens are read,
+      -- and the server hears the outcome.
       c:on_apply_edit(function(_, edit)
         local n, files = apply_workspace_edit(edit)
         if not n then ed.error("lsp: the server's edit was not applied: " .. files) return false, files end
@@ -1506,13 +1507,31 @@ local function lsp_text_edit(te)
 end
 
 ------------------------------------------------------------------ apply a WorkspaceEdit
--- One path for a rename's result and a server's workspace/applyEdit: the
--- edits of a file open in a buffer are applied to it at once (one undo
--- step per file, sent to the server as didChange like any edit); a file
--- not open is opened and edited when its text lands. The buffers are left
--- modified for the user to check and save.
+-- One path for a rename's result and a server's workspace/applyEdit. It
+-- runs in a task and may wait: a file not open is opened and its text read
+-- first. Then every file's edits are checked, and only if all of them can
+-- be applied is any applied (one undo step per file, sent to the server as
+-- didChange like any edit), so the server's answer says what happened. A
+-- refused edit changes nothing and closes the buffers it opened. The
+-- buffers are left modified for the user to check and save.
 
-local waiting_edits = {} -- buf -> lists of edits to apply once its text is read
+local load_wait_s = 10 -- how long a file the edit opens may take to read
+
+-- await_loaded waits, in a task, until buf's text is read; nil and why when
+-- it was closed first, could not be read, or took longer than load_wait_s.
+local function await_loaded(buf, path)
+  local deadline = os.time() + load_wait_s
+  while true do
+    if not ed.valid(buf) then return nil, relative(path) .. " was closed before it was read" end
+    if not ed.loading(buf) then break end
+    if os.time() > deadline then
+      return nil, string.format("%s took longer than %d s to read", relative(path), load_wait_s)
+    end
+    coroutine.yield() -- the next frame
+  end
+  if ed.readonly(buf) then return nil, relative(path) .. " is read-only (unreadable, binary or not writable)" end
+  return true
+end
 
 apply_workspace_edit = function(edit)
   if type(edit) ~= "table" then return nil, "the edit is not a WorkspaceEdit" end
@@ -1521,7 +1540,9 @@ apply_workspace_edit = function(edit)
     if type(uri) ~= "string" or type(tes) ~= "table" then return "a malformed text document edit" end
     local path = from_uri(uri)
     if not per_path[path] then per_path[path], order[#order + 1] = {}, path end
-    if type(version) == "number" and not versions[path] then versions[path] = version end
+    -- A version of 0 (null on the wire) names the file as the server read
+    -- it from disk, not a version of the editor's.
+    if type(version) == "number" and version > 0 and not versions[path] then versions[path] = version end
     for _, te in ipairs(tes) do
       if type(te) ~= "table" or type(te.range) ~= "table" or type(te.newText) ~= "string" then
         return "an edit of " .. relative(path) .. " that is not a plain text edit"
@@ -1545,62 +1566,56 @@ apply_workspace_edit = function(edit)
       if err then return nil, err end
     end
   end
+  -- Every file is open and read before anything is checked; the buffers
+  -- opened here are closed again if the edit is refused.
+  local bufs, opened = {}, {}
+  local function refuse(why)
+    for _, buf in ipairs(opened) do
+      if ed.valid(buf) and not ed.modified(buf) then ed.close(buf) end
+    end
+    return nil, why .. ": nothing was applied"
+  end
+  for _, path in ipairs(order) do
+    local buf = ed.find(path)
+    if not buf then
+      local err
+      buf, err = ed.open(path)
+      if not buf then return refuse(err) end
+      opened[#opened + 1] = buf
+    end
+    bufs[path] = buf
+  end
+  for _, path in ipairs(order) do
+    local ok, err = await_loaded(bufs[path], path)
+    if not ok then return refuse(err) end
+  end
   -- An edit made for another version of a document than its buffer holds
   -- now (the user typed while the server worked) would land on the wrong
-  -- text: refuse the whole edit before any of it is applied.
+  -- text: refuse the whole edit.
   for _, path in ipairs(order) do
-    local buf, want = ed.find(path), versions[path]
-    local doc = buf and lsp.docs[buf]
+    local buf, want = bufs[path], versions[path]
+    local doc = lsp.docs[buf]
     if want and doc and doc.client then
       lsp_change(buf) -- edits not yet sent count too
       local now = doc.client:version(path)
       if now ~= 0 and now ~= want then
-        return nil, string.format("the edit was made for version %d of %s, which has changed since (version %d): nothing was applied",
-          want, relative(path), now)
+        return refuse(string.format("the edit was made for version %d of %s, which has changed since (version %d)",
+          want, relative(path), now))
       end
     end
   end
-  -- Every open buffer's edits are checked before any is applied, so a
-  -- bad range in one file leaves the others as they were.
+  -- Every file's edits are checked before any is applied, so a bad range
+  -- in one file leaves the others as they were.
   for _, path in ipairs(order) do
-    local buf = ed.find(path)
-    if buf and not ed.loading(buf) then
-      local k, err = ed.check_text_edits(buf, per_path[path])
-      if not k then return nil, err .. ": nothing was applied" end
-    end
+    local k, err = ed.check_text_edits(bufs[path], per_path[path])
+    if not k then return refuse(err) end
   end
   local n = 0
-  for i, path in ipairs(order) do
-    local list = per_path[path]
-    local buf = ed.find(path)
-    if buf and not ed.loading(buf) then
-      local k, err = ed.apply_text_edits(buf, list)
-      if not k then
-        return nil, string.format("%s (%d of %d files were edited)", err, i - 1, #order)
-      end
-    else
-      if not buf then
-        local err
-        buf, err = ed.open(path)
-        if not buf then return nil, string.format("%s (%d of %d files were edited)", err, i - 1, #order) end
-      end
-      waiting_edits[buf] = waiting_edits[buf] or {}
-      table.insert(waiting_edits[buf], list)
-    end
-    n = n + #list
+  for _, path in ipairs(order) do
+    n = n + assert(ed.apply_text_edits(bufs[path], per_path[path]))
   end
   return n, #order
 end
-
-ed.on("open", function(buf)
-  local lists = waiting_edits[buf]
-  if not lists then return end
-  waiting_edits[buf] = nil
-  for _, list in ipairs(lists) do
-    local k, err = ed.apply_text_edits(buf, list)
-    if not k then ed.error("edit of " .. ed.name(buf) .. " not applied: " .. err) end
-  end
-end)
 
 ------------------------------------------------------------------ rename (F2)
 -- F2 (or M-x rename) asks for the new name of the symbol under the cursor,
@@ -1816,7 +1831,6 @@ ed.on("frame", function(buf)
   if buf ~= comp.buf or not comp_word(comp) then comp_close() end
 end)
 ed.on("close", function(buf)
-  waiting_edits[buf] = nil
   if comp and comp.buf == buf then comp = nil end
 end)
 

@@ -417,33 +417,53 @@ func TestServerEditForAnOlderVersionIsRefused(t *testing.T) {
 	}
 }
 
-// A workspace edit whose edits of one open file cannot be applied changes
-// none of the files: every open buffer's edits are checked first. Before,
-// the files were edited one by one, and the first stayed edited.
+// A workspace edit whose edits of one file cannot be applied changes none
+// of the files: every file's edits are checked first. Before, open files
+// were edited one by one (the first stayed edited), and a file not open
+// was edited once its text loaded, after the server had been told
+// "applied" and after the other files were edited. A file the refused
+// edit opened is closed again.
 func TestWorkspaceEditWithABadFileAppliesNothing(t *testing.T) {
-	logPath := useFakeLSP(t)
-	path, other := fakeEditFiles(t, "atomic.go")
-	h := startEditor(t, Options{Path: other})
-	h.untilSynced()
-	h.e.call(func() {
-		require.NoError(t, h.e.L.DoString(fmt.Sprintf(`local ed = pmacs.editor; ed.show(assert(ed.open(%q)))`, path)))
-	})
-	h.until("atomic.go shown", func(e *session) bool { return e.cur.path == path && !e.cur.loading })
-	h.untilSynced()
-	h.ctrl('s')
-	// The reply's fields come in either order.
-	want := []string{`"applied":false`, `"failureReason":"check_text_edits: edit 1: line 99 is past the end of other.go (3 rows): nothing was applied"`}
-	requireFakeReply(t, logPath, "apply-a", want...)
-	h.e.call(func() {
-		for _, b := range h.e.bufs {
-			switch b.path {
-			case path:
-				require.Equal(t, "package m\n", b.Text(), "the good file's edit was not applied either")
-			case other:
-				require.Equal(t, "package m\n\nvar x = 1\n", b.Text())
-			}
+	for _, badOpen := range []bool{true, false} {
+		name := "bad file open"
+		if !badOpen {
+			name = "bad file not open"
 		}
-	})
+		t.Run(name, func(t *testing.T) {
+			logPath := useFakeLSP(t)
+			path, other := fakeEditFiles(t, "atomic.go")
+			h := startEditor(t, Options{Path: path})
+			h.untilSynced()
+			if badOpen {
+				h.e.call(func() {
+					require.NoError(t, h.e.L.DoString(fmt.Sprintf(`assert(pmacs.editor.open(%q))`, other)))
+				})
+				h.until("other.go read", func(e *session) bool {
+					b := e.findBuffer("other.go")
+					return b != nil && !b.loading
+				})
+			}
+			h.ctrl('s')
+			// The reply's fields come in either order.
+			want := []string{`"applied":false`, `"failureReason":"check_text_edits: edit 1: line 99 is past the end of other.go (3 rows): nothing was applied"`}
+			requireFakeReply(t, logPath, "apply-a", want...)
+			var texts map[string]string
+			h.e.call(func() {
+				texts = map[string]string{}
+				for _, b := range h.e.bufs {
+					if b.path != "" {
+						texts[b.path] = b.Text()
+					}
+				}
+			})
+			require.Equal(t, "package m\n", texts[path], "the good file's edit was not applied either")
+			if badOpen {
+				require.Equal(t, "package m\n\nvar x = 1\n", texts[other])
+			} else {
+				require.NotContains(t, texts, other, "the buffer the refused edit opened is closed")
+			}
+		})
+	}
 }
 
 // requireFakeReply waits for the scripted server to log the editor's reply
