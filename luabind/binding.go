@@ -93,6 +93,8 @@ type Binding struct {
 	mcpClosing sync.WaitGroup
 
 	lsp lspState // pmacs.lsp clients (lsp.go)
+	// arrayMT marks the tables pmacs.array makes (jsonarray.go).
+	arrayMT *lua.LTable
 
 	// Every task resumes under the current interrupt context; Interrupt
 	// cancels it from any goroutine and installs a fresh one.

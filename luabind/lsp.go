@@ -728,7 +728,8 @@ func goToLua(L *lua.LState, v any) lua.LValue {
 
 // luaToGo converts request parameters to values protocol.Marshal encodes
 // as JSON: a table whose keys are 1..n is an array, any other table an
-// object (an empty table is an empty object). Depth is capped so a cyclic
+// object (an empty table is an empty object), unless pmacs.array marked it
+// an array: then its values at 1..n are the array. Depth is capped so a cyclic
 // table is an error value rather than a hang.
 func luaToGo(v lua.LValue, depth int) any {
 	switch x := v.(type) {
@@ -751,7 +752,7 @@ func luaToGo(v lua.LValue, depth int) any {
 		n := x.Len()
 		count := 0
 		x.ForEach(func(lua.LValue, lua.LValue) { count++ })
-		if n > 0 && n == count {
+		if (n > 0 && n == count) || isJSONArray(x) {
 			arr := make([]any, n)
 			for i := 1; i <= n; i++ {
 				arr[i-1] = luaToGo(x.RawGetInt(i), depth+1)

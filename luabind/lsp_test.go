@@ -99,6 +99,8 @@ func fakeServer(in io.Reader, out io.Writer) {
 			return
 		case "test/echo":
 			reply(p)
+		case "test/raw":
+			reply(string(msg.Params))
 		case "test/error":
 			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32801, "message": "content modified"}})
 		case "test/never":

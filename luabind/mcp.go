@@ -246,7 +246,8 @@ func checkSelfAt[T any](L *lua.LState, fname string, n int, what string) T {
 
 // luaToJSON converts a Lua value to what encoding/json marshals as the
 // same JSON: a table with keys 1..n is an array, any other table an object
-// with string keys; an empty table is an object. Functions, userdata,
+// with string keys; an empty table is an object, unless pmacs.array marked
+// it an array (then its values at 1..n are the array). Functions, userdata,
 // threads, NaN and nesting deeper than 64 are errors.
 func luaToJSON(v lua.LValue, depth int) (any, error) {
 	if depth > 64 {
@@ -272,7 +273,7 @@ func luaToJSON(v lua.LValue, depth int) (any, error) {
 		n := v.Len()
 		count := 0
 		v.ForEach(func(lua.LValue, lua.LValue) { count++ })
-		if n > 0 && count == n {
+		if (n > 0 && count == n) || isJSONArray(v) {
 			out := make([]any, n)
 			for i := 1; i <= n; i++ {
 				x, err := luaToJSON(v.RawGetInt(i), depth+1)

@@ -176,6 +176,7 @@ return {
 		args(function() w.sleep(1):await() end),
 		args(function() w.sleep(1):await(); error("sweep task error") end),
 	},
+	["pmacs.array"] = {args(), args({}), args({1, 2})},
 	["pmacs.workers.sleep"] = {args(1), args(0, {key = "sweep-sleep"}), args(5, {key = "sweep-sleep"})},
 	["pmacs.workers.sum"] = {args(10), args(0, {key = "sweep-sum"})},
 	["pmacs.workers.emit_n"] = {args(5, {max_batch = 2}), args(0), args(3, {key = "sweep-emit"}), args(3, {key = "sweep-emit"})},
