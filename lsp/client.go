@@ -868,6 +868,10 @@ func (c *Client) responseFrame(id jsontext.Value, result any, rerr *wireError) [
 	return appendFrame(nil, b)
 }
 
+// codeActionKinds are the code action kinds the client asks for.
+var codeActionKinds = []string{"", "quickfix", "refactor", "refactor.extract", "refactor.inline",
+	"refactor.rewrite", "source", "source.organizeImports", "source.fixAll"}
+
 func (c *Client) initializeParams() map[string]any {
 	root := uri.File(c.cfg.Root)
 	name := "root"
@@ -882,7 +886,8 @@ func (c *Client) initializeParams() map[string]any {
 			"window":  map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
 			"workspace": map[string]any{
 				"applyEdit": true, "configuration": true, "workspaceFolders": true,
-				"workspaceEdit": map[string]any{"documentChanges": true},
+				"workspaceEdit":  map[string]any{"documentChanges": true},
+				"executeCommand": map[string]any{},
 			},
 			"textDocument": map[string]any{
 				"synchronization":    map[string]any{"didSave": true, "dynamicRegistration": false},
@@ -892,6 +897,14 @@ func (c *Client) initializeParams() map[string]any {
 				"definition":         map[string]any{},
 				"references":         map[string]any{},
 				"rename":             map[string]any{},
+				// Code actions as literals, each with its edit or its
+				// command; no resolveSupport, so a server sends what an
+				// action does with the action.
+				"codeAction": map[string]any{
+					"codeActionLiteralSupport": map[string]any{"codeActionKind": map[string]any{"valueSet": codeActionKinds}},
+					"isPreferredSupport":       true,
+					"disabledSupport":          true,
+				},
 				"semanticTokens": map[string]any{
 					"requests":       map[string]any{"full": true, "range": true},
 					"tokenTypes":     semanticTokenTypes,

@@ -31,10 +31,10 @@ local all_keys = {
   "  C-b                             *buffers* (Enter switches)",
   "  M-2, M-o, M-1                   split into two windows, switch window, back to one window",
   "  C-e                             *messages*",
-  "  M-x                             commands: grep, dired, workers, open, rename, sleep, sum, frame-target",
+  "  M-x                             commands: grep, dired, workers, open, rename, code-action, sleep, sum, frame-target",
   "  M-:                             evaluate a line of Lua and show what it returns",
   "  M-., M-k, M-?, M-e              language server: definition, hover, references, *diagnostics* (Enter jumps)",
-  "  M-/, F2                         complete the word (typing narrows; Enter/Tab inserts), rename the symbol",
+  "  M-/, F2, M-a                    complete the word (Enter/Tab inserts), rename the symbol, code actions (Enter runs one)",
   "  C-g                             interrupt a runaway script; cancel a prompt",
   "  C-q                             quit (twice within 3 s with unsaved changes)",
   "  F1                              this list",
@@ -1647,6 +1647,93 @@ local function rename_symbol(buf, new_name)
 end
 ed.map("global", "F2", function(buf) rename_symbol(buf) end)
 commands.rename = function(arg) rename_symbol(ed.current(), arg ~= "" and arg or nil) end
+
+------------------------------------------------------------------ code actions (M-a)
+-- M-a asks the server for the code actions at the cursor (over the
+-- selection, when there is one), passing the diagnostics on those rows, and
+-- lists them in *code actions*. Enter runs the action on its row: its edit
+-- goes through apply_workspace_edit, its command goes to the server as
+-- workspace/executeCommand, and the edits the server then sends come back
+-- through on_apply_edit (so gopls's "Fill S" and its kin apply by the same
+-- path). An action the server marks disabled is listed with its reason and
+-- does nothing.
+
+local function run_code_action(buf, client, action)
+  run(function()
+    if type(action.disabled) == "table" then
+      ed.message("code action disabled: " .. tostring(action.disabled.reason))
+      return
+    end
+    local title = tostring(action.title)
+    if type(action.edit) == "table" then
+      local n, files = apply_workspace_edit(action.edit)
+      if not n then ed.error(title .. ": " .. files) return end
+      ed.message(string.format("%s: %d edits in %d files (not saved yet)", title, n, files))
+    end
+    -- A CodeAction's command, or the action itself when it is a Command.
+    local cmd = action.command
+    if type(cmd) == "string" then cmd = action end
+    if type(cmd) == "table" then
+      local h = client:request("workspace/executeCommand", {command = cmd.command, arguments = cmd.arguments},
+        {key = "code-action-run", timeout_ms = 30000})
+      local _, err = h:await()
+      if err and err ~= "cancelled" then ed.error(title .. ": " .. err) return end
+    end
+    if ed.valid(buf) then ed.show(buf) end
+  end)
+end
+
+local function code_actions(buf)
+  local doc = lsp.docs[buf]
+  if not doc or not doc.client then ed.message("no language server for this buffer") return end
+  local sr, sc, er, ec = ed.selection(buf)
+  if not sr then
+    sr, sc = ed.cursor(buf)
+    er, ec = sr, sc
+  end
+  local function at(row, col)
+    return {line = row, character = utf16_col(ed.get_lines(buf, row, row + 1)[1] or "", col)}
+  end
+  -- The server matches the diagnostics it is sent against its own: send
+  -- them as it published them.
+  local diags = {}
+  for _, d in ipairs(doc.client:diagnostics(doc.path)) do
+    if d.line <= er and d.end_line >= sr then
+      diags[#diags + 1] = {range = {start = {line = d.line, character = d.col}, ["end"] = {line = d.end_line, character = d.end_col}},
+        severity = d.severity, message = d.message, source = d.source, code = d.code}
+    end
+  end
+  local h = doc.client:request("textDocument/codeAction", {textDocument = {uri = to_uri(doc.path)},
+    range = {start = at(sr, sc), ["end"] = at(er, ec)}, context = {diagnostics = pmacs.array(diags)}},
+    {key = "code-action", timeout_ms = 30000})
+  local client, where = doc.client, string.format("%s:%d", relative(doc.path), sr + 1)
+  run(function()
+    local res, err = h:await()
+    if not res then if err ~= "cancelled" then ed.error("code actions: " .. err) end return end
+    if type(res) ~= "table" or #res == 0 then ed.message("no code actions at " .. where) return end
+    local rows = {string.format("code actions at %s (Enter runs one, Esc goes back)", where)}
+    for _, a in ipairs(res) do
+      local row = tostring(a.title)
+      if a.kind then row = row .. "  [" .. a.kind .. "]" end
+      if type(a.disabled) == "table" then row = row .. "  (disabled: " .. tostring(a.disabled.reason) .. ")" end
+      rows[#rows + 1] = row
+    end
+    local lb = ed.create("*code actions*")
+    ed.set_lines(lb, 0, -1, rows)
+    ed.set_cursor(lb, 1, 0)
+    ed.map(lb, "Enter", function(b)
+      local a = res[ed.cursor(b)]
+      if not a then return end
+      if not ed.valid(buf) then ed.message("code actions: the buffer was closed") return end
+      ed.show(buf)
+      run_code_action(buf, client, a)
+    end)
+    ed.map(lb, "Esc", function() if ed.valid(buf) then ed.show(buf) end end)
+    ed.show(lb)
+  end)
+end
+ed.map("global", "M-a", code_actions)
+commands["code-action"] = function() code_actions(ed.current()) end
 
 ------------------------------------------------------------------ completion (M-/)
 -- M-/ asks the server for completions at the cursor and shows them in a

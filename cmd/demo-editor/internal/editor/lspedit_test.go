@@ -136,6 +136,55 @@ func TestGoplsRenameAcrossFiles(t *testing.T) {
 	})
 }
 
+// TestGoplsCodeActionFillStruct covers M-a against gopls: the actions at
+// an empty struct literal are listed in *code actions*, and Enter on
+// "Fill S" runs it. gopls answers it with a command (the client does not
+// ask to resolve actions), executes it, and sends the edit back as
+// workspace/applyEdit, which the editor's hook applies to the buffer. The
+// row has no diagnostics: the request's context.diagnostics must still be
+// an array (pmacs.array), or gopls refuses it.
+func TestGoplsCodeActionFillStruct(t *testing.T) {
+	dir := goplsModule(t, map[string]string{
+		"m.go": "package m\n\ntype S struct {\n\tA int\n\tB string\n}\n\nvar v = S{}\n\nfunc F() S { return v }\n",
+	})
+	path := filepath.Join(dir, "m.go")
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	h.gotoLine("8:10")
+	h.alt('a')
+	h.untilLong("*code actions* listing Fill S", func(e *session) bool {
+		if e.cur.name != "*code actions*" {
+			return false
+		}
+		for _, l := range e.cur.lines {
+			if strings.HasPrefix(l, "Fill S") {
+				return true
+			}
+		}
+		return false
+	})
+	h.e.call(func() {
+		require.Equal(t, "code actions at m.go:8 (Enter runs one, Esc goes back)", h.e.cur.lines[0])
+		for i, l := range h.e.cur.lines {
+			if strings.HasPrefix(l, "Fill S") {
+				h.e.cur.setCursor(pos{i, 0})
+			}
+		}
+	})
+	h.key(tcell.KeyEnter)
+	h.untilLong("the struct literal filled", func(e *session) bool {
+		for _, b := range e.bufs {
+			if b.path == path && strings.Contains(b.Text(), "A: 0") && strings.Contains(b.Text(), `B: ""`) {
+				return e.cur == b
+			}
+		}
+		return false
+	})
+	h.until("the hook's count on the message line", func(e *session) bool {
+		return strings.Contains(e.msg, "lsp: the server applied")
+	})
+}
+
 // TestGoplsDiagnosticsGutter covers the gutter: an undefined name's row is
 // marked E (in the error colour) beside the text, the status line gives
 // the count and, with the cursor on that row, the message; fixing the name
