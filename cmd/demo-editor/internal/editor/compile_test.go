@@ -104,3 +104,32 @@ func TestShellCommandShowsOutput(t *testing.T) {
 	h.e.call(func() { lines = append(lines, h.e.cur.lines...) })
 	require.Equal(t, []string{`$ printf 'a\nb\n'; exit 3 [exit 3]`, "a", "b"}, lines)
 }
+
+// Closing *compile* while its command still prints used to fail the task
+// that fills it ("append_lines: no buffer N"); now the command is stopped.
+func TestCompileBufferClosedWhileRunning(t *testing.T) {
+	dir := t.TempDir()
+	h := startEditor(t, Options{Path: dir})
+	h.waitText(dir + ":")
+	h.alt('x')
+	h.waitText("command (")
+	h.typeText(`compile echo first; sleep 0.3; echo second; sleep 0.3; echo third`)
+	h.key(tcell.KeyEnter)
+	h.waitText("first")
+	h.e.call(func() {
+		require.NoError(t, h.e.L.DoString(`pmacs.editor.close(pmacs.editor.find("*compile*"))`))
+	})
+	h.until("the compile over", func(e *session) bool {
+		active, done := jobsOfKind(e, runtime.KindSpawn)
+		return len(active) == 0 && len(done) == 1 && !e.lb.Busy()
+	})
+	var log string
+	var state runtime.State
+	h.e.call(func() {
+		_, done := jobsOfKind(h.e, runtime.KindSpawn)
+		state = done[0].State
+		log = h.e.messages.Text()
+	})
+	require.NotContains(t, log, "task failed")
+	require.Equal(t, runtime.Cancelled, state, "the command was stopped")
+}

@@ -263,6 +263,7 @@ local function save(buf)
   local h = w.fs.stat(dir)
   run(function()
     local st, _, code = h:await()
+    if not ed.valid(buf) then return end -- closed meanwhile
     if st or code ~= "ENOENT" then ed.save(buf) return end -- save reports any other failure
     ed.prompt("directory " .. dir .. " does not exist: create it and save? (y/n) ", {on_change = function(text)
       ed.close_prompt()
@@ -657,12 +658,12 @@ local function isearch_run(query)
   isearch_hint("searching")
   run(function()
     for batch in h:batches() do
-      if isearch.handle ~= h then return end
+      if isearch.handle ~= h or not ed.valid(buf) then return end
       ed.search_add(buf, batch)
       jump(false)
       isearch_hint("searching")
     end
-    if isearch.handle ~= h then return end
+    if isearch.handle ~= h or not ed.valid(buf) then return end
     local res, err = h:await()
     if not res then isearch_hint(err) return end
     jump(true)
@@ -754,7 +755,7 @@ local function dired_refresh(buf)
       if err ~= "cancelled" then ed.error("dired " .. st.path .. ": " .. err) end
       return
     end
-    if not dired[buf] then return end -- closed meanwhile
+    if not dired[buf] or not ed.valid(buf) then return end -- closed meanwhile
     local row = ed.cursor(buf)
     -- Keep the selection on the same name (or on the new name after a
     -- rename); failing that, on the same row.
@@ -821,7 +822,7 @@ open_dired = function(path)
           -- Success refreshes through the "resource" event.
           local ok, err = h:await()
           if not ok then
-            dired[b].select = nil
+            if dired[b] then dired[b].select = nil end
             ed.error("rename: " .. err)
           end
         end)
@@ -1101,11 +1102,14 @@ local function run_compile(cmd)
   run(function()
     for batch in h:batches() do
       if compile.handle ~= h then return end
+      -- *compile* closed: the output has nowhere to go, so the command
+      -- stops, as it would for a new compile.
+      if not ed.valid(buf) then h:cancel() return end
       local rows = {}
       for i, l in ipairs(batch) do rows[i] = l.text end
       ed.append_lines(buf, rows)
     end
-    if compile.handle ~= h then return end
+    if compile.handle ~= h or not ed.valid(buf) then return end
     local r, err = h:await()
     local status, group
     if r and r.signal then
@@ -1340,7 +1344,7 @@ local function lsp_open(buf)
   run(function()
     local c = lsp_client(lang)
     local doc = lsp.docs[buf]
-    if not c or not doc then lsp.docs[buf] = nil return end
+    if not c or not doc or not ed.valid(buf) then lsp.docs[buf] = nil return end
     -- The text sent now includes every edit so far: drop the log.
     ed.take_edits(buf)
     local ok, err = c:open(path, ed.get_text(buf))
@@ -1788,12 +1792,12 @@ local function comp_request()
   run(function()
     local items = {}
     for batch in h:batches() do
-      if comp ~= c or c.handle ~= h then return end -- superseded: never shown
+      if comp ~= c or c.handle ~= h or not ed.valid(c.buf) then return end -- superseded: never shown
       for _, it in ipairs(batch) do
         if type(it) == "table" and it.label then items[#items + 1] = it end
       end
     end
-    if comp ~= c or c.handle ~= h then return end
+    if comp ~= c or c.handle ~= h or not ed.valid(c.buf) then return end
     local ok, err = h:await()
     if not ok then
       if err ~= "cancelled" then ed.error("completion: " .. err) comp_close() end
@@ -2096,12 +2100,12 @@ local function picker_update(text)
   run(function()
     if mode == "files" then
       for snap in h:batches() do
-        if picker.handle ~= h then return end
+        if picker.handle ~= h or not ed.valid(picker.buf) then return end
         picker_show(mode, query, snap, "listing...")
       end
     end
     local r, err = h:await()
-    if picker.handle ~= h then return end
+    if picker.handle ~= h or not ed.valid(picker.buf) then return end
     if r then picker_show(mode, query, r, "") else ed.error("picker: " .. err) end
   end)
 end
