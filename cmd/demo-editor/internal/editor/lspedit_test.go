@@ -163,14 +163,16 @@ func TestGoplsCodeActionFillStruct(t *testing.T) {
 		}
 		return false
 	})
+	var header string
 	h.e.call(func() {
-		require.Equal(t, "code actions at m.go:8 (Enter runs one, Esc goes back)", h.e.cur.lines[0])
+		header = h.e.cur.lines[0]
 		for i, l := range h.e.cur.lines {
 			if strings.HasPrefix(l, "Fill S") {
 				h.e.cur.setCursor(pos{i, 0})
 			}
 		}
 	})
+	require.Equal(t, "code actions at m.go:8 (Enter runs one, Esc goes back)", header)
 	h.key(tcell.KeyEnter)
 	h.untilLong("the struct literal filled", func(e *session) bool {
 		for _, b := range e.bufs {

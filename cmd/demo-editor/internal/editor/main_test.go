@@ -65,14 +65,20 @@ func startEditorWith(t testing.TB, opts Options, width, height int, lockThread b
 	h := &harness{t: t, scr: scr, e: e, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
+		// A require that fails inside h.e.call ends this goroutine with
+		// runtime.Goexit: the deferred close still stops the editor, so
+		// the test fails at once instead of waiting on a dead loop.
+		var err error
+		defer func() {
+			e.close()
+			h.done <- err
+		}()
 		if lockThread {
 			goruntime.LockOSThread()
 			defer goruntime.UnlockOSThread()
 		}
 		e.start()
-		err := e.loop(ctx)
-		e.close()
-		h.done <- err
+		err = e.loop(ctx)
 	}()
 	t.Cleanup(func() {
 		cancel()
