@@ -1513,7 +1513,8 @@ end
 ------------------------------------------------------------------ apply a WorkspaceEdit
 -- One path for a rename's result and a server's workspace/applyEdit. It
 -- runs in a task and may wait: a file not open is opened and its text read
--- first. Then every file's edits are checked, and only if all of them can
+-- first (a file the edit creates gets a new buffer, written by the first
+-- save). Then every file's edits are checked, and only if all of them can
 -- be applied is any applied (one undo step per file, sent to the server as
 -- didChange like any edit), so the server's answer says what happened. A
 -- refused edit changes nothing and closes the buffers it opened. The
@@ -1554,12 +1555,25 @@ apply_workspace_edit = function(edit)
       table.insert(per_path[path], lsp_text_edit(te))
     end
   end
+  -- A create operation makes a new buffer for its file (the first save
+  -- writes it), which the edits after it fill; rename and delete are
+  -- refused. creates: path -> the operation's options.
+  local creates = {}
   if type(edit.documentChanges) == "table" then
     for _, dc in ipairs(edit.documentChanges) do
-      if dc.kind then return nil, "file operations (" .. tostring(dc.kind) .. ") are not supported" end
-      local td = dc.textDocument
-      local err = add(td and td.uri, dc.edits, td and td.version)
-      if err then return nil, err end
+      if dc.kind == "create" then
+        if type(dc.uri) ~= "string" then return nil, "a create operation without a uri" end
+        local path = from_uri(dc.uri)
+        if per_path[path] then return nil, "a create of " .. relative(path) .. " after edits of it" end
+        creates[path] = type(dc.options) == "table" and dc.options or {}
+        per_path[path], order[#order + 1] = {}, path
+      elseif dc.kind then
+        return nil, "file operations (" .. tostring(dc.kind) .. ") are not supported"
+      else
+        local td = dc.textDocument
+        local err = add(td and td.uri, dc.edits, td and td.version)
+        if err then return nil, err end
+      end
     end
   elseif type(edit.changes) == "table" then
     local uris = {}
@@ -1578,6 +1592,34 @@ apply_workspace_edit = function(edit)
       if ed.valid(buf) and not ed.modified(buf) then ed.close(buf) end
     end
     return nil, why .. ": nothing was applied"
+  end
+  -- A file must exist to be edited, unless the edit creates it; one it
+  -- creates must not, unless the create may overwrite or ignore it. A file
+  -- open in a buffer exists. fresh: the files that start empty (created,
+  -- or overwritten), whose edits can only insert at the start.
+  local stats, fresh = {}, {}
+  for _, path in ipairs(order) do
+    if not ed.find(path) then stats[path] = w.fs.stat(path) end
+  end
+  for _, path in ipairs(order) do
+    local exists = true
+    if stats[path] then
+      local st, err, code = stats[path]:await()
+      if not st and code ~= "ENOENT" then return refuse(err) end
+      exists = st ~= nil
+    end
+    local c = creates[path]
+    if c and not exists then
+      fresh[path] = true
+    elseif c then
+      if c.overwrite then
+        fresh[path] = true
+      elseif not c.ignoreIfExists then
+        return refuse("the edit creates " .. relative(path) .. ", which exists")
+      end
+    elseif not exists then
+      return refuse("the edit changes " .. relative(path) .. ", which does not exist")
+    end
   end
   for _, path in ipairs(order) do
     local buf = ed.find(path)
@@ -1611,12 +1653,32 @@ apply_workspace_edit = function(edit)
   -- Every file's edits are checked before any is applied, so a bad range
   -- in one file leaves the others as they were.
   for _, path in ipairs(order) do
-    local k, err = ed.check_text_edits(bufs[path], per_path[path])
-    if not k then return refuse(err) end
+    if fresh[path] then
+      -- Every edit of an empty file inserts at its start.
+      for i, te in ipairs(per_path[path]) do
+        if te.line ~= 0 or te.col ~= 0 or te.end_line ~= 0 or te.end_col ~= 0 then
+          return refuse(string.format("edit %d of %s does not insert at the start of the file it creates", i, relative(path)))
+        end
+      end
+    else
+      local k, err = ed.check_text_edits(bufs[path], per_path[path])
+      if not k then return refuse(err) end
+    end
   end
   local n = 0
   for _, path in ipairs(order) do
-    n = n + assert(ed.apply_text_edits(bufs[path], per_path[path]))
+    local list = per_path[path]
+    if fresh[path] then
+      -- The inserts in their order are the file's text. A new buffer
+      -- ends its last row with a line break, so that one is not a row.
+      local parts = {}
+      for i, te in ipairs(list) do parts[i] = te.text end
+      local text = table.concat(parts):gsub("\n$", "")
+      ed.set_lines(bufs[path], 0, -1, {text})
+      n = n + #list
+    else
+      n = n + assert(ed.apply_text_edits(bufs[path], list))
+    end
   end
   return n, #order
 end

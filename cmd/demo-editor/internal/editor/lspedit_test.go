@@ -187,6 +187,46 @@ func TestGoplsCodeActionFillStruct(t *testing.T) {
 	})
 }
 
+// TestGoplsCodeActionAddTest runs gopls's "Add test for A", whose edit
+// creates m_test.go: the editor opens it as a new buffer holding the test,
+// for the user to check and save, and writes nothing yet.
+func TestGoplsCodeActionAddTest(t *testing.T) {
+	dir := goplsModule(t, map[string]string{
+		"m.go": "package m\n\nfunc A(x int) int { return x + 1 }\n",
+	})
+	h := startEditor(t, Options{Path: filepath.Join(dir, "m.go")})
+	h.untilSynced()
+	h.gotoLine("3:6")
+	h.alt('a')
+	row := -1
+	h.untilLong("*code actions* listing Add test for A", func(e *session) bool {
+		if e.cur.name != "*code actions*" {
+			return false
+		}
+		for i, l := range e.cur.lines {
+			if strings.HasPrefix(l, "Add test for A") {
+				row = i
+				e.cur.setCursor(pos{i, 0})
+				return true
+			}
+		}
+		return false
+	})
+	h.key(tcell.KeyEnter)
+	testPath := filepath.Join(dir, "m_test.go")
+	h.untilLong("m_test.go open with the test", func(e *session) bool {
+		for _, b := range e.bufs {
+			if b.path == testPath && !b.loading && strings.Contains(b.Text(), "func TestA(t *testing.T)") {
+				return b.Modified()
+			}
+		}
+		return false
+	})
+	require.Positive(t, row)
+	_, err := os.Stat(testPath)
+	require.True(t, os.IsNotExist(err), "m_test.go is written by a save, not by the edit")
+}
+
 // TestGoplsDiagnosticsGutter covers the gutter: an undefined name's row is
 // marked E (in the error colour) beside the text, the status line gives
 // the count and, with the cursor on that row, the message; fixing the name
@@ -513,6 +553,49 @@ func TestWorkspaceEditWithABadFileAppliesNothing(t *testing.T) {
 			} else {
 				require.NotContains(t, texts, other, "the buffer the refused edit opened is closed")
 			}
+		})
+	}
+}
+
+// A workspace edit may create a file: the editor opens a new buffer for it,
+// which the edits after the create fill and the first save writes. A
+// create of a file that exists, and an edit of a file that does not exist
+// without a create, are refused with nothing applied. Before, every create
+// was refused ("file operations (create) are not supported", which gopls's
+// "Add test for A" sends), and an edit of a missing file made it.
+func TestWorkspaceEditCreatesAFile(t *testing.T) {
+	for _, c := range []struct{ file, reply string }{
+		{"create_new.go", `{"applied":true}`},
+		{"create_exists.go", `"failureReason":"the edit creates other.go, which exists: nothing was applied"`},
+		{"create_missing.go", `"failureReason":"the edit changes missing.go, which does not exist: nothing was applied"`},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			logPath := useFakeLSP(t)
+			path, other := fakeEditFiles(t, c.file)
+			dir := filepath.Dir(path)
+			h := startEditor(t, Options{Path: path})
+			h.untilSynced()
+			h.ctrl('s')
+			requireFakeReply(t, logPath, "apply-c", c.reply)
+			texts := map[string]string{}
+			h.e.call(func() {
+				for _, b := range h.e.bufs {
+					if b.path != "" {
+						texts[filepath.Base(b.path)] = b.Text()
+					}
+				}
+			})
+			_, err := os.Stat(filepath.Join(dir, "new.go"))
+			require.True(t, os.IsNotExist(err), "the created file is written by a save, not by the edit")
+			if c.file == "create_new.go" {
+				require.Equal(t, "package m\n\nvar created = 1\n", texts["new.go"])
+				return
+			}
+			require.NotContains(t, texts, "new.go")
+			require.NotContains(t, texts, "missing.go")
+			data, err := os.ReadFile(other)
+			require.NoError(t, err)
+			require.Equal(t, "package m\n\nvar x = 1\n", string(data))
 		})
 	}
 }

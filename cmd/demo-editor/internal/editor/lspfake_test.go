@@ -164,6 +164,30 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 				}})
 				break
 			}
+			if name := filepath.Base(p.TextDocument.URI); strings.HasPrefix(name, "create") {
+				// A create of new.go and an edit filling it; for
+				// "create_exists" a create of other.go, which exists; for
+				// "create_missing" an edit of missing.go with no create.
+				dirURI := strings.TrimSuffix(p.TextDocument.URI, name)
+				target := dirURI + "new.go"
+				switch name {
+				case "create_exists.go":
+					target = other
+				case "create_missing.go":
+					target = dirURI + "missing.go"
+				}
+				changes := []any{
+					map[string]any{"textDocument": map[string]any{"uri": target, "version": nil},
+						"edits": []any{map[string]any{"range": map[string]any{"start": at(0, 0), "end": at(0, 0)}, "newText": "package m\n\nvar created = 1\n"}}},
+				}
+				if name != "create_missing.go" {
+					changes = append([]any{map[string]any{"kind": "create", "uri": target}}, changes...)
+				}
+				s.send(map[string]any{"jsonrpc": "2.0", "id": "apply-c", "method": "workspace/applyEdit", "params": map[string]any{
+					"label": "fake create", "edit": map[string]any{"documentChanges": changes},
+				}})
+				break
+			}
 			if name := filepath.Base(p.TextDocument.URI); strings.HasPrefix(name, "versioned") {
 				// A documentChanges edit naming a version: the one the
 				// server holds, or for "versioned_stale" one before it,
