@@ -897,6 +897,7 @@ func (c *Client) initializeParams() map[string]any {
 				"definition":         map[string]any{},
 				"references":         map[string]any{},
 				"rename":             map[string]any{},
+				"formatting":         map[string]any{},
 				// Code actions as literals, each with its edit or its
 				// command; no resolveSupport, so a server sends what an
 				// action does with the action.

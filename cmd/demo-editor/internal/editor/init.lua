@@ -31,7 +31,7 @@ local all_keys = {
   "  C-b                             *buffers* (Enter switches)",
   "  M-2, M-o, M-1                   split into two windows, switch window, back to one window",
   "  C-e                             *messages*",
-  "  M-x                             commands: grep, dired, workers, open, rename, code-action, sleep, sum, frame-target",
+  "  M-x                             commands: grep, dired, workers, open, rename, code-action, format, format-on-save, sleep, sum, frame-target",
   "  M-:                             evaluate a line of Lua and show what it returns",
   "  M-., M-k, M-?, M-e              language server: definition, hover, references, *diagnostics* (Enter jumps)",
   "  M-/, F2, M-a                    complete the word (Enter/Tab inserts), rename the symbol, code actions (Enter runs one)",
@@ -253,9 +253,13 @@ local function open_path(path)
   end)
 end
 
+-- format_before_save(buf), defined with the language servers below, formats
+-- a file its server can format; save waits for it.
+local format_before_save
+
 -- save writes buf; a file whose directory does not exist (a new file
 -- opened under a new path) is saved only after the user agrees to create
--- the directory.
+-- the directory. A file synced with a language server is formatted first.
 local function save(buf)
   local path = ed.path(buf)
   if not path then ed.message(ed.name(buf) .. " has no file to save to") return end
@@ -263,6 +267,7 @@ local function save(buf)
   local h = w.fs.stat(dir)
   run(function()
     local st, _, code = h:await()
+    if format_before_save then format_before_save(buf) end
     if not ed.valid(buf) then return end -- closed meanwhile
     if st or code ~= "ENOENT" then ed.save(buf) return end -- save reports any other failure
     ed.prompt("directory " .. dir .. " does not exist: create it and save? (y/n) ", {on_change = function(text)
@@ -1713,6 +1718,59 @@ local function rename_symbol(buf, new_name)
 end
 ed.map("global", "F2", function(buf) rename_symbol(buf) end)
 commands.rename = function(arg) rename_symbol(ed.current(), arg ~= "" and arg or nil) end
+
+------------------------------------------------------------------ format (on save, M-x format)
+-- Saving a file synced with a language server formats it first (gopls:
+-- gofmt): textDocument/formatting's edits are applied as one undo step,
+-- unless the text changed while the server worked. A server that cannot
+-- format, fails, or takes longer than format_wait_ms does not hold the save
+-- up: the file is saved as it is, and the message line says why (not for a
+-- server without formatting). M-x format formats without saving; M-x
+-- format-on-save turns the formatting of saves off and on.
+
+local format_wait_ms = 2000
+local format_on_save = true
+
+-- format_buffer formats buf, in a task; it returns the number of edits
+-- applied, or nil, why and the error's code.
+local function format_buffer(buf)
+  local doc = lsp.docs[buf]
+  if not doc or not doc.client then return nil, "no language server for this buffer" end
+  lsp_change(buf)
+  local before = doc.client:version(doc.path)
+  local h = doc.client:request("textDocument/formatting", {textDocument = {uri = to_uri(doc.path)},
+    options = {tabSize = 8, insertSpaces = false}}, {key = "format:" .. buf, timeout_ms = format_wait_ms})
+  local res, err, code = h:await()
+  if not ed.valid(buf) then return nil, "the buffer was closed" end
+  if not res then return nil, err, code end
+  if res == true or #res == 0 then return 0 end -- null or no edits: formatted already
+  lsp_change(buf)
+  if doc.client:version(doc.path) ~= before then return nil, "the text changed while the server formatted it" end
+  local edits = {}
+  for i, te in ipairs(res) do edits[i] = lsp_text_edit(te) end
+  return ed.apply_text_edits(buf, edits)
+end
+
+format_before_save = function(buf)
+  if not format_on_save or not ed.valid(buf) then return end
+  local doc = lsp.docs[buf]
+  if not doc or not doc.client then return end
+  local n, err, code = format_buffer(buf)
+  if not n and code ~= "MethodNotFound" then ed.message("format: " .. err .. "; saved as it is") end
+end
+
+commands.format = function()
+  local buf = ed.current()
+  run(function()
+    local n, err = format_buffer(buf)
+    if not n then ed.error("format: " .. err) return end
+    ed.message(n == 0 and "format: nothing to change" or string.format("format: %d edits", n))
+  end)
+end
+commands["format-on-save"] = function()
+  format_on_save = not format_on_save
+  ed.message("format on save: " .. (format_on_save and "on" or "off"))
+end
 
 ------------------------------------------------------------------ code actions (M-a)
 -- M-a asks the server for the code actions at the cursor (over the

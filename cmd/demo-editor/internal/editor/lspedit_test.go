@@ -227,6 +227,47 @@ func TestGoplsCodeActionAddTest(t *testing.T) {
 	require.True(t, os.IsNotExist(err), "m_test.go is written by a save, not by the edit")
 }
 
+// TestGoplsFormatsOnSave covers formatting with gopls: C-s formats the
+// file before writing it, M-x format formats without saving, and with
+// format-on-save turned off the file is written as it is.
+func TestGoplsFormatsOnSave(t *testing.T) {
+	const messy, tidy = "package m\nfunc  F( )  int {return 1}\n", "package m\n\nfunc F() int { return 1 }\n"
+	dir := goplsModule(t, map[string]string{"m.go": messy})
+	path := filepath.Join(dir, "m.go")
+	h := startEditor(t, Options{Path: path})
+	mx := func(line string) {
+		h.alt('x')
+		h.waitText("command (")
+		h.typeText(line)
+		h.key(tcell.KeyEnter)
+	}
+	h.untilSynced()
+	h.typeText(" ") // modified, so the save writes
+	h.ctrl('s')
+	h.untilLong("the formatted file on disk", func(e *session) bool {
+		data, _ := os.ReadFile(path)
+		return string(data) == tidy
+	})
+	h.until("the buffer formatted and saved", func(e *session) bool { return e.cur.Text() == tidy && !e.cur.Modified() })
+
+	h.e.call(func() { h.e.cur.setCursor(pos{2, 0}) })
+	h.typeText("  ")
+	mx("format")
+	h.untilLong("M-x format undid the indent, unsaved", func(e *session) bool {
+		return e.cur.Text() == tidy && strings.Contains(e.msg, "format: 1 edits")
+	})
+
+	mx("format-on-save")
+	h.until("format on save off", func(e *session) bool { return e.msg == "format on save: off" })
+	h.e.call(func() { h.e.cur.setCursor(pos{2, 0}) })
+	h.typeText("  ")
+	h.ctrl('s')
+	h.untilLong("the file written as it is", func(e *session) bool {
+		data, _ := os.ReadFile(path)
+		return string(data) == "package m\n\n  func F() int { return 1 }\n"
+	})
+}
+
 // TestGoplsDiagnosticsGutter covers the gutter: an undefined name's row is
 // marked E (in the error colour) beside the text, the status line gives
 // the count and, with the cursor on that row, the message; fixing the name
