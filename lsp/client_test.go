@@ -306,14 +306,7 @@ func TestApplyEditAnsweredLater(t *testing.T) {
 	o, _ = rt.TakeResult(job)
 	require.ErrorIs(t, o.Err, ErrStopped)
 	answer(true, "")
-	pump(t, rt, c, 20*time.Second, func() bool {
-		select {
-		case <-c.Done():
-			return true
-		default:
-			return false
-		}
-	})
+	pump(t, rt, c, 20*time.Second, gone(c))
 	answer(true, "")
 }
 
@@ -667,14 +660,7 @@ func TestRestartGivesUpAfterMaxRestarts(t *testing.T) {
 	job := c.Request(protocol.MethodTextDocumentHover, nil, RequestOptions{})
 	o, _ := await(t, rt, c, job)
 	require.Equal(t, runtime.Failed, o.State)
-	pump(t, rt, c, 20*time.Second, func() bool {
-		select {
-		case <-c.Done():
-			return true
-		default:
-			return false
-		}
-	})
+	pump(t, rt, c, 20*time.Second, gone(c))
 	require.Equal(t, 4, countLines(t, starts), "the first start and three restarts")
 	require.ErrorIs(t, c.Err(), ErrServerExited)
 	require.Contains(t, c.Err().Error(), "exit code 4")

@@ -61,6 +61,18 @@ func pump(t testing.TB, rt *runtime.Runtime, c *Client, limit time.Duration, con
 	}
 }
 
+// gone is pump's condition for c's server being gone (Done closed).
+func gone(c *Client) func() bool {
+	return func() bool {
+		select {
+		case <-c.Done():
+			return true
+		default:
+			return false
+		}
+	}
+}
+
 // await runs frames until job settles and returns both halves of its outcome.
 func await(t testing.TB, rt *runtime.Runtime, c *Client, job runtime.JobID) (runtime.Outcome, Result) {
 	t.Helper()
