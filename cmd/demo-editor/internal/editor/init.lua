@@ -1720,8 +1720,10 @@ ed.map("global", "F2", function(buf) rename_symbol(buf) end)
 commands.rename = function(arg) rename_symbol(ed.current(), arg ~= "" and arg or nil) end
 
 ------------------------------------------------------------------ format (on save, M-x format)
--- Saving a file synced with a language server formats it first (gopls:
--- gofmt): textDocument/formatting's edits are applied as one undo step,
+-- Saving a file synced with a language server organizes its imports and
+-- formats it first (gopls: goimports and gofmt). The imports come from the
+-- server's source.organizeImports code action, applied like any workspace
+-- edit; textDocument/formatting's edits are applied as one undo step,
 -- unless the text changed while the server worked. A server that cannot
 -- format, fails, or takes longer than format_wait_ms does not hold the save
 -- up: the file is saved as it is, and the message line says why (not for a
@@ -1751,10 +1753,34 @@ local function format_buffer(buf)
   return ed.apply_text_edits(buf, edits)
 end
 
+-- organize_imports applies the server's source.organizeImports action to
+-- buf, in a task; it returns true, or nil, why and the error's code.
+local function organize_imports(buf)
+  local doc = lsp.docs[buf]
+  if not doc or not doc.client then return nil, "no language server for this buffer" end
+  local at = {line = 0, character = 0}
+  local h = doc.client:request("textDocument/codeAction", {textDocument = {uri = to_uri(doc.path)},
+    range = {start = at, ["end"] = at}, context = {diagnostics = pmacs.array(), only = {"source.organizeImports"}}},
+    {key = "imports:" .. buf, timeout_ms = format_wait_ms})
+  local res, err, code = h:await()
+  if not ed.valid(buf) then return nil, "the buffer was closed" end
+  if not res then return nil, err, code end
+  for _, a in ipairs(type(res) == "table" and res or {}) do
+    if a.kind == "source.organizeImports" and type(a.edit) == "table" then
+      local n, why = apply_workspace_edit(a.edit)
+      if not n then return nil, why end
+    end
+  end
+  return true
+end
+
 format_before_save = function(buf)
   if not format_on_save or not ed.valid(buf) then return end
   local doc = lsp.docs[buf]
   if not doc or not doc.client then return end
+  local ok, ierr, icode = organize_imports(buf)
+  if not ok and icode ~= "MethodNotFound" then ed.message("organize imports: " .. ierr .. "; saved as it is") end
+  if not ed.valid(buf) then return end
   local n, err, code = format_buffer(buf)
   if not n and code ~= "MethodNotFound" then ed.message("format: " .. err .. "; saved as it is") end
 end

@@ -268,6 +268,24 @@ func TestGoplsFormatsOnSave(t *testing.T) {
 	})
 }
 
+// TestGoplsOrganizesImportsOnSave: a save adds the import a new call
+// needs and drops the one no longer used (gopls's organizeImports), then
+// formats, before the file is written.
+func TestGoplsOrganizesImportsOnSave(t *testing.T) {
+	dir := goplsModule(t, map[string]string{
+		"m.go": "package m\n\nimport \"strings\"\n\nfunc F() { fmt.Println(1) }\n",
+	})
+	path := filepath.Join(dir, "m.go")
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	h.typeText("\n")
+	h.ctrl('s')
+	h.untilLong("the imports fixed on disk", func(e *session) bool {
+		data, _ := os.ReadFile(path)
+		return string(data) == "package m\n\nimport \"fmt\"\n\nfunc F() { fmt.Println(1) }\n"
+	})
+}
+
 // TestGoplsDiagnosticsGutter covers the gutter: an undefined name's row is
 // marked E (in the error colour) beside the text, the status line gives
 // the count and, with the cursor on that row, the message; fixing the name
