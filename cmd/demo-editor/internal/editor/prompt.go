@@ -130,9 +130,22 @@ func (e *session) promptKey(name string, ev *tcell.EventKey) bool {
 
 // promptSkip is how many bytes of the prompt's text scroll off the left so
 // that the cursor stays on the screen.
+// promptLabel is the prompt's label as drawn: cut, ending in "…", where it
+// would leave less than a third of the row (at least 12 columns) for the
+// text, so what the user types always shows.
+func (e *session) promptLabel() string {
+	label := e.prompt.label
+	keep := e.width - max(e.width/3, 12)
+	if keep < 2 || displayCol(label, len(label)) <= keep {
+		return label
+	}
+	return label[:byteColAt(label, keep-1)] + "…"
+}
+
 func (e *session) promptSkip() int {
 	p := e.prompt
-	room := e.width - displayCol(p.label, len(p.label)) - 1
+	label := e.promptLabel()
+	room := e.width - displayCol(label, len(label)) - 1
 	skip := 0
 	for skip < p.cursor && displayCol(p.text[skip:], p.cursor-skip) > room {
 		_, n := utf8.DecodeRuneInString(p.text[skip:])
@@ -144,6 +157,7 @@ func (e *session) promptSkip() int {
 func (e *session) promptCursorX() int {
 	p := e.prompt
 	skip := e.promptSkip()
-	x := displayCol(p.label, len(p.label)) + displayCol(p.text[skip:], p.cursor-skip)
+	label := e.promptLabel()
+	x := displayCol(label, len(label)) + displayCol(p.text[skip:], p.cursor-skip)
 	return min(x, e.width-1)
 }

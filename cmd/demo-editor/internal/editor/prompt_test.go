@@ -92,3 +92,21 @@ func TestPromptCancelReasons(t *testing.T) {
 	})
 	require.Equal(t, []string{"areplaced", "bclose", "ckey"}, reasons)
 }
+
+// A prompt's label wider than the screen (M-x lists every command in its
+// label) hid what the user typed: the text went past the right edge. The
+// label is now cut, ending in "…", so the typed text and the cursor show.
+func TestLongPromptLabelLeavesRoomForTheText(t *testing.T) {
+	h := startEditorSized(t, Options{Path: t.TempDir()}, 60, 12)
+	h.e.call(func() {
+		require.NoError(t, h.e.L.DoString(`pmacs.editor.prompt(string.rep("a long label ", 10) .. ": ", {})`))
+	})
+	h.typeText("typed")
+	rows := h.waitText("typed")
+	bottom := messageLine(rows)
+	require.True(t, strings.HasPrefix(bottom, "a long label a long label a long label"), bottom)
+	require.Contains(t, bottom, "…typed")
+	var x int
+	h.e.call(func() { x = h.e.promptCursorX() })
+	require.Equal(t, strings.Index(bottom, "…typed")+len("…typed")-2, x, "the cursor is after the text")
+}

@@ -258,7 +258,7 @@ func (e *session) drawBottomLine(y int) bool {
 	}
 	e.shownLines[2] = key
 	if p := e.prompt; p != nil {
-		x := e.putLine(0, y, p.label, stylePrompt)
+		x := e.putLine(0, y, e.promptLabel(), stylePrompt)
 		x = e.putLine(x, y, p.text[e.promptSkip():], tcell.StyleDefault)
 		if p.hint != "" && x < e.width {
 			e.putLine(x, y, p.hint, styleHelp)
