@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
@@ -73,7 +74,7 @@ func bottomRow(scr tcell.SimulationScreen) (string, int) {
 func promptShows(text string) func(tcell.SimulationScreen) bool {
 	return func(scr tcell.SimulationScreen) bool {
 		row, cx := bottomRow(scr)
-		return strings.HasPrefix(row, text) && strings.TrimSpace(row[len(text):]) == "" && cx == len(text)
+		return strings.HasPrefix(row, text) && strings.TrimSpace(row[len(text):]) == "" && cx == utf8.RuneCountInString(text)
 	}
 }
 
@@ -182,7 +183,13 @@ func TestKeystrokeLatencyTable(t *testing.T) {
 	// selection of a list view.
 	h.alt('x')
 	h.waitText("command (")
-	label := h.rows()[39] + " " // the row is read with trailing spaces trimmed
+	var label string
+	h.e.call(func() {
+		// The prompt row up to the cursor: the label as drawn (cut, ending
+		// in "…", when it is wider than the screen allows).
+		row, cx := bottomRow(h.scr)
+		label = string([]rune(row)[:cx])
+	})
 	run("idle: type into a prompt", h, m, func(i int) time.Duration {
 		if i%2 == 0 {
 			return m.press(tcell.KeyRune, 't', promptShows(label+"t"))
