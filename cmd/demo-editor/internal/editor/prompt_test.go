@@ -98,6 +98,9 @@ func TestPromptCancelReasons(t *testing.T) {
 // label is now cut, ending in "…", so the typed text and the cursor show.
 func TestLongPromptLabelLeavesRoomForTheText(t *testing.T) {
 	h := startEditorSized(t, Options{Path: t.TempDir()}, 60, 12)
+	// A prompt opened before the directory view shows would end when it
+	// shows.
+	h.waitText("..")
 	h.e.call(func() {
 		require.NoError(t, h.e.L.DoString(`pmacs.editor.prompt(string.rep("a long label ", 10) .. ": ", {})`))
 	})
