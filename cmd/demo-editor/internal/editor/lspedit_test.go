@@ -136,6 +136,16 @@ func TestGoplsRenameAcrossFiles(t *testing.T) {
 	})
 }
 
+// goplsEditor opens m.go holding src in a new module, with gopls, and waits
+// until the server has it.
+func goplsEditor(t *testing.T, src string) (*harness, string) {
+	t.Helper()
+	path := filepath.Join(goplsModule(t, map[string]string{"m.go": src}), "m.go")
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	return h, path
+}
+
 // TestGoplsCodeActionFillStruct covers M-a against gopls: the actions at
 // an empty struct literal are listed in *code actions*, and Enter on
 // "Fill S" runs it. gopls answers it with a command (the client does not
@@ -144,12 +154,7 @@ func TestGoplsRenameAcrossFiles(t *testing.T) {
 // row has no diagnostics: the request's context.diagnostics must still be
 // an array (pmacs.array), or gopls refuses it.
 func TestGoplsCodeActionFillStruct(t *testing.T) {
-	dir := goplsModule(t, map[string]string{
-		"m.go": "package m\n\ntype S struct {\n\tA int\n\tB string\n}\n\nvar v = S{}\n\nfunc F() S { return v }\n",
-	})
-	path := filepath.Join(dir, "m.go")
-	h := startEditor(t, Options{Path: path})
-	h.untilSynced()
+	h, path := goplsEditor(t, "package m\n\ntype S struct {\n\tA int\n\tB string\n}\n\nvar v = S{}\n\nfunc F() S { return v }\n")
 	h.gotoLine("8:10")
 	h.alt('a')
 	h.untilLong("*code actions* listing Fill S", func(e *session) bool {
@@ -191,11 +196,7 @@ func TestGoplsCodeActionFillStruct(t *testing.T) {
 // creates m_test.go: the editor opens it as a new buffer holding the test,
 // for the user to check and save, and writes nothing yet.
 func TestGoplsCodeActionAddTest(t *testing.T) {
-	dir := goplsModule(t, map[string]string{
-		"m.go": "package m\n\nfunc A(x int) int { return x + 1 }\n",
-	})
-	h := startEditor(t, Options{Path: filepath.Join(dir, "m.go")})
-	h.untilSynced()
+	h, path := goplsEditor(t, "package m\n\nfunc A(x int) int { return x + 1 }\n")
 	h.gotoLine("3:6")
 	h.alt('a')
 	row := -1
@@ -213,7 +214,7 @@ func TestGoplsCodeActionAddTest(t *testing.T) {
 		return false
 	})
 	h.key(tcell.KeyEnter)
-	testPath := filepath.Join(dir, "m_test.go")
+	testPath := filepath.Join(filepath.Dir(path), "m_test.go")
 	h.untilLong("m_test.go open with the test", func(e *session) bool {
 		for _, b := range e.bufs {
 			if b.path == testPath && !b.loading && strings.Contains(b.Text(), "func TestA(t *testing.T)") {
@@ -232,22 +233,16 @@ func TestGoplsCodeActionAddTest(t *testing.T) {
 // format-on-save turned off the file is written as it is.
 func TestGoplsFormatsOnSave(t *testing.T) {
 	const messy, tidy = "package m\nfunc  F( )  int {return 1}\n", "package m\n\nfunc F() int { return 1 }\n"
-	dir := goplsModule(t, map[string]string{"m.go": messy})
-	path := filepath.Join(dir, "m.go")
-	h := startEditor(t, Options{Path: path})
+	h, path := goplsEditor(t, messy)
 	mx := func(line string) {
 		h.alt('x')
 		h.waitText("command (")
 		h.typeText(line)
 		h.key(tcell.KeyEnter)
 	}
-	h.untilSynced()
 	h.typeText(" ") // modified, so the save writes
 	h.ctrl('s')
-	h.untilLong("the formatted file on disk", func(e *session) bool {
-		data, _ := os.ReadFile(path)
-		return string(data) == tidy
-	})
+	h.untilOnDisk("the formatted file on disk", path, tidy)
 	h.until("the buffer formatted and saved", func(e *session) bool { return e.cur.Text() == tidy && !e.cur.Modified() })
 
 	h.e.call(func() { h.e.cur.setCursor(pos{2, 0}) })
@@ -262,9 +257,16 @@ func TestGoplsFormatsOnSave(t *testing.T) {
 	h.e.call(func() { h.e.cur.setCursor(pos{2, 0}) })
 	h.typeText("  ")
 	h.ctrl('s')
-	h.untilLong("the file written as it is", func(e *session) bool {
+	h.untilOnDisk("the file written as it is", path, "package m\n\n  func F() int { return 1 }\n")
+}
+
+// untilOnDisk waits, as long as a language server may take, until path
+// holds want.
+func (h *harness) untilOnDisk(what, path, want string) {
+	h.t.Helper()
+	h.untilLong(what, func(*session) bool {
 		data, _ := os.ReadFile(path)
-		return string(data) == "package m\n\n  func F() int { return 1 }\n"
+		return string(data) == want
 	})
 }
 
@@ -272,18 +274,10 @@ func TestGoplsFormatsOnSave(t *testing.T) {
 // needs and drops the one no longer used (gopls's organizeImports), then
 // formats, before the file is written.
 func TestGoplsOrganizesImportsOnSave(t *testing.T) {
-	dir := goplsModule(t, map[string]string{
-		"m.go": "package m\n\nimport \"strings\"\n\nfunc F() { fmt.Println(1) }\n",
-	})
-	path := filepath.Join(dir, "m.go")
-	h := startEditor(t, Options{Path: path})
-	h.untilSynced()
+	h, path := goplsEditor(t, "package m\n\nimport \"strings\"\n\nfunc F() { fmt.Println(1) }\n")
 	h.typeText("\n")
 	h.ctrl('s')
-	h.untilLong("the imports fixed on disk", func(e *session) bool {
-		data, _ := os.ReadFile(path)
-		return string(data) == "package m\n\nimport \"fmt\"\n\nfunc F() { fmt.Println(1) }\n"
-	})
+	h.untilOnDisk("the imports fixed on disk", path, "package m\n\nimport \"fmt\"\n\nfunc F() { fmt.Println(1) }\n")
 }
 
 // TestGoplsDiagnosticsGutter covers the gutter: an undefined name's row is
