@@ -66,6 +66,10 @@ type Config struct {
 	// the server process that asked has died. nil refuses every edit with
 	// a reason.
 	ApplyEdit func(edit *protocol.WorkspaceEdit, answer func(applied bool, failureReason string))
+	// ResourceOperations are the file operations ("create", "rename",
+	// "delete") ApplyEdit carries out, advertised to the server as
+	// workspace.workspaceEdit.resourceOperations; nil advertises none.
+	ResourceOperations []string
 	// StopGrace is how long Stop waits after shutdown before killing the
 	// server's process group; 0 means DefaultStopGrace.
 	StopGrace time.Duration
@@ -231,6 +235,11 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 	}
 	if len(cfg.Argv) == 0 {
 		return nil, fmt.Errorf("lsp: start: %w", proc.ErrEmptyCommand)
+	}
+	for _, op := range cfg.ResourceOperations {
+		if op != "create" && op != "rename" && op != "delete" {
+			return nil, fmt.Errorf("lsp: start: resource operation %q is not create, rename or delete", op)
+		}
 	}
 	// false when an earlier client registered it: one actor serves all.
 	rt.Executor().RegisterActor(Actor)
@@ -917,6 +926,11 @@ func (c *Client) initializeParams() map[string]any {
 	}
 	if c.cfg.InitializationOptions != nil {
 		p["initializationOptions"] = c.cfg.InitializationOptions
+	}
+	if len(c.cfg.ResourceOperations) > 0 {
+		caps := p["capabilities"].(map[string]any)
+		we := caps["workspace"].(map[string]any)["workspaceEdit"].(map[string]any)
+		we["resourceOperations"] = c.cfg.ResourceOperations
 	}
 	if root != "" {
 		p["rootUri"] = string(root)

@@ -778,3 +778,17 @@ func TestUndecodableInitializeReplyFailsTheClient(t *testing.T) {
 	var re *ResponseError
 	require.False(t, errors.As(c.Err(), &re), "no server error is claimed: %v", c.Err())
 }
+
+// ResourceOperations are advertised in initialize, only when set; an
+// operation LSP does not define stops Start.
+func TestResourceOperationsAdvertised(t *testing.T) {
+	workspaceEdit := func(c *Client) map[string]any {
+		caps := c.initializeParams()["capabilities"].(map[string]any)
+		return caps["workspace"].(map[string]any)["workspaceEdit"].(map[string]any)
+	}
+	require.Equal(t, []string{"create"}, workspaceEdit(&Client{cfg: Config{ResourceOperations: []string{"create"}}})["resourceOperations"])
+	require.NotContains(t, workspaceEdit(&Client{}), "resourceOperations")
+
+	_, err := Start(newRT(t), Config{Argv: []string{os.Args[0]}, ResourceOperations: []string{"create", "move"}})
+	require.ErrorContains(t, err, `resource operation "move" is not create, rename or delete`)
+}

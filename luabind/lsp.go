@@ -101,11 +101,12 @@ func (b *Binding) installLSP(pmacs *lua.LTable) {
 }
 
 // lspStart is pmacs.lsp.start{cmd =, root =, filetypes =, settings =,
-// language_id =}: the client at once, or nil and a message when the
-// program cannot start.
+// language_id =, init_options =, resource_operations =}: the client at
+// once, or nil and a message when the program cannot start (or an option
+// is wrong).
 func (b *Binding) lspStart(L *lua.LState) int {
 	const fname = "pmacs.lsp.start"
-	f := checkTable(L, fname, 1, "opts", "option", false, "cmd", "root", "filetypes", "settings", "language_id", "init_options")
+	f := checkTable(L, fname, 1, "opts", "option", false, "cmd", "root", "filetypes", "settings", "language_id", "init_options", "resource_operations")
 	argv := f.strings("cmd")
 	if len(argv) == 0 {
 		raise(L, "%s: cmd must be a non-empty list of strings (the server program and its arguments)", fname)
@@ -124,6 +125,7 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	if v := f.get("init_options"); v != lua.LNil {
 		cfg.InitializationOptions = luaToGo(v, 0)
 	}
+	cfg.ResourceOperations = f.strings("resource_operations")
 	langID := f.str("language_id", false, "")
 	if fts := f.strings("filetypes"); langID == "" && len(fts) > 0 {
 		langID = fts[0]

@@ -64,3 +64,19 @@ func TestLSPApplyEditHook(t *testing.T) {
 		return "ok"`)
 	requireOK(t, h, task)
 }
+
+// resource_operations reaches the client's capabilities (lsp covers the
+// advertisement); an operation LSP does not define is refused with a
+// message, and a value that is not a list of strings raises.
+func TestLSPStartResourceOperations(t *testing.T) {
+	h := lspHarness(t)
+	task := h.run(t, `
+		local c = assert(pmacs.lsp.start{cmd = {FAKE}, root = DIR, resource_operations = {"create", "delete"}})
+		c:stop()
+		local none, err = pmacs.lsp.start{cmd = {FAKE}, root = DIR, resource_operations = {"move"}}
+		assert(none == nil and err:find('resource operation "move" is not create, rename or delete', 1, true), tostring(err))
+		local ok, raised = pcall(pmacs.lsp.start, {cmd = {FAKE}, root = DIR, resource_operations = "create"})
+		assert(not ok and raised:find("resource_operations", 1, true), tostring(raised))
+		return "ok"`)
+	requireOK(t, h, task)
+}

@@ -1312,7 +1312,10 @@ local function lsp_client(lang)
         print("lsp: " .. spec.name .. " not found in .bin/ or PATH; " .. lang .. " files open without a language server")
         return nil
       end
-      local c, err = pmacs.lsp.start{cmd = {program}, root = ed.root(), filetypes = {lang}}
+      -- Workspace edits may create files (apply_workspace_edit); rename
+      -- and delete are refused, so they are not advertised.
+      local c, err = pmacs.lsp.start{cmd = {program}, root = ed.root(), filetypes = {lang},
+        resource_operations = {"create"}}
       if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
       c:on_diagnostics(on_diagnostics)
       -- A server's workspace/applyEdit goes through the same path as a
