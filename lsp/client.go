@@ -887,6 +887,10 @@ func (c *Client) initializeParams() map[string]any {
 	if c.cfg.Root == "" {
 		root, name = "", ""
 	}
+	workspaceEdit := map[string]any{"documentChanges": true}
+	if len(c.cfg.ResourceOperations) > 0 {
+		workspaceEdit["resourceOperations"] = c.cfg.ResourceOperations
+	}
 	p := map[string]any{
 		"processId":  nil,
 		"clientInfo": map[string]any{"name": "pmacs"},
@@ -895,7 +899,7 @@ func (c *Client) initializeParams() map[string]any {
 			"window":  map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
 			"workspace": map[string]any{
 				"applyEdit": true, "configuration": true, "workspaceFolders": true,
-				"workspaceEdit":  map[string]any{"documentChanges": true},
+				"workspaceEdit":  workspaceEdit,
 				"executeCommand": map[string]any{},
 			},
 			"textDocument": map[string]any{
@@ -926,11 +930,6 @@ func (c *Client) initializeParams() map[string]any {
 	}
 	if c.cfg.InitializationOptions != nil {
 		p["initializationOptions"] = c.cfg.InitializationOptions
-	}
-	if len(c.cfg.ResourceOperations) > 0 {
-		caps := p["capabilities"].(map[string]any)
-		we := caps["workspace"].(map[string]any)["workspaceEdit"].(map[string]any)
-		we["resourceOperations"] = c.cfg.ResourceOperations
 	}
 	if root != "" {
 		p["rootUri"] = string(root)

@@ -96,8 +96,9 @@
 // workspace/configuration from Config.Settings, client/registerCapability,
 // client/unregisterCapability and window/workDoneProgress/create with null,
 // anything unknown with MethodNotFound. workspace/applyEdit goes to
-// Config.ApplyEdit, which answers then or in a later frame. publishDiagnostics is kept latest-per-document and
-// reported once per Poll; show/log messages are kept for the host.
+// Config.ApplyEdit, which answers then or in a later frame.
+// publishDiagnostics is kept latest-per-document and reported once per
+// Poll; show/log messages are kept for the host.
 // $/progress is kept for the host (Progress) and shown in the runtime's
 // *workers* view (runtime.Runtime.Snapshot): a report on the workDoneToken
 // of a pending request sets that request's progress line, cleared at end;

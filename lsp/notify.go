@@ -308,18 +308,18 @@ func applyEditResult(applied bool, reason string) any {
 	return r
 }
 
-// answerLater returns the func that answers the server's request id once:
-// on the main goroutine, and only while the server process that asked
-// runs and the client has not been stopped (a restarted server never sent
-// that id; a stopping one is past its work).
-func (c *Client) answerLater(id jsontext.Value, result func(bool, string) any) func(bool, string) {
+// answerApplyEdit returns the func that answers the server's applyEdit
+// request id once: on the main goroutine, and only while the server process
+// that asked runs and the client has not been stopped (a restarted server
+// never sent that id; a stopping one is past its work).
+func (c *Client) answerApplyEdit(id jsontext.Value) func(bool, string) {
 	gen, answered := c.restarts, false
 	return func(ok bool, reason string) {
 		if answered || gen != c.restarts || (c.state != running && c.state != starting) {
 			return
 		}
 		answered = true
-		c.sendNow(c.responseFrame(id, result(ok, reason), nil))
+		c.sendNow(c.responseFrame(id, applyEditResult(ok, reason), nil))
 	}
 }
 
@@ -362,7 +362,7 @@ func (c *Client) onServerRequest(e evServerRequest) {
 			result = applyEditResult(false, "the client has no applyEdit hook")
 			break
 		}
-		c.cfg.ApplyEdit(&p.Edit, c.answerLater(e.id, applyEditResult))
+		c.cfg.ApplyEdit(&p.Edit, c.answerApplyEdit(e.id))
 		return
 	default:
 		rerr = &wireError{Code: CodeMethodNotFound, Message: "method not supported by the client: " + e.method}

@@ -253,8 +253,9 @@ local function open_path(path)
   end)
 end
 
--- format_before_save(buf), defined with the language servers below, formats
--- a file its server can format; save waits for it.
+-- format_before_save(buf), defined with the language servers below,
+-- organizes the imports of a file synced with a server and formats it;
+-- save waits for it.
 local format_before_save
 
 -- save writes buf; a file whose directory does not exist (a new file
@@ -1617,10 +1618,8 @@ apply_workspace_edit = function(edit)
       exists = st ~= nil
     end
     local c = creates[path]
-    if c and not exists then
-      fresh[path] = true
-    elseif c then
-      if c.overwrite then
+    if c then
+      if not exists or c.overwrite then
         fresh[path] = true
       elseif not c.ignoreIfExists then
         return refuse("the edit creates " .. relative(path) .. ", which exists")

@@ -128,8 +128,6 @@ func (e *session) promptKey(name string, ev *tcell.EventKey) bool {
 	return true
 }
 
-// promptSkip is how many bytes of the prompt's text scroll off the left so
-// that the cursor stays on the screen.
 // promptLabel is the prompt's label as drawn: cut, ending in "…", where it
 // would leave less than a third of the row (at least 12 columns) for the
 // text, so what the user types always shows.
@@ -142,6 +140,8 @@ func (e *session) promptLabel() string {
 	return label[:byteColAt(label, keep-1)] + "…"
 }
 
+// promptSkip is how many bytes of the prompt's text scroll off the left so
+// that the cursor stays on the screen.
 func (e *session) promptSkip() int {
 	p := e.prompt
 	label := e.promptLabel()
