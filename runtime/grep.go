@@ -42,6 +42,7 @@ var grepProgressEvery = 16 * time.Millisecond
 func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 	j := rt.newJob(KindGrep, o.Key)
 	rt.newStream(j, o.MaxBatch)
+	j.stream.wantBlocks = o.MatchBlocks
 	spec.SkipDirs = slices.Clone(spec.SkipDirs)
 	return rt.start(j, rt.actorFor(spec.Root), workers.LaneStream, func(ctx context.Context, w *task) reply {
 		b := &matchBatcher{ctx: ctx, w: w}

@@ -76,6 +76,9 @@ func (r *streamResult) add(b *StreamBatch) bool {
 	r.maxLen = max(r.maxLen, b.Len())
 	r.ints = append(r.ints, b.Ints...)
 	r.matches = append(r.matches, b.Matches...)
+	for _, blk := range b.Blocks {
+		r.matches = append(r.matches, blk.Matches()...)
+	}
 	if b.Closed {
 		r.outcome, r.progress, r.skipped = b.Outcome, b.Progress, b.Skipped
 	}

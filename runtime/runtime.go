@@ -63,6 +63,12 @@ type DispatchOptions struct {
 	// stream; 0 means the runtime's default. Clamped to [1, 1_000_000].
 	// Ignored by request/reply jobs.
 	MaxBatch int
+	// MatchBlocks makes a grep stream deliver its matches in
+	// StreamBatch.Blocks, each match checked but decoded only when read,
+	// instead of in StreamBatch.Matches: for a consumer that shows a few
+	// of many matches (a list drawn a screen at a time), whose frames then
+	// pay to decode only what they show. Ignored by other jobs.
+	MatchBlocks bool
 }
 
 // TickOutcome is what one Tick observed.
@@ -325,6 +331,9 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 			// One scratch reply for the whole drain: decoding into a local
 			// would move it to the heap, one allocation per envelope.
 			rt.scratch = reply{}
+			if env.Topic == replyTopic && rt.applyMatchBlock(env.Payload, now, &out) {
+				continue
+			}
 			if env.Topic == replyTopic && decodeMatchesFast(env.Payload, &rt.scratch) {
 				rt.apply(&rt.scratch, now, &out)
 				continue
@@ -367,6 +376,27 @@ func clockDue(done int, unclocked *int) bool {
 
 // refill replaces the applied drain buffer with what waits on the bus,
 // recycling its backing array.
+// applyMatchBlock applies a grep batch reply for a stream that takes its
+// matches in blocks, checking and indexing it without decoding it. It
+// reports false, applying nothing, for any other reply, and for one not in
+// the form the encoder writes, which the general decoder then decides.
+func (rt *Runtime) applyMatchBlock(p []byte, now mono, out *TickOutcome) bool {
+	_, id, _, ok := matchesHeader(p)
+	if !ok {
+		return false
+	}
+	if j := rt.pending[id]; j == nil || j.stream == nil || !j.stream.wantBlocks {
+		return false
+	}
+	_, blk, ok := indexMatches(p)
+	if !ok {
+		return false
+	}
+	rt.scratch = reply{Job: id, Kind: replyMatches, block: blk}
+	rt.apply(&rt.scratch, now, out)
+	return true
+}
+
 func (rt *Runtime) refill() {
 	rt.drainBuf = rt.main.Drain(rt.drainBuf)
 	rt.drainPos = 0

@@ -12,7 +12,12 @@ type streamBuf struct {
 	credit   *bus.Credit
 	ints     []uint64
 	matches  []grep.Match
-	lines    []SpawnLine
+	// blocks holds the matches of a stream that takes them in blocks
+	// (wantBlocks), blockItems how many they are.
+	blocks     []*MatchBlock
+	blockItems int
+	wantBlocks bool
+	lines      []SpawnLine
 	// lineUnits is the credit the queued lines hold: a line costs one unit
 	// per started lineUnit of its text, so long lines cannot fill memory a
 	// line at a time (see lineWeight).
@@ -26,7 +31,7 @@ type streamBuf struct {
 }
 
 func (s *streamBuf) len() int {
-	n := len(s.ints) + len(s.matches) + len(s.lines)
+	n := len(s.ints) + len(s.matches) + s.blockItems + len(s.lines)
 	if s.ranking != nil {
 		n++ // a snapshot takes one item of credit
 	}
@@ -96,6 +101,7 @@ func (rt *Runtime) dropSuperseded(p []byte) bool {
 func (s *streamBuf) discard() {
 	n := s.units()
 	s.ints, s.matches, s.lines, s.ranking, s.lineUnits = nil, nil, nil, nil, 0
+	s.blocks, s.blockItems = nil, 0
 	s.credit.Release(n)
 }
 
@@ -107,6 +113,9 @@ type StreamBatch struct {
 	// max batch in all. The slices are the consumer's to keep.
 	Ints    []uint64
 	Matches []grep.Match
+	// Blocks holds the grep items of a stream dispatched with
+	// DispatchOptions.MatchBlocks, instead of Matches.
+	Blocks []*MatchBlock
 	// Lines holds spawn output lines.
 	Lines []SpawnLine
 	// Ranking is a find_files snapshot: the current top matches as a
@@ -134,7 +143,7 @@ type StreamBatch struct {
 
 // Len returns the number of items in the batch.
 func (b *StreamBatch) Len() int {
-	n := len(b.Ints) + len(b.Matches) + len(b.Lines)
+	n := len(b.Ints) + len(b.Matches) + blocksLen(b.Blocks) + len(b.Lines)
 	if b.Ranking != nil {
 		n++
 	}
@@ -150,7 +159,11 @@ func (b *StreamBatch) Weight() int {
 }
 
 func (rt *Runtime) pushItems(j *job, r *reply) {
-	n := len(r.Ints) + len(r.Matches) + len(r.Lines)
+	if j.stream != nil && j.stream.wantBlocks && r.Matches != nil {
+		// Decoded by the general decoder: the stream still takes blocks.
+		r.block, r.Matches = &MatchBlock{ms: r.Matches}, nil
+	}
+	n := len(r.Ints) + len(r.Matches) + r.block.Len() + len(r.Lines)
 	if r.Ranking != nil {
 		n++
 	}
@@ -183,6 +196,10 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		s.matches = r.Matches
 	} else {
 		s.matches = append(s.matches, r.Matches...)
+	}
+	if r.block.Len() > 0 {
+		s.blocks = append(s.blocks, r.block)
+		s.blockItems += r.block.Len()
 	}
 	if len(s.lines) == 0 && r.Lines != nil {
 		s.lines = r.Lines
@@ -243,6 +260,8 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		} else if len(s.matches) > 0 {
 			b.Matches = s.matches[:take:take]
 			s.matches = s.matches[take:]
+		} else if s.blockItems > 0 {
+			b.Blocks = s.takeBlocks(take)
 		} else if len(s.lines) > 0 {
 			b.Lines = s.lines[:take:take]
 			s.lines = s.lines[take:]
@@ -303,4 +322,26 @@ func (rt *Runtime) StreamSkipped(id JobID) (grep.SkipCounts, bool) {
 		return grep.SkipCounts{}, false
 	}
 	return j.stream.skipped, true
+}
+
+// takeBlocks takes the first n of the stream's block matches, cutting a
+// block in two where n ends inside it.
+func (s *streamBuf) takeBlocks(n int) []*MatchBlock {
+	var out []*MatchBlock
+	for n > 0 && len(s.blocks) > 0 {
+		blk := s.blocks[0]
+		l := blk.Len()
+		if l > n {
+			out = append(out, blk.slice(0, n))
+			s.blocks[0] = blk.slice(n, l)
+			s.blockItems -= n
+			break
+		}
+		out = append(out, blk)
+		s.blocks[0] = nil
+		s.blocks = s.blocks[1:]
+		s.blockItems -= l
+		n -= l
+	}
+	return out
 }

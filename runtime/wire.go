@@ -63,6 +63,9 @@ type reply struct {
 	// rawLines are a worker's lines, encoded straight from proc's buffer
 	// (sending encodes before it returns, so aliasing it is safe).
 	rawLines []proc.Line
+	// block is a grep batch for a stream that takes matches in blocks,
+	// checked but not decoded (see applyMatchBlock).
+	block *MatchBlock
 	// err is a failed reply's error in this process; it never crosses the
 	// bus (the job entry keeps it, see task.keepFailure).
 	err error

@@ -23,19 +23,8 @@ import (
 // say) keeps its batch's texts, at most a batch payload's bytes, not the
 // payload itself: file names, numbers and headers are not in it.
 func decodeMatchesFast(p []byte, r *reply) bool {
-	w := wireBytes{p: p}
-	if c, ok := w.byte(); !ok || c != 0x93 {
-		return false
-	}
-	job, ok := w.uint()
+	w, job, n, ok := matchesHeader(p)
 	if !ok {
-		return false
-	}
-	if kind, ok := w.uint(); !ok || kind != uint64(replyMatches) {
-		return false
-	}
-	n, ok := w.arrayLen()
-	if !ok || n > w.left()/minMatchBytes {
 		return false
 	}
 	out := make([]grep.Match, 0, n)
@@ -45,30 +34,18 @@ func decodeMatchesFast(p []byte, r *reply) bool {
 	// string of the right size once they are all found.
 	at := make([][2]int, 0, n)
 	size := 0
+	var wm wireMatch
 	for range n {
-		if c, ok := w.byte(); !ok || c != 0x96 {
+		if !w.match(&wm) {
 			return false
 		}
-		name, ok := w.str()
-		if !ok {
-			return false
+		if string(wm.file) != file { // compared without allocating
+			file = string(wm.file)
 		}
-		if string(name) != file { // compared without allocating
-			file = string(name)
-		}
-		m := grep.Match{File: file}
-		line, ok1 := w.uint32()
-		text, ok2 := w.str()
-		at = append(at, [2]int{w.i - len(text), w.i})
-		size += len(text)
-		start, ok3 := w.uint32()
-		end, ok4 := w.uint32()
-		flat, ok5 := w.arrayLen()
-		if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || flat%2 != 0 || flat > w.left() {
-			return false
-		}
-		m.Line, m.MatchStart, m.MatchEnd = line, start, end
-		if k := flat / 2; k > 0 {
+		m := grep.Match{File: file, Line: wm.line, MatchStart: wm.start, MatchEnd: wm.end}
+		at = append(at, [2]int{wm.textAt, wm.textAt + len(wm.text)})
+		size += len(wm.text)
+		if k := wm.spans; k > 0 {
 			// The spans of a batch share a few allocations, cut with a
 			// full slice expression so that no match can append into the
 			// next (as decodeMatches does).
@@ -77,14 +54,7 @@ func decodeMatchesFast(p []byte, r *reply) bool {
 			}
 			m.Spans = slab[len(slab) : len(slab)+k : len(slab)+k]
 			slab = slab[:len(slab)+k]
-			for i := range m.Spans {
-				s, ok1 := w.uint32()
-				e, ok2 := w.uint32()
-				if !ok1 || !ok2 {
-					return false
-				}
-				m.Spans[i] = [2]uint32{s, e}
-			}
+			w.readSpans(&wm, m.Spans)
 		}
 		out = append(out, m)
 	}
@@ -102,8 +72,78 @@ func decodeMatchesFast(p []byte, r *reply) bool {
 		out[i].Text = all[from:to]
 		from = to
 	}
-	*r = reply{Job: JobID(job), Kind: replyMatches, Matches: out}
+	*r = reply{Job: job, Kind: replyMatches, Matches: out}
 	return true
+}
+
+// matchesHeader reads the head of a grep batch reply in the form the
+// encoder writes: the job and how many matches follow, and a reader at the
+// first of them.
+func matchesHeader(p []byte) (w wireBytes, job JobID, n int, ok bool) {
+	w = wireBytes{p: p}
+	if c, ok := w.byte(); !ok || c != 0x93 {
+		return w, 0, 0, false
+	}
+	id, ok := w.uint()
+	if !ok {
+		return w, 0, 0, false
+	}
+	if kind, ok := w.uint(); !ok || kind != uint64(replyMatches) {
+		return w, 0, 0, false
+	}
+	n, ok = w.arrayLen()
+	if !ok || n > w.left()/minMatchBytes {
+		return w, 0, 0, false
+	}
+	return w, JobID(id), n, true
+}
+
+// wireMatch is one match's fields where they lie in a payload.
+type wireMatch struct {
+	file, text       []byte
+	textAt           int // where text starts in the payload
+	line, start, end uint32
+	spans            int // span pairs, starting at spansAt
+	spansAt          int
+}
+
+// match reads one match in the form the encoder writes, checking every
+// field, its spans too; readSpans then reads them.
+func (w *wireBytes) match(m *wireMatch) bool {
+	if c, ok := w.byte(); !ok || c != 0x96 {
+		return false
+	}
+	file, ok := w.str()
+	if !ok {
+		return false
+	}
+	line, ok1 := w.uint32()
+	text, ok2 := w.str()
+	textAt := w.i - len(text)
+	start, ok3 := w.uint32()
+	end, ok4 := w.uint32()
+	flat, ok5 := w.arrayLen()
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || flat%2 != 0 || flat > w.left() {
+		return false
+	}
+	*m = wireMatch{file: file, text: text, textAt: textAt, line: line, start: start, end: end, spans: flat / 2, spansAt: w.i}
+	for range flat {
+		if _, ok := w.uint32(); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// readSpans reads the spans of m, which match has checked, into dst
+// (m.spans long).
+func (w *wireBytes) readSpans(m *wireMatch, dst [][2]uint32) {
+	r := wireBytes{p: w.p, i: m.spansAt}
+	for i := range dst {
+		s, _ := r.uint32()
+		e, _ := r.uint32()
+		dst[i] = [2]uint32{s, e}
+	}
 }
 
 // wireBytes reads msgpack forms from a byte slice; each method reports
