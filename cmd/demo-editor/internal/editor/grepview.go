@@ -12,13 +12,14 @@ import (
 
 // grepView is a scratch buffer filled by a grep job the editor runs
 // itself: the job's batches come back to Go (the frame's unclaimed
-// batches), whole, and each match becomes a row that stays empty until a
-// window shows it. So no match is converted to a Lua table or formatted
-// unless someone looks at it, and the count keeps pace with the job.
+// batches) as blocks of undecoded matches, and each match becomes a row
+// that stays empty until a window shows it. So no match is decoded,
+// converted to a Lua table or formatted unless someone looks at it, and
+// the count keeps pace with the job.
 type grepView struct {
 	job  runtime.JobID
 	base int // the row of matches[0]
-	// matches are the rows' matches, kept until their row is formatted.
+	// matches are the rows' matches.
 	matches matchChunks
 	count   int
 	files   uint64
@@ -77,7 +78,7 @@ func (e *session) luaGrepView(L *lua.LState) int {
 	if batch == 0 {
 		batch = 1_000_000
 	}
-	id := e.rt.DispatchGrep(spec, runtime.DispatchOptions{Key: key, MaxBatch: batch})
+	id := e.rt.DispatchGrep(spec, runtime.DispatchOptions{Key: key, MaxBatch: batch, MatchBlocks: true})
 	b.gv = &grepView{job: id, base: len(b.lines), state: "running", onUpdate: onUpdate}
 	if e.grepViews == nil {
 		e.grepViews = map[runtime.JobID]*buffer{}
@@ -162,9 +163,11 @@ func (e *session) takeGrepBatches(batches []runtime.StreamBatch) {
 			continue
 		}
 		gv := b.gv
-		if n := len(sb.Matches); n > 0 {
+		if n := sb.Len(); n > 0 {
 			first := len(b.lines)
-			gv.matches.append(sb.Matches)
+			for _, blk := range sb.Blocks {
+				gv.matches.append(blk)
+			}
 			gv.count += n
 			growRows(b, n)
 			for k := 0; k < n; k += len(blankRows) {
@@ -236,40 +239,38 @@ func (e *session) formatGrepRow(b *buffer, row int) {
 		}
 	}
 	b.hl.setRow(row, spans)
-	// The match's text now lives in the row; where it points stays, for
-	// refAt.
-	*m = grep.Match{File: m.File, Line: m.Line, MatchStart: m.MatchStart}
 }
 
-// matchChunks holds a view's matches as the batches they came in: adding
-// a frame's batch copies nothing. (One growing slice of 150,000 matches,
-// 80 bytes each with three pointers, was copied again at every growth
-// step, which made the frames that grew it take up to 17 ms; copying each
-// batch into fixed chunks still cost about 80 ns a match.) The batch is
-// the view's to keep: the runtime hands each batch to one taker.
+// matchChunks holds a view's matches as the blocks they came in: adding a
+// frame's blocks copies nothing and decodes nothing. (One growing slice of
+// 150,000 matches, 80 bytes each with three pointers, was copied again at
+// every growth step, which made the frames that grew it take up to 17 ms;
+// and decoding each match as it arrived was most of a frame's work at
+// thousands of matches a frame.)
 type matchChunks struct {
-	chunks [][]grep.Match
-	starts []int // starts[k] is the index of chunks[k][0]
+	chunks []*runtime.MatchBlock
+	starts []int // starts[k] is the index of chunks[k]'s first match
 	n      int
 }
 
 func (c *matchChunks) len() int { return c.n }
 
-func (c *matchChunks) at(i int) *grep.Match {
+// at decodes match i.
+func (c *matchChunks) at(i int) grep.Match {
 	k, found := slices.BinarySearch(c.starts, i)
 	if !found {
 		k--
 	}
-	return &c.chunks[k][i-c.starts[k]]
+	return c.chunks[k].At(i - c.starts[k])
 }
 
-func (c *matchChunks) append(ms []grep.Match) {
-	if len(ms) == 0 {
+func (c *matchChunks) append(blk *runtime.MatchBlock) {
+	if blk.Len() == 0 {
 		return
 	}
-	c.chunks = append(c.chunks, ms)
+	c.chunks = append(c.chunks, blk)
 	c.starts = append(c.starts, c.n)
-	c.n += len(ms)
+	c.n += blk.Len()
 }
 
 // blankRows are the rows a batch adds before they are drawn (a view's rows
