@@ -130,6 +130,13 @@
 // sees cancellation) once its undelivered items reach the runtime's stream
 // credit, so a stream that nobody drains holds bounded memory.
 //
+// A grep's matches are decoded on the main goroutine as their replies
+// arrive, unless the grep was dispatched with
+// [DispatchOptions.MatchBlocks]: then Tick only checks each reply and
+// notes where its matches start, and the batch carries them as
+// [MatchBlock] values that decode a match when it is read. A consumer that
+// shows a screenful of a large result pays for that screenful.
+//
 // Cancel and supersede end a stream differently. A stream cancelled with
 // [Runtime.Cancel] delivers the items it had already buffered once its
 // worker has stopped, then closes Cancelled, as the original design does.

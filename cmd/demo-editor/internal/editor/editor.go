@@ -66,21 +66,22 @@ const frameBudget = 2 * time.Millisecond
 // streamCredit is the editor's per-stream high-water mark, and so the pace
 // of a live grep: about one credit's worth of matches a frame. The tick's
 // decoding stops at the frame budget, but the frame also spends on what it
-// decoded (the view's intake, the draw, the hooks). Measured with "func"
-// over GOROOT/src (146,000 matches) in the keystroke table, 3 runs each,
-// against the goals of frame CPU p99 4 ms while a search streams and
-// keystroke p99 16 ms:
+// took (the view's intake, the draw, the hooks). Measured with "func" over
+// GOROOT/src (146,000 matches) in the keystroke table, against the goals of
+// frame CPU p99 4 ms while a search streams and keystroke p99 16 ms, with
+// the view taking its matches as undecoded blocks (5 runs each):
 //
 //	credit  to "done"    frame CPU p50 / p99     frame CPU p99     keystroke p99
 //	                     selection moving        typing the query  typing the query
-//	2048    1.21-1.25 s  1.2-1.3 / 2.7-3.4 ms    3.2-3.8 ms        7.3-10.6 ms
-//	3072    0.81-0.83 s  1.3-1.6 / 3.1-3.4 ms    3.3-4.1 ms        9.8-12.1 ms
-//	4096    0.59-0.61 s  1.8-2.1 / 3.2-5.9 ms *  4.1-4.6 ms        10.6-12.3 ms
-//	8192    0.35-0.37 s  2.6-3.1 / 4.5-7.3 ms *  4.4-4.6 ms        10.5-21 ms
+//	2048    1.20-1.21 s  0.8-1.0 / 1.4-1.9 ms    2.4-2.9 ms        7.8-11.1 ms
+//	8192    0.31-0.35 s  1.1-1.4 / 1.8-2.8 ms    2.5-2.7 ms        7.0-10.7 ms
+//	16384   0.21-0.23 s  1.3-1.8 / 3.6-16.9 ms * 2.1-3.2 ms        7.1-11.0 ms
 //
-// (* one search a run, about 40 frames: the p99 is nearly the longest.)
-// 2048 keeps every figure within the goals with room; 3072 went over once.
-const streamCredit = 2048
+// (* about 37 frames a run: the p99 is the longest.) 8192 keeps every
+// figure within the goals with room; 16384 came within 0.5 ms of the frame
+// goal in most runs and passed it once. (When every match was decoded as
+// it arrived, 2048 was the most that kept within the goals.)
+const streamCredit = 8192
 
 // ErrInit is returned (wrapped) when the editor cannot start: no terminal,
 // no runtime, or no Lua state.
