@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/runtime"
@@ -77,6 +78,52 @@ func ExampleRuntime_DispatchGrep() {
 	// closed: complete superseded: false
 	// [a.go:1 b.go:2 b.go:3]
 	// still pending: false
+}
+
+// A list that shows a screenful of a large result dispatches its grep with
+// MatchBlocks: each batch brings a count and blocks of matches that are
+// decoded only when read, so the frame that takes 10,000 matches pays for
+// the forty it draws.
+func ExampleMatchBlock() {
+	root, err := os.MkdirTemp("", "runtime-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(root)
+	var text strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&text, "row %d: needle\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(root, "big.txt"), []byte(text.String()), 0o644); err != nil {
+		panic(err)
+	}
+
+	rt, err := runtime.New(runtime.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Close()
+
+	id := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, runtime.DispatchOptions{MatchBlocks: true})
+	var rows []*runtime.MatchBlock // the list's rows, as blocks
+	count := 0
+	for done := false; !done; {
+		<-rt.Ready()
+		rt.Tick()
+		for _, b := range rt.TakeStreamBatches() {
+			if b.ID != id {
+				continue
+			}
+			count += b.Len()
+			rows = append(rows, b.Blocks...)
+			done = b.Closed
+		}
+	}
+	// Draw the first row: only its match is decoded.
+	m := rows[0].At(0)
+	fmt.Println(count, "matches; first row:", m.File, m.Line, m.Text)
+	// Output:
+	// 1000 matches; first row: big.txt 1 row 0: needle
 }
 
 // A parse job runs on a worker against a clone of the prior tree, so the main

@@ -43,6 +43,18 @@ func BenchmarkWireDecodeGrepBatch(b *testing.B) {
 			check(b, &out)
 		}
 	})
+	// "blocks" is what Tick does for a stream dispatched with MatchBlocks:
+	// check the batch and note where each match starts, decoding none.
+	b.Run("blocks", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(env.Payload)))
+		for b.Loop() {
+			_, blk, ok := indexMatches(env.Payload)
+			if !ok || blk.Len() != len(ms) {
+				b.Fatal("the batch was not indexed")
+			}
+		}
+	})
 	b.Run("fast", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(env.Payload)))
