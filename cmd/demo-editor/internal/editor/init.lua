@@ -1363,9 +1363,21 @@ local function lsp_open(buf)
   end)
 end
 
+-- lsp_reopen moves buf's document to the path buf visits now (save as, a
+-- workspace edit's rename): the server closes the old document, which it
+-- then reads from disk again, and opens the new one with the buffer's
+-- text; a path without a server only closes.
+local function lsp_reopen(buf)
+  local doc = lsp.docs[buf]
+  if doc and doc.client then doc.client:close(doc.path) end
+  lsp.docs[buf] = nil
+  lsp_open(buf)
+end
+
 local function lsp_change(buf)
   local doc = lsp.docs[buf]
   if not doc or not doc.client then return end
+  if doc.path ~= ed.path(buf) then lsp_reopen(buf) return end
   local edits = ed.take_edits(buf)
   if edits then
     if #edits > 0 then doc.client:change(doc.path, edits) end
@@ -1396,7 +1408,11 @@ ed.on("open", lsp_open)
 ed.on("change", lsp_change)
 ed.on("save", function(buf)
   local doc = lsp.docs[buf]
-  if doc and doc.client then doc.client:save(doc.path) end
+  if doc and doc.path ~= ed.path(buf) then
+    lsp_reopen(buf)
+  elseif doc and doc.client then
+    doc.client:save(doc.path)
+  end
 end)
 ed.on("close", function(buf)
   local doc = lsp.docs[buf]

@@ -95,3 +95,34 @@ func TestEvalLine(t *testing.T) {
 	require.True(t, isErr)
 	require.True(t, strings.HasPrefix(msg, "eval: "), msg)
 }
+
+// A buffer saved under another path takes its language server document
+// along: the server hears the edits that follow under the new path, so
+// their diagnostics reach the buffer. Before, the document stayed open
+// under the old path, every later edit went to it, and the errors typed
+// into the saved copy were published for the old file.
+func TestSaveAsMovesTheServerDocument(t *testing.T) {
+	src := "package m\n\nfunc A() int { return 1 }\n"
+	dir := goplsModule(t, map[string]string{"m.go": src})
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	path := filepath.Join(dir, "m.go")
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+
+	h.alt('s')
+	h.until("the save-as prompt", func(e *session) bool { return e.prompt != nil && e.prompt.text == path })
+	h.ctrl('u')
+	h.typeText("sub/n.go")
+	h.key(tcell.KeyEnter)
+	moved := filepath.Join(dir, "sub", "n.go")
+	h.until("the buffer saved under the new path", func(e *session) bool { return e.cur.path == moved && !e.cur.Modified() })
+
+	h.e.call(func() { h.e.cur.setCursor(pos{3, 0}) })
+	h.typeText("var Y = undefinedName\n")
+	h.untilLong("the new error shown for the saved copy", func(e *session) bool {
+		return strings.Contains(e.statusText(), "E1")
+	})
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, src, string(got), "the old file is left as it was")
+}
