@@ -1,5 +1,6 @@
 // Package fsops holds the filesystem primitives an editor's directory view
-// needs (list a directory, stat a path, rename, chmod, remove) with two
+// needs (list a directory, stat a path, rename, chmod, remove, make a
+// directory) with two
 // promises: every failure says which operation failed, on which path and why
 // (an error taxonomy matchable with errors.Is/As plus an errno name for Lua),
 // and a failure leaves the filesystem exactly as it was.
@@ -19,7 +20,8 @@
 // # Symlinks
 //
 // No operation follows a symlink in the final component of its path: Stat
-// describes the link, Remove and Rename act on the link, and Chmod refuses a
+// describes the link, Remove and Rename act on the link, Mkdir refuses it
+// (a dangling link is not created through), and Chmod refuses a
 // link (Linux cannot change a link's own mode, and changing its target would
 // let a link inside a confined root reach outside). ReadDir is the exception:
 // it lists the directory its path names, following a symlink to it, as ls
@@ -28,7 +30,7 @@
 // # Confinement
 //
 // Roots holds the confined operations: its methods are ReadDir, Stat,
-// Rename, Chmod and Remove, limited to a set of root directories. Each
+// Rename, Chmod, Remove and Mkdir, limited to a set of root directories. Each
 // checks the path as Confine does (so an escape is refused before anything
 // is touched) and then acts through a directory descriptor that the kernel
 // opened beneath the root (openat2 with RESOLVE_BENEATH on Linux, os.Root

@@ -117,6 +117,30 @@ func Remove(ctx context.Context, path string) error {
 	return removeFailed(path, remove(path))
 }
 
+// Mkdir makes the directory path, with mode 0777 less the umask, as
+// mkdir(2) does: its parent must exist, and an existing path (a directory
+// too) is refused with an error matching fs.ErrExist. A final symlink is
+// never followed, so a dangling link is refused rather than created
+// through.
+func Mkdir(ctx context.Context, path string) error {
+	const op = "mkdir"
+	if err := checkPath(op, path, "", path); err != nil {
+		return err
+	}
+	if err := checkCancel(ctx, op, path, ""); err != nil {
+		return err
+	}
+	return mkdirFailed(path, mkdir(path))
+}
+
+// mkdirFailed wraps mkdir's error, if any, for Mkdir's caller.
+func mkdirFailed(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &PathError{Op: "mkdir", Path: path, Err: err}
+}
+
 // removeFailed wraps remove's error, if any, for Remove's caller.
 func removeFailed(path string, err error) error {
 	if err == nil {

@@ -36,6 +36,12 @@ func chmodNoFollow(path string, mode uint32) error {
 
 func remove(path string) error { return removeAt(unix.AT_FDCWD, path) }
 
+func mkdir(path string) error { return mkdirAt(unix.AT_FDCWD, path) }
+
+func mkdirAt(dirfd int, name string) error {
+	return eintr.Retry(func() error { return unix.Mkdirat(dirfd, name, 0o777) })
+}
+
 func renameReplaceAt(fromfd int, from string, tofd int, to string) error {
 	return eintr.Retry(func() error { return unix.Renameat(fromfd, from, tofd, to) })
 }

@@ -39,3 +39,5 @@ func chmodNoFollow(path string, mode uint32) error {
 // remove relies on os.Remove, which unlinks and falls back to rmdir for a
 // directory, never recursing.
 func remove(path string) error { return osCause(os.Remove(path)) }
+
+func mkdir(path string) error { return osCause(os.Mkdir(path, 0o777)) }

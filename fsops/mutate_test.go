@@ -227,6 +227,46 @@ func TestRemoveRefusesNonEmptyDirectoriesAndBadInputAndTouchesNothing(t *testing
 	}
 }
 
+// Mkdir makes one directory whose parent exists, and refuses anything
+// already at the path (a dangling symlink too: it is not created through),
+// a missing parent, and bad input, touching nothing.
+func TestMkdirMakesOneDirectoryAndRefusesWhatExists(t *testing.T) {
+	root := fixture(t)
+	p := func(s string) string { return filepath.Join(root, s) }
+	require.NoError(t, Mkdir(context.Background(), p("new")))
+	require.DirExists(t, p("new"))
+	require.NoError(t, Mkdir(context.Background(), p("sub/inner")))
+	require.DirExists(t, p("sub/inner"))
+
+	cases := []struct {
+		name, path, errno, msg string
+	}{
+		{"existing directory", p("sub"), "EEXIST", "exists"},
+		{"existing file", p("a.txt"), "EEXIST", "exists"},
+		{"dangling symlink", p("dangling"), "EEXIST", "exists"},
+		{"missing parent", p("missing/x"), "ENOENT", "no such file"},
+		{"file where a directory is expected", p("a.txt/x"), "ENOTDIR", "not a directory"},
+		{"empty path", "", "EINVAL", "empty path"},
+		{"NUL byte", p("x\x00"), "EINVAL", "NUL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			requireUnchanged(t, root, func() {
+				err := Mkdir(context.Background(), c.path)
+				requireErrno(t, err, c.errno)
+				require.ErrorContains(t, err, c.msg)
+				if want := map[string]error{"EEXIST": fs.ErrExist, "ENOENT": fs.ErrNotExist}[c.errno]; want != nil {
+					require.ErrorIs(t, err, want)
+				}
+				var pe *PathError
+				require.ErrorAs(t, err, &pe)
+				require.Equal(t, "mkdir", pe.Op)
+				require.Equal(t, c.path, pe.Path)
+			})
+		})
+	}
+}
+
 // Acceptance: a cancelled mutation did nothing: the error matches both
 // ErrCancelled and context.Canceled and the tree is unchanged.
 func TestCancelledOperationsTouchNothing(t *testing.T) {
@@ -240,6 +280,7 @@ func TestCancelledOperationsTouchNothing(t *testing.T) {
 			Rename(ctx, p("a.txt"), p("b.txt"), true),
 			Chmod(ctx, p("a.txt"), 0o777),
 			Remove(ctx, p("a.txt")),
+			Mkdir(ctx, p("a.txt")),
 			func() error { _, err := Stat(ctx, p("a.txt")); return err }(),
 		} {
 			require.ErrorIs(t, err, ErrCancelled)

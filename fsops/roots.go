@@ -148,6 +148,25 @@ func (r Roots) Remove(ctx context.Context, path string) error {
 	return removeIn(p, path)
 }
 
+// Mkdir is the package's Mkdir confined to r.
+func (r Roots) Mkdir(ctx context.Context, path string) error {
+	const op = "mkdir"
+	if err := checkPath(op, path, "", path); err != nil {
+		return err
+	}
+	if err := checkCancel(ctx, op, path, ""); err != nil {
+		return err
+	}
+	if err := Confine(r, path); err != nil {
+		return err
+	}
+	p, ok := locate(r, path, reachEntry)
+	if !ok {
+		return escapes(path)
+	}
+	return mkdirIn(p, path)
+}
+
 // sep is the path separator as a string.
 const sep = string(filepath.Separator)
 

@@ -193,6 +193,15 @@ func removeIn(p place, path string) error {
 	return removeFailed(path, removeAt(fd, p.name))
 }
 
+func mkdirIn(p place, path string) error {
+	fd, err := openBeneath(p, p.dir, unix.O_PATH)
+	if err != nil {
+		return failedIn("mkdir", path, err)
+	}
+	defer unix.Close(fd)
+	return mkdirFailed(path, mkdirAt(fd, p.name))
+}
+
 func renameIn(pf, pt place, from, to string, overwrite bool) error {
 	const op = "rename"
 	failed := func(err error, sourceMissing func() bool) error {

@@ -109,6 +109,15 @@ func removeIn(p place, path string) error {
 	return removeFailed(path, rootCause(r.Remove(p.name)))
 }
 
+func mkdirIn(p place, path string) error {
+	r, err := openPlace(p, p.dir)
+	if err != nil {
+		return failedIn("mkdir", path, err)
+	}
+	defer r.Close()
+	return mkdirFailed(path, rootCause(r.Mkdir(p.name, 0o777)))
+}
+
 // renameIn renames within one anchor only: os.Root cannot rename between
 // two, so a rename from one root to another fails with EXDEV. Without
 // overwrite it is check-then-rename, as Rename documents.

@@ -52,6 +52,7 @@ func rootsActLikeUnconfined(t *testing.T, differ map[string]string) {
 		}},
 		{"chmod", func(f fileOps, _, p string) (string, error) { return "", f.Chmod(ctx, p, 0o700) }},
 		{"remove", func(f fileOps, _, p string) (string, error) { return "", f.Remove(ctx, p) }},
+		{"mkdir", func(f fileOps, _, p string) (string, error) { return "", f.Mkdir(ctx, p) }},
 		{"rename from", func(f fileOps, root, p string) (string, error) {
 			return "", f.Rename(ctx, p, filepath.Join(root, "renamed"), false)
 		}},
@@ -102,6 +103,7 @@ type fileOps interface {
 	Rename(ctx context.Context, from, to string, overwrite bool) error
 	Chmod(ctx context.Context, path string, mode uint32) error
 	Remove(ctx context.Context, path string) error
+	Mkdir(ctx context.Context, path string) error
 }
 
 type unconfinedOps struct{}
@@ -117,6 +119,7 @@ func (unconfinedOps) Chmod(ctx context.Context, path string, mode uint32) error 
 	return Chmod(ctx, path, mode)
 }
 func (unconfinedOps) Remove(ctx context.Context, path string) error { return Remove(ctx, path) }
+func (unconfinedOps) Mkdir(ctx context.Context, path string) error  { return Mkdir(ctx, path) }
 
 // portableSnapshot is snapshot with base replaced in link targets, so two
 // fixtures built in different places compare equal.
