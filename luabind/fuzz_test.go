@@ -23,6 +23,7 @@ import (
 var fuzzFuncs = []string{
 	"w.sleep", "w.sum", "w.emit_n", "w.grep", "w.parse",
 	"w.fs.read_dir", "w.fs.stat", "w.fs.rename", "w.fs.chmod", "w.fs.remove",
+	"w.fs.mkdir",
 	"w.cancel", "w.snapshot", "w.frame_target_ms", "w.set_frame_target_ms",
 	"w.default_max_batch", "w.set_default_max_batch", "pmacs.async.run",
 	"H.await", "H.batches", "H.cancel", "H.id", "H.done", "T.await", "T.done",

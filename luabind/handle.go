@@ -341,7 +341,7 @@ func outcomeValues(kind runtime.Kind, out runtime.Outcome, value lua.LValue) []l
 
 func isFS(k runtime.Kind) bool {
 	switch k {
-	case runtime.KindFSReadDir, runtime.KindFSStat, runtime.KindFSRename, runtime.KindFSChmod, runtime.KindFSRemove:
+	case runtime.KindFSReadDir, runtime.KindFSStat, runtime.KindFSRename, runtime.KindFSChmod, runtime.KindFSRemove, runtime.KindFSMkdir:
 		return true
 	}
 	return false

@@ -246,6 +246,7 @@ return {
 	},
 	["pmacs.workers.fs.chmod"] = {args(R .. "/fs/a2.txt", "644"), args(R .. "/missing", 420)},
 	["pmacs.workers.fs.remove"] = {args(R .. "/fs/full/inner.txt"), args(R .. "/missing")},
+	["pmacs.workers.fs.mkdir"] = {args(R .. "/fs/made"), args(R .. "/fs/made"), args(R .. "/missing/x")},
 	-- A client needs a server: the sweep only exercises start's refusals
 	-- (no program, bad options); luabind/lsp_test.go drives a fake server.
 	["pmacs.lsp.start"] = {may_raise = true, args({cmd = {R .. "/missing-program"}}), args({}), args({cmd = {"x"}, bogus = 1})},

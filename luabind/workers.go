@@ -50,7 +50,7 @@ func (b *Binding) install() error {
 
 	fs := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
 		"read_dir": b.fsReadDir, "stat": b.fsStat, "rename": b.fsRename,
-		"chmod": b.fsChmod, "remove": b.fsRemove,
+		"chmod": b.fsChmod, "remove": b.fsRemove, "mkdir": b.fsMkdir,
 	})
 	w := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
 		"sleep": b.sleep, "sum": b.sum, "emit_n": b.emitN, "grep": b.grep, "parse": b.parse,
@@ -294,6 +294,13 @@ func (b *Binding) fsRemove(L *lua.LState) int {
 	path := checkString(L, fname, 1, "path")
 	o, _ := b.opts(L, fname, 2, false)
 	return b.push(L, o, runtime.KindFSRemove, false, func() runtime.JobID { return b.rt.DispatchRemove(path, o) })
+}
+
+func (b *Binding) fsMkdir(L *lua.LState) int {
+	const fname = "pmacs.workers.fs.mkdir"
+	path := checkString(L, fname, 1, "path")
+	o, _ := b.opts(L, fname, 2, false)
+	return b.push(L, o, runtime.KindFSMkdir, false, func() runtime.JobID { return b.rt.DispatchMkdir(path, o) })
 }
 
 // checkMode takes a mode as an integer (0 to 0o7777; Lua has no octal

@@ -99,7 +99,7 @@
 // Each registered root is one executor actor; paths under no root share
 // DefaultActor. Per actor:
 //
-//   - mutations (rename, chmod, remove) run one at a time in dispatch order;
+//   - mutations (rename, chmod, remove, mkdir) run one at a time in dispatch order;
 //   - a request/reply read (read_dir, stat) dispatched after a mutation
 //     sees it, and one dispatched before a mutation completes before the
 //     mutation starts;
@@ -116,9 +116,10 @@
 //
 // find_files keeps each root's file list (a fuzzy.Store) and fuzzy keeps
 // each FuzzySource's list between jobs. The Runtime only creates these
-// entries and posts the renames and removes Tick reports to a cache's inbox
-// under a short lock; the lists themselves belong to the one job holding the
-// entry's lock, which a job waits for parked and gives up when cancelled.
+// entries and posts the renames, removes and mkdirs Tick reports to a
+// cache's inbox under a short lock; the lists themselves belong to the one
+// job holding the entry's lock, which a job waits for parked and gives up
+// when cancelled.
 // So the main goroutine never waits for a walk or a ranking.
 //
 // # Streams and memory

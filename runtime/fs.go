@@ -78,6 +78,18 @@ func (rt *Runtime) DispatchRemove(path string, o DispatchOptions) JobID {
 	})
 }
 
+// DispatchMkdir makes the directory path, whose parent must exist; an
+// existing path is refused (fsops.Mkdir). A completed mkdir is reported in
+// TickOutcome.Resources.
+func (rt *Runtime) DispatchMkdir(path string, o DispatchOptions) JobID {
+	j := rt.newJob(KindFSMkdir, o.Key)
+	j.resource = &ResourceOp{Op: ResourceMkdir, From: path}
+	fsys := rt.fsys()
+	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
+		return fsFailure(ctx, fsys.Mkdir(ctx, path))
+	})
+}
+
 // fileSystem is what a filesystem job calls: fsops' operations, or the same
 // operations confined to the roots (fsops.Roots), which resolve each path
 // beneath its root when they act, so a symlink swapped in after dispatch
@@ -88,6 +100,7 @@ type fileSystem interface {
 	Rename(ctx context.Context, from, to string, overwrite bool) error
 	Chmod(ctx context.Context, path string, mode uint32) error
 	Remove(ctx context.Context, path string) error
+	Mkdir(ctx context.Context, path string) error
 }
 
 // fsys returns the file system a job dispatched now uses. The roots are
@@ -116,6 +129,7 @@ func (unconfined) Chmod(ctx context.Context, path string, mode uint32) error {
 	return fsops.Chmod(ctx, path, mode)
 }
 func (unconfined) Remove(ctx context.Context, path string) error { return fsops.Remove(ctx, path) }
+func (unconfined) Mkdir(ctx context.Context, path string) error  { return fsops.Mkdir(ctx, path) }
 
 // fsFailure maps an fsops result to a terminal reply with the errno name.
 func fsFailure(ctx context.Context, err error) reply {

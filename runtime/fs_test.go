@@ -23,6 +23,8 @@ func TestFsMutationsReportResourcesOnlyOnSuccess(t *testing.T) {
 	ok1 := rt.DispatchRename(filepath.Join(root, "a"), filepath.Join(root, "c"), false, DispatchOptions{})
 	bad := rt.DispatchRename(filepath.Join(root, "missing"), filepath.Join(root, "d"), false, DispatchOptions{})
 	ok2 := rt.DispatchRemove(filepath.Join(root, "b"), DispatchOptions{})
+	ok3 := rt.DispatchMkdir(filepath.Join(root, "d"), DispatchOptions{})
+	exists := rt.DispatchMkdir(filepath.Join(root, "c"), DispatchOptions{})
 	var resources []ResourceOp
 	settled := map[JobID]bool{}
 	tickUntil(t, rt, 2*time.Second, func(out TickOutcome) bool {
@@ -30,17 +32,22 @@ func TestFsMutationsReportResourcesOnlyOnSuccess(t *testing.T) {
 		for _, id := range out.Settled {
 			settled[id] = true
 		}
-		return len(settled) == 3
+		return len(settled) == 5
 	})
 	require.Equal(t, []ResourceOp{
 		{Op: ResourceRename, From: filepath.Join(root, "a"), To: filepath.Join(root, "c")},
 		{Op: ResourceRemove, From: filepath.Join(root, "b")},
+		{Op: ResourceMkdir, From: filepath.Join(root, "d")},
 	}, resources, "one root: mutations execute and arrive in dispatch order")
-	o, _ := rt.TakeResult(bad)
+	require.DirExists(t, filepath.Join(root, "d"))
+	o, _ := rt.TakeResult(exists)
+	require.Equal(t, Failed, o.State, "mkdir of the renamed file's path")
+	require.Equal(t, "EEXIST", jobErr(t, o.Err).Code)
+	o, _ = rt.TakeResult(bad)
 	require.Equal(t, Failed, o.State)
 	require.Equal(t, "ENOENT", jobErr(t, o.Err).Code)
 	require.Contains(t, jobErr(t, o.Err).Message, "missing")
-	for _, id := range []JobID{ok1, ok2} {
+	for _, id := range []JobID{ok1, ok2, ok3} {
 		o, _ := rt.TakeResult(id)
 		require.Equal(t, Complete, o.State)
 	}
@@ -131,6 +138,7 @@ func TestConfinementRefusesEscapes(t *testing.T) {
 		rt.DispatchRemove(filepath.Join(outside, "victim"), DispatchOptions{}),
 		rt.DispatchRemove(filepath.Join(root, "door", "victim"), DispatchOptions{}),
 		rt.DispatchRename(filepath.Join(root, "inside"), filepath.Join(outside, "stolen"), false, DispatchOptions{}),
+		rt.DispatchMkdir(filepath.Join(root, "door", "made"), DispatchOptions{}),
 		rt.DispatchReadDir(filepath.Join(root, "door"), fsops.Fatal, DispatchOptions{}),
 	}
 	for i, id := range escapes {
@@ -140,6 +148,7 @@ func TestConfinementRefusesEscapes(t *testing.T) {
 	}
 	_, err = os.Stat(filepath.Join(outside, "victim"))
 	require.NoError(t, err, "nothing outside was touched")
+	require.NoDirExists(t, filepath.Join(outside, "made"))
 	_, err = os.Stat(filepath.Join(root, "inside"))
 	require.NoError(t, err)
 	o := outcomeOf(t, rt, rt.DispatchRemove(filepath.Join(root, "inside"), DispatchOptions{}))

@@ -28,6 +28,7 @@ const (
 	KindFindFiles
 	KindFuzzy
 	KindTextSearch
+	KindFSMkdir
 )
 
 var kindLabels = [...]string{
@@ -49,6 +50,7 @@ var kindLabels = [...]string{
 	KindFindFiles:  "find_files",
 	KindFuzzy:      "fuzzy",
 	KindTextSearch: "text_search",
+	KindFSMkdir:    "fs_mkdir",
 }
 
 // String returns the kind's label, e.g. "compute_sum".

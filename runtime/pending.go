@@ -40,8 +40,8 @@ func (j *job) outcome() Outcome {
 // order too.
 type ResourceOp struct {
 	Op   ResourceKind
-	From string // rename source, or the removed path
-	To   string // rename destination; empty for remove
+	From string // rename source, or the removed or made path
+	To   string // rename destination; empty for remove and mkdir
 }
 
 // ResourceKind is the mutation a ResourceOp reports.
@@ -51,6 +51,7 @@ type ResourceKind uint8
 const (
 	ResourceRename ResourceKind = iota + 1
 	ResourceRemove
+	ResourceMkdir
 )
 
 func (k ResourceKind) String() string {
@@ -59,6 +60,8 @@ func (k ResourceKind) String() string {
 		return "rename"
 	case ResourceRemove:
 		return "remove"
+	case ResourceMkdir:
+		return "mkdir"
 	}
 	return "unknown"
 }

@@ -56,3 +56,12 @@ assert(fs.remove(dir .. "/b.txt"):await() == true)
 v, msg, name = fs.remove(dir .. "/b.txt"):await()
 assert(name == "ENOENT")
 assert(#fs.read_dir(dir):await().entries == 0, "everything removed")
+
+-- mkdir: one level, never over an existing path.
+assert(fs.mkdir(dir .. "/made"):await() == true)
+assert(fs.stat(dir .. "/made"):await().kind == "dir")
+v, msg, name = fs.mkdir(dir .. "/made"):await()
+assert(v == nil and name == "EEXIST", tostring(msg))
+v, msg, name = fs.mkdir(dir .. "/missing/deeper"):await()
+assert(v == nil and name == "ENOENT", tostring(msg))
+assert(fs.remove(dir .. "/made"):await() == true)
