@@ -36,6 +36,13 @@ type Options struct {
 	// microsecond, so a flood of 10,000 settles in one frame would
 	// otherwise stall the editor for ~20 ms.
 	FrameBudget time.Duration
+	// OnTick, when set, is called by every Frame whose tick settled a job
+	// or completed a filesystem mutation, with the tick's outcome, before
+	// any task resumes: a host that keeps state derived from it (buffers
+	// that follow a completed rename) updates that state first, so a task
+	// resuming on the rename already sees it. It runs inside Frame and must
+	// not call Frame.
+	OnTick func(runtime.TickOutcome)
 }
 
 // State sizes for the Lua state and every coroutine made from it. gopher-lua
@@ -61,6 +68,7 @@ type Binding struct {
 	stdout io.Writer
 	stderr io.Writer
 	budget time.Duration
+	onTick func(runtime.TickOutcome)
 
 	jobs    map[runtime.JobID]*job // dispatched through this binding, not yet settled
 	threads map[*lua.LState]*Task  // running or parked tasks by their thread
@@ -116,6 +124,7 @@ func New(rt *runtime.Runtime, opts Options) (*Binding, error) {
 		stdout:  opts.Stdout,
 		stderr:  opts.Stderr,
 		budget:  opts.FrameBudget,
+		onTick:  opts.OnTick,
 		jobs:    make(map[runtime.JobID]*job),
 		threads: make(map[*lua.LState]*Task),
 		safe:    opts.Safe,

@@ -25,8 +25,8 @@ type FrameStats struct {
 	Duration time.Duration
 }
 
-// Frame runs one frame: Tick, convert and record what settled, take the
-// streams' batches, then resume the tasks parked on them in settle order
+// Frame runs one frame: Tick, convert and record what settled, tell
+// Options.OnTick, take the streams' batches, then resume the tasks parked on them in settle order
 // (request/reply settles first, in bus-arrival order, then stream batches in
 // delivery order), and the tasks that yielded by themselves last frame. A
 // task finishing wakes the tasks awaiting it within the same frame; a task
@@ -57,6 +57,9 @@ func (b *Binding) Frame() FrameStats {
 	b.pumpMCP()
 	b.pollLSP()
 	b.tick(&fs, start)
+	if b.onTick != nil && (len(fs.Tick.Settled) > 0 || len(fs.Tick.Resources) > 0) {
+		b.onTick(fs.Tick)
+	}
 	batches := b.rt.TakeStreamBatches()
 	for i := range batches {
 		j := b.jobs[batches[i].ID]

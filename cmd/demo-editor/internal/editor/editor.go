@@ -290,7 +290,7 @@ func newEditor(opts Options) (*session, error) {
 	e.messages = e.newScratch("*messages*")
 	e.cur = e.messages
 	out := &messageWriter{e: e}
-	lb, err := luabind.New(rt, luabind.Options{Stdout: out, Stderr: out, FrameBudget: frameBudget})
+	lb, err := luabind.New(rt, luabind.Options{Stdout: out, Stderr: out, FrameBudget: frameBudget, OnTick: e.followResources})
 	if err != nil {
 		rt.Close()
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
@@ -464,7 +464,7 @@ func (e *session) frame(now time.Time) {
 	fs := e.lb.Frame()
 	e.takeGrepBatches(fs.Unclaimed)
 	for _, op := range fs.Tick.Resources {
-		e.applyResource(op)
+		e.raise(event{name: "resource", op: op})
 	}
 	for _, t := range e.lb.TakeFailed() {
 		if err := t.Err(); err != nil {
@@ -474,10 +474,16 @@ func (e *session) frame(now time.Time) {
 	e.raise(event{name: "frame", buf: e.cur.id})
 }
 
-// applyResource follows a completed rename or remove: a buffer visiting the
-// renamed file follows it, and scripts hear of it (dired refreshes).
-func (e *session) applyResource(op runtime.ResourceOp) {
-	if op.Op == runtime.ResourceRename {
+// followResources makes the buffers visiting a renamed file or a file in a
+// renamed directory visit the new path. It runs in the frame before any
+// task resumes (luabind.Options.OnTick), so a task awaiting the rename sees
+// its buffers moved; scripts hear of the mutations after the frame, in the
+// "resource" event (dired refreshes).
+func (e *session) followResources(out runtime.TickOutcome) {
+	for _, op := range out.Resources {
+		if op.Op != runtime.ResourceRename {
+			continue
+		}
 		from, _ := filepath.Abs(op.From)
 		to, _ := filepath.Abs(op.To)
 		for _, b := range e.bufs {
@@ -493,7 +499,6 @@ func (e *session) applyResource(op runtime.ResourceOp) {
 			}
 		}
 	}
-	e.raise(event{name: "resource", op: op})
 }
 
 // call runs fn on the main goroutine and waits for it (tests use it to read

@@ -2,6 +2,7 @@ package editor
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/workers"
@@ -273,4 +275,32 @@ func TestWorkersViewShowsWhatACompletedJobReturned(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// A task that awaits a rename finds the renamed file's buffer at its new
+// path when it resumes. Before, buffers followed a rename only after the
+// frame's tasks had run, so the task still saw the old path (and a
+// workspace edit's renamed buffers kept their server documents under it).
+func TestTaskAwaitingARenameSeesTheBufferMoved(t *testing.T) {
+	dir := t.TempDir()
+	from, to := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	require.NoError(t, os.WriteFile(from, []byte("text\n"), 0o644))
+	h := startEditor(t, Options{Path: from})
+	h.waitText("text")
+	var err error
+	h.e.call(func() {
+		err = h.e.L.DoString(fmt.Sprintf(`
+			local ed, buf = pmacs.editor, pmacs.editor.current()
+			pmacs.async.run(function()
+				assert(pmacs.workers.fs.rename(%q, %q):await())
+				seen_path = ed.path(buf)
+			end)`, from, to))
+	})
+	require.NoError(t, err)
+	var seen string
+	h.until("the task's view of the path", func(e *session) bool {
+		seen = lua.LVAsString(e.L.GetGlobal("seen_path"))
+		return seen != ""
+	})
+	require.Equal(t, to, seen)
 }
