@@ -1313,10 +1313,10 @@ local function lsp_client(lang)
         print("lsp: " .. spec.name .. " not found in .bin/ or PATH; " .. lang .. " files open without a language server")
         return nil
       end
-      -- Workspace edits may create files (apply_workspace_edit); rename
-      -- and delete are refused, so they are not advertised.
+      -- Workspace edits may create, rename and delete files
+      -- (apply_workspace_edit).
       local c, err = pmacs.lsp.start{cmd = {program}, root = ed.root(), filetypes = {lang},
-        resource_operations = {"create"}}
+        resource_operations = {"create", "rename", "delete"}}
       if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
       c:on_diagnostics(on_diagnostics)
       -- A server's workspace/applyEdit goes through the same path as a
@@ -1539,10 +1539,14 @@ end
 -- One path for a rename's result and a server's workspace/applyEdit. It
 -- runs in a task and may wait: a file not open is opened and its text read
 -- first (a file the edit creates gets a new buffer, written by the first
--- save). Then every file's edits are checked, and only if all of them can
--- be applied is any applied (one undo step per file, sent to the server as
--- didChange like any edit), so the server's answer says what happened. A
--- refused edit changes nothing and closes the buffers it opened. The
+-- save). Then every step is checked in order against the files as the
+-- steps before it leave them (a rename's target, a deleted file, an edit
+-- of a file by the name a rename gave it), and every file's edits are
+-- checked; only if all of it can be done is any of it done, so the
+-- server's answer says what happened. The text edits go first (one undo
+-- step per file, sent to the server as didChange like any edit), then the
+-- renames (making missing directories) and deletes, in the edit's order.
+-- A refused edit changes nothing and closes the buffers it opened. The
 -- buffers are left modified for the user to check and save.
 
 local load_wait_s = 10 -- how long a file the edit opens may take to read
@@ -1563,37 +1567,46 @@ local function await_loaded(buf, path)
   return true
 end
 
+-- within says whether path is base or lies under it.
+local function within(path, base)
+  return path == base or path:sub(1, #base + 1) == base .. "/"
+end
+
 apply_workspace_edit = function(edit)
   if type(edit) ~= "table" then return nil, "the edit is not a WorkspaceEdit" end
-  local per_path, order, versions = {}, {}, {}
+  -- steps: the edit's changes in order: {kind = "edit", path, edits,
+  -- version}, {kind = "create", path, options}, {kind = "rename", from,
+  -- to, options}, {kind = "delete", path, options}.
+  local steps = {}
   local function add(uri, tes, version)
     if type(uri) ~= "string" or type(tes) ~= "table" then return "a malformed text document edit" end
     local path = from_uri(uri)
-    if not per_path[path] then per_path[path], order[#order + 1] = {}, path end
-    -- A version of 0 (null on the wire) names the file as the server read
-    -- it from disk, not a version of the editor's.
-    if type(version) == "number" and version > 0 and not versions[path] then versions[path] = version end
+    local list = {}
     for _, te in ipairs(tes) do
       if type(te) ~= "table" or type(te.range) ~= "table" or type(te.newText) ~= "string" then
         return "an edit of " .. relative(path) .. " that is not a plain text edit"
       end
-      table.insert(per_path[path], lsp_text_edit(te))
+      list[#list + 1] = lsp_text_edit(te)
     end
+    -- A version of 0 (null on the wire) names the file as the server read
+    -- it from disk, not a version of the editor's.
+    if type(version) ~= "number" or version <= 0 then version = nil end
+    steps[#steps + 1] = {kind = "edit", path = path, edits = list, version = version}
   end
-  -- A create operation makes a new buffer for its file (the first save
-  -- writes it), which the edits after it fill; rename and delete are
-  -- refused. creates: path -> the operation's options.
-  local creates = {}
+  local function opts(dc) return type(dc.options) == "table" and dc.options or {} end
   if type(edit.documentChanges) == "table" then
     for _, dc in ipairs(edit.documentChanges) do
-      if dc.kind == "create" then
-        if type(dc.uri) ~= "string" then return nil, "a create operation without a uri" end
-        local path = from_uri(dc.uri)
-        if per_path[path] then return nil, "a create of " .. relative(path) .. " after edits of it" end
-        creates[path] = type(dc.options) == "table" and dc.options or {}
-        per_path[path], order[#order + 1] = {}, path
+      if type(dc) ~= "table" then return nil, "a malformed document change" end
+      if dc.kind == "create" or dc.kind == "delete" then
+        if type(dc.uri) ~= "string" then return nil, "a " .. dc.kind .. " operation without a uri" end
+        steps[#steps + 1] = {kind = dc.kind, path = from_uri(dc.uri), options = opts(dc)}
+      elseif dc.kind == "rename" then
+        if type(dc.oldUri) ~= "string" or type(dc.newUri) ~= "string" then
+          return nil, "a rename operation without oldUri and newUri"
+        end
+        steps[#steps + 1] = {kind = "rename", from = from_uri(dc.oldUri), to = from_uri(dc.newUri), options = opts(dc)}
       elseif dc.kind then
-        return nil, "file operations (" .. tostring(dc.kind) .. ") are not supported"
+        return nil, "a file operation LSP does not define (" .. tostring(dc.kind) .. ")"
       else
         local td = dc.textDocument
         local err = add(td and td.uri, dc.edits, td and td.version)
@@ -1609,8 +1622,21 @@ apply_workspace_edit = function(edit)
       if err then return nil, err end
     end
   end
-  -- Every file is open and read before anything is checked; the buffers
-  -- opened here are closed again if the edit is refused.
+
+  -- The files as they are now, stat'd at once: every path a step names,
+  -- and a rename target's directories, which the rename may have to make.
+  -- A file open in a buffer exists.
+  local stats = {}
+  local function prefetch(path)
+    if stats[path] == nil and not ed.find(path) then stats[path] = w.fs.stat(path) end
+  end
+  for _, st in ipairs(steps) do
+    prefetch(st.path or st.from)
+    if st.to then
+      local d = st.to
+      repeat prefetch(d) d = dirname(d) until d == "/"
+    end
+  end
   local bufs, opened = {}, {}
   local function refuse(why)
     for _, buf in ipairs(opened) do
@@ -1618,32 +1644,116 @@ apply_workspace_edit = function(edit)
     end
     return nil, why .. ": nothing was applied"
   end
-  -- A file must exist to be edited, unless the edit creates it; one it
-  -- creates must not, unless the create may overwrite or ignore it. A file
-  -- open in a buffer exists. fresh: the files that start empty (created,
-  -- or overwritten), whose edits can only insert at the start.
-  local stats, fresh = {}, {}
-  for _, path in ipairs(order) do
-    if not ed.find(path) then stats[path] = w.fs.stat(path) end
-  end
-  for _, path in ipairs(order) do
-    local exists = true
-    if stats[path] then
-      local st, err, code = stats[path]:await()
-      if not st and code ~= "ENOENT" then return refuse(err) end
-      exists = st ~= nil
+  local function on_disk(path)
+    if ed.find(path) then return true end
+    local st = stats[path]
+    if st == nil then st = w.fs.stat(path) end
+    if type(st) ~= "boolean" then
+      local v, err, code = st:await()
+      if not v and code ~= "ENOENT" then return nil, err end
+      st = v ~= nil
+      stats[path] = st
     end
-    local c = creates[path]
-    if c then
-      if not exists or c.overwrite then
-        fresh[path] = true
-      elseif not c.ignoreIfExists then
-        return refuse("the edit creates " .. relative(path) .. ", which exists")
+    return st
+  end
+  -- trace follows path back through the steps before upto to what it
+  -- holds then: "disk" and the path it has now, "create" and the step
+  -- that makes it, or "gone" (renamed away or deleted).
+  local function trace(path, upto)
+    for i = upto - 1, 1, -1 do
+      local st = steps[i]
+      if not st.skip then
+        if st.kind == "create" and st.path == path then return "create", st end
+        if st.kind == "delete" and within(path, st.path) then return "gone" end
+        if st.kind == "rename" then
+          if within(path, st.to) then
+            path = st.from .. path:sub(#st.to + 1)
+          elseif within(path, st.from) then
+            return "gone"
+          end
+        end
       end
-    elseif not exists then
-      return refuse("the edit changes " .. relative(path) .. ", which does not exist")
+    end
+    return "disk", path
+  end
+  local function exists(path, upto)
+    local how, p = trace(path, upto)
+    if how == "create" then return true end
+    if how == "gone" then return false end
+    return on_disk(p)
+  end
+
+  -- Each step, in order, against what the steps before it leave. per_path:
+  -- the edits of each file as it is now (or of a created file by its
+  -- path): a group for each text document edit, in order, each group's
+  -- ranges in the text the groups before it leave; fresh: the files that
+  -- start empty.
+  local per_path, order, versions, fresh, moved = {}, {}, {}, {}, 0
+  local function target(path)
+    if not per_path[path] then per_path[path], order[#order + 1] = {}, path end
+    return per_path[path]
+  end
+  for i, st in ipairs(steps) do
+    if st.kind == "edit" then
+      local how, p = trace(st.path, i)
+      if how == "gone" then return refuse("the edit changes " .. relative(st.path) .. " after it was renamed or deleted") end
+      if how == "create" then p = p.path end
+      local ok, err = how == "create" or on_disk(p)
+      if ok == nil then return refuse(err) end
+      if not ok then return refuse("the edit changes " .. relative(st.path) .. ", which does not exist") end
+      table.insert(target(p), st.edits)
+      if st.version and not versions[p] then versions[p] = st.version end
+    elseif st.kind == "create" then
+      local there, err = exists(st.path, i)
+      if there == nil then return refuse(err) end
+      if there and not st.options.overwrite then
+        if not st.options.ignoreIfExists then return refuse("the edit creates " .. relative(st.path) .. ", which exists") end
+        st.skip = true
+      else
+        if per_path[st.path] then return refuse("a create of " .. relative(st.path) .. " after edits of it") end
+        fresh[st.path] = true
+        target(st.path)
+      end
+    elseif st.kind == "rename" then
+      local how = trace(st.from, i)
+      if how == "create" then return refuse("the edit renames " .. relative(st.from) .. ", a file it creates") end
+      local there, err = exists(st.from, i)
+      if there == nil then return refuse(err) end
+      if not there then return refuse("the edit renames " .. relative(st.from) .. ", which does not exist") end
+      local taken
+      taken, err = exists(st.to, i)
+      if taken == nil then return refuse(err) end
+      if taken and ed.find(st.to) then
+        return refuse("the edit renames " .. relative(st.from) .. " over " .. relative(st.to) .. ", which is open")
+      elseif taken and not st.options.overwrite then
+        if not st.options.ignoreIfExists then
+          return refuse("the edit renames " .. relative(st.from) .. " to " .. relative(st.to) .. ", which exists")
+        end
+        st.skip = true
+      end
+      moved = moved + (st.skip and 0 or 1)
+    else -- delete
+      if st.options.recursive then return refuse("recursive deletes (" .. relative(st.path) .. ") are not supported") end
+      local how, now = trace(st.path, i)
+      if how == "create" then return refuse("the edit deletes " .. relative(st.path) .. ", a file it creates") end
+      local there, err = exists(st.path, i)
+      if there == nil then return refuse(err) end
+      if not there then
+        if not st.options.ignoreIfNotExists then return refuse("the edit deletes " .. relative(st.path) .. ", which does not exist") end
+        st.skip = true
+      else
+        for _, b in ipairs(ed.buffers()) do
+          if b.path and b.modified and within(b.path, now) then
+            return refuse("the edit deletes " .. relative(b.path) .. ", which has unsaved changes")
+          end
+        end
+        moved = moved + 1
+      end
     end
   end
+
+  -- Every file edited is open and read before its edits are checked; the
+  -- buffers opened here are closed again if the edit is refused.
   for _, path in ipairs(order) do
     local buf = ed.find(path)
     if not buf then
@@ -1673,37 +1783,105 @@ apply_workspace_edit = function(edit)
       end
     end
   end
-  -- Every file's edits are checked before any is applied, so a bad range
-  -- in one file leaves the others as they were.
+  -- Every file's first group of edits is checked before any is applied,
+  -- so a bad range in one file leaves the others as they were. A later
+  -- group's ranges are in the text the group before it leaves, so it is
+  -- checked once that one is applied, and a bad one undoes them all.
   for _, path in ipairs(order) do
     if fresh[path] then
       -- Every edit of an empty file inserts at its start.
-      for i, te in ipairs(per_path[path]) do
-        if te.line ~= 0 or te.col ~= 0 or te.end_line ~= 0 or te.end_col ~= 0 then
-          return refuse(string.format("edit %d of %s does not insert at the start of the file it creates", i, relative(path)))
+      for _, group in ipairs(per_path[path]) do
+        for i, te in ipairs(group) do
+          if te.line ~= 0 or te.col ~= 0 or te.end_line ~= 0 or te.end_col ~= 0 then
+            return refuse(string.format("edit %d of %s does not insert at the start of the file it creates", i, relative(path)))
+          end
         end
       end
-    else
-      local k, err = ed.check_text_edits(bufs[path], per_path[path])
+    elseif per_path[path][1] then
+      local k, err = ed.check_text_edits(bufs[path], per_path[path][1])
       if not k then return refuse(err) end
     end
   end
-  local n = 0
+  local n, steps_done = 0, {}
   for _, path in ipairs(order) do
-    local list = per_path[path]
+    local groups, buf = per_path[path], bufs[path]
+    steps_done[buf] = 0
     if fresh[path] then
-      -- The inserts in their order are the file's text. A new buffer
-      -- ends its last row with a line break, so that one is not a row.
+      -- The inserts are the file's text: a group's in their order, and
+      -- each group's before the text of the groups before it. A new
+      -- buffer ends its last row with a line break, so that one is not
+      -- a row.
       local parts = {}
-      for i, te in ipairs(list) do parts[i] = te.text end
-      local text = table.concat(parts):gsub("\n$", "")
-      ed.set_lines(bufs[path], 0, -1, {text})
-      n = n + #list
-    else
-      n = n + assert(ed.apply_text_edits(bufs[path], list))
+      for g = #groups, 1, -1 do
+        for _, te in ipairs(groups[g]) do parts[#parts + 1] = te.text end
+      end
+      ed.set_lines(buf, 0, -1, {(table.concat(parts):gsub("\n$", ""))})
+      n, steps_done[buf] = n + #parts, 1
+    elseif groups[1] then
+      n, steps_done[buf] = n + assert(ed.apply_text_edits(buf, groups[1])), 1
     end
   end
-  return n, #order
+  for _, path in ipairs(order) do
+    local buf = bufs[path]
+    for g = 2, fresh[path] and 0 or #per_path[path] do
+      local k, err = ed.check_text_edits(buf, per_path[path][g])
+      if not k then
+        for b, count in pairs(steps_done) do
+          for _ = 1, count do ed.undo(b) end
+        end
+        return refuse(err)
+      end
+      n, steps_done[buf] = n + assert(ed.apply_text_edits(buf, per_path[path][g])), steps_done[buf] + 1
+    end
+  end
+  if moved == 0 then return n, #order end
+
+  -- The file operations, in order. Each was checked, but the disk can
+  -- still refuse one (permissions, a file made meanwhile): the ones before
+  -- it stay done, and the answer says which failed. The edits already in
+  -- the buffers stay too (undo takes them back).
+  for _, buf in ipairs(ed.buffers()) do
+    if lsp.docs[buf.id] then lsp_change(buf.id) end -- the servers hear the edits under the old names
+  end
+  local done = 0
+  local function failed(st, err)
+    return nil, string.format("%d of %d file operations done; %s %s failed: %s", done, moved, st.kind,
+      relative(st.path or st.from), err)
+  end
+  for _, st in ipairs(steps) do
+    if st.kind == "rename" and not st.skip then
+      -- The target's missing directories, outermost first.
+      local missing, d = {}, dirname(st.to)
+      while d ~= "/" and not ed.find(d) and not on_disk(d) do
+        table.insert(missing, 1, d)
+        d = dirname(d)
+      end
+      for _, dir in ipairs(missing) do
+        local ok, err = w.fs.mkdir(dir):await()
+        if not ok then return failed(st, err) end
+        stats[dir] = true
+      end
+      local ok, err = w.fs.rename(st.from, st.to, {overwrite = st.options.overwrite == true}):await()
+      if not ok then return failed(st, err) end
+      stats[st.from], stats[st.to] = false, true
+      done = done + 1
+    elseif st.kind == "delete" and not st.skip then
+      local ok, err = w.fs.remove(st.path):await()
+      if not ok then return failed(st, err) end
+      stats[st.path] = false
+      for _, b in ipairs(ed.buffers()) do
+        if b.path and within(b.path, st.path) then ed.close(b.id) end
+      end
+      done = done + 1
+    end
+  end
+  -- A renamed file's buffer visits its new path (the editor follows a
+  -- completed rename): its server document moves with it.
+  for _, buf in ipairs(ed.buffers()) do
+    local doc = lsp.docs[buf.id]
+    if doc and doc.path ~= buf.path then lsp_reopen(buf.id) end
+  end
+  return n, #order, done
 end
 
 ------------------------------------------------------------------ rename (F2)
@@ -1726,9 +1904,10 @@ local function rename_symbol(buf, new_name)
       local res, err = h:await()
       if not res then if err ~= "cancelled" then ed.error("rename: " .. err) end return end
       if res == true then ed.message("rename: the server changed nothing") return end
-      local n, files = apply_workspace_edit(res)
+      local n, files, moved = apply_workspace_edit(res)
       if not n then ed.error("rename: " .. files) return end
-      ed.message(string.format("rename %s to %s: %d edits in %d files (not saved yet)", old, new, n, files))
+      local ops = moved and string.format(", %d files moved or deleted", moved) or ""
+      ed.message(string.format("rename %s to %s: %d edits in %d files%s (not saved yet)", old, new, n, files, ops))
     end)
   end
   if new_name then send(new_name) return end

@@ -684,3 +684,96 @@ func fakeEditFiles(t *testing.T, name string) (path, other string) {
 	require.NoError(t, os.WriteFile(other, []byte("package m\n\nvar x = 1\n"), 0o644))
 	return path, other
 }
+
+// A workspace edit may rename and delete files: the edits of a file before
+// and after its rename land in its buffer, the rename makes the missing
+// directories and the buffer follows it, and the delete removes the file.
+// A rename over an existing file is refused with nothing done: no edit in
+// a buffer, no directory made, no file moved or removed. Two edits of one
+// file apply in turn, the second to the text the first leaves; a bad second
+// one undoes the first. Before, any file operation but create was refused,
+// and two edits of one file were applied as one, to the text before both.
+func TestWorkspaceEditRenamesAndDeletesFiles(t *testing.T) {
+	for _, c := range []struct{ file, reply string }{
+		{"fileops_move.go", `{"applied":true}`},
+		{"fileops_taken.go", `"failureReason":"the edit renames other.go to taken.txt, which exists: nothing was applied"`},
+		{"fileops_bad_second.go", `nothing was applied"`},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			logPath := useFakeLSP(t)
+			path, other := fakeEditFiles(t, c.file)
+			dir := filepath.Dir(path)
+			gone, taken := filepath.Join(dir, "gone.txt"), filepath.Join(dir, "taken.txt")
+			require.NoError(t, os.WriteFile(gone, []byte("x\n"), 0o644))
+			require.NoError(t, os.WriteFile(taken, []byte("y\n"), 0o644))
+			h := startEditor(t, Options{Path: path})
+			h.untilSynced()
+			h.ctrl('s')
+			requireFakeReply(t, logPath, "apply-f", c.reply)
+			moved := filepath.Join(dir, "sub", "dir", "moved.go")
+			texts := map[string]string{}
+			h.e.call(func() {
+				for _, b := range h.e.bufs {
+					if b.path != "" {
+						texts[b.path] = b.Text()
+					}
+				}
+			})
+			if c.file == "fileops_move.go" {
+				require.Equal(t, "// after the move\n// before the move\npackage m\n\nvar x = 1\n", texts[moved], "the buffer follows its file, with both edits")
+				require.NotContains(t, texts, other)
+				data, err := os.ReadFile(moved)
+				require.NoError(t, err)
+				require.Equal(t, "package m\n\nvar x = 1\n", string(data), "the file moved as it was: the edits wait for a save")
+				require.NoFileExists(t, other)
+				require.NoFileExists(t, gone)
+				return
+			}
+			require.NotContains(t, texts, other, "the buffer opened for the edit was closed again")
+			require.NoDirExists(t, filepath.Join(dir, "sub"))
+			require.FileExists(t, gone)
+			for file, want := range map[string]string{other: "package m\n\nvar x = 1\n", taken: "y\n"} {
+				data, err := os.ReadFile(file)
+				require.NoError(t, err)
+				require.Equal(t, want, string(data))
+			}
+		})
+	}
+}
+
+// TestGoplsRenamePackageMovesItsDirectory runs gopls's package rename: F2
+// on a package clause renames the package, and gopls, told that the editor
+// renames and deletes files, moves the package's files to the new
+// directory and deletes the old one. The importer's edits land in its
+// buffer, the moved file's buffer follows it with its edit, and the disk
+// holds the move (the edits wait for a save).
+func TestGoplsRenamePackageMovesItsDirectory(t *testing.T) {
+	dir := goplsModule(t, map[string]string{"main.go": "package main\n\nimport \"example.com/m/foo\"\n\nfunc main() { _ = foo.A() }\n"})
+	testenv.WriteTree(t, dir, map[string]string{"foo/foo.go": "package foo\n\nfunc A() int { return 1 }\n"})
+	h := startEditor(t, Options{Path: filepath.Join(dir, "foo", "foo.go")})
+	h.untilSynced()
+	h.gotoLine("1:9")
+	h.key(tcell.KeyF2)
+	h.waitText("rename foo to: foo")
+	h.ctrl('u')
+	h.typeText("bar")
+	h.key(tcell.KeyEnter)
+	h.untilLong("the rename's message", func(e *session) bool {
+		return strings.Contains(e.msg, "rename foo to bar:") && strings.Contains(e.msg, ", 2 files moved or deleted")
+	})
+	moved, main := filepath.Join(dir, "bar", "foo.go"), filepath.Join(dir, "main.go")
+	texts := map[string]string{}
+	h.e.call(func() {
+		for _, b := range h.e.bufs {
+			if b.path != "" {
+				texts[b.path] = b.Text()
+			}
+		}
+	})
+	require.Equal(t, "package bar\n\nfunc A() int { return 1 }\n", texts[moved])
+	require.Equal(t, "package main\n\nimport \"example.com/m/bar\"\n\nfunc main() { _ = bar.A() }\n", texts[main])
+	require.NoDirExists(t, filepath.Join(dir, "foo"))
+	data, err := os.ReadFile(moved)
+	require.NoError(t, err)
+	require.Equal(t, "package foo\n\nfunc A() int { return 1 }\n", string(data))
+}

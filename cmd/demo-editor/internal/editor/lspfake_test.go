@@ -188,6 +188,38 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 				}})
 				break
 			}
+			if name := filepath.Base(p.TextDocument.URI); strings.HasPrefix(name, "fileops") {
+				// An edit of other.go, its rename into sub/dir (which does
+				// not exist), an edit by its new name and a delete of
+				// gone.txt; for "fileops_taken" the rename's target is
+				// taken.txt, which exists; for "fileops_bad_second" two
+				// edits of other.go, the second out of range.
+				dirURI := strings.TrimSuffix(p.TextDocument.URI, name)
+				to := dirURI + "sub/dir/moved.go"
+				if name == "fileops_taken.go" {
+					to = dirURI + "taken.txt"
+				}
+				edit := func(uri, text string) map[string]any {
+					return map[string]any{"textDocument": map[string]any{"uri": uri, "version": nil},
+						"edits": []any{map[string]any{"range": map[string]any{"start": at(0, 0), "end": at(0, 0)}, "newText": text}}}
+				}
+				changes := []any{
+					edit(other, "// before the move\n"),
+					map[string]any{"kind": "rename", "oldUri": other, "newUri": to},
+					edit(to, "// after the move\n"),
+					map[string]any{"kind": "delete", "uri": dirURI + "gone.txt"},
+				}
+				if name == "fileops_bad_second.go" {
+					// A second edit of other.go past the end the first
+					// leaves it.
+					changes = []any{edit(other, "// one\n"), map[string]any{"textDocument": map[string]any{"uri": other, "version": nil},
+						"edits": []any{map[string]any{"range": map[string]any{"start": at(9, 0), "end": at(9, 0)}, "newText": "x"}}}}
+				}
+				s.send(map[string]any{"jsonrpc": "2.0", "id": "apply-f", "method": "workspace/applyEdit", "params": map[string]any{
+					"label": "fake move", "edit": map[string]any{"documentChanges": changes},
+				}})
+				break
+			}
 			if name := filepath.Base(p.TextDocument.URI); strings.HasPrefix(name, "versioned") {
 				// A documentChanges edit naming a version: the one the
 				// server holds, or for "versioned_stale" one before it,
