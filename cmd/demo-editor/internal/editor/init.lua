@@ -1676,6 +1676,18 @@ apply_workspace_edit = function(edit)
     end
     return "disk", path
   end
+  -- forward is where the file at path now is just before step upto: nil
+  -- once a step before it deleted it.
+  local function forward(path, upto)
+    for i = 1, upto - 1 do
+      local st = steps[i]
+      if not st.skip then
+        if st.kind == "delete" and within(path, st.path) then return nil end
+        if st.kind == "rename" and within(path, st.from) then path = st.to .. path:sub(#st.from + 1) end
+      end
+    end
+    return path
+  end
   local function exists(path, upto)
     local how, p = trace(path, upto)
     if how == "create" then return true end
@@ -1734,7 +1746,7 @@ apply_workspace_edit = function(edit)
       moved = moved + (st.skip and 0 or 1)
     else -- delete
       if st.options.recursive then return refuse("recursive deletes (" .. relative(st.path) .. ") are not supported") end
-      local how, now = trace(st.path, i)
+      local how = trace(st.path, i)
       if how == "create" then return refuse("the edit deletes " .. relative(st.path) .. ", a file it creates") end
       local there, err = exists(st.path, i)
       if there == nil then return refuse(err) end
@@ -1743,7 +1755,8 @@ apply_workspace_edit = function(edit)
         st.skip = true
       else
         for _, b in ipairs(ed.buffers()) do
-          if b.path and b.modified and within(b.path, now) then
+          local at = b.path and b.modified and forward(b.path, i)
+          if at and within(at, st.path) then
             return refuse("the edit deletes " .. relative(b.path) .. ", which has unsaved changes")
           end
         end

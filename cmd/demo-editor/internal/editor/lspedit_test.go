@@ -698,6 +698,7 @@ func TestWorkspaceEditRenamesAndDeletesFiles(t *testing.T) {
 		{"fileops_move.go", `{"applied":true}`},
 		{"fileops_taken.go", `"failureReason":"the edit renames other.go to taken.txt, which exists: nothing was applied"`},
 		{"fileops_bad_second.go", `nothing was applied"`},
+		{"fileops_unsaved.go", `"failureReason":"the edit deletes gone.txt, which has unsaved changes: nothing was applied"`},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			logPath := useFakeLSP(t)
@@ -708,6 +709,17 @@ func TestWorkspaceEditRenamesAndDeletesFiles(t *testing.T) {
 			require.NoError(t, os.WriteFile(taken, []byte("y\n"), 0o644))
 			h := startEditor(t, Options{Path: path})
 			h.untilSynced()
+			if c.file == "fileops_unsaved.go" {
+				// gone.txt open, with a change not saved.
+				var err error
+				h.e.call(func() { err = h.e.L.DoString(fmt.Sprintf(`gone = pmacs.editor.open(%q)`, gone)) })
+				require.NoError(t, err)
+				h.until("gone.txt read", func(e *session) bool { return e.findBuffer(gone) != nil && !e.findBuffer(gone).loading })
+				h.e.call(func() {
+					err = h.e.L.DoString(fmt.Sprintf(`pmacs.editor.set_lines(gone, 0, 0, {"unsaved"}) pmacs.editor.show(pmacs.editor.find(%q))`, path))
+				})
+				require.NoError(t, err)
+			}
 			h.ctrl('s')
 			requireFakeReply(t, logPath, "apply-f", c.reply)
 			moved := filepath.Join(dir, "sub", "dir", "moved.go")
@@ -728,6 +740,9 @@ func TestWorkspaceEditRenamesAndDeletesFiles(t *testing.T) {
 				require.NoFileExists(t, other)
 				require.NoFileExists(t, gone)
 				return
+			}
+			if c.file == "fileops_unsaved.go" {
+				require.Equal(t, "unsaved\nx\n", texts[gone])
 			}
 			require.NotContains(t, texts, other, "the buffer opened for the edit was closed again")
 			require.NoDirExists(t, filepath.Join(dir, "sub"))

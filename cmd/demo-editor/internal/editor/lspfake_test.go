@@ -193,7 +193,8 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 				// not exist), an edit by its new name and a delete of
 				// gone.txt; for "fileops_taken" the rename's target is
 				// taken.txt, which exists; for "fileops_bad_second" two
-				// edits of other.go, the second out of range.
+				// edits of other.go, the second out of range; for
+				// "fileops_unsaved" only the delete.
 				dirURI := strings.TrimSuffix(p.TextDocument.URI, name)
 				to := dirURI + "sub/dir/moved.go"
 				if name == "fileops_taken.go" {
@@ -208,6 +209,9 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 					map[string]any{"kind": "rename", "oldUri": other, "newUri": to},
 					edit(to, "// after the move\n"),
 					map[string]any{"kind": "delete", "uri": dirURI + "gone.txt"},
+				}
+				if name == "fileops_unsaved.go" {
+					changes = []any{map[string]any{"kind": "delete", "uri": dirURI + "gone.txt"}}
 				}
 				if name == "fileops_bad_second.go" {
 					// A second edit of other.go past the end the first
