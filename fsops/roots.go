@@ -131,26 +131,18 @@ func (r Roots) Chmod(ctx context.Context, path string, mode uint32) error {
 
 // Remove is the package's Remove confined to r.
 func (r Roots) Remove(ctx context.Context, path string) error {
-	const op = "remove"
-	if err := checkPath(op, path, "", path); err != nil {
-		return err
-	}
-	if err := checkCancel(ctx, op, path, ""); err != nil {
-		return err
-	}
-	if err := Confine(r, path); err != nil {
-		return err
-	}
-	p, ok := locate(r, path, reachEntry)
-	if !ok {
-		return escapes(path)
-	}
-	return removeIn(p, path)
+	return r.onEntry(ctx, "remove", path, removeIn)
 }
 
 // Mkdir is the package's Mkdir confined to r.
 func (r Roots) Mkdir(ctx context.Context, path string) error {
-	const op = "mkdir"
+	return r.onEntry(ctx, "mkdir", path, mkdirIn)
+}
+
+// onEntry runs a confined operation on path's final component as named
+// (never followed): the checks every operation makes, then act at the
+// place the kernel will resolve beneath the root.
+func (r Roots) onEntry(ctx context.Context, op, path string, act func(place, string) error) error {
 	if err := checkPath(op, path, "", path); err != nil {
 		return err
 	}
@@ -164,7 +156,7 @@ func (r Roots) Mkdir(ctx context.Context, path string) error {
 	if !ok {
 		return escapes(path)
 	}
-	return mkdirIn(p, path)
+	return act(p, path)
 }
 
 // sep is the path separator as a string.
