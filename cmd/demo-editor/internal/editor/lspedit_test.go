@@ -110,12 +110,7 @@ func TestGoplsRenameAcrossFiles(t *testing.T) {
 	a, b := filepath.Join(dir, "a.go"), filepath.Join(dir, "b.go")
 	h := startEditor(t, Options{Path: a})
 	h.untilSynced()
-	h.gotoLine("3:8")
-	h.key(tcell.KeyF2)
-	h.waitText("rename Target to: Target")
-	h.ctrl('u')
-	h.typeText("Renamed")
-	h.key(tcell.KeyEnter)
+	h.renameSymbol("3:8", "Target", "Renamed")
 	h.untilLong("the count of the edits", func(e *session) bool {
 		return strings.Contains(e.msg, "rename Target to Renamed: 4 edits in 2 files")
 	})
@@ -134,6 +129,17 @@ func TestGoplsRenameAcrossFiles(t *testing.T) {
 		return ta == "package m\n\nfunc Renamed() int { return 1 }\n\nvar X = Renamed()\n" &&
 			tb == "package m\n\nvar Y = Renamed() + Renamed()\n"
 	})
+}
+
+// renameSymbol renames the symbol at line:col, named old, to new with F2.
+func (h *harness) renameSymbol(at, old, new string) {
+	h.t.Helper()
+	h.gotoLine(at)
+	h.key(tcell.KeyF2)
+	h.waitText("rename " + old + " to: " + old)
+	h.ctrl('u')
+	h.typeText(new)
+	h.key(tcell.KeyEnter)
 }
 
 // goplsEditor opens m.go holding src in a new module, with gopls, and waits
@@ -767,12 +773,7 @@ func TestGoplsRenamePackageMovesItsDirectory(t *testing.T) {
 	testenv.WriteTree(t, dir, map[string]string{"foo/foo.go": "package foo\n\nfunc A() int { return 1 }\n"})
 	h := startEditor(t, Options{Path: filepath.Join(dir, "foo", "foo.go")})
 	h.untilSynced()
-	h.gotoLine("1:9")
-	h.key(tcell.KeyF2)
-	h.waitText("rename foo to: foo")
-	h.ctrl('u')
-	h.typeText("bar")
-	h.key(tcell.KeyEnter)
+	h.renameSymbol("1:9", "foo", "bar")
 	h.untilLong("the rename's message", func(e *session) bool {
 		return strings.Contains(e.msg, "rename foo to bar:") && strings.Contains(e.msg, ", 2 files moved or deleted")
 	})
