@@ -26,12 +26,13 @@ type FrameStats struct {
 }
 
 // Frame runs one frame: Tick, convert and record what settled, tell
-// Options.OnTick, take the streams' batches, then resume the tasks parked on them in settle order
-// (request/reply settles first, in bus-arrival order, then stream batches in
-// delivery order), and the tasks that yielded by themselves last frame. A
-// task finishing wakes the tasks awaiting it within the same frame; a task
-// that dispatches and waits again parks until a later frame, because its new
-// job cannot settle before the next Tick.
+// Options.OnTick, take the streams' batches, then resume the tasks parked
+// on them in settle order (request/reply settles first, in bus-arrival
+// order, then stream batches in delivery order), and the tasks that
+// yielded by themselves last frame. A task finishing wakes the tasks
+// awaiting it within the same frame; a task that dispatches and waits again
+// parks until a later frame, because its new job cannot settle before the
+// next Tick.
 //
 // With a frame budget (Options.FrameBudget) the budget bounds the whole
 // frame, the runtime's tick included: replies not applied when it runs out

@@ -374,8 +374,6 @@ func clockDue(done int, unclocked *int) bool {
 	return true
 }
 
-// refill replaces the applied drain buffer with what waits on the bus,
-// recycling its backing array.
 // applyMatchBlock applies a grep batch reply for a stream that takes its
 // matches in blocks, checking and indexing it without decoding it. It
 // reports false, applying nothing, for any other reply, and for one not in
@@ -397,6 +395,8 @@ func (rt *Runtime) applyMatchBlock(p []byte, now mono, out *TickOutcome) bool {
 	return true
 }
 
+// refill replaces the applied drain buffer with what waits on the bus,
+// recycling its backing array.
 func (rt *Runtime) refill() {
 	rt.drainBuf = rt.main.Drain(rt.drainBuf)
 	rt.drainPos = 0
