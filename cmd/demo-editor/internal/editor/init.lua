@@ -1856,8 +1856,18 @@ apply_workspace_edit = function(edit)
   for _, buf in ipairs(ed.buffers()) do
     if lsp.docs[buf.id] then lsp_change(buf.id) end -- the servers hear the edits under the old names
   end
+  -- A renamed file's buffer visits its new path (the editor follows a
+  -- completed rename): its server document moves with it, whether or not
+  -- a later operation fails.
+  local function follow_docs()
+    for _, buf in ipairs(ed.buffers()) do
+      local doc = lsp.docs[buf.id]
+      if doc and doc.path ~= buf.path then lsp_reopen(buf.id) end
+    end
+  end
   local done = 0
   local function failed(st, err)
+    follow_docs()
     return nil, string.format("%d of %d file operations done; %s %s failed: %s", done, moved, st.kind,
       relative(st.path or st.from), err)
   end
@@ -1888,12 +1898,7 @@ apply_workspace_edit = function(edit)
       done = done + 1
     end
   end
-  -- A renamed file's buffer visits its new path (the editor follows a
-  -- completed rename): its server document moves with it.
-  for _, buf in ipairs(ed.buffers()) do
-    local doc = lsp.docs[buf.id]
-    if doc and doc.path ~= buf.path then lsp_reopen(buf.id) end
-  end
+  follow_docs()
   return n, #order, done
 end
 
