@@ -116,9 +116,9 @@ func TestCompileBufferClosedWhileRunning(t *testing.T) {
 	h.typeText(`compile echo first; sleep 0.3; echo second; sleep 0.3; echo third`)
 	h.key(tcell.KeyEnter)
 	h.waitText("first")
-	h.e.call(func() {
-		require.NoError(t, h.e.L.DoString(`pmacs.editor.close(pmacs.editor.find("*compile*"))`))
-	})
+	var err error
+	h.e.call(func() { err = h.e.L.DoString(`pmacs.editor.close(pmacs.editor.find("*compile*"))`) })
+	require.NoError(t, err)
 	h.until("the compile over", func(e *session) bool {
 		active, done := jobsOfKind(e, runtime.KindSpawn)
 		return len(active) == 0 && len(done) == 1 && !e.lb.Busy()
