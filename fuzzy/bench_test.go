@@ -153,7 +153,7 @@ func reportCPU(b *testing.B, loop func()) {
 }
 
 func findFzfForBench() (string, bool) {
-	p, err := testenv.Tool("fzf")
+	p, err := testenv.FindPeer(testenv.Fzf)
 	return p, err == nil
 }
 

@@ -30,11 +30,7 @@ var agreementQueries = []string{
 // fzfBinary finds fzf: .bin/fzf at the module root (where .ci/run installs it), then PATH.
 func fzfBinary(t testing.TB) string {
 	t.Helper()
-	p, err := testenv.Tool("fzf")
-	if err != nil {
-		t.Skipf("%v (GOBIN=$PWD/.bin go install github.com/junegunn/fzf@v0.65.2)", err)
-	}
-	return p
+	return testenv.Peer(t, testenv.Fzf)
 }
 
 // fzfFilter returns the lines `fzf --filter query` prints for input, best first.

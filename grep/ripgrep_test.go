@@ -115,9 +115,7 @@ func searchLines(t *testing.T, spec grep.Spec) (map[string]bool, grep.Stats) {
 // its first read buffer (64 KiB) and stops at a later NUL; any differing file must hold a NUL.
 // The common literal (135k lines) is skipped in -short mode.
 func TestSearchAgreesWithRipgrepOnGoSource(t *testing.T) {
-	if _, err := exec.LookPath("rg"); err != nil {
-		t.Skip("ripgrep (rg) is not installed: install it (apt-get install ripgrep) to compare with a real peer")
-	}
+	testenv.Peer(t, testenv.Ripgrep)
 	root := goSrc(t)
 	const fanout = 2
 	cases := []struct {
@@ -177,9 +175,7 @@ func TestSearchAgreesWithRipgrepOnGoSource(t *testing.T) {
 // Acceptance (real peer): on a work tree whose ignore files use every part of the glob syntax
 // (and the star-heavy line of issue 11), Search reaches the same files as ripgrep.
 func TestSearchAgreesWithRipgrepOnIgnoreFiles(t *testing.T) {
-	if _, err := exec.LookPath("rg"); err != nil {
-		t.Skip("ripgrep (rg) is not installed: install it (apt-get install ripgrep) to compare with a real peer")
-	}
+	testenv.Peer(t, testenv.Ripgrep)
 	ignores := map[string]string{
 		".gitignore": "*.log\n!keep.log\n/build\nout/\n**/gen/*.go\ndocs/**/*.tmp\n*a*a*a*a*a*a*a*a*a*a*b\n" +
 			"[Tt]emp*\n*.py[co]\n\\#lit\nsub/*.x\nfoo?bar\ntrail   \nspace\\ \n[!a-m]*.z\nlib/**\n# comment\n*.[0-9]\n",

@@ -24,11 +24,7 @@ const goplsTimeout = 90 * time.Second
 // installs it) and then in PATH.
 func findGopls(t *testing.T) string {
 	t.Helper()
-	p, err := testenv.Tool("gopls")
-	if err != nil {
-		t.Skipf("%v (GOBIN=$PWD/.bin go install golang.org/x/tools/gopls@v0.23.0)", err)
-	}
-	return p
+	return testenv.Peer(t, testenv.Gopls)
 }
 
 const goplsMain = `package main

@@ -392,10 +392,7 @@ func TestLSPBatchesBigResult(t *testing.T) {
 // TestLSPGopls runs a definition request against gopls from the project's
 // .bin directory, skipping when it is absent.
 func TestLSPGopls(t *testing.T) {
-	gopls, err := testenv.Tool("gopls")
-	if err != nil {
-		t.Skip(err)
-	}
+	gopls := testenv.Peer(t, testenv.Gopls)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644))
 	src := "package m\n\nfunc Target() int { return 1 }\n\nvar X = Target() + undefinedName\n"

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/pmacs-go/pmacs-go/walk"
 )
 
@@ -31,9 +32,7 @@ func BenchmarkListGoSource(b *testing.B) {
 		b.ReportMetric(float64(files), "files")
 	})
 	b.Run("rg", func(b *testing.B) {
-		if _, err := exec.LookPath("rg"); err != nil {
-			b.Skip("ripgrep (rg) is not installed")
-		}
+		testenv.Peer(b, testenv.Ripgrep)
 		for b.Loop() {
 			cmd := exec.Command("rg", append(append([]string{}, rgFilesArgs...), "-j", strconv.Itoa(threads))...)
 			cmd.Dir = root

@@ -28,9 +28,7 @@ func goSrc(t testing.TB) string {
 
 func needRipgrep(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("rg"); err != nil {
-		t.Skip("ripgrep (rg) is not installed: install it (apt-get install ripgrep) to compare with a real peer")
-	}
+	testenv.Peer(t, testenv.Ripgrep)
 }
 
 // rgFilesArgs are the rg flags matching Options' zero value: no config file, no global

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,4 +35,74 @@ func TestToolPrefersTheModulesBin(t *testing.T) {
 
 	_, err = Tool("no-such-program-anywhere")
 	require.ErrorContains(t, err, "no-such-program-anywhere")
+}
+
+// The version check reads what real peers print.
+func TestParseVersionReadsThePeersOutput(t *testing.T) {
+	for out, want := range map[string]string{
+		"ripgrep 13.0.0\n-SIMD -AVX (compiled)": "13.0.0",
+		"0.65.2 (devel)":                        "0.65.2",
+		"0.38.0 (debian)":                       "0.38.0",
+		"tmux 3.3a":                             "3.3",
+		"golang.org/x/tools/gopls v0.23.0\n    golang.org/x/tools/gopls@v0.23.0 h1:": "0.23.0",
+	} {
+		got, ok := parseVersion(out)
+		require.True(t, ok, out)
+		require.Equal(t, want, got, out)
+	}
+	_, ok := parseVersion("no digits here")
+	require.False(t, ok)
+}
+
+func TestCompareVersionsIsNumeric(t *testing.T) {
+	require.Equal(t, -1, compareVersions("0.38.0", "0.65.2"))
+	require.Equal(t, 1, compareVersions("0.100.0", "0.65.2"))
+	require.Equal(t, 0, compareVersions("3.3", "3.3.0"))
+	require.Equal(t, 1, compareVersions("14.1.1", "13.0.0"))
+}
+
+// An fzf older than the tests need is refused with a message naming both
+// versions; one new enough is found.
+func TestFindPeerRefusesAnOldVersion(t *testing.T) {
+	mod := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module m\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(mod, ".bin"), 0o755))
+	fake := filepath.Join(mod, ".bin", "fakepeer")
+	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\necho '0.38.0 (debian)'\n"), 0o755))
+	t.Chdir(mod)
+
+	_, err := FindPeer(PeerSpec{Name: "fakepeer", Min: "0.65.2", Install: "install it"})
+	require.ErrorContains(t, err, "version 0.38.0")
+	require.ErrorContains(t, err, "0.65.2 or later")
+
+	p, err := FindPeer(PeerSpec{Name: "fakepeer", Min: "0.30"})
+	require.NoError(t, err)
+	require.Equal(t, fake, p)
+
+	_, err = FindPeer(PeerSpec{Name: "no-such-peer-anywhere", Install: "apt-get install it"})
+	require.ErrorContains(t, err, "no-such-peer-anywhere is not installed (apt-get install it)")
+}
+
+// fakeT records what Peer did with a test.
+type fakeT struct{ skipped, failed string }
+
+func (f *fakeT) Helper()                        {}
+func (f *fakeT) Skipf(format string, a ...any)  { f.skipped = fmt.Sprintf(format, a...) }
+func (f *fakeT) Fatalf(format string, a ...any) { f.failed = fmt.Sprintf(format, a...) }
+
+// Without PMACS_REQUIRE_PEERS a missing peer skips with a message; with it,
+// the test fails.
+func TestPeerFailsInsteadOfSkippingWhenRequired(t *testing.T) {
+	missing := PeerSpec{Name: "no-such-peer-anywhere", Install: "apt-get install it"}
+	t.Setenv(RequirePeersEnv, "")
+	var f fakeT
+	Peer(&f, missing)
+	require.Contains(t, f.skipped, "no-such-peer-anywhere is not installed")
+	require.Empty(t, f.failed)
+
+	t.Setenv(RequirePeersEnv, "1")
+	f = fakeT{}
+	Peer(&f, missing)
+	require.Contains(t, f.failed, "PMACS_REQUIRE_PEERS=1 requires it")
+	require.Empty(t, f.skipped)
 }

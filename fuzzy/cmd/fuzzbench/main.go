@@ -101,9 +101,9 @@ func findFzf(flagPath string) (string, error) {
 	if flagPath != "" {
 		return flagPath, nil
 	}
-	p, err := testenv.Tool("fzf")
+	p, err := testenv.FindPeer(testenv.Fzf)
 	if err != nil {
-		return "", fmt.Errorf("%w; install it with `GOBIN=$PWD/.bin go install github.com/junegunn/fzf@v0.65.2` or pass -fzf", err)
+		return "", fmt.Errorf("%w, or pass -fzf", err)
 	}
 	return p, nil
 }

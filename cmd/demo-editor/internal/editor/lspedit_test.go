@@ -21,10 +21,7 @@ import (
 // gopls first on PATH, skipping the test when there is none.
 func goplsModule(t *testing.T, files map[string]string) string {
 	t.Helper()
-	gopls, err := testenv.Tool("gopls")
-	if err != nil {
-		t.Skip(err)
-	}
+	gopls := testenv.Peer(t, testenv.Gopls)
 	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644))

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -80,9 +81,7 @@ func (s *tmuxSession) waitText(text string) string {
 // it opens a file, edits and saves it, selects, copies (through OSC 52 to
 // tmux's clipboard) and pastes, searches the buffer, splits the screen, greps, shows *workers*, and quits.
 func TestSmokeRealBinaryUnderTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed; the smoke test of the real binary needs it (.ci/run installs it)")
-	}
+	testenv.Peer(t, testenv.Tmux)
 	bin := smokeBinary(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "hello.txt")
