@@ -117,13 +117,16 @@ func RealFolder(folder string) (string, error) {
 	return real, nil
 }
 
-// Status reports where folder stands. On an error reading the database or
-// the folder's files, the report still names the folder (and what it
-// allows, when that could be read) with Status Untrusted: an error never
-// trusts.
+// Status reports where folder stands. A folder that does not exist is
+// Untrusted and allows nothing. On an error reading the database or the
+// folder's files, the report still names the folder (and what it allows,
+// when that could be read) with Status Untrusted: an error never trusts.
 func (db *DB) Status(folder string) (Report, error) {
 	key, err := RealFolder(folder)
 	if err != nil {
+		if abs, aerr := filepath.Abs(folder); aerr == nil && errors.Is(err, fs.ErrNotExist) {
+			return Report{Folder: abs, Status: Untrusted}, nil
+		}
 		return Report{Folder: folder, Status: Untrusted}, err
 	}
 	db.mu.Lock()

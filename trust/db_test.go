@@ -373,4 +373,8 @@ func TestAllowedIsBoundedAndNeverBlocks(t *testing.T) {
 	_, err = db.Status(filepath.Join(file, "missing"))
 	require.Error(t, err)
 	require.False(t, errors.Is(err, ErrCorrupt))
+	r, err = db.Status(filepath.Join(many, "gone"))
+	require.NoError(t, err, "a folder that does not exist allows nothing")
+	require.Equal(t, Untrusted, r.Status)
+	require.Empty(t, r.Items)
 }
