@@ -104,6 +104,18 @@
 // goroutine's time, and a parse job on a worker; the rest of its p99 is the
 // loaded machine's scheduling.
 //
+// # Workspace trust
+//
+// The workspace (the root) is untrusted until the user trusts it
+// (docs/security.md; the decisions are the trust package's). The binding's
+// ProgramPolicy (trust.go) refuses any program that lies inside the
+// untrusted workspace, at every process start the Lua API offers, and runs
+// the file it resolved; pmacs.trust gives init.lua the decisions and the
+// server lookup; the status line says "restricted". The workspace's status
+// is read on the main goroutine when the editor starts and before every
+// decision that depends on it: a stat of each .bin entry, and a hash of
+// those whose stat changed.
+//
 // # Lua
 //
 // The embedded init.lua (or the --init file) builds the user-facing
