@@ -1412,25 +1412,29 @@ end)
 -- untrusted, or the project's own after an untrust) gets the new one,
 -- and its open buffers sync with it without being reopened.
 local function lsp_retrust()
+  local redo = {}
   for lang, entry in pairs(lsp.clients) do
     local spec = lsp_servers[lang]
     local want = spec and pmacs.trust.find(spec.program)
     -- A server still starting is left alone: it resolved before the
     -- decision, and the policy checks its program again as it starts.
-    if entry.task:done() and entry.program ~= want then
-      local c = entry.task:await()
-      lsp.clients[lang] = nil
-      for buf, doc in pairs(lsp.docs) do
-        if doc.lang == lang then
-          lsp.docs[buf] = nil
-          if c then lsp.diags[doc.path] = nil end
-          if ed.valid(buf) then ed.set_signs(buf, nil) ed.set_status(buf, "") end
-        end
+    if entry.task:done() and entry.program ~= want then redo[#redo + 1] = lang end
+  end
+  -- Apart from the walk above: reopening starts a client, a new key in
+  -- lsp.clients.
+  for _, lang in ipairs(redo) do
+    local c = lsp.clients[lang].task:await()
+    lsp.clients[lang] = nil
+    for buf, doc in pairs(lsp.docs) do
+      if doc.lang == lang then
+        lsp.docs[buf] = nil
+        if c then lsp.diags[doc.path] = nil end
+        if ed.valid(buf) then ed.set_signs(buf, nil) ed.set_status(buf, "") end
       end
-      if c then c:stop() end
-      for _, b in ipairs(ed.buffers()) do
-        if ed.language(b.id) == lang then lsp_open(b.id) end
-      end
+    end
+    if c then c:stop() end
+    for _, b in ipairs(ed.buffers()) do
+      if ed.language(b.id) == lang then lsp_open(b.id) end
     end
   end
 end
