@@ -59,7 +59,8 @@ func Allowed(folder string) ([]Item, error) {
 	return allowed(folder, hashFile)
 }
 
-// allowed is Allowed with the hash function a DB caches.
+// allowed is Allowed with the hash function a DB caches; a nil hash lists
+// the items without reading their contents (their Hash is "").
 func allowed(folder string, hash func(path string, fi fs.FileInfo) (string, error)) ([]Item, error) {
 	bin := filepath.Join(folder, LocalBin)
 	// A .bin that is missing or not a directory (a dangling link, a file)
@@ -95,6 +96,9 @@ func allowed(folder string, hash func(path string, fi fs.FileInfo) (string, erro
 			it.Mode, it.Hash = fi.Mode(), "special"
 		default:
 			it.Mode = fi.Mode()
+			if hash == nil {
+				break
+			}
 			if it.Hash, err = hash(p, fi); err != nil {
 				return nil, err
 			}

@@ -134,19 +134,22 @@ func (db *DB) Status(folder string) (Report, error) {
 	db.mu.Unlock()
 	r := Report{Folder: key, Status: Untrusted}
 	if err != nil {
-		r.Items, _ = allowed(key, db.cache.hash)
+		r.Items, _ = allowed(key, nil)
 		return r, err
 	}
 	e := f.Folders[key]
-	if e != nil && e.Decision == decisionDeny {
+	switch {
+	case e != nil && e.Decision == decisionDeny:
 		r.Status, r.Decided = Denied, e.Time
 		return r, nil
+	case e == nil:
+		// Nothing to compare with: the names will do, and the first
+		// open of a checkout reads none of its programs.
+		r.Items, err = allowed(key, nil)
+		return r, err
 	}
 	if r.Items, err = allowed(key, db.cache.hash); err != nil {
 		return r, err
-	}
-	if e == nil {
-		return r, nil
 	}
 	r.Decided = e.Time
 	if digest(r.Items) == e.Hash {
@@ -212,7 +215,7 @@ func (db *DB) Remove(folder string) (Report, error) {
 		return Report{Folder: key, Status: Untrusted}, err
 	}
 	r := Report{Folder: key, Status: Untrusted}
-	r.Items, _ = allowed(key, db.cache.hash)
+	r.Items, _ = allowed(key, nil)
 	return r, nil
 }
 

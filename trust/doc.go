@@ -38,9 +38,12 @@
 // change is a read-modify-write under an exclusive flock on the lock file
 // beside the database (trust.json.lock, on Unix), so neither loses the
 // other's decision, and readers need no lock because a rename replaces the
-// file whole. Status reads and hashes the folder's allowed files on the
-// calling goroutine: a DB remembers each file's hash beside its size, mode,
-// inode and change times, so only the first Status of a folder (or one
-// after a file changed) reads the files' contents (about 45 ms for a
-// 42 MB gopls).
+// file whole. Status runs on the calling goroutine: it lists the folder's
+// allowed files, and reads and hashes them only to compare them with an
+// allow (an undecided or denied folder's programs are never read). A DB
+// remembers each file's hash beside its size, mode, inode and change
+// times, so only the first such Status of a folder (or one after a file
+// changed) reads the contents: 80 to 190 ms for a 42 MB gopls on two
+// loaded cores, then 30 to 95 µs; an undecided folder's status costs
+// about 30 µs (BenchmarkStatus42MB).
 package trust

@@ -42,7 +42,9 @@ type Report struct {
 	// Status is the decision as it applies now.
 	Status Status
 	// Items are what the folder allows now (see Allowed); nil for a
-	// denied folder, whose contents are not read.
+	// denied folder, whose contents are not read. Their contents are
+	// hashed only where a decision is compared with them (Trusted,
+	// Changed, Allow): an undecided folder's items have an empty Hash.
 	Items []Item
 	// Changes say what differs from what was allowed, for Changed
 	// (".bin/gopls changed", ".bin/tool added", ".bin/old removed").

@@ -113,8 +113,9 @@
 // the file it resolved; pmacs.trust gives init.lua the decisions and the
 // server lookup; the status line says "restricted". The workspace's status
 // is read on the main goroutine when the editor starts and before every
-// decision that depends on it: a stat of each .bin entry, and a hash of
-// those whose stat changed.
+// decision that depends on it: a stat of each .bin entry and, once the
+// workspace has been trusted, a hash of those whose stat changed (the
+// first, 80 to 190 ms for a 42 MB gopls, once a run).
 //
 // # Lua
 //
