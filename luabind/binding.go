@@ -43,6 +43,9 @@ type Options struct {
 	// resuming on the rename already sees it. It runs inside Frame and must
 	// not call Frame.
 	OnTick func(runtime.TickOutcome)
+	// ProgramPolicy, when set, is asked before every program the
+	// binding starts (policy.go); nil lets every program run.
+	ProgramPolicy ProgramPolicy
 }
 
 // State sizes for the Lua state and every coroutine made from it. gopher-lua
@@ -94,6 +97,7 @@ type Binding struct {
 	resumeBuf          []lua.LValue // adjustResults' scratch, see resume
 	closed             bool
 	safe               bool // --safe: no programs may be run
+	policy             ProgramPolicy
 
 	// pmacs.mcp (mcp.go): the host is made on the first connect.
 	mcpHost    *mcp.Host
@@ -128,6 +132,7 @@ func New(rt *runtime.Runtime, opts Options) (*Binding, error) {
 		jobs:    make(map[runtime.JobID]*job),
 		threads: make(map[*lua.LState]*Task),
 		safe:    opts.Safe,
+		policy:  opts.ProgramPolicy,
 	}
 	b.ictx, b.icancel = newInterruptContext()
 	if b.stdout == nil {

@@ -115,6 +115,9 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	if root == "" {
 		root, _ = os.Getwd()
 	}
+	if n := b.programOrFail(L, fname, &argv, root); n > 0 {
+		return n
+	}
 	cfg := lsp.Config{Argv: argv, Dir: root, Root: root, Shape: shapeLSPResult, ShapeDiagnostics: shapeDiagnostics}
 	if s, ok := f.get("settings").(*lua.LTable); ok {
 		m, _ := luaToGo(s, 0).(map[string]any)

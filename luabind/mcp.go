@@ -73,6 +73,9 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 		raise(L, "%s: fields 'cwd' and 'env' apply to 'cmd' only", fname)
 	}
 	spec.Env = envField(L, fname, f)
+	if n := b.programOrFail(L, fname, &spec.Cmd, spec.Dir); n > 0 {
+		return n
+	}
 	if b.mcpHost == nil {
 		b.mcpHost = mcp.NewHost(b.rt)
 	}

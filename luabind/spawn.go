@@ -43,6 +43,7 @@ func (b *Binding) spawnSpec(L *lua.LState, fname string, extra ...string) (proc.
 	if spec.Argv == nil {
 		spec.Argv = []string{}
 	}
+	spec.Argv = b.programOrRaise(L, fname, spec.Argv, spec.Dir)
 	if add := envField(L, fname, f); add != nil {
 		// On top of the editor's environment, later entries winning.
 		spec.Env = append(os.Environ(), add...)

@@ -229,6 +229,8 @@ type session struct {
 	// grepViews maps the editor's own running grep jobs to the buffers
 	// they fill.
 	grepViews map[runtime.JobID]*buffer
+	// trust is the workspace's trust (trust.go).
+	trust workspaceTrust
 }
 
 // newEditor sets up the screen, the runtime and Lua. Nothing is drawn and
@@ -287,10 +289,12 @@ func newEditor(opts Options) (*session, error) {
 		winAll:   true,
 	}
 	e.keys.init()
+	e.openTrust()
 	e.messages = e.newScratch("*messages*")
 	e.cur = e.messages
 	out := &messageWriter{e: e}
-	lb, err := luabind.New(rt, luabind.Options{Stdout: out, Stderr: out, FrameBudget: frameBudget, OnTick: e.followResources})
+	lb, err := luabind.New(rt, luabind.Options{Stdout: out, Stderr: out, FrameBudget: frameBudget, OnTick: e.followResources,
+		ProgramPolicy: e.programPolicy})
 	if err != nil {
 		rt.Close()
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)

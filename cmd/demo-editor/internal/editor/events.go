@@ -7,7 +7,7 @@ import (
 )
 
 // The events scripts can hook with pmacs.editor.on.
-var eventNames = []string{"start", "open", "change", "view", "frame", "resource", "save", "close"}
+var eventNames = []string{"start", "open", "change", "view", "frame", "resource", "save", "close", "trust"}
 
 // event is something scripts may react to. Events are queued while Go code
 // runs and delivered at one point of the loop (settle), so a hook never
@@ -15,7 +15,7 @@ var eventNames = []string{"start", "open", "change", "view", "frame", "resource"
 type event struct {
 	name        string
 	buf         int
-	path        string
+	path        string // "start": the path; "trust": the workspace's status
 	top, bottom int
 	op          runtime.ResourceOp
 }
@@ -114,7 +114,7 @@ func (e *session) deliver(ev event) {
 	}
 	var args []lua.LValue
 	switch ev.name {
-	case "start":
+	case "start", "trust":
 		args = []lua.LValue{lua.LString(ev.path)}
 	case "view":
 		args = []lua.LValue{lua.LNumber(ev.buf), lua.LNumber(ev.top), lua.LNumber(ev.bottom)}

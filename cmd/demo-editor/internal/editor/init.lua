@@ -228,14 +228,15 @@ local open_dired -- defined below
 -- open_path opens a directory in a directory view and anything else as a
 -- file (a missing file becomes a new buffer the first save creates; the
 -- editor says "new file"). A trailing slash means a directory: a missing
--- one is an error, never a new file named after it.
+-- one is an error, never a new file named after it. It returns the task
+-- that opens it.
 local function open_path(path)
   if path:sub(1, 1) ~= "/" then path = join(ed.root(), path) end
   local want_dir = path:sub(-1) == "/"
   path = path:gsub("/+$", "")
   if path == "" then path = "/" end
   local h = w.fs.stat(path)
-  run(function()
+  return run(function()
     local st, err, code = h:await()
     if st and (st.kind == "dir" or st.kind == "symlink") then
       if st.kind == "dir" then open_dired(path) return end
@@ -1168,12 +1169,13 @@ end
 
 ------------------------------------------------------------------ language server
 
--- Go files are synced with gopls (from the project's .bin/ or PATH; a
+-- Go files are synced with gopls (from the project's .bin/ once the
+-- workspace is trusted, else from PATH outside it: pmacs.trust.find; a
 -- missing gopls is only noted in *messages*). Edits go out as incremental
 -- didChange from ed.take_edits, never a diff of the text. Other servers:
 -- add an entry to lsp_servers.
 local lsp_servers = {
-  go = {name = "gopls", bins = {".bin/gopls"}, program = "gopls"},
+  go = {name = "gopls", program = "gopls"},
 }
 local lsp = {clients = {}, docs = {}, diags = {}}
 -- Defined below with the completion and the edits of the server.
@@ -1300,19 +1302,20 @@ local function lsp_client(lang)
   if not spec then return nil end
   local entry = lsp.clients[lang]
   if not entry then
-    entry = {task = run(function()
-      local program
-      for _, bin in ipairs(spec.bins) do
-        if w.fs.stat(join(ed.root(), bin)):await() then program = join(ed.root(), bin) break end
-      end
+    entry = {}
+    entry.task = run(function()
+      -- Never the project's own program while the workspace is
+      -- untrusted: that would run the checkout's code on open.
+      local program, why, code = pmacs.trust.find(spec.program)
       if not program then
-        local r = w.system{cmd = {"sh", "-c", "command -v " .. spec.program}}:await()
-        if r and r.code == 0 and r.stdout ~= "" then program = (r.stdout:gsub("%s+$", "")) end
-      end
-      if not program then
-        print("lsp: " .. spec.name .. " not found in .bin/ or PATH; " .. lang .. " files open without a language server")
+        if code == "untrusted" then
+          print("lsp: " .. why .. "; " .. lang .. " files open without a language server meanwhile")
+        else
+          print("lsp: " .. spec.name .. " not found in .bin/ or PATH; " .. lang .. " files open without a language server")
+        end
         return nil
       end
+      entry.program = program
       -- Workspace edits may create, rename and delete files
       -- (apply_workspace_edit).
       local c, err = pmacs.lsp.start{cmd = {program}, root = ed.root(), filetypes = {lang},
@@ -1330,7 +1333,7 @@ local function lsp_client(lang)
       end)
       print("lsp: started " .. program)
       return c
-    end)}
+    end)
     lsp.clients[lang] = entry
   end
   return entry.task:await()
@@ -1404,6 +1407,39 @@ ed.on("frame", function()
   end
 end)
 
+-- lsp_retrust follows a trust decision about the workspace: a language
+-- whose server program resolves differently now (held back while
+-- untrusted, or the project's own after an untrust) gets the new one,
+-- and its open buffers sync with it without being reopened.
+local function lsp_retrust()
+  local redo = {}
+  for lang, entry in pairs(lsp.clients) do
+    local spec = lsp_servers[lang]
+    local want = spec and pmacs.trust.find(spec.program)
+    -- A server still starting is left alone: it resolved before the
+    -- decision, and the policy checks its program again as it starts.
+    if entry.task:done() and entry.program ~= want then redo[#redo + 1] = lang end
+  end
+  -- Apart from the walk above: reopening starts a client, a new key in
+  -- lsp.clients.
+  for _, lang in ipairs(redo) do
+    local c = lsp.clients[lang].task:await()
+    lsp.clients[lang] = nil
+    for buf, doc in pairs(lsp.docs) do
+      if doc.lang == lang then
+        lsp.docs[buf] = nil
+        if c then lsp.diags[doc.path] = nil end
+        if ed.valid(buf) then ed.set_signs(buf, nil) ed.set_status(buf, "") end
+      end
+    end
+    if c then c:stop() end
+    for _, b in ipairs(ed.buffers()) do
+      if ed.language(b.id) == lang then lsp_open(b.id) end
+    end
+  end
+end
+
+ed.on("trust", lsp_retrust)
 ed.on("open", lsp_open)
 ed.on("change", lsp_change)
 ed.on("save", function(buf)
@@ -2398,9 +2434,81 @@ commands["mcp-connect"] = function(arg)
   mcp_list()
 end
 
+------------------------------------------------------------------ workspace trust
+-- The workspace is untrusted until the user trusts it (docs/security.md):
+-- its own programs (.bin/gopls) never run, servers come from PATH outside
+-- it, and the status line says "restricted". On the first open of a
+-- workspace that has project-local programs and no decision (or whose
+-- programs changed since it was trusted), the editor asks; M-x trust and
+-- M-x untrust decide at any time, and pmacs.trust does from Lua. A
+-- decision is stored in the user's state directory; trusting starts the
+-- language servers that were held back (lsp_retrust).
+
+local function program_list(names)
+  local s = table.concat(names, ", ", 1, math.min(#names, 3))
+  if #names > 3 then s = s .. string.format(" and %d more", #names - 3) end
+  return s
+end
+
+local function folder_arg(arg) return arg ~= "" and arg or nil end
+
+commands.trust = function(arg)
+  local st, err = pmacs.trust.allow(folder_arg(arg))
+  if not st then ed.error("trust: " .. err) return end
+  if #st.programs > 0 then
+    ed.message(string.format("trusted %s: its programs may run (%s)", st.folder, program_list(st.programs)))
+  else
+    ed.message("trusted " .. st.folder)
+  end
+end
+
+commands.untrust = function(arg)
+  local st, err = pmacs.trust.deny(folder_arg(arg))
+  if not st then ed.error("untrust: " .. err) return end
+  ed.message(st.folder .. " is restricted: none of its own programs run (M-x trust to allow them)")
+end
+
+-- ask_trust asks about the workspace when it has programs of its own and
+-- no decision that covers them: y trusts, n refuses (not asked again),
+-- anything else leaves it undecided.
+local function ask_trust()
+  local st, err = pmacs.trust.status()
+  if not st then ed.error("trust: " .. err .. "; the workspace stays restricted") return end
+  local form
+  if st.status == "changed" then
+    print(string.format("trust: %s changed since you trusted it (%s); it is restricted until you trust it again",
+      st.folder, table.concat(st.changes, ", ")))
+    form = "%s changed since you trusted it (" .. program_list(st.changes) .. "): trust it again? (y/n) "
+  elseif st.status == "untrusted" and #st.programs > 0 then
+    form = "%s has project-local programs (" .. program_list(st.programs) .. "): trust it? (y/n) "
+  else
+    return
+  end
+  print("trust: " .. form:format(ed.root()))
+  -- The prompt shows two thirds of the screen's width of its label: a
+  -- long root is named by its last part there, so the question stays.
+  local question = form:format(ed.root())
+  if #question > math.floor(ed.size() * 2 / 3) then question = form:format(".../" .. ed.root():match("[^/]*$")) end
+  ed.prompt(question, {on_change = function(text)
+    ed.close_prompt()
+    if text == "y" or text == "Y" then
+      commands.trust("")
+    elseif text == "n" or text == "N" then
+      commands.untrust("")
+    else
+      ed.message("no decision: the workspace stays restricted (M-x trust, M-x untrust)")
+    end
+  end})
+end
+
 ------------------------------------------------------------------ start
 
-ed.on("start", function(path) open_path(path) end)
+ed.on("start", function(path)
+  local opened = open_path(path)
+  -- Asked once the first buffer is shown: a prompt belongs to the buffer
+  -- shown when it opens.
+  run(function() opened:await() ask_trust() end)
+end)
 
 ------------------------------------------------------------------ picker (C-p)
 -- One picker for files, buffers and commands. Every keystroke ranks on a

@@ -3,6 +3,7 @@ package editor
 import (
 	"context"
 	"fmt"
+	"os"
 	goruntime "runtime"
 	"strings"
 	"testing"
@@ -20,7 +21,19 @@ func TestMain(m *testing.M) {
 	mcptest.RunIfServer()
 	// The completion tests start this binary as a scripted language server.
 	runFakeLSPIfAsked()
-	goleak.VerifyTestMain(m)
+	// No test may read or write the user's own trust decisions: every
+	// editor a test starts keeps them in a state directory of its own
+	// (tests of trust make one per test).
+	state, err := os.MkdirTemp("", "editor-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(state)
+		os.Exit(code)
+	}))
 }
 
 // harness runs the real editor loop on a simulation screen.

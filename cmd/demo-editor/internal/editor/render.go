@@ -296,6 +296,10 @@ func (e *session) statusText() string {
 	// unsettled jobs are all of them: no copy of the runtime's snapshot.
 	st := e.lb.Stats()
 	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, st.Jobs, st.Tasks)
+	if e.restricted() {
+		// The workspace's own programs do not run (trust.go).
+		right = "restricted  " + right
+	}
 	pad := e.width - displayCol(left, len(left)) - displayCol(right, len(right))
 	if pad < 1 {
 		pad = 1

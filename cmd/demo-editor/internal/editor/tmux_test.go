@@ -89,7 +89,7 @@ func TestSmokeRealBinaryUnderTmux(t *testing.T) {
 
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("pmacs-smoke-%d", os.Getpid())}
 	out, err := s.run("-f", "/dev/null", "new-session", "-d", "-s", "smoke", "-x", "80", "-y", "24",
-		"env", "TERM=xterm-256color", bin, file)
+		"env", "TERM=xterm-256color", "XDG_STATE_HOME="+os.Getenv("XDG_STATE_HOME"), bin, file)
 	require.NoError(t, err, "tmux new-session: %s", out)
 	t.Cleanup(func() { _, _ = s.run("kill-server") })
 
