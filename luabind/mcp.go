@@ -58,9 +58,7 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 	f := checkTable(L, fname, 1, "spec", "field", false, mcpConnectFields...)
 	spec := mcp.Spec{URL: f.str("url", false, ""), Dir: f.str("cwd", false, ""), ConnectTimeout: msField(f, "timeout_ms")}
 	if f.get("cmd") != lua.LNil {
-		if b.safe {
-			raise(L, "%s: running programs is disabled in --safe mode", fname)
-		}
+		b.unsafe(L, fname, safeNoProgram)
 		spec.Cmd = f.strings("cmd")
 		if len(spec.Cmd) == 0 {
 			raise(L, "%s: field 'cmd' is empty", fname)
@@ -69,6 +67,7 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 	if (spec.URL == "") == (spec.Cmd == nil) {
 		raise(L, "%s: exactly one of the fields 'cmd' and 'url' is required", fname)
 	}
+	b.unsafe(L, fname, safeNoServer)
 	if spec.URL != "" && (spec.Dir != "" || f.get("env") != lua.LNil) {
 		raise(L, "%s: fields 'cwd' and 'env' apply to 'cmd' only", fname)
 	}

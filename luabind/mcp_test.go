@@ -83,5 +83,5 @@ func TestLuaMCPArgumentErrors(t *testing.T) {
 	}
 	safe := newHarness(t, true)
 	task := safe.run(t, `pmacs.mcp.connect{cmd = {"x"}}`)
-	require.ErrorContains(t, task.Err(), "disabled in --safe mode")
+	require.ErrorContains(t, task.Err(), "pmacs.mcp.connect: not allowed with --safe (no program may start)")
 }
