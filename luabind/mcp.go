@@ -14,7 +14,7 @@ import (
 // its requests are handles of kind mcp_request, adopted from the jobs mcp
 // registers, so await, cancel and supersede work as for any job.
 
-var mcpConnectFields = []string{"cmd", "env", "cwd", "url", "timeout_ms"}
+var mcpConnectFields = []string{"cmd", "env", "cwd", "url", "timeout_ms", "roots"}
 
 var mcpCallOptions = []string{"key", "timeout_ms"}
 
@@ -50,9 +50,11 @@ func (b *Binding) closeMCP() {
 	}
 }
 
-// mcpConnect is pmacs.mcp.connect{cmd =, env =, cwd =} or {url =}: it
-// returns the connection at once (requests wait for initialize), or nil and
-// a message when the program cannot start.
+// mcpConnect is pmacs.mcp.connect{cmd =, env =, cwd =} or {url =}, with
+// roots = {dir, ...} (default: the runtime's registered roots), the
+// directories the server is told it may work in: it returns the connection
+// at once (requests wait for initialize), or nil and a message when the
+// program cannot start.
 func (b *Binding) mcpConnect(L *lua.LState) int {
 	const fname = "pmacs.mcp.connect"
 	f := checkTable(L, fname, 1, "spec", "field", false, mcpConnectFields...)
@@ -72,6 +74,10 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 		raise(L, "%s: fields 'cwd' and 'env' apply to 'cmd' only", fname)
 	}
 	spec.Env = envField(L, fname, f)
+	spec.Roots = f.strings("roots")
+	if f.get("roots") == lua.LNil {
+		spec.Roots = b.rt.Roots()
+	}
 	if b.mcpHost == nil {
 		b.mcpHost = mcp.NewHost(b.rt)
 	}
