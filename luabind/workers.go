@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -258,7 +259,7 @@ func (b *Binding) parse(L *lua.LState) int {
 // fsOpts reads a filesystem function's opts table at n: the dispatch keys,
 // roots (see fsRoots) and extra ones.
 func (b *Binding) fsOpts(L *lua.LState, fname string, n int, extra ...string) (runtime.DispatchOptions, fields) {
-	o, f := b.opts(L, fname, n, false, append([]string{"roots"}, extra...)...)
+	o, f := b.opts(L, fname, n, false, append(slices.Clone(extra), "roots")...)
 	o.Roots = b.fsRoots(L, fname, f)
 	return o, f
 }
