@@ -21,8 +21,11 @@ var ErrClosed = errors.New("luabind: binding is closed")
 
 // Options configures a Binding.
 type Options struct {
-	// Safe opens only the base, table, string, math and coroutine libraries
-	// (plus pmacs): no io, os, package or debug.
+	// Safe is --safe: only the base, table, string, math and coroutine
+	// libraries (plus pmacs; no io, os, package or debug), no program
+	// starts, nothing is written, and files are read only beneath the
+	// runtime's registered roots (see safe.go for every entry point). The
+	// host registers the script's roots before it runs the script.
 	Safe bool
 	// Stdout receives what print writes; nil means os.Stdout.
 	Stdout io.Writer
@@ -96,7 +99,7 @@ type Binding struct {
 	coWant             coWants
 	resumeBuf          []lua.LValue // adjustResults' scratch, see resume
 	closed             bool
-	safe               bool // --safe: no programs may be run
+	safe               bool // --safe (safe.go)
 	policy             ProgramPolicy
 
 	// pmacs.mcp (mcp.go): the host is made on the first connect.
@@ -192,6 +195,11 @@ func (b *Binding) openLibs(safe bool) error {
 	g.RawSetString("load", b.ls.NewFunction(b.luaLoad))
 	g.RawSetString("loadfile", b.ls.NewFunction(b.luaLoadFile))
 	g.RawSetString("dofile", b.ls.NewFunction(b.luaDoFile))
+	if safe {
+		for _, name := range []string{"require", "module"} {
+			g.RawSetString(name, b.ls.NewFunction(b.refuseModules(name)))
+		}
+	}
 	return nil
 }
 
@@ -388,7 +396,8 @@ func (b *Binding) luaLoad(L *lua.LState) int {
 
 func (b *Binding) luaLoadFile(L *lua.LState) int {
 	path := L.CheckString(1)
-	f, err := os.Open(path)
+	b.safeRead(L, "loadfile", path, true)
+	f, err := b.openFile(path)
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))
@@ -401,7 +410,8 @@ func (b *Binding) luaLoadFile(L *lua.LState) int {
 
 func (b *Binding) luaDoFile(L *lua.LState) int {
 	path := L.CheckString(1)
-	f, err := os.Open(path)
+	b.safeRead(L, "dofile", path, true)
+	f, err := b.openFile(path)
 	if err != nil {
 		L.RaiseError("dofile: %v", err)
 	}

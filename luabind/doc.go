@@ -70,6 +70,13 @@
 // to it (coroutine.yield in the script's own coroutines too): a value a
 // wait did not return is Lua's nil, as after any Lua call.
 //
+// # --safe
+//
+// A Binding made with Options.Safe starts no program, writes nothing and
+// reads files only beneath the runtime's registered roots; every API that
+// would reach further raises a Lua error naming itself and --safe (safe.go
+// lists them and says how reads are fenced twice).
+//
 // # Cost
 //
 // A task is a coroutine thread from a pool: threads of tasks that finished

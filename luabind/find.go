@@ -25,6 +25,7 @@ func (b *Binding) findFiles(L *lua.LState) int {
 		Hidden:   f.boolean("hidden", false),
 		NoIgnore: f.boolean("no_ignore", false),
 	}
+	b.safeRead(L, fname, spec.Root, true)
 	// A snapshot is one item whatever its length, so max_batch has no say.
 	o := b.dispatchOptions(f, false)
 	b.dropSuperseded(o.Key)

@@ -106,6 +106,7 @@ func (b *Binding) installLSP(pmacs *lua.LTable) {
 // is wrong).
 func (b *Binding) lspStart(L *lua.LState) int {
 	const fname = "pmacs.lsp.start"
+	b.unsafe(L, fname, safeNoProgram)
 	f := checkTable(L, fname, 1, "opts", "option", false, "cmd", "root", "filetypes", "settings", "language_id", "init_options", "resource_operations")
 	argv := f.strings("cmd")
 	if len(argv) == 0 {
@@ -240,7 +241,8 @@ func (b *Binding) lspOpen(L *lua.LState) int {
 	case *lua.LNilType:
 		// Open reads the file: say so here, where the caller can act on
 		// it, rather than in a server's complaint about an empty file.
-		data, err := os.ReadFile(path)
+		b.safeRead(L, fname, path, true)
+		data, err := b.readFile(path)
 		if err != nil {
 			return pushErr(L, fmt.Errorf("%s: %w", fname, err))
 		}

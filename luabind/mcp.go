@@ -14,7 +14,7 @@ import (
 // its requests are handles of kind mcp_request, adopted from the jobs mcp
 // registers, so await, cancel and supersede work as for any job.
 
-var mcpConnectFields = []string{"cmd", "env", "cwd", "url", "timeout_ms"}
+var mcpConnectFields = []string{"cmd", "env", "cwd", "url", "timeout_ms", "roots"}
 
 var mcpCallOptions = []string{"key", "timeout_ms"}
 
@@ -50,17 +50,17 @@ func (b *Binding) closeMCP() {
 	}
 }
 
-// mcpConnect is pmacs.mcp.connect{cmd =, env =, cwd =} or {url =}: it
-// returns the connection at once (requests wait for initialize), or nil and
-// a message when the program cannot start.
+// mcpConnect is pmacs.mcp.connect{cmd =, env =, cwd =} or {url =}, with
+// roots = {dir, ...} (default: the runtime's registered roots), the
+// directories the server is told it may work in: it returns the connection
+// at once (requests wait for initialize), or nil and a message when the
+// program cannot start.
 func (b *Binding) mcpConnect(L *lua.LState) int {
 	const fname = "pmacs.mcp.connect"
 	f := checkTable(L, fname, 1, "spec", "field", false, mcpConnectFields...)
 	spec := mcp.Spec{URL: f.str("url", false, ""), Dir: f.str("cwd", false, ""), ConnectTimeout: msField(f, "timeout_ms")}
 	if f.get("cmd") != lua.LNil {
-		if b.safe {
-			raise(L, "%s: running programs is disabled in --safe mode", fname)
-		}
+		b.unsafe(L, fname, safeNoProgram)
 		spec.Cmd = f.strings("cmd")
 		if len(spec.Cmd) == 0 {
 			raise(L, "%s: field 'cmd' is empty", fname)
@@ -69,10 +69,15 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 	if (spec.URL == "") == (spec.Cmd == nil) {
 		raise(L, "%s: exactly one of the fields 'cmd' and 'url' is required", fname)
 	}
+	b.unsafe(L, fname, safeNoServer)
 	if spec.URL != "" && (spec.Dir != "" || f.get("env") != lua.LNil) {
 		raise(L, "%s: fields 'cwd' and 'env' apply to 'cmd' only", fname)
 	}
 	spec.Env = envField(L, fname, f)
+	spec.Roots = f.strings("roots")
+	if f.get("roots") == lua.LNil {
+		spec.Roots = b.rt.Roots()
+	}
 	if n := b.programOrFail(L, fname, &spec.Cmd, spec.Dir); n > 0 {
 		return n
 	}

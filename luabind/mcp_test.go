@@ -45,7 +45,7 @@ func TestLuaMCPConnection(t *testing.T) {
 			p.progress .. "/" .. p.total .. " " .. p.message, why, res[1].uri, rd.text, pr[1].name, after
 	`, os.Args[0]))
 	require.Equal(t, []lua.LValue{
-		lua.LString("add,big,crash,echo,fail,progress,slow"), lua.LString("hi"), lua.LNumber(5),
+		lua.LString("add,big,crash,echo,fail,progress,roots,slow"), lua.LString("hi"), lua.LNumber(5),
 		lua.LString(`mcp: tool "fail" reported an error: the tool failed on purpose`), lua.LString("tool_error"),
 		lua.LString("2/2 step 2"), lua.LString("cancelled"), lua.LString("test://hello"),
 		lua.LString("hello, resource"), lua.LString("greet"), lua.LString("closed"),
@@ -75,6 +75,7 @@ func TestLuaMCPArgumentErrors(t *testing.T) {
 		`pmacs.mcp.connect{url = "http://h", cwd = "/"}`:                                            "apply to 'cmd' only",
 		`pmacs.mcp.connect{cmd = {"x"}, bogus = 1}`:                                                 "unknown field bogus",
 		`pmacs.mcp.connect{cmd = {"x"}, env = {A = 1}}`:                                             "string keys and values",
+		`pmacs.mcp.connect{cmd = {"x"}, roots = "/"}`:                                               "field 'roots' expected list of strings",
 		`local s = pmacs.mcp.connect{url = "http://127.0.0.1:1"} s:call("t", {f = function() end})`: "has no JSON form",
 		`local s = pmacs.mcp.connect{url = "http://127.0.0.1:1"} s:call("t", {}, {bogus = 1})`:      "unknown option bogus",
 	} {
@@ -83,5 +84,5 @@ func TestLuaMCPArgumentErrors(t *testing.T) {
 	}
 	safe := newHarness(t, true)
 	task := safe.run(t, `pmacs.mcp.connect{cmd = {"x"}}`)
-	require.ErrorContains(t, task.Err(), "disabled in --safe mode")
+	require.ErrorContains(t, task.Err(), "pmacs.mcp.connect: not allowed with --safe (no program may start)")
 }

@@ -27,9 +27,7 @@ var spawnFields = []string{"cmd", "cwd", "env", "stdin", "key", "timeout_ms", "k
 // can find (a missing program, a bad cwd, an empty cmd), which fail the job
 // luv-style.
 func (b *Binding) spawnSpec(L *lua.LState, fname string, extra ...string) (proc.Spec, fields) {
-	if b.safe {
-		raise(L, "%s: running programs is disabled in --safe mode", fname)
-	}
+	b.unsafe(L, fname, safeNoProgram)
 	f := checkTable(L, fname, 1, "spec", "field", false, append(slices.Clone(spawnFields), extra...)...)
 	if f.get("cmd") == lua.LNil {
 		f.fail("cmd", "list of strings", lua.LNil)

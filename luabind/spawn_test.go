@@ -227,7 +227,7 @@ func TestLuaSpawnRefusedInSafeMode(t *testing.T) {
 	h := newHarness(t, true)
 	for _, fn := range []string{"spawn", "system"} {
 		task := h.run(t, `pmacs.workers.`+fn+`{cmd = {"true"}}`)
-		require.ErrorContains(t, task.Err(), "pmacs.workers."+fn+": running programs is disabled in --safe mode")
+		require.ErrorContains(t, task.Err(), "pmacs.workers."+fn+": not allowed with --safe (no program may start)")
 	}
 }
 

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -220,6 +221,7 @@ func (b *Binding) grep(L *lua.LState) int {
 		MaxFileBytes: f.count("max_file_bytes"),
 		MaxMatchText: int(f.count("max_match_text")),
 	}
+	b.safeRead(L, fname, spec.Root, true)
 	o := b.dispatchOptions(f, true)
 	return b.push(L, o, runtime.KindGrep, true, func() runtime.JobID { return b.rt.DispatchGrep(spec, o) })
 }
@@ -254,10 +256,19 @@ func (b *Binding) parse(L *lua.LState) int {
 
 // ---- pmacs.workers.fs ----
 
+// fsOpts reads a filesystem function's opts table at n: the dispatch keys,
+// roots (see fsRoots) and extra ones.
+func (b *Binding) fsOpts(L *lua.LState, fname string, n int, extra ...string) (runtime.DispatchOptions, fields) {
+	o, f := b.opts(L, fname, n, false, append(slices.Clone(extra), "roots")...)
+	o.Roots = b.fsRoots(L, fname, f)
+	return o, f
+}
+
 func (b *Binding) fsReadDir(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.read_dir"
 	path := checkString(L, fname, 1, "path")
-	o, f := b.opts(L, fname, 2, false, "per_entry")
+	b.safeRead(L, fname, path, true)
+	o, f := b.fsOpts(L, fname, 2, "per_entry")
 	tol := fsops.Fatal
 	if f.boolean("per_entry", false) {
 		tol = fsops.PerEntry
@@ -268,38 +279,43 @@ func (b *Binding) fsReadDir(L *lua.LState) int {
 func (b *Binding) fsStat(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.stat"
 	path := checkString(L, fname, 1, "path")
-	o, _ := b.opts(L, fname, 2, false)
+	b.safeRead(L, fname, path, false)
+	o, _ := b.fsOpts(L, fname, 2)
 	return b.push(L, o, runtime.KindFSStat, false, func() runtime.JobID { return b.rt.DispatchStat(path, o) })
 }
 
 func (b *Binding) fsRename(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.rename"
+	b.unsafe(L, fname, safeNoWrite)
 	from := checkString(L, fname, 1, "from")
 	to := checkString(L, fname, 2, "to")
-	o, f := b.opts(L, fname, 3, false, "overwrite")
+	o, f := b.fsOpts(L, fname, 3, "overwrite")
 	overwrite := f.boolean("overwrite", false)
 	return b.push(L, o, runtime.KindFSRename, false, func() runtime.JobID { return b.rt.DispatchRename(from, to, overwrite, o) })
 }
 
 func (b *Binding) fsChmod(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.chmod"
+	b.unsafe(L, fname, safeNoWrite)
 	path := checkString(L, fname, 1, "path")
 	mode := checkMode(L, fname, 2)
-	o, _ := b.opts(L, fname, 3, false)
+	o, _ := b.fsOpts(L, fname, 3)
 	return b.push(L, o, runtime.KindFSChmod, false, func() runtime.JobID { return b.rt.DispatchChmod(path, mode, o) })
 }
 
 func (b *Binding) fsRemove(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.remove"
+	b.unsafe(L, fname, safeNoWrite)
 	path := checkString(L, fname, 1, "path")
-	o, _ := b.opts(L, fname, 2, false)
+	o, _ := b.fsOpts(L, fname, 2)
 	return b.push(L, o, runtime.KindFSRemove, false, func() runtime.JobID { return b.rt.DispatchRemove(path, o) })
 }
 
 func (b *Binding) fsMkdir(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.mkdir"
+	b.unsafe(L, fname, safeNoWrite)
 	path := checkString(L, fname, 1, "path")
-	o, _ := b.opts(L, fname, 2, false)
+	o, _ := b.fsOpts(L, fname, 2)
 	return b.push(L, o, runtime.KindFSMkdir, false, func() runtime.JobID { return b.rt.DispatchMkdir(path, o) })
 }
 

@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +51,12 @@ type Spec struct {
 	// ConnectTimeout bounds start and initialize; 0 means
 	// DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// Roots are the directories the server is told it may work in: its
+	// roots/list is answered with exactly these, as file URIs (relative
+	// paths are made absolute). Nil tells the server of no roots and does
+	// not offer the roots capability at all; an empty, non-nil list offers
+	// it with no root. The list never changes during the connection.
+	Roots []string
 }
 
 func (s Spec) name() string {
@@ -149,6 +158,10 @@ func (h *Host) Dial(spec Spec) (*Conn, error) {
 	if timeout <= 0 {
 		timeout = DefaultConnectTimeout
 	}
+	roots, err := fileRoots(spec.Roots)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: connect: %w", err)
+	}
 	c := &Conn{host: h, name: spec.name(), calls: make(map[runtime.JobID]*call),
 		done: make(chan struct{}), ready: make(chan struct{})}
 	var t sdk.Transport
@@ -165,7 +178,7 @@ func (h *Host) Dial(spec Spec) (*Conn, error) {
 	cctx, cancel := context.WithTimeout(context.Background(), timeout)
 	c.cancelConnect = cancel
 	c.wg.Add(1)
-	go c.handshake(cctx, t)
+	go c.handshake(cctx, t, roots)
 	if !h.add(c) {
 		_ = c.teardown(ErrClosed)
 		return nil, fmt.Errorf("mcp: connect %s: %w", c.name, ErrClosed)
@@ -174,13 +187,21 @@ func (h *Host) Dial(spec Spec) (*Conn, error) {
 }
 
 // handshake runs initialize and publishes its outcome by closing c.ready.
-func (c *Conn) handshake(ctx context.Context, t sdk.Transport) {
+// roots nil offers no roots capability (the SDK's default would offer one,
+// with an empty list); otherwise the client answers roots/list with them.
+func (c *Conn) handshake(ctx context.Context, t sdk.Transport, roots []*sdk.Root) {
 	defer c.wg.Done()
 	defer c.cancelConnect()
+	caps := &sdk.ClientCapabilities{}
+	if roots != nil {
+		// The list never changes, so listChanged is not offered.
+		caps.RootsV2 = &sdk.RootCapabilities{}
+	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "pmacs", Version: "1"}, &sdk.ClientOptions{
-		Capabilities:                &sdk.ClientCapabilities{},
+		Capabilities:                caps,
 		ProgressNotificationHandler: c.onProgress,
 	})
+	client.AddRoots(roots...) //nolint:staticcheck // roots stay in the protocol's deprecation window; servers still read them
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		err = c.connectError(ctx, err)
@@ -197,6 +218,27 @@ func (c *Conn) handshake(ctx context.Context, t sdk.Transport) {
 		c.stopReading()
 		c.proc.Kill()
 	}
+}
+
+// fileRoots makes Spec.Roots the SDK's roots: absolute file URIs, each
+// named by its directory's base name; nil stays nil.
+func fileRoots(paths []string) ([]*sdk.Root, error) {
+	if paths == nil {
+		return nil, nil
+	}
+	roots := make([]*sdk.Root, 0, len(paths))
+	for _, p := range paths {
+		if p == "" {
+			return nil, errors.New("a root is an empty path")
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("root %q: %w", p, err)
+		}
+		u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+		roots = append(roots, &sdk.Root{URI: u.String(), Name: filepath.Base(abs)})
+	}
+	return roots, nil
 }
 
 // spawn runs the server program and returns the transport over its pipes.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/fsops"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -153,6 +154,81 @@ func TestConfinementRefusesEscapes(t *testing.T) {
 	require.NoError(t, err)
 	o := outcomeOf(t, rt, rt.DispatchRemove(filepath.Join(root, "inside"), DispatchOptions{}))
 	require.Equal(t, Complete, o.State, "a path inside a root is allowed")
+}
+
+// DispatchOptions.Roots confines one job, whatever the runtime's
+// ConfineFS: a path outside the job's roots, through "..", or through a
+// symlink inside them that leads out fails before anything is touched,
+// while a job without roots and a job inside its roots act as before.
+// (Issue 25, point 1: a server's create, rename and delete go through
+// fsops.Roots; the editor keeps ConfineFS off for the user's own views.)
+func TestPerDispatchRootsConfineOneJob(t *testing.T) {
+	outside := makeTree(t, map[string]string{"victim": "keep", "other": "keep"})
+	root := makeTree(t, map[string]string{"inside": "x", "sub/f": "y"})
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "door")))
+	rt := newRT(t, 2)
+	in := DispatchOptions{Roots: []string{root}}
+	escapes := []JobID{
+		rt.DispatchRemove(filepath.Join(root, "..", filepath.Base(outside), "victim"), in),
+		rt.DispatchRemove(filepath.Join(outside, "victim"), in),
+		rt.DispatchRemove(filepath.Join(root, "door", "victim"), in),
+		rt.DispatchRename(filepath.Join(outside, "victim"), filepath.Join(outside, "moved"), false, in),
+		rt.DispatchRename(filepath.Join(root, "inside"), filepath.Join(root, "door", "stolen"), false, in),
+		rt.DispatchMkdir(filepath.Join(root, "door", "made"), in),
+		rt.DispatchChmod(filepath.Join(root, "door", "other"), 0o600, in),
+		rt.DispatchStat(filepath.Join(root, "door", "victim"), in),
+		rt.DispatchReadDir(filepath.Join(root, "door"), fsops.Fatal, in),
+	}
+	for i, id := range escapes {
+		o := outcomeOf(t, rt, id)
+		require.Equal(t, Failed, o.State, "escape %d", i)
+		require.ErrorIs(t, o.Err, fsops.ErrEscapesRoot, "escape %d", i)
+		require.Equal(t, "EACCES", jobErr(t, o.Err).Code, "escape %d", i)
+	}
+	for _, name := range []string{"victim", "other"} {
+		st, err := os.Stat(filepath.Join(outside, name))
+		require.NoError(t, err, "nothing outside was touched")
+		require.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+	}
+	require.NoFileExists(t, filepath.Join(outside, "moved"))
+	require.NoFileExists(t, filepath.Join(outside, "stolen"))
+	require.NoDirExists(t, filepath.Join(outside, "made"))
+
+	o := outcomeOf(t, rt, rt.DispatchRename(filepath.Join(root, "inside"), filepath.Join(root, "sub", "moved"), false, in))
+	require.Equal(t, Complete, o.State, "a rename inside the job's roots: %v", o.Err)
+	require.FileExists(t, filepath.Join(root, "sub", "moved"))
+	o = outcomeOf(t, rt, rt.DispatchRemove(filepath.Join(outside, "other"), DispatchOptions{}))
+	require.Equal(t, Complete, o.State, "a job without roots is not confined: %v", o.Err)
+}
+
+// With ConfineFS on too, a job acts only where its roots and the
+// registered ones overlap: a job root wider than the registered root is
+// narrowed to it, and one beside it confines everything out.
+func TestPerDispatchRootsNarrowConfineFS(t *testing.T) {
+	top := t.TempDir()
+	testenv.WriteTree(t, top, map[string]string{"proj/a": "1", "proj/deep/b": "2", "beside/c": "3"})
+	proj := filepath.Join(top, "proj")
+	rt, err := New(Options{ConfineFS: true, Executor: workers.Config{PoolSize: 2}})
+	require.NoError(t, err)
+	t.Cleanup(rt.Close)
+	_, err = rt.RegisterRoot(proj)
+	require.NoError(t, err)
+
+	wide := DispatchOptions{Roots: []string{top}}
+	o := outcomeOf(t, rt, rt.DispatchRemove(filepath.Join(top, "beside", "c"), wide))
+	require.ErrorIs(t, o.Err, fsops.ErrEscapesRoot, "a job root wider than the registered one is narrowed to it")
+	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(proj, "a"), wide))
+	require.Equal(t, Complete, o.State, "%v", o.Err)
+
+	deep := DispatchOptions{Roots: []string{filepath.Join(proj, "deep")}}
+	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(proj, "a"), deep))
+	require.ErrorIs(t, o.Err, fsops.ErrEscapesRoot, "a job root inside the registered one narrows it")
+	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(proj, "deep", "b"), deep))
+	require.Equal(t, Complete, o.State, "%v", o.Err)
+
+	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(top, "beside", "c"), DispatchOptions{Roots: []string{filepath.Join(top, "beside")}}))
+	require.ErrorIs(t, o.Err, fsops.ErrEscapesRoot, "a job root beside the registered one allows nothing")
+	require.FileExists(t, filepath.Join(top, "beside", "c"))
 }
 
 // A cancelled mutation is neither performed late nor harvested.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -16,8 +17,9 @@ type config struct {
 	script string
 	args   []string
 	safe   bool
-	init   string // interactive: the init file replacing the embedded one
-	path   string // interactive: what to open
+	roots  []string // --root: the script's roots
+	init   string   // interactive: the init file replacing the embedded one
+	path   string   // interactive: what to open
 	help   bool
 }
 
@@ -32,6 +34,14 @@ func parseArgs(argv []string) (config, error) {
 		switch {
 		case a == "--safe" || a == "-safe":
 			c.safe = true
+		case a == "--root" || a == "-root":
+			if i+1 >= len(argv) {
+				return c, errors.New("--root needs a directory")
+			}
+			i++
+			c.roots = append(c.roots, argv[i])
+		case strings.HasPrefix(a, "--root=") || strings.HasPrefix(a, "-root="):
+			c.roots = append(c.roots, a[strings.IndexByte(a, '=')+1:])
 		case a == "--script" || a == "-script":
 			if i+1 >= len(argv) {
 				return c, errors.New("--script needs a file")
@@ -61,8 +71,8 @@ func parseArgs(argv []string) (config, error) {
 			c.path = a
 		}
 	}
-	if c.safe {
-		return c, errors.New("--safe applies to --script only")
+	if c.safe || c.roots != nil {
+		return c, errors.New("--safe and --root apply to --script only")
 	}
 	return c, nil
 }
@@ -88,13 +98,23 @@ const (
 // error, with its traceback, to stderr: when the script fails to load or
 // raises, when another task's error was never collected by task:await(), or
 // when the remaining tasks wait on each other and can never wake.
-func RunScript(script string, args []string, safe bool, stdout, stderr io.Writer) int {
-	rt, err := runtime.New(runtime.Options{})
+//
+// roots are the script's roots (the working directory when there are
+// none): each must be a directory, and each is registered with the
+// runtime. With safe (--safe) the script starts no program, writes
+// nothing, and reads files only beneath its roots (luabind's Options.Safe;
+// the runtime confines its filesystem jobs to them too).
+func RunScript(script string, args []string, safe bool, roots []string, stdout, stderr io.Writer) int {
+	rt, err := runtime.New(runtime.Options{ConfineFS: safe})
 	if err != nil {
 		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
 		return exitFailed
 	}
 	defer rt.Close()
+	if err := registerRoots(rt, roots); err != nil {
+		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
+		return exitFailed
+	}
 	b, err := luabind.New(rt, luabind.Options{Safe: safe, Stdout: stdout, Stderr: stderr})
 	if err != nil {
 		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
@@ -116,6 +136,26 @@ func RunScript(script string, args []string, safe bool, stdout, stderr io.Writer
 		return exitFailed
 	}
 	return exitOK
+}
+
+// registerRoots registers the script's roots, "." when there are none.
+func registerRoots(rt *runtime.Runtime, roots []string) error {
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	for _, r := range roots {
+		st, err := os.Stat(r)
+		if err != nil {
+			return fmt.Errorf("--root: %w", err)
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("--root %s: not a directory", r)
+		}
+		if _, err := rt.RegisterRoot(r); err != nil {
+			return fmt.Errorf("--root: %w", err)
+		}
+	}
+	return nil
 }
 
 // drive runs frames until the binding is idle. It sleeps between frames on

@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -87,7 +90,7 @@ func script(t *testing.T, src string) string {
 func run(t *testing.T, path string, args []string, safe bool) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := RunScript(path, args, safe, &out, &errOut)
+	code := RunScript(path, args, safe, nil, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
@@ -158,6 +161,119 @@ func TestHeadlessSafeLeavesOutIoAndOs(t *testing.T) {
 	require.Equal(t, "false\tfalse\ttrue\n", out)
 }
 
+// One --safe script calls every API that reaches outside its roots, each
+// under pcall: each raises a Lua error naming the API and --safe, and
+// nothing was written (not even inside the roots), no program started and
+// no MCP server reached. (Issue 25, point 3: a --safe script could start
+// language servers, write anywhere and read any file; "--safe means safe".)
+func TestHeadlessSafeRefusesEveryOutsideReachingAPI(t *testing.T) {
+	top := t.TempDir()
+	root, out := filepath.Join(top, "root"), filepath.Join(top, "out")
+	for _, d := range []string{root, out} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		for name, body := range map[string]string{"a.txt": "a\n", "c.txt": "c\n", "m.lua": "return 1\n"} {
+			require.NoError(t, os.WriteFile(filepath.Join(d, name), []byte(body), 0o644))
+		}
+	}
+	require.NoError(t, os.Symlink(out, filepath.Join(root, "door")))
+	marker := filepath.Join(top, "started")
+	prog := filepath.Join(top, "prog")
+	require.NoError(t, os.WriteFile(prog, []byte("#!/bin/sh\necho started > "+marker+"\n"), 0o755))
+	var reached atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		reached.Add(1)
+		http.Error(w, "no", http.StatusTeapot)
+	}))
+	defer srv.Close()
+
+	p := script(t, `
+		local ROOT, OUT, PROG, URL = ...
+		local w = pmacs.workers
+		local calls = {
+			{"pmacs.workers.spawn", "no program may start", function() return w.spawn{cmd = {PROG}} end},
+			{"pmacs.workers.system", "no program may start", function() return w.system{cmd = {PROG}} end},
+			{"pmacs.lsp.start", "no program may start", function() return pmacs.lsp.start{cmd = {PROG}, root = ROOT} end},
+			{"pmacs.mcp.connect", "no program may start", function() return pmacs.mcp.connect{cmd = {PROG}} end},
+			{"pmacs.mcp.connect", "no MCP server may be reached", function() return pmacs.mcp.connect{url = URL} end},
+			{"pmacs.workers.fs.rename", "nothing may be written", function() return w.fs.rename(ROOT .. "/a.txt", ROOT .. "/b.txt") end},
+			{"pmacs.workers.fs.remove", "nothing may be written", function() return w.fs.remove(ROOT .. "/c.txt") end},
+			{"pmacs.workers.fs.chmod", "nothing may be written", function() return w.fs.chmod(ROOT .. "/c.txt", "600") end},
+			{"pmacs.workers.fs.mkdir", "nothing may be written", function() return w.fs.mkdir(ROOT .. "/d") end},
+			{"pmacs.workers.fs.read_dir", "outside the script's roots", function() return w.fs.read_dir(OUT) end},
+			{"pmacs.workers.fs.read_dir", "outside the script's roots", function() return w.fs.read_dir(ROOT .. "/door") end},
+			{"pmacs.workers.fs.stat", "outside the script's roots", function() return w.fs.stat(OUT .. "/a.txt") end},
+			{"pmacs.workers.fs.stat", "outside the script's roots", function() return w.fs.stat(ROOT .. "/../out/a.txt") end},
+			{"pmacs.workers.grep", "outside the script's roots", function() return w.grep{root = OUT, pattern = "a"} end},
+			{"pmacs.workers.grep", "outside the script's roots", function() return w.grep{root = ROOT .. "/door", pattern = "a"} end},
+			{"pmacs.workers.find_files", "outside the script's roots", function() return w.find_files{root = OUT} end},
+			{"loadfile", "outside the script's roots", function() return loadfile(OUT .. "/m.lua") end},
+			{"loadfile", "outside the script's roots", function() return loadfile(ROOT .. "/door/m.lua") end},
+			{"dofile", "outside the script's roots", function() return dofile(OUT .. "/m.lua") end},
+			{"require", "outside the script's roots", function() return require("m") end},
+		}
+		for i, c in ipairs(calls) do
+			local ok, err = pcall(c[3])
+			print(i, c[1], c[2], ok and "ALLOWED" or err)
+		end
+	`)
+	var stdout, stderr bytes.Buffer
+	code := RunScript(p, []string{root, out, prog, srv.URL}, true, []string{root}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	require.Len(t, lines, 20, stdout.String())
+	for _, line := range lines {
+		f := strings.SplitN(line, "\t", 4)
+		require.Len(t, f, 4, line)
+		require.Contains(t, f[3], f[1]+": not allowed with --safe (", "call %s", f[0])
+		require.Contains(t, f[3], f[2], "call %s", f[0])
+	}
+
+	require.NoFileExists(t, marker, "no program started")
+	require.Zero(t, reached.Load(), "no MCP server was reached")
+	require.FileExists(t, filepath.Join(root, "a.txt"))
+	require.NoFileExists(t, filepath.Join(root, "b.txt"))
+	require.NoDirExists(t, filepath.Join(root, "d"))
+	st, err := os.Stat(filepath.Join(root, "c.txt"))
+	require.NoError(t, err, "nothing was removed")
+	require.Equal(t, os.FileMode(0o644), st.Mode().Perm(), "nothing was chmodded")
+}
+
+// Under --safe, reads beneath the script's roots work: several --root
+// directories, and the working directory when --root is not given. A
+// --root that is not a directory fails the run. (Issue 25, "--safe means
+// safe": the script's roots.)
+func TestHeadlessSafeReadsBeneathItsRoots(t *testing.T) {
+	one, two := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(one, "x.txt"), []byte("needle\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(two, "y.txt"), []byte("needle needle\n"), 0o644))
+	p := script(t, `
+		local n = 0
+		for _, dir in ipairs{...} do
+			for batch in pmacs.workers.grep{root = dir, pattern = "needle"}:batches() do n = n + #batch end
+			assert(#assert(pmacs.workers.fs.read_dir(dir):await()).entries == 1)
+		end
+		print(n)
+	`)
+	var stdout, stderr bytes.Buffer
+	code := RunScript(p, []string{one, two}, true, []string{one, two}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	require.Equal(t, "2\n", stdout.String())
+
+	t.Chdir(one)
+	stdout.Reset()
+	code = RunScript(p, []string{"."}, true, nil, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	require.Equal(t, "1\n", stdout.String(), "the working directory is the root")
+	stderr.Reset()
+	code = RunScript(p, []string{two}, true, nil, &stdout, &stderr)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr.String(), "pmacs.workers.grep: not allowed with --safe (")
+
+	code = RunScript(p, nil, true, []string{filepath.Join(one, "x.txt")}, &stdout, &stderr)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr.String(), "not a directory")
+}
+
 // TestHeadlessStalledTasksExitOne proves tasks that wait on each other end
 // the run with an error instead of hanging it.
 func TestHeadlessStalledTasksExitOne(t *testing.T) {
@@ -177,6 +293,9 @@ func TestParseArgs(t *testing.T) {
 	c, err := parseArgs([]string{"--safe", "--script", "x.lua", "--safe", "a"})
 	require.NoError(t, err)
 	require.Equal(t, config{script: "x.lua", args: []string{"--safe", "a"}, safe: true, path: "."}, c)
+	c, err = parseArgs([]string{"--root", "a", "--safe", "--root=b", "--script", "x.lua"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b"}, c.roots)
 	c, err = parseArgs([]string{"--script=y.lua"})
 	require.NoError(t, err)
 	require.Equal(t, "y.lua", c.script)
@@ -196,7 +315,7 @@ func TestParseArgs(t *testing.T) {
 	c, err = parseArgs([]string{"--init=my.lua"})
 	require.NoError(t, err)
 	require.Equal(t, "my.lua", c.init)
-	for _, bad := range [][]string{{"a", "b"}, {"--init"}, {"--safe"}, {"--init", "x.lua", "--script", "s.lua"}, {"dir", "--script", "s.lua"}} {
+	for _, bad := range [][]string{{"a", "b"}, {"--init"}, {"--safe"}, {"--root", "d"}, {"--root"}, {"--init", "x.lua", "--script", "s.lua"}, {"dir", "--script", "s.lua"}} {
 		_, err = parseArgs(bad)
 		require.Error(t, err, "%q", bad)
 	}

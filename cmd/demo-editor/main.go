@@ -1,13 +1,16 @@
 // Command demo-editor is the pmacs-go demo editor.
 //
 //	demo-editor [--init FILE.lua] [PATH]
-//	demo-editor [--safe] --script FILE.lua [args...]
+//	demo-editor [--safe] [--root DIR]... --script FILE.lua [args...]
 //
 // Without --script it opens PATH (a file or a directory; default ".") in the
 // terminal editor, whose features are built in Lua by an embedded init.lua
 // that --init replaces. With --script it runs a Lua script headless: the
 // script is the first task, frames are driven until no task and no job
-// remains, and the exit status says whether it succeeded.
+// remains, and the exit status says whether it succeeded. --root names the
+// script's roots (default: the working directory); --safe lets the script
+// start no program, write nothing and read only beneath its roots
+// (docs/security.md).
 package main
 
 import (
@@ -38,7 +41,7 @@ func main() {
 	case cfg.help:
 		usage()
 	case cfg.script != "":
-		os.Exit(RunScript(cfg.script, cfg.args, cfg.safe, os.Stdout, os.Stderr))
+		os.Exit(RunScript(cfg.script, cfg.args, cfg.safe, cfg.roots, os.Stdout, os.Stderr))
 	default:
 		os.Exit(runEditor(cfg))
 	}
@@ -65,14 +68,19 @@ func runEditor(cfg config) int {
 
 func usage() {
 	fmt.Fprint(os.Stderr, `usage: demo-editor [--init FILE.lua] [PATH]
-       demo-editor [--safe] --script FILE.lua [args...]
+       demo-editor [--safe] [--root DIR]... --script FILE.lua [args...]
 
   PATH               the file or directory to open (default: .)
   --init FILE.lua    build the editor's features from FILE.lua instead of the
                      embedded init.lua (a missing FILE exits with status 2;
                      its errors are printed whole on stderr)
   --script FILE.lua  run FILE.lua headless with args in the global 'arg'
-  --safe             with --script: open only the base, table, string, math
-                     and coroutine libraries (no io, os, package or debug)
+  --root DIR         with --script: a root of the script, a directory its
+                     reads may reach under --safe and the roots an MCP server
+                     is told; repeatable (default: the current directory)
+  --safe             with --script: start no program (spawn, system, language
+                     or MCP servers), write nothing, read files only beneath
+                     the roots; only the base, table, string, math and
+                     coroutine libraries (no io, os, package or debug)
 `)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -32,6 +33,10 @@ type PeerSpec struct {
 	VersionArgs []string
 	// Install says how to get it, for the message.
 	Install string
+	// Dir, when set, is where .ci/run installs the program, relative to
+	// the module root (an npm package's .bin); it is looked for there
+	// first, then as Tool looks.
+	Dir string
 }
 
 // The peers the tests drive, each with the version .ci/run installs.
@@ -43,6 +48,12 @@ var (
 	// the module proxy prints "0.65 (devel)".)
 	Fzf   = PeerSpec{Name: "fzf", Min: "0.65", Install: "GOBIN=$PWD/.bin go install github.com/junegunn/fzf@v0.65.2"}
 	Gopls = PeerSpec{Name: "gopls", Min: "0.23.0", VersionArgs: []string{"version"}, Install: "GOBIN=$PWD/.bin go install golang.org/x/tools/gopls@v0.23.0"}
+	// FilesystemMCP is the MCP reference filesystem server (Node.js): its
+	// list_allowed_directories answers from the client's roots. It has no
+	// version flag (any argument is a directory to serve), so .ci/run's
+	// pinned install is its version check.
+	FilesystemMCP = PeerSpec{Name: "mcp-server-filesystem", Dir: ".npm/node_modules/.bin",
+		Install: "npm install --prefix .npm @modelcontextprotocol/server-filesystem@2026.8.31 (needs Node.js)"}
 )
 
 // Peer returns the path of the peer program, found as Tool finds it and
@@ -71,7 +82,7 @@ func PeersRequired() bool {
 // FindPeer is Peer without a test: the program's path, or an error saying
 // why it cannot serve (missing, not running, too old) and how to install it.
 func FindPeer(spec PeerSpec) (string, error) {
-	p, err := Tool(spec.Name)
+	p, err := spec.find()
 	if err != nil {
 		return "", fmt.Errorf("%s is not installed (%s)", spec.Name, spec.Install)
 	}
@@ -94,6 +105,16 @@ func FindPeer(spec PeerSpec) (string, error) {
 		return "", fmt.Errorf("%s is version %s; the tests need %s or later (%s)", p, have, spec.Min, spec.Install)
 	}
 	return p, nil
+}
+
+// find looks in spec.Dir, then as Tool does.
+func (spec PeerSpec) find() (string, error) {
+	if root, ok := moduleRoot(); ok && spec.Dir != "" {
+		if p, ok := program(filepath.Join(root, spec.Dir, spec.Name)); ok {
+			return p, nil
+		}
+	}
+	return Tool(spec.Name)
 }
 
 func firstLine(b []byte) string {

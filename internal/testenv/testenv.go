@@ -45,26 +45,40 @@ func GoSrc() (string, error) { return goSrc() }
 // module that holds the working directory (where .ci/run installs peers),
 // else name on PATH. The error says how to install it.
 func Tool(name string) (string, error) {
-	if dir, err := os.Getwd(); err == nil {
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				p := filepath.Join(dir, ".bin", name)
-				if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-					return p, nil
-				}
-				break
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
+	if root, ok := moduleRoot(); ok {
+		if p, ok := program(filepath.Join(root, ".bin", name)); ok {
+			return p, nil
 		}
 	}
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
 	return "", fmt.Errorf("testenv: %s is neither in the module's .bin/ nor on PATH (.ci/run installs it there)", name)
+}
+
+// moduleRoot is the directory of the go.mod that holds the working
+// directory.
+func moduleRoot() (string, bool) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// program reports whether p names something other than a directory.
+func program(p string) (string, bool) {
+	fi, err := os.Stat(p)
+	return p, err == nil && !fi.IsDir()
 }
 
 // TB is the part of testing.TB that WriteTree uses; it is spelled out so

@@ -37,6 +37,24 @@ func TestToolPrefersTheModulesBin(t *testing.T) {
 	require.ErrorContains(t, err, "no-such-program-anywhere")
 }
 
+// A peer installed in a directory of its own (an npm package's .bin) is
+// found there first; without it, as Tool finds it.
+func TestFindPeerLooksInItsDir(t *testing.T) {
+	mod := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module m\n"), 0o644))
+	dir := filepath.Join(mod, ".npm", "node_modules", ".bin")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "npmpeer"), []byte("#!/bin/sh\n"), 0o755))
+	t.Chdir(mod)
+	spec := PeerSpec{Name: "npmpeer", Dir: ".npm/node_modules/.bin"}
+	p, err := FindPeer(spec)
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(dir, "npmpeer"), p)
+	spec.Dir = "elsewhere"
+	_, err = FindPeer(spec)
+	require.ErrorContains(t, err, "npmpeer is not installed")
+}
+
 // The version check reads what real peers print.
 func TestParseVersionReadsThePeersOutput(t *testing.T) {
 	for out, want := range map[string]string{

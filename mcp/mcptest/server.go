@@ -123,7 +123,8 @@ type BigIn struct {
 }
 
 // NewServer returns the test server with its tools (echo, add, progress,
-// slow, crash, big, fail), the resource test://hello and the prompt greet.
+// slow, crash, big, fail, roots), the resource test://hello and the prompt
+// greet.
 func NewServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1.0.0"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "returns its text"},
@@ -182,6 +183,20 @@ func NewServer() *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "always reports a tool error"},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 			return nil, nil, errors.New("the tool failed on purpose")
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "roots", Description: "lists the client's roots, one URI a line"},
+		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			// Asked as an input request: the SDK sends roots/list itself
+			// to a client on a protocol version before multi round trips.
+			res, ok := req.Params.InputResponses["roots"].(*sdk.ListRootsResult)
+			if !ok {
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"roots": &sdk.ListRootsParams{}}}, nil, nil
+			}
+			uris := make([]string, 0, len(res.Roots))
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(uris, "\n")}}}, nil, nil
 		})
 	s.AddResource(&sdk.Resource{URI: "test://hello", Name: "hello", MIMEType: "text/plain"},
 		func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {

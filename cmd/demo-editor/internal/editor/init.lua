@@ -1583,7 +1583,9 @@ end
 -- step per file, sent to the server as didChange like any edit), then the
 -- renames (making missing directories) and deletes, in the edit's order.
 -- A refused edit changes nothing and closes the buffers it opened. The
--- buffers are left modified for the user to check and save.
+-- buffers are left modified for the user to check and save. Every path
+-- must lie in the workspace (confine_edit), checked before anything opens,
+-- and the file operations run confined to it (w.fs's roots option).
 
 local load_wait_s = 10 -- how long a file the edit opens may take to read
 
@@ -1606,6 +1608,78 @@ end
 -- within says whether path is base or lies under it.
 local function within(path, base)
   return path == base or path:sub(1, #base + 1) == base .. "/"
+end
+
+-- first_outside checks at once that each of checks ({path =, follow =})
+-- lies beneath one of roots as the kernel resolves it now: w.fs.stat's
+-- roots option runs fsops.Roots, which resolves ".." after the link it
+-- follows and symlinked directories wherever they lead. With follow, a
+-- final symlink is followed too, link by link: an edit of a file is saved
+-- through the link. A path that does not exist is judged by the deepest
+-- ancestor that does. It returns nil when every check passes, else the
+-- first check that did not and why: "outside" (check.at is where its
+-- path led) or the error that kept it from being checked.
+local max_links = 40
+local function first_outside(checks, roots)
+  local todo = {}
+  for _, c in ipairs(checks) do
+    c.at = c.path
+    todo[#todo + 1] = c
+  end
+  for _ = 0, max_links do
+    if #todo == 0 then return nil end
+    local hs = {}
+    for i, c in ipairs(todo) do hs[i] = w.fs.stat(c.at, {roots = roots}) end
+    local again = {}
+    for i, c in ipairs(todo) do
+      local e, err, code = hs[i]:await()
+      if e and c.follow and e.kind == "symlink" then
+        c.at = join(dirname(c.at), e.target)
+        again[#again + 1] = c
+      elseif not e and code ~= "ENOENT" then
+        if err:find("escapes the permitted roots", 1, true) then return c, "outside" end
+        return c, err
+      end
+    end
+    todo = again
+  end
+  return todo[1], "too many levels of symbolic links"
+end
+
+-- confine_edit refuses an edit that reaches outside the workspace (the
+-- language server's root folder): a text edit of a file that is not open,
+-- or a create, anywhere but beneath the root, final symlink followed (the
+-- first save writes there); a rename or a delete of an entry, or a rename
+-- to a name, anywhere but beneath it (those act on the entry, not on what a
+-- link points at, and run confined to the root as well). nil when all of
+-- it stays inside, else why not.
+local function confine_edit(steps, roots)
+  local checks = {}
+  local function check(path, follow, verb)
+    checks[#checks + 1] = {path = path, follow = follow, verb = verb}
+  end
+  for _, st in ipairs(steps) do
+    if st.kind == "edit" then
+      if not ed.find(st.path) then check(st.path, true, "changes ") end
+    elseif st.kind == "create" then
+      check(st.path, true, "creates ")
+    elseif st.kind == "rename" then
+      check(st.from, false, "renames ")
+      check(st.to, false, "renames " .. relative(st.from) .. " to ")
+    else
+      check(st.path, false, "deletes ")
+    end
+  end
+  local c, why = first_outside(checks, roots)
+  if not c then return nil end
+  local where = table.concat(roots, ", ")
+  if why ~= "outside" then
+    return string.format("the edit %s%s, which cannot be checked against the workspace (%s): %s", c.verb, relative(c.path), where, why)
+  end
+  if c.at ~= c.path then
+    return string.format("the edit %s%s, a symbolic link to %s, outside the workspace (%s)", c.verb, relative(c.path), c.at, where)
+  end
+  return string.format("the edit %s%s, outside the workspace (%s)", c.verb, relative(c.path), where)
 end
 
 apply_workspace_edit = function(edit)
@@ -1658,6 +1732,12 @@ apply_workspace_edit = function(edit)
       if err then return nil, err end
     end
   end
+
+  -- Nothing outside the workspace is touched, opened or read: the server
+  -- may name any file:// URI, also through ".." or a symlink.
+  local roots = {ed.root()}
+  local outside = confine_edit(steps, roots)
+  if outside then return nil, outside .. ": nothing was applied" end
 
   -- The files as they are now, stat'd at once: every path a step names,
   -- and a rename target's directories, which the rename may have to make.
@@ -1916,16 +1996,16 @@ apply_workspace_edit = function(edit)
         d = dirname(d)
       end
       for _, dir in ipairs(missing) do
-        local ok, err = w.fs.mkdir(dir):await()
+        local ok, err = w.fs.mkdir(dir, {roots = roots}):await()
         if not ok then return failed(st, err) end
         stats[dir] = true
       end
-      local ok, err = w.fs.rename(st.from, st.to, {overwrite = st.options.overwrite == true}):await()
+      local ok, err = w.fs.rename(st.from, st.to, {overwrite = st.options.overwrite == true, roots = roots}):await()
       if not ok then return failed(st, err) end
       stats[st.from], stats[st.to] = false, true
       done = done + 1
     elseif st.kind == "delete" and not st.skip then
-      local ok, err = w.fs.remove(st.path):await()
+      local ok, err = w.fs.remove(st.path, {roots = roots}):await()
       if not ok then return failed(st, err) end
       stats[st.path] = false
       for _, b in ipairs(ed.buffers()) do
@@ -2415,6 +2495,8 @@ commands["mcp-connect"] = function(arg)
     for word in arg:gmatch("%S+") do cmd[#cmd + 1] = word end
     spec = {cmd = cmd, cwd = current_dir()}
   end
+  -- The server is told the workspace as its only root.
+  spec.roots = {ed.root()}
   -- connect raises for a refused spec (cmd in --safe mode): a message, not a traceback.
   local ok, s, err = pcall(pmacs.mcp.connect, spec)
   if not ok then err, s = s, nil end

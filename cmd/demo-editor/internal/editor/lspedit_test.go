@@ -767,11 +767,18 @@ func TestWorkspaceEditRenamesAndDeletesFiles(t *testing.T) {
 // holds the move (the edits wait for a save). The moved file has a change
 // not saved: the delete of its old directory comes after the file has
 // left it, so it is no reason to refuse (a check of the buffers by their
-// paths before the renames refused it).
+// paths before the renames refused it). The editor is started in the
+// module, its workspace: the rename edits and moves files all over it,
+// and a server's edit never reaches beyond the workspace.
 func TestGoplsRenamePackageMovesItsDirectory(t *testing.T) {
 	dir := goplsModule(t, map[string]string{"main.go": "package main\n\nimport \"example.com/m/foo\"\n\nfunc main() { _ = foo.A() }\n"})
 	testenv.WriteTree(t, dir, map[string]string{"foo/foo.go": "package foo\n\nfunc A() int { return 1 }\n"})
-	h := startEditor(t, Options{Path: filepath.Join(dir, "foo", "foo.go")})
+	h := startEditor(t, Options{Path: dir})
+	h.waitText("..")
+	h.alt('x')
+	h.waitText("command (")
+	h.typeText("open foo/foo.go")
+	h.key(tcell.KeyEnter)
 	h.untilSynced()
 	h.e.call(func() { h.e.cur.setCursor(pos{1, 0}) })
 	h.typeText("// note")

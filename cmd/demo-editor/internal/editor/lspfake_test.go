@@ -224,6 +224,16 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 				}})
 				break
 			}
+			if name := filepath.Base(p.TextDocument.URI); strings.HasPrefix(name, "hostile") {
+				// A hostile server's edits of the files beside the
+				// workspace (see hostileEdits), sent as the reply id
+				// "apply-h".
+				dirURI := strings.TrimSuffix(p.TextDocument.URI, name)
+				s.send(map[string]any{"jsonrpc": "2.0", "id": "apply-h", "method": "workspace/applyEdit", "params": map[string]any{
+					"label": "fake hostile edit", "edit": map[string]any{"documentChanges": hostileEdits(name, dirURI)},
+				}})
+				break
+			}
 			if name := filepath.Base(p.TextDocument.URI); strings.HasPrefix(name, "versioned") {
 				// A documentChanges edit naming a version: the one the
 				// server holds, or for "versioned_stale" one before it,
@@ -259,6 +269,48 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 				s.reply(m.ID, nil)
 			}
 		}
+	}
+}
+
+// hostileEdits is the documentChanges a hostile server sends when the
+// file name is saved, dirURI being the workspace's URI (ending in "/"),
+// whose directory sits beside "beside/" (see hostileWorkspace).
+func hostileEdits(name, dirURI string) []any {
+	topURI := strings.TrimSuffix(strings.TrimSuffix(dirURI, "/"), filepath.Base(strings.TrimSuffix(dirURI, "/")))
+	beside := topURI + "beside/"
+	at := map[string]any{"line": 0, "character": 0}
+	edit := func(uri string) map[string]any {
+		return map[string]any{"textDocument": map[string]any{"uri": uri, "version": nil},
+			"edits": []any{map[string]any{"range": map[string]any{"start": at, "end": at}, "newText": "// pwned\n"}}}
+	}
+	switch strings.TrimSuffix(name, ".go") {
+	case "hostile_edit": // a file beside the workspace
+		return []any{edit(beside + "victim.go")}
+	case "hostile_dotdot": // the same through "..", after a good edit inside
+		return []any{edit(dirURI + "other.go"), edit(dirURI + "../beside/victim.go")}
+	case "hostile_door": // through a directory link inside that leads out
+		return []any{edit(dirURI + "door/victim.go")}
+	case "hostile_alias": // through a file link inside that leads out
+		return []any{edit(dirURI + "alias.go")}
+	case "hostile_move": // rename one file beside and delete another
+		return []any{
+			map[string]any{"kind": "rename", "oldUri": beside + "a.txt", "newUri": beside + "b.txt"},
+			map[string]any{"kind": "delete", "uri": beside + "c.txt"},
+		}
+	case "hostile_steal": // move a file of the workspace out of it
+		return []any{map[string]any{"kind": "rename", "oldUri": dirURI + "other.go", "newUri": beside + "stolen.go"}}
+	case "hostile_door_delete": // delete through the directory link
+		return []any{map[string]any{"kind": "delete", "uri": dirURI + "door/c.txt"}}
+	case "hostile_create": // create a file beside and fill it
+		return []any{map[string]any{"kind": "create", "uri": beside + "new.go"}, edit(beside + "new.go")}
+	case "hostile_create_door": // create through the directory link
+		return []any{map[string]any{"kind": "create", "uri": dirURI + "door/new.go"}, edit(dirURI + "door/new.go")}
+	}
+	// hostile_inside: what stays inside is still applied: an edit through
+	// a link that stays inside, and a rename into a new directory.
+	return []any{
+		edit(dirURI + "inlink.go"),
+		map[string]any{"kind": "rename", "oldUri": dirURI + "a.txt", "newUri": dirURI + "sub/a.txt"},
 	}
 }
 

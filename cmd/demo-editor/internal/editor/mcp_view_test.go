@@ -37,7 +37,7 @@ func (h *harness) mcpConnect() {
 	h.waitText("command (")
 	h.typeText("mcp-connect env PMACS_MCPTEST_MODE=serve " + os.Args[0])
 	h.key(tcell.KeyEnter)
-	h.waitText("7 tools")
+	h.waitText("8 tools")
 }
 
 // M-x mcp-connect lists the server's tools in *mcp*; Enter calls one with
@@ -67,6 +67,7 @@ func TestMCPViewCallsTools(t *testing.T) {
 	h.waitError("the tool failed on purpose")
 
 	h.key(tcell.KeyDown) // progress
+	h.key(tcell.KeyDown) // roots
 	h.key(tcell.KeyDown) // slow
 	h.callTool("slow", `{}`)
 	h.waitText("running (C-w shows it")
@@ -95,6 +96,29 @@ func TestMCPViewCallsTools(t *testing.T) {
 	require.True(t, anyContains(rows, "line two"))
 	require.False(t, anyContains(rows, "line one\\nline two"), "the newline splits the text into rows")
 	require.False(t, anyContains(rows, "structured content:"), "echo has no structured content")
+}
+
+// The editor tells an MCP server its workspace root as the client's only
+// root. (Issue 25: the MCP client's roots are the workspace roots and
+// nothing more.)
+func TestMCPServerIsToldTheWorkspaceRoot(t *testing.T) {
+	root := t.TempDir()
+	h := startEditor(t, Options{Path: root})
+	h.waitText("..")
+	h.mcpConnect()
+	for range 6 { // big, crash, echo, fail, progress, roots
+		h.key(tcell.KeyDown)
+	}
+	h.callTool("roots", `{}`)
+	rows := h.waitText("tool roots returned")
+	require.True(t, anyContains(rows, "file://"+root), "the root's URI:\n%s", strings.Join(rows, "\n"))
+	n := 0
+	for _, r := range rows {
+		if strings.Contains(r, "file://") {
+			n++
+		}
+	}
+	require.Equal(t, 1, n, "one root:\n%s", strings.Join(rows, "\n"))
 }
 
 // A server that cannot start, and a missing argument, are red messages.
