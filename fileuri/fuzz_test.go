@@ -44,7 +44,7 @@ func FuzzPathRoundTrip(f *testing.F) {
 
 		wp := strings.ReplaceAll("C:"+path.Clean("/"+filepath.ToSlash(strings.ReplaceAll(p, `\`, "/"))), "/", `\`)
 		wu := format(wp, true)
-		if got, err := parse(wu, true); err != nil || got != wp {
+		if got, err := parse(wu, true); strings.IndexByte(wp, 0) < 0 && (err != nil || got != wp) {
 			t.Fatalf("Windows %q -> %q -> %q, %v", wp, wu, got, err)
 		}
 	})
