@@ -169,7 +169,7 @@ func BenchmarkKeystroke100kLines(b *testing.B) {
 	const path = "/src/big.go"
 	b.Run("didOpen-main", func(b *testing.B) {
 		for b.Loop() {
-			delete(c.docs, uri.File(path))
+			delete(c.docs, docURI(path))
 			if err := c.Open(path, "go", text); err != nil {
 				b.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func BenchmarkKeystroke100kLines(b *testing.B) {
 	})
 	b.Run("didOpen-encode-writer", func(b *testing.B) {
 		for b.Loop() {
-			didOpenFrame(uri.File(path), "go", 1, text)
+			didOpenFrame(docURI(path), "go", 1, text)
 		}
 	})
 	b.Run("change+flush-main", func(b *testing.B) {

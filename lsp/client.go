@@ -16,6 +16,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/textpos"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -358,7 +359,8 @@ type PollResult struct {
 	// Events is how many messages and lifecycle events were handled.
 	Events int
 	// Diagnostics lists the documents whose diagnostics changed, each once
-	// however many times the server published them.
+	// however many times the server published them, by canonical URI
+	// (fileuri.Canonical) whatever the server's spelling.
 	Diagnostics []uri.URI
 	// More is set when the budget ran out with events left; Ready has been
 	// signalled again.
@@ -882,7 +884,7 @@ var codeActionKinds = []string{"", "quickfix", "refactor", "refactor.extract", "
 	"refactor.rewrite", "source", "source.organizeImports", "source.fixAll"}
 
 func (c *Client) initializeParams() map[string]any {
-	root := uri.File(c.cfg.Root)
+	root := docURI(c.cfg.Root)
 	name := "root"
 	if c.cfg.Root == "" {
 		root, name = "", ""
@@ -895,7 +897,7 @@ func (c *Client) initializeParams() map[string]any {
 		"processId":  nil,
 		"clientInfo": map[string]any{"name": "pmacs"},
 		"capabilities": map[string]any{
-			"general": map[string]any{"positionEncodings": []string{"utf-16"}},
+			"general": map[string]any{"positionEncodings": []string{textpos.UTF16.String()}},
 			"window":  map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
 			"workspace": map[string]any{
 				"applyEdit": true, "configuration": true, "workspaceFolders": true,

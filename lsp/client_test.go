@@ -217,7 +217,7 @@ func TestDiagnosticsLatestPerURICoalesced(t *testing.T) {
 	pump(t, rt, c, 10*time.Second, c.Initialized)
 	const path = "/src/main.go"
 	before := c.Stats().Received
-	job := c.Request("fake/diagnostics", map[string]any{"uri": string(uri.File(path)), "n": 500}, RequestOptions{})
+	job := c.Request("fake/diagnostics", map[string]any{"uri": string(docURI(path)), "n": 500}, RequestOptions{})
 	// Let the reader take all 500 publications and the reply before Poll.
 	deadline := time.Now().Add(10 * time.Second)
 	for c.Stats().Received < before+501 {
@@ -225,7 +225,7 @@ func TestDiagnosticsLatestPerURICoalesced(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	r := c.Poll()
-	require.Equal(t, []uri.URI{uri.File(path)}, r.Diagnostics, "500 publications, one report")
+	require.Equal(t, []uri.URI{docURI(path)}, r.Diagnostics, "500 publications, one report")
 	require.Empty(t, c.Poll().Diagnostics)
 	o, _ := await(t, rt, c, job)
 	require.True(t, o.OK())
@@ -342,7 +342,7 @@ func TestDocumentSyncIncremental(t *testing.T) {
 	require.True(t, o.OK())
 	var docs map[string]fakeDoc
 	require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &docs))
-	require.Equal(t, fakeDoc{Text: "HELLO\nbrave world\n", Version: 2}, docs[string(uri.File(path))])
+	require.Equal(t, fakeDoc{Text: "HELLO\nbrave world\n", Version: 2}, docs[string(docURI(path))])
 	require.NoError(t, c.CloseDocument(path))
 	require.ErrorIs(t, c.Change(path, Edit{Text: "x"}), ErrNotOpen)
 	require.ErrorIs(t, c.Save(path), ErrNotOpen)
@@ -355,7 +355,7 @@ func TestDocumentSyncIncremental(t *testing.T) {
 	require.NoError(t, c.Open("/src/bad.txt", "plaintext", []byte("a\xffb")))
 	_, res = await(t, rt, c, c.Request("fake/docs", nil, RequestOptions{}))
 	require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &docs))
-	require.Equal(t, "a\uFFFDb", docs[string(uri.File("/src/bad.txt"))].Text)
+	require.Equal(t, "a\uFFFDb", docs[string(docURI("/src/bad.txt"))].Text)
 	require.NoError(t, c.Open(path, "plaintext", []byte("x")))
 	require.ErrorIs(t, c.Open(path, "plaintext", []byte("x")), ErrAlreadyOpen)
 }
@@ -370,7 +370,7 @@ func TestChangesFlushedBeforeRequest(t *testing.T) {
 	_, res := await(t, rt, c, c.Request("fake/docs", nil, RequestOptions{}))
 	var docs map[string]fakeDoc
 	require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &docs))
-	require.Equal(t, "Xbc", docs[string(uri.File(path))].Text)
+	require.Equal(t, "Xbc", docs[string(docURI(path))].Text)
 }
 
 // $/progress is visible until it ends; show and log messages are kept for
@@ -507,7 +507,7 @@ func TestDiagnostics4000InOnePublication(t *testing.T) {
 	rt := newRT(t)
 	c := startFake(t, rt, Config{})
 	const path = "/src/big.go"
-	o, _ := await(t, rt, c, c.Request("fake/bigDiagnostics", map[string]any{"uri": string(uri.File(path)), "n": 4000}, RequestOptions{}))
+	o, _ := await(t, rt, c, c.Request("fake/bigDiagnostics", map[string]any{"uri": string(docURI(path)), "n": 4000}, RequestOptions{}))
 	require.True(t, o.OK())
 	d := c.Diagnostics(path)
 	require.Len(t, d, 4000)
@@ -643,7 +643,7 @@ func TestCrashRestartsAndReopensDocuments(t *testing.T) {
 	require.True(t, o.OK(), "%v", o.Err)
 	var docs map[string]fakeDoc
 	require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &docs))
-	require.Equal(t, fakeDoc{Text: "alpha edited while the server was down", Version: 2}, docs[string(uri.File("/src/a.txt"))])
+	require.Equal(t, fakeDoc{Text: "alpha edited while the server was down", Version: 2}, docs[string(docURI("/src/a.txt"))])
 	require.Equal(t, 2, countLines(t, starts))
 	require.NoError(t, c.Change("/src/a.txt", Edit{Range: protocol.Range{End: protocol.Position{Character: 5}}, Text: "ALPHA"}))
 	c.Poll()
@@ -714,7 +714,7 @@ func TestRestartReopensWithSyncedText(t *testing.T) {
 	require.True(t, o.OK(), "%v", o.Err)
 	var docs map[string]fakeDoc
 	require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &docs))
-	require.Equal(t, want+"4\n", docs[string(uri.File(path))].Text)
+	require.Equal(t, want+"4\n", docs[string(docURI(path))].Text)
 	require.True(t, c.Initialized())
 	require.NoError(t, c.Err(), "a restarted client still reports the death it recovered from")
 }
@@ -746,7 +746,7 @@ func TestEditLogFoldedAndReopenedWhole(t *testing.T) {
 			c.Poll()
 		}
 	}
-	d := c.docs[uri.File(path)]
+	d := c.docs[docURI(path)]
 	pump(t, rt, c, 10*time.Second, func() bool { return !d.compacting })
 	require.Less(t, len(d.log), compactAfter, "the log was never folded")
 	text := func() string {
@@ -754,7 +754,7 @@ func TestEditLogFoldedAndReopenedWhole(t *testing.T) {
 		require.True(t, o.OK(), "%v", o.Err)
 		var docs map[string]fakeDoc
 		require.NoError(t, json.Unmarshal(res.Value.(jsontext.Value), &docs))
-		return docs[string(uri.File(path))].Text
+		return docs[string(docURI(path))].Text
 	}
 	require.Equal(t, want.String()+"\n", text(), "the live server's copy")
 

@@ -90,15 +90,20 @@
 // when a restart needs it. Open, Change (incremental edits in
 // UTF-16 positions), Save and CloseDocument keep the server's copy of a
 // document; the edits recorded between two Polls go out as one didChange,
-// and always before any later request or notification.
+// and always before any later request or notification. A document is
+// named by fileuri.FromPath of its path (percent-encoded as VS Code does),
+// and UTF-16 columns convert through textpos, the one implementation of
+// each that the Lua binding shares.
 //
 // Server-to-client requests are answered on the main goroutine in Poll:
 // workspace/configuration from Config.Settings, client/registerCapability,
 // client/unregisterCapability and window/workDoneProgress/create with null,
 // anything unknown with MethodNotFound. workspace/applyEdit goes to
 // Config.ApplyEdit, which answers then or in a later frame.
-// publishDiagnostics is kept latest-per-document and reported once per
-// Poll; show/log messages are kept for the host.
+// publishDiagnostics is kept latest-per-document, keyed by
+// fileuri.Canonical of its URI so that any spelling of a document's URI
+// reaches it, and reported once per Poll; show/log messages are kept for
+// the host.
 // $/progress is kept for the host (Progress) and shown in the runtime's
 // *workers* view (runtime.Runtime.Snapshot): a report on the workDoneToken
 // of a pending request sets that request's progress line, cleared at end;

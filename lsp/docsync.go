@@ -50,7 +50,7 @@ const compactAfter = 1024
 // the writer goroutine, so Open keeps it: the caller must not modify it
 // afterwards.
 func (c *Client) Open(path, languageID string, text []byte) error {
-	u := uri.File(path)
+	u := docURI(path)
 	if _, ok := c.docs[u]; ok {
 		return fmt.Errorf("%w: open %s", ErrAlreadyOpen, path)
 	}
@@ -127,7 +127,7 @@ func didOpenFrame(u uri.URI, languageID string, version int32, text []byte) []by
 // next request or notification, whichever comes first, so a burst of
 // keystrokes in a frame costs one message.
 func (c *Client) Change(path string, edits ...Edit) error {
-	d := c.docs[uri.File(path)]
+	d := c.docs[docURI(path)]
 	if d == nil {
 		return fmt.Errorf("%w: change %s", ErrNotOpen, path)
 	}
@@ -188,7 +188,7 @@ func (c *Client) onCompacted(e evCompacted) {
 
 // Save sends didSave for an open document.
 func (c *Client) Save(path string) error {
-	u := uri.File(path)
+	u := docURI(path)
 	if c.docs[u] == nil {
 		return fmt.Errorf("%w: save %s", ErrNotOpen, path)
 	}
@@ -197,7 +197,7 @@ func (c *Client) Save(path string) error {
 
 // CloseDocument sends didClose and forgets the document.
 func (c *Client) CloseDocument(path string) error {
-	u := uri.File(path)
+	u := docURI(path)
 	if c.docs[u] == nil {
 		return fmt.Errorf("%w: close %s", ErrNotOpen, path)
 	}
@@ -211,7 +211,7 @@ func (c *Client) CloseDocument(path string) error {
 // sent, since they go out under it. A WorkspaceEdit that names another
 // version was computed for other text, and applying it would corrupt this.
 func (c *Client) Version(path string) int32 {
-	if d := c.docs[uri.File(path)]; d != nil {
+	if d := c.docs[docURI(path)]; d != nil {
 		if len(d.edits) > 0 {
 			return d.version + 1
 		}

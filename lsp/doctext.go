@@ -3,6 +3,8 @@ package lsp
 import (
 	"bytes"
 	"slices"
+
+	"github.com/pmacs-go/pmacs-go/textpos"
 )
 
 // applyEdits returns text with edits applied in order, each range taken
@@ -76,5 +78,5 @@ func locate(lines [][]byte, line, col uint32) (int, int) {
 			content--
 		}
 	}
-	return int(line), ByteOffset(l[:content], int(min(col, 1<<31-1)))
+	return int(line), textpos.ByteCol(l[:content], int(min(col, 1<<31-1)), textpos.UTF16)
 }

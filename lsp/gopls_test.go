@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/pmacs-go/pmacs-go/runtime"
@@ -46,7 +45,7 @@ func pos(line, col uint32) map[string]any {
 }
 
 func docPos(path string, line, col uint32) map[string]any {
-	return map[string]any{"textDocument": map[string]any{"uri": string(uri.File(path))}, "position": pos(line, col)}
+	return map[string]any{"textDocument": map[string]any{"uri": string(docURI(path))}, "position": pos(line, col)}
 }
 
 func diagnosticMessages(ds []protocol.Diagnostic) []string {
@@ -142,7 +141,7 @@ func TestGopls(t *testing.T) {
 	rp["newName"] = "Hello"
 	edit := request(protocol.MethodTextDocumentRename, rp).Value.(*protocol.WorkspaceEdit)
 	var renamed []uint32
-	for _, e := range edit.Changes[uri.File(main)] {
+	for _, e := range edit.Changes[docURI(main)] {
 		renamed = append(renamed, e.Range.Start.Line)
 	}
 	for _, dc := range edit.DocumentChanges {

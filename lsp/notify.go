@@ -56,19 +56,22 @@ type Message struct {
 func (c *Client) onNotification(e evNotification) {
 	switch p := e.params.(type) {
 	case *protocol.PublishDiagnosticsParams:
+		// Keyed canonically, so they reach the document whatever the
+		// server's spelling of its URI.
+		u := canonicalURI(p.URI)
 		if c.changedSet == nil {
 			c.changedSet = map[uri.URI]struct{}{}
 		}
-		if _, dup := c.changedSet[p.URI]; !dup {
-			c.changedSet[p.URI] = struct{}{}
-			c.changedDiags = append(c.changedDiags, p.URI)
+		if _, dup := c.changedSet[u]; !dup {
+			c.changedSet[u] = struct{}{}
+			c.changedDiags = append(c.changedDiags, u)
 		}
-		c.diags[p.URI] = p
+		c.diags[u] = p
 		if e.shaped != nil {
 			if c.shapedDiags == nil {
 				c.shapedDiags = map[uri.URI]any{}
 			}
-			c.shapedDiags[p.URI] = e.shaped
+			c.shapedDiags[u] = e.shaped
 		}
 	case *progressParams:
 		c.onProgress(p)
@@ -264,18 +267,18 @@ func workDoneToken(params []byte) string {
 // file path (nil when none). Publications are coalesced: only the newest per
 // document is kept.
 func (c *Client) Diagnostics(path string) []protocol.Diagnostic {
-	return c.DiagnosticsURI(uri.File(path))
+	return c.DiagnosticsURI(docURI(path))
 }
 
 // ShapedDiagnostics returns what Config.ShapeDiagnostics made of the
 // latest publication for a file path; nil when there is none or no shaper.
 func (c *Client) ShapedDiagnostics(path string) any {
-	return c.shapedDiags[uri.File(path)]
+	return c.shapedDiags[docURI(path)]
 }
 
-// DiagnosticsURI is Diagnostics by document URI.
+// DiagnosticsURI is Diagnostics by document URI, in any spelling of it.
 func (c *Client) DiagnosticsURI(u uri.URI) []protocol.Diagnostic {
-	if p := c.diags[u]; p != nil {
+	if p := c.diags[canonicalURI(u)]; p != nil {
 		return p.Diagnostics
 	}
 	return nil

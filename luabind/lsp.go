@@ -14,6 +14,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"go.lsp.dev/protocol"
 
+	"github.com/pmacs-go/pmacs-go/fileuri"
 	"github.com/pmacs-go/pmacs-go/lsp"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -483,8 +484,14 @@ func (b *Binding) pollLSP() {
 			continue
 		}
 		for _, u := range pr.Diagnostics {
+			// A URI that names no local file has no path to give the
+			// hook; client:diagnostics could not look it up either.
+			p, err := fileuri.ToPath(string(u))
+			if err != nil {
+				continue
+			}
 			ud := &lua.LUserData{Value: c, Metatable: b.lsp.mt}
-			b.Spawn(c.onDiag, ud, lua.LString(u.Path()))
+			b.Spawn(c.onDiag, ud, lua.LString(p))
 		}
 	}
 	clear(b.lsp.clients[len(live):])

@@ -71,6 +71,7 @@ func (b *Binding) install() error {
 	pmacs.RawSetString("async", async)
 	pmacs.RawSetString("mcp", b.mcpTable(L))
 	b.installLSP(pmacs)
+	installText(L, pmacs)
 	L.SetGlobal("pmacs", pmacs)
 	if loaded, ok := L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable); ok {
 		loaded.RawSetString("pmacs", pmacs)

@@ -1181,33 +1181,11 @@ local lsp = {clients = {}, docs = {}, diags = {}}
 -- Defined below with the completion and the edits of the server.
 local comp_changed, apply_workspace_edit
 
--- utf16_col turns a byte column of line into LSP's UTF-16 column, and
--- byte_col the other way.
-local function utf16_col(line, col)
-  local n = 0
-  for i = 1, math.min(col, #line) do
-    local c = line:byte(i)
-    if c < 0x80 or (c >= 0xC0 and c < 0xF0) then n = n + 1 elseif c >= 0xF0 then n = n + 2 end
-  end
-  return n
-end
-
-local function byte_col(line, units)
-  local n, i = 0, 1
-  while i <= #line and n < units do
-    local c = line:byte(i)
-    local len = c < 0x80 and 1 or c < 0xE0 and 2 or c < 0xF0 and 3 or 4
-    n = n + (len == 4 and 2 or 1)
-    i = i + len
-  end
-  return i - 1
-end
-
-local function to_uri(path) return "file://" .. path end
-local function from_uri(uri)
-  local p = uri:gsub("^file://", "")
-  return (p:gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end))
-end
+-- Paths become URIs and back only through pmacs.uri, and byte columns
+-- UTF-16 columns only through pmacs.utf16: the Go code the LSP client
+-- itself uses, so a request names the document didOpen named (a#b.go,
+-- "my file.go") and the column the server counts. A URI from a server
+-- that names no local file is refused with to_path's reason.
 
 local function relative(path)
   local root = ed.root() .. "/"
@@ -1466,18 +1444,31 @@ local function lsp_request(buf, method, extra, key)
   end
   local row, col = ed.cursor(buf)
   local line = ed.get_lines(buf, row, row + 1)[1] or ""
-  local params = {textDocument = {uri = to_uri(doc.path)}, position = {line = row, character = utf16_col(line, col)}}
+  local params = {textDocument = {uri = pmacs.uri.from_path(doc.path)},
+    position = {line = row, character = pmacs.utf16.units(line, col)}}
   for k, v in pairs(extra or {}) do params[k] = v end
   return doc.client:request(method, params, {key = key or method, timeout_ms = 30000})
 end
 
+-- lsp_jump opens path at a server's position: line and a UTF-16 column.
+-- A file not read yet gets the row now and the column once its text is
+-- there to count in, unless the cursor has moved on by then.
 local function lsp_jump(path, line, character)
   local buf = ed.find(path)
-  local col = character
   if buf and not ed.loading(buf) then
-    col = byte_col(ed.get_lines(buf, line, line + 1)[1] or "", character)
+    open_file(path, line, pmacs.utf16.byte_col(ed.get_lines(buf, line, line + 1)[1] or "", character))
+    return
   end
-  open_file(path, line, col)
+  buf = open_file(path, line, 0)
+  if not buf then return end
+  run(function()
+    local deadline = os.time() + 10
+    while ed.valid(buf) and ed.loading(buf) and os.time() <= deadline do coroutine.yield() end
+    if not ed.valid(buf) or ed.loading(buf) then return end
+    local r, c = ed.cursor(buf)
+    if r ~= line or c ~= 0 then return end
+    ed.set_cursor(buf, line, pmacs.utf16.byte_col(ed.get_lines(buf, line, line + 1)[1] or "", character))
+  end)
 end
 
 ed.map("global", "M-.", function(buf)
@@ -1489,8 +1480,11 @@ ed.map("global", "M-.", function(buf)
     local loc = res
     if type(res) == "table" and res.uri == nil and res.targetUri == nil then loc = res[1] end
     if type(loc) ~= "table" then ed.message("no definition here") return end
-    local range = loc.targetSelectionRange or loc.range
-    lsp_jump(from_uri(loc.uri or loc.targetUri), range.start.line, range.start.character)
+    local range, u = loc.targetSelectionRange or loc.range, loc.uri or loc.targetUri
+    if type(u) ~= "string" or type(range) ~= "table" then ed.message("no definition here") return end
+    local path, perr = pmacs.uri.to_path(u)
+    if not path then ed.error("definition: " .. perr) return end
+    lsp_jump(path, range.start.line, range.start.character)
   end)
 end)
 
@@ -1532,7 +1526,9 @@ ed.map("global", "M-?", function(buf)
       local rows = {}
       for _, loc in ipairs(batch) do
         if type(loc) == "table" and loc.uri then
-          rows[#rows + 1] = string.format("%s:%d:%d", relative(from_uri(loc.uri)), loc.range.start.line + 1, loc.range.start.character + 1)
+          -- A URI that names no local file is listed as it came.
+          local path = pmacs.uri.to_path(loc.uri) or loc.uri
+          rows[#rows + 1] = string.format("%s:%d:%d", relative(path), loc.range.start.line + 1, loc.range.start.character + 1)
         end
       end
       ed.append_lines(rb, rows)
@@ -1690,7 +1686,8 @@ apply_workspace_edit = function(edit)
   local steps = {}
   local function add(uri, tes, version)
     if type(uri) ~= "string" or type(tes) ~= "table" then return "a malformed text document edit" end
-    local path = from_uri(uri)
+    local path, perr = pmacs.uri.to_path(uri)
+    if not path then return "an edit of a document that is no local file: " .. perr end
     local list = {}
     for _, te in ipairs(tes) do
       if type(te) ~= "table" or type(te.range) ~= "table" or type(te.newText) ~= "string" then
@@ -1709,12 +1706,17 @@ apply_workspace_edit = function(edit)
       if type(dc) ~= "table" then return nil, "a malformed document change" end
       if dc.kind == "create" or dc.kind == "delete" then
         if type(dc.uri) ~= "string" then return nil, "a " .. dc.kind .. " operation without a uri" end
-        steps[#steps + 1] = {kind = dc.kind, path = from_uri(dc.uri), options = opts(dc)}
+        local path, perr = pmacs.uri.to_path(dc.uri)
+        if not path then return nil, "a " .. dc.kind .. " operation on no local file: " .. perr end
+        steps[#steps + 1] = {kind = dc.kind, path = path, options = opts(dc)}
       elseif dc.kind == "rename" then
         if type(dc.oldUri) ~= "string" or type(dc.newUri) ~= "string" then
           return nil, "a rename operation without oldUri and newUri"
         end
-        steps[#steps + 1] = {kind = "rename", from = from_uri(dc.oldUri), to = from_uri(dc.newUri), options = opts(dc)}
+        local from, ferr = pmacs.uri.to_path(dc.oldUri)
+        local to, terr = pmacs.uri.to_path(dc.newUri)
+        if not from or not to then return nil, "a rename operation on no local file: " .. (ferr or terr) end
+        steps[#steps + 1] = {kind = "rename", from = from, to = to, options = opts(dc)}
       elseif dc.kind then
         return nil, "a file operation LSP does not define (" .. tostring(dc.kind) .. ")"
       else
@@ -2071,7 +2073,7 @@ local function format_buffer(buf)
   if not doc or not doc.client then return nil, "no language server for this buffer" end
   lsp_change(buf)
   local before = doc.client:version(doc.path)
-  local h = doc.client:request("textDocument/formatting", {textDocument = {uri = to_uri(doc.path)},
+  local h = doc.client:request("textDocument/formatting", {textDocument = {uri = pmacs.uri.from_path(doc.path)},
     options = {tabSize = 8, insertSpaces = false}}, {key = "format:" .. buf, timeout_ms = format_wait_ms})
   local res, err, code = h:await()
   if not ed.valid(buf) then return nil, "the buffer was closed" end
@@ -2090,7 +2092,7 @@ local function organize_imports(buf)
   local doc = lsp.docs[buf]
   if not doc or not doc.client then return nil, "no language server for this buffer" end
   local at = {line = 0, character = 0}
-  local h = doc.client:request("textDocument/codeAction", {textDocument = {uri = to_uri(doc.path)},
+  local h = doc.client:request("textDocument/codeAction", {textDocument = {uri = pmacs.uri.from_path(doc.path)},
     range = {start = at, ["end"] = at}, context = {diagnostics = pmacs.array(), only = {"source.organizeImports"}}},
     {key = "imports:" .. buf, timeout_ms = format_wait_ms})
   local res, err, code = h:await()
@@ -2173,7 +2175,7 @@ local function code_actions(buf)
     er, ec = sr, sc
   end
   local function at(row, col)
-    return {line = row, character = utf16_col(ed.get_lines(buf, row, row + 1)[1] or "", col)}
+    return {line = row, character = pmacs.utf16.units(ed.get_lines(buf, row, row + 1)[1] or "", col)}
   end
   -- The server matches the diagnostics it is sent against its own: send
   -- them as it published them.
@@ -2184,7 +2186,7 @@ local function code_actions(buf)
         severity = d.severity, message = d.message, source = d.source, code = d.code}
     end
   end
-  local h = doc.client:request("textDocument/codeAction", {textDocument = {uri = to_uri(doc.path)},
+  local h = doc.client:request("textDocument/codeAction", {textDocument = {uri = pmacs.uri.from_path(doc.path)},
     range = {start = at(sr, sc), ["end"] = at(er, ec)}, context = {diagnostics = pmacs.array(diags)}},
     {key = "code-action", timeout_ms = 30000})
   local client, where = doc.client, string.format("%s:%d", relative(doc.path), sr + 1)
@@ -2329,7 +2331,7 @@ local function comp_accept(key)
   local _, line, col = comp_word(c)
   comp_close()
   if not it or not line then ed.insert(c.buf, key) return end
-  local cur = utf16_col(line, col)
+  local cur = pmacs.utf16.units(line, col)
   local edit
   local te = it.textEdit
   if type(te) == "table" then
@@ -2341,7 +2343,7 @@ local function comp_accept(key)
     -- Letters typed after the request are replaced too.
     if edit.end_line == c.row and edit.end_col < cur then edit.end_col = cur end
   else
-    edit = {line = c.row, col = utf16_col(line, c.start), end_line = c.row, end_col = cur,
+    edit = {line = c.row, col = pmacs.utf16.units(line, c.start), end_line = c.row, end_col = cur,
             text = it.insertText or it.label}
   end
   local edits = {edit}

@@ -5,9 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pmacs-go/pmacs-go/textpos"
 	lua "github.com/yuin/gopher-lua"
-
-	"github.com/pmacs-go/pmacs-go/lsp"
 )
 
 // maxEditLog bounds the edits a file buffer keeps for a script that has not
@@ -41,8 +40,8 @@ func (l *editLog) record(b *buffer, s, e pos, text string) {
 		return
 	}
 	l.edits = append(l.edits, lspEdit{
-		line: s.Row, col: lsp.UTF16Len(b.lines[s.Row][:s.Col]),
-		endLine: e.Row, endCol: lsp.UTF16Len(b.lines[e.Row][:e.Col]),
+		line: s.Row, col: textpos.Units(b.lines[s.Row], s.Col, textpos.UTF16),
+		endLine: e.Row, endCol: textpos.Units(b.lines[e.Row], e.Col, textpos.UTF16),
 		text: text,
 	})
 }
@@ -100,7 +99,7 @@ type textEdit struct {
 func lspPos(b *buffer, line, col int) (pos, error) {
 	switch {
 	case line < len(b.lines):
-		return pos{line, lsp.ByteOffset(b.lines[line], col)}, nil
+		return pos{line, textpos.ByteCol(b.lines[line], col, textpos.UTF16)}, nil
 	case line == len(b.lines) && col == 0:
 		last := len(b.lines) - 1
 		return pos{last, len(b.lines[last])}, nil

@@ -164,6 +164,15 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 				}})
 				break
 			}
+			if strings.HasPrefix(filepath.Base(p.TextDocument.URI), "remote") {
+				// An edit of other.go on another host: no local file.
+				s.send(map[string]any{"jsonrpc": "2.0", "id": "apply-r", "method": "workspace/applyEdit", "params": map[string]any{
+					"label": "fake remote edit", "edit": map[string]any{"changes": map[string]any{
+						"file://server" + strings.TrimPrefix(other, "file://"): []any{map[string]any{"range": map[string]any{"start": at(0, 0), "end": at(0, 0)}, "newText": "x"}},
+					}},
+				}})
+				break
+			}
 			if name := filepath.Base(p.TextDocument.URI); strings.HasPrefix(name, "create") {
 				// A create of new.go and an edit filling it; for
 				// "create_exists" a create of other.go, which exists; for
