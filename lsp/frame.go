@@ -41,6 +41,10 @@ type framer struct {
 	max  int
 	buf  []byte
 	need int // body length of the frame being assembled; -1 while in headers
+	// searched is how much of buf is known to hold no header end, so a
+	// header that arrives a byte at a time is searched once, not once per
+	// byte.
+	searched int
 	// skip is how many bytes of an oversized frame are still to come, of
 	// size in all; scan follows its top level meanwhile.
 	skip, size int64
@@ -98,8 +102,10 @@ func (f *framer) frames(chunk []byte) []byte {
 	f.buf = append(f.buf, chunk...)
 	for {
 		if f.need < 0 {
-			end := bytes.Index(f.buf, headerEnd)
+			from := max(f.searched-len(headerEnd)+1, 0)
+			end := bytes.Index(f.buf[from:], headerEnd)
 			if end < 0 {
+				f.searched = len(f.buf)
 				// Headers are short; a header block that never ends is
 				// garbage, so keep only enough to find the next marker.
 				if len(f.buf) > headerMax {
@@ -108,6 +114,8 @@ func (f *framer) frames(chunk []byte) []byte {
 				}
 				return nil
 			}
+			end += from
+			f.searched = 0
 			n, raw, ok := parseHeaders(f.buf[:end])
 			switch {
 			case !ok:
@@ -156,9 +164,12 @@ func (f *framer) resync(skip int) {
 	if skip < 0 {
 		skip = 0
 	}
+	f.searched = 0
 	rest := f.buf[skip:]
 	if i := indexFold(rest, contentLength); i >= 0 {
-		f.buf = append([]byte(nil), rest[i:]...)
+		// Not copied: a run of bad headers in one chunk would copy the
+		// chunk's rest once per header.
+		f.buf = rest[i:]
 		return
 	}
 	// Keep a tail that may hold the start of the next header.
