@@ -156,6 +156,9 @@ type transport struct {
 	oversized   atomic.Uint64
 	hookPanics  atomic.Uint64
 	readerWaits atomic.Uint64 // times the reader waited for room
+	// decodePanics counts frames whose decoding panicked (also counted
+	// malformed): the fuzz target refuses any.
+	decodePanics atomic.Uint64
 	// diagPanicTold: a ShapeDiagnostics panic has been reported once.
 	diagPanicTold atomic.Bool
 	decodeNanos   atomic.Int64 // results decoded on the reader, in total
@@ -421,6 +424,7 @@ func (t *transport) onBody(body []byte) {
 	defer func() {
 		if p := recover(); p != nil {
 			t.malformed.Add(1)
+			t.decodePanics.Add(1)
 		}
 	}()
 	t.received.Add(1)
