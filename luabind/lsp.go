@@ -715,6 +715,9 @@ func goToLua(L *lua.LState, v any) lua.LValue {
 		t.RawSetString("mods", lua.LNumber(x.Mods))
 		return t
 	case *lsp.SemanticTokens:
+		if x == nil {
+			return lua.LNil // a null result
+		}
 		t := L.CreateTable(0, 2)
 		t.RawSetString("result_id", lua.LString(x.ResultID))
 		rows := L.CreateTable(len(x.Tokens), 0)
