@@ -39,14 +39,14 @@ func TestSpawnStdinQueueIsBoundedInBytes(t *testing.T) {
 	require.LessOrEqual(t, queued, StdinMaxQueued)
 	require.Equal(t, StdinMaxQueued/len(chunk), writes, "every write that fit was queued")
 
+	rt.Cancel(id)
+	drainSpawn(t, rt, id)
+
 	// One larger than the whole bound is refused at once, queue or not.
 	other := rt.DispatchSpawn(proc.Spec{Argv: []string{"sleep", "60"}, StdinPipe: true}, DispatchOptions{})
 	spawnPgid(t, rt, other, 1)
 	_, err = rt.SpawnWrite(other, make([]byte, StdinMaxQueued+1))
 	require.True(t, errors.Is(err, ErrStdinFull), "%v", err)
-
-	rt.Cancel(id)
 	rt.Cancel(other)
-	drainSpawn(t, rt, id)
 	drainSpawn(t, rt, other)
 }
