@@ -358,7 +358,7 @@ func TestLuaWritePastTheStdinBoundFailsLuvStyle(t *testing.T) {
 	h.drive(t, 20*time.Second)
 	require.Equal(t, lua.LNumber(runtime.StdinMaxQueued>>20), L.GetGlobal("N"))
 	require.Equal(t, lua.LNil, L.GetGlobal("OK"))
-	require.Contains(t, L.GetGlobal("MSG").String(), "ENOBUFS: write: the program's input queue is full")
+	require.Contains(t, L.GetGlobal("MSG").String(), "ENOBUFS: write: runtime: the program's input queue is full")
 	require.Contains(t, L.GetGlobal("MSG").String(), "nothing was queued")
 	require.Equal(t, lua.LString("ENOBUFS"), L.GetGlobal("CODE"))
 }

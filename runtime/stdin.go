@@ -26,7 +26,7 @@ func newStdinQueue() *stdinQueue { return &stdinQueue{wake: make(chan struct{}, 
 
 // ErrStdinFull is the cause of a SpawnWrite refused because the program has
 // left StdinMaxQueued bytes unread (code "ENOBUFS").
-var ErrStdinFull = errors.New("the program's input queue is full")
+var ErrStdinFull = errors.New("runtime: the program's input queue is full")
 
 // push queues a copy of data and reports whether the queue is now over the
 // high-water mark. A write that would take the queue past StdinMaxQueued
