@@ -30,6 +30,7 @@ const (
 	// never takes them loses the oldest, not memory.
 	maxUntakenResults = 256
 	maxMessagesKept   = 1000
+	maxMessageBytes   = 4 << 20
 	// maxProgressKept bounds the progress in flight kept for Progress, and
 	// maxProgressJobs the *workers* jobs showing the server's own: a server
 	// that begins work and never ends it cannot grow either without limit.
@@ -92,16 +93,45 @@ type Config struct {
 	// goroutine only builds the tables. Not called for initialize and
 	// shutdown, whose results the client itself reads.
 	Shape func(method string, raw jsontext.Value, decoded any) (any, error)
+	// A panic in Shape fails that request with an error wrapping
+	// ErrHookPanicked that gives the panic's value.
+	//
 	// ShapeDiagnostics, when set, turns each publishDiagnostics into the
 	// form the host consumes, on the reader goroutine after it is decoded;
 	// ShapedDiagnostics returns it for the latest publication. The Lua
-	// binding builds the rows' tables there.
+	// binding builds the rows' tables there. A publication it panics on
+	// is dropped (Stats.HookPanics counts it; the first is told in
+	// TakeMessages).
 	ShapeDiagnostics func(*protocol.PublishDiagnosticsParams) any
 	// DocumentText gives an open document's current text when a restarted
 	// server reopens it (called on the main goroutine, inside Poll); nil
 	// uses the text the client last synced: the text Open sent with every
 	// edit Change recorded since, saved or not.
 	DocumentText func(path string) ([]byte, error)
+	// MaxFrame is the largest message, in bytes, the client reads from the
+	// server; 0 means DefaultMaxFrame (64 MiB), and it is clamped to
+	// [MinMaxFrame, MaxMaxFrame]. A larger message is skipped unread as it
+	// streams by (see the package doc, "Bounds").
+	MaxFrame int
+	// InboxBytes bounds the bytes of the server's messages read but not
+	// yet handled by Poll: past it, the reader stops reading until Poll
+	// catches up. 0 means DefaultInboxBytes (64 MiB); clamped to
+	// [MinQueueBytes, MaxQueueBytes].
+	InboxBytes int
+	// OutboxBytes bounds the bytes of the client's messages the server has
+	// not read yet: past it, the server is taken for hung and restarted
+	// (see the package doc, "Bounds"). 0 means DefaultOutboxBytes (64
+	// MiB); clamped to [MinQueueBytes, MaxQueueBytes].
+	OutboxBytes int
+}
+
+// clampBytes is a byte bound of Config: def for 0 (or less), else v
+// within [lo, hi].
+func clampBytes(v, def, lo, hi int) int {
+	if v <= 0 {
+		return def
+	}
+	return min(max(v, lo), hi)
 }
 
 // RequestOptions tunes one request.
@@ -121,7 +151,8 @@ type Result struct {
 	// the package doc, else the raw JSON as a jsontext.Value.
 	Value any
 	// Err is why the request failed: a *ResponseError for a server error,
-	// or an error wrapping ErrTimeout, ErrServerExited or ErrStopped.
+	// or an error wrapping ErrTimeout, ErrServerExited, ErrStopped,
+	// ErrFrameTooLarge, ErrNotReading or ErrHookPanicked.
 	Err error
 	// Received is when the reader had the reply's last byte (zero when
 	// the request failed without a reply): the start of the reply's
@@ -207,8 +238,15 @@ type Client struct {
 	progressJobs map[string]*progressJob
 	progressDone []runtime.JobID // ended progress jobs, until taken
 	messages     []Message
+	messageBytes int
 	docs         map[uri.URI]*document
 	dirtyDocs    []*document
+	// others orders the documents not open that have diagnostics, to
+	// bound them (see keepDiagnostics).
+	others diagOthers
+	// heldBytes is what preInit holds, counted against Config.OutboxBytes
+	// while the server has not answered initialize.
+	heldBytes int
 }
 
 // Start starts the server in a process group of its own and sends
@@ -234,6 +272,9 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 	if cfg.RestartBackoff <= 0 {
 		cfg.RestartBackoff = DefaultRestartBackoff
 	}
+	cfg.MaxFrame = clampBytes(cfg.MaxFrame, DefaultMaxFrame, MinMaxFrame, MaxMaxFrame)
+	cfg.InboxBytes = clampBytes(cfg.InboxBytes, DefaultInboxBytes, MinQueueBytes, MaxQueueBytes)
+	cfg.OutboxBytes = clampBytes(cfg.OutboxBytes, DefaultOutboxBytes, MinQueueBytes, MaxQueueBytes)
 	if len(cfg.Argv) == 0 {
 		return nil, fmt.Errorf("lsp: start: %w", proc.ErrEmptyCommand)
 	}
@@ -254,6 +295,7 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 	c.t.exec = rt.Executor()
 	c.t.shape = cfg.Shape
 	c.t.shapeDiags = cfg.ShapeDiagnostics
+	c.t.maxFrame, c.t.maxInboxBytes, c.t.maxOutBytes = cfg.MaxFrame, cfg.InboxBytes, cfg.OutboxBytes
 	if err := c.launch(); err != nil {
 		return nil, err
 	}
@@ -266,7 +308,8 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 func (c *Client) launch() error {
 	cfg := c.cfg
 	c.t.reset()
-	fr := newFramer(c.t.onBody, func(string) { c.t.malformed.Add(1) })
+	fr := newFramer(cfg.MaxFrame, c.t.onBody, func(string) { c.t.malformed.Add(1) })
+	fr.onOversize, fr.onBroken = c.t.onOversize, c.t.onBroken
 	p, err := proc.Start(context.Background(), proc.Spec{
 		Argv: cfg.Argv, Dir: cfg.Dir, Env: cfg.Env, StdinPipe: true,
 		// The reader goroutine is proc's: frames are assembled and decoded
@@ -288,6 +331,7 @@ func (c *Client) launch() error {
 		return fmt.Errorf("lsp: start %v: %w", cfg.Argv, err)
 	}
 	c.p = p
+	c.t.setKill(p.Kill)
 	var writer sync.WaitGroup
 	writer.Add(1)
 	go func() {
@@ -422,8 +466,11 @@ func (c *Client) handle(ev any) {
 		c.onCompacted(e)
 	case evProgressCancel:
 		c.onProgressCancel(e)
+	case evNotice:
+		c.keepMessage(Message{Show: true, Type: 1, Text: e.text})
 	case evExit:
-		c.onExit(e.err)
+		c.clearAllDiagnostics()
+		c.onExit(c.t.exitCause(e.err))
 	case evRestart:
 		if c.state == restarting {
 			if err := c.launch(); err != nil {
@@ -462,6 +509,8 @@ func (c *Client) onResponse(e evResponse) {
 	}
 	res := Result{Method: e.method, Value: e.result, Received: e.received, n: e.n, shaped: e.shaped}
 	switch {
+	case e.fail != nil:
+		res = Result{Method: e.method, Err: fmt.Errorf("lsp %s: %w", e.method, e.fail), Received: e.received}
 	case e.rerr != nil:
 		res = Result{Method: e.method, Err: e.rerr, Received: e.received}
 	case e.err != nil:
@@ -652,7 +701,7 @@ func (c *Client) Request(method string, params any, opts RequestOptions) runtime
 	}
 	c.flushChanges()
 	if c.state == starting || c.state == restarting {
-		c.preInit = append(c.preInit, queuedFrame{id: id, method: method, frame: outFrame{b: frame}})
+		c.hold(queuedFrame{id: id, method: method, frame: outFrame{b: frame}})
 		return job
 	}
 	r.sent = true
@@ -676,10 +725,28 @@ func (c *Client) Notify(method string, params any) error {
 func (c *Client) out(f outFrame) {
 	switch c.state {
 	case starting, restarting:
-		c.preInit = append(c.preInit, queuedFrame{frame: f})
+		c.hold(queuedFrame{frame: f})
 	case running:
 		c.t.sendFrame(f)
 	}
+}
+
+// hold queues a message until initialize is answered. A server that has
+// not answered while Config.OutboxBytes wait for it is as hung as one that
+// does not read them (see transport.sendFrame); while no server runs
+// (between a death and its restart) nothing is counted, the wait being
+// bounded by the backoff.
+func (c *Client) hold(q queuedFrame) {
+	if len(c.preInit) == 0 {
+		c.heldBytes = 0
+	}
+	n := q.frame.size()
+	if c.state == starting && c.heldBytes > 0 && c.heldBytes+n > c.cfg.OutboxBytes {
+		c.t.fatal(fmt.Errorf("%w: it has not answered initialize, %d bytes wait for it, and %d more would pass the limit of %d (Config.OutboxBytes)",
+			ErrNotReading, c.heldBytes, n, c.cfg.OutboxBytes))
+	}
+	c.preInit = append(c.preInit, q)
+	c.heldBytes += n
 }
 
 // sendNow bypasses the initialize gate: for $/cancelRequest, initialized
@@ -782,6 +849,10 @@ type Stats struct {
 	// their reply had been read: they settle Cancelled like the others but
 	// send no $/cancelRequest, since the server has answered them.
 	CancelledAnswered uint64
+	// Oversized counts messages over Config.MaxFrame, skipped unread.
+	Oversized uint64
+	// HookPanics counts panics of Config.Shape and ShapeDiagnostics.
+	HookPanics uint64
 	// Pending is how many requests wait for a reply or for initialize.
 	Pending int
 	// DecodeTime is the time spent decoding (and shaping, see
@@ -799,6 +870,8 @@ func (c *Client) Stats() Stats {
 		UnknownReplies:    c.t.unknown.Load(),
 		LateReplies:       c.t.late.Load(),
 		CancelledAnswered: c.cancelledAnswered,
+		Oversized:         c.t.oversized.Load(),
+		HookPanics:        c.t.hookPanics.Load(),
 		Pending:           len(c.pending),
 		DecodeTime:        time.Duration(c.t.decodeNanos.Load()),
 		MaxDecode:         time.Duration(c.t.maxDecode.Load()),

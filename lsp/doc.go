@@ -39,9 +39,58 @@
 //
 // Shared state is only the transport: inbox, outstanding-request table and
 // writer queue under one mutex, counters atomic. The inbox holds at most
-// 4,096 decoded messages: past that the reader stops reading, so a server
-// that floods a host that does not poll blocks on its own pipe and memory
-// stays bounded.
+// 4,096 decoded messages and Config.InboxBytes (64 MiB) of their frames:
+// past either the reader stops reading, so a server that floods a host
+// that does not poll blocks on its own pipe and memory stays bounded (see
+// Bounds).
+//
+// # Bounds
+//
+// Every buffer a server can fill has a byte bound, so a hostile or broken
+// server costs the editor bounded memory, never a crash:
+//
+//   - A message is read whole only up to Config.MaxFrame (64 MiB; clamped
+//     to [64 KiB, 1 GiB]). A larger one is never buffered: its bytes are
+//     skipped as they stream by, while a scan of its top level keeps its
+//     "id" and notes a "method" (wherever they are: gopls writes the id
+//     after the result). A reply fails its request with ErrFrameTooLarge,
+//     naming its size and the limit; a request of the server's is answered
+//     with RequestFailed; a notification is dropped. Stats.Oversized
+//     counts them. When the message has no id the scan can find (it is
+//     not one JSON object) the client cannot tell what it answered, so it
+//     kills the server: its exit fails every pending request with that
+//     reason and the client restarts it as after a crash, reopening the
+//     documents. A Content-Length of BrokenFrame (2 GiB) or more is taken
+//     for a broken stream and restarts the server the same way, at once; a
+//     negative or non-numeric one is a malformed header, skipped.
+//   - The inbox (read, not yet polled) holds at most 4,096 messages and
+//     Config.InboxBytes of their frames; a single message larger than that
+//     still passes alone, so nothing waits forever.
+//   - The outbox (written by the main goroutine, not yet read by the
+//     server) is bounded by Config.OutboxBytes (64 MiB). The main goroutine
+//     never blocks on a server, so a server that leaves that much unread
+//     is taken for hung: the message that would pass the bound is not
+//     queued, the server is killed, and as after a crash the requests
+//     pending on it fail (with ErrNotReading and ErrServerExited), and it
+//     is restarted with its documents reopened. A frame alone in the
+//     outbox passes whatever its size (the didOpen of a large file). Held
+//     messages count too while the server has not answered initialize.
+//   - Diagnostics are kept per document, latest only: for every open
+//     document until CloseDocument (the next Poll lists it as changed,
+//     with none), and for the 1,000 documents not open most recently
+//     published, within 32 MiB of their frames; older ones are forgotten
+//     without notice. A server's exit (crash, restart or stop) clears all
+//     it published, each document listed as changed.
+//   - Show/log messages kept for TakeMessages: the newest 1,000, within 4
+//     MiB of text, each text (and each progress title and message) cut to
+//     64 KiB on the reader. Progress in flight: 256 tokens.
+//
+// Config.Shape and Config.ShapeDiagnostics run on the reader goroutine,
+// where a panic would end the program: it is recovered. A panic in Shape
+// fails that request with an error wrapping ErrHookPanicked that gives the
+// panic's value; one in ShapeDiagnostics drops that publication, counts it
+// (Stats.HookPanics) and is told once in TakeMessages. A panic decoding a
+// frame counts it as malformed.
 //
 // # Results
 //

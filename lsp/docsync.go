@@ -63,10 +63,12 @@ func (c *Client) Open(path, languageID string, text []byte) error {
 	}
 	d := &document{uri: u, path: path, languageID: languageID, version: 1, base: text}
 	c.docs[u] = d
+	// Kept while open, whatever the bound on the others' (keepDiagnostics).
+	c.others.forget(u)
 	c.flushChanges()
 	// The text is escaped on the writer goroutine: a 100,000-line document
 	// takes tens of milliseconds to encode, far over a frame.
-	c.out(outFrame{lazy: func() []byte { return didOpenFrame(u, languageID, 1, text) }})
+	c.out(outFrame{lazy: func() []byte { return didOpenFrame(u, languageID, 1, text) }, n: didOpenSize(text)})
 	return nil
 }
 
@@ -90,7 +92,7 @@ func (c *Client) reopenDocuments() {
 			text, err := c.cfg.DocumentText(d.path)
 			if err != nil {
 				delete(c.docs, u)
-				c.messages = append(c.messages, Message{Show: true, Type: 1, Text: fmt.Sprintf("lsp: cannot reopen %s after the server restarted: %v", d.path, err)})
+				c.keepMessage(Message{Show: true, Type: 1, Text: fmt.Sprintf("lsp: cannot reopen %s after the server restarted: %v", d.path, err)})
 				continue
 			}
 			d.base, d.log, base, log = text, nil, text, nil
@@ -100,11 +102,19 @@ func (c *Client) reopenDocuments() {
 		v, lang := d.version, d.languageID
 		// Later edits append to d.log past len(log) or to a new slice, so
 		// the writer reads a log nobody modifies.
+		n := didOpenSize(base)
+		for _, e := range log {
+			n += len(e.Text)
+		}
 		c.preInit = append(c.preInit, queuedFrame{frame: outFrame{lazy: func() []byte {
 			return didOpenFrame(u, lang, v, applyEdits(base, log))
-		}}})
+		}, n: n}})
 	}
 }
+
+// didOpenSize is about the size of a didOpen of text, for the outbox's
+// bound: escaping grows a source file by a few percent.
+func didOpenSize(text []byte) int { return len(text) + len(text)/16 + 256 }
 
 // didOpenFrame encodes a didOpen. Invalid UTF-8 in text is replaced with
 // U+FFFD, as JSON requires.
@@ -195,7 +205,8 @@ func (c *Client) Save(path string) error {
 	return c.Notify(protocol.MethodTextDocumentDidSave, map[string]any{"textDocument": map[string]any{"uri": string(u)}})
 }
 
-// CloseDocument sends didClose and forgets the document.
+// CloseDocument sends didClose and forgets the document and its
+// diagnostics: the next Poll lists it among the changed ones, with none.
 func (c *Client) CloseDocument(path string) error {
 	u := docURI(path)
 	if c.docs[u] == nil {
@@ -203,6 +214,7 @@ func (c *Client) CloseDocument(path string) error {
 	}
 	err := c.Notify(protocol.MethodTextDocumentDidClose, map[string]any{"textDocument": map[string]any{"uri": string(u)}})
 	delete(c.docs, u)
+	c.dropDiagnostics(u)
 	return err
 }
 

@@ -75,4 +75,18 @@ var (
 	ErrNotOpen = errors.New("lsp: document not open")
 	// ErrAlreadyOpen is returned by Open for a path that is open.
 	ErrAlreadyOpen = errors.New("lsp: document already open")
+	// ErrFrameTooLarge is the cause of a request whose reply was larger
+	// than Config.MaxFrame (the message says how large, and the limit),
+	// and of the restart of a server that sent such a message when the
+	// client could not tell which request it answered, or a
+	// Content-Length of BrokenFrame or more.
+	ErrFrameTooLarge = errors.New("lsp: message too large")
+	// ErrNotReading is the cause of the restart of a server that left
+	// Config.OutboxBytes of the client's messages unread: it is taken for
+	// hung, and the requests pending on it fail.
+	ErrNotReading = errors.New("lsp: the server is not reading its input")
+	// ErrHookPanicked is the cause of a request whose Config.Shape
+	// panicked (the message gives the panic's value), and names a
+	// publication dropped because Config.ShapeDiagnostics did.
+	ErrHookPanicked = errors.New("lsp: a client hook panicked")
 )

@@ -252,6 +252,56 @@ func (s *fakeServer) handle(m *fakeMsg) {
 			s.notify("window/logMessage", map[string]any{"type": 4, "message": fmt.Sprintf("log %d", i)})
 		}
 		s.reply(m.ID, n)
+	case "fake/big":
+		// A reply of n bytes, its id after the result as gopls writes it,
+		// or before it (idFirst) as vscode-jsonrpc does.
+		n := int(p["bytes"].(float64))
+		pad := strings.Repeat("x", n)
+		var body string
+		if p["idFirst"] == true {
+			body = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":"%s"}`, m.ID, pad)
+		} else {
+			body = fmt.Sprintf(`{"jsonrpc":"2.0","result":"%s","id":%s}`, pad, m.ID)
+		}
+		fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	case "fake/bigNotify":
+		s.notify("window/logMessage", map[string]any{"type": 3, "message": strings.Repeat("x", int(p["bytes"].(float64)))})
+		s.reply(m.ID, "after")
+	case "fake/bigRequest":
+		// The client's answer to an oversized request of the server's is
+		// the answer to this one.
+		s.awaiting = map[string]int{}
+		s.replies = make([]json.RawMessage, 1)
+		s.origID = m.ID
+		s.request("workspace/applyEdit", map[string]any{"label": strings.Repeat("x", int(p["bytes"].(float64)))})
+	case "fake/bigNoID":
+		// Not JSON: what it answers cannot be told.
+		n := int(p["bytes"].(float64))
+		fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n%s", n, strings.Repeat("x", n))
+	case "fake/brokenLength":
+		s.out.WriteString("Content-Length: 2147483648\r\n\r\n{\"jsonrpc\":\"2.0\"")
+	case "fake/stopReading":
+		// Answers, then never reads its input again.
+		s.reply(m.ID, "stopped")
+		s.out.Flush()
+		time.Sleep(time.Hour)
+	case "fake/diagnosticsMany":
+		n := int(p["n"].(float64))
+		for i := range n {
+			s.notify("textDocument/publishDiagnostics", map[string]any{"uri": fmt.Sprintf("file:///many/f%d.go", i),
+				"diagnostics": []any{map[string]any{"range": fakeRange(0, 0, 1), "message": "m"}}})
+		}
+		s.reply(m.ID, n)
+	case "fake/floodBytes":
+		// Log messages of size bytes each until total bytes are written,
+		// each frame built once: the flood costs the server little.
+		total, size := int(p["bytes"].(float64)), int(p["size"].(float64))
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":4,"message":"%s"}}`, strings.Repeat("y", size))
+		frame := fmt.Appendf(nil, "Content-Length: %d\r\n\r\n%s", len(body), body)
+		for sent := 0; sent < total; sent += len(frame) {
+			s.out.Write(frame)
+		}
+		s.reply(m.ID, total)
 	case "fake/progress":
 		// With a workDoneToken the progress belongs to this request, which
 		// is answered by fake/progressEnd; without one the server starts

@@ -56,31 +56,174 @@ type Message struct {
 func (c *Client) onNotification(e evNotification) {
 	switch p := e.params.(type) {
 	case *protocol.PublishDiagnosticsParams:
-		// Keyed canonically, so they reach the document whatever the
-		// server's spelling of its URI.
-		u := canonicalURI(p.URI)
-		if c.changedSet == nil {
-			c.changedSet = map[uri.URI]struct{}{}
-		}
-		if _, dup := c.changedSet[u]; !dup {
-			c.changedSet[u] = struct{}{}
-			c.changedDiags = append(c.changedDiags, u)
-		}
-		c.diags[u] = p
-		if e.shaped != nil {
-			if c.shapedDiags == nil {
-				c.shapedDiags = map[uri.URI]any{}
-			}
-			c.shapedDiags[u] = e.shaped
-		}
+		c.keepDiagnostics(p, e.shaped, e.n)
 	case *progressParams:
 		c.onProgress(p)
 	case *messageParams:
-		c.messages = append(c.messages, Message{Show: e.method == protocol.MethodWindowShowMessage, Type: p.Type, Text: p.Message})
-		if over := len(c.messages) - maxMessagesKept; over > 0 {
-			c.messages = slices.Delete(c.messages, 0, over)
+		c.keepMessage(Message{Show: e.method == protocol.MethodWindowShowMessage, Type: p.Type, Text: p.Message})
+	}
+}
+
+// keepMessage keeps a message for TakeMessages: the newest
+// maxMessagesKept, and of those only as many as hold maxMessageBytes of
+// text (each text is cut to 64 KiB on the reader).
+func (c *Client) keepMessage(m Message) {
+	c.messages = append(c.messages, m)
+	c.messageBytes += len(m.Text)
+	drop := 0
+	for len(c.messages)-drop > 1 && (len(c.messages)-drop > maxMessagesKept || c.messageBytes > maxMessageBytes) {
+		c.messageBytes -= len(c.messages[drop].Text)
+		drop++
+	}
+	if drop > 0 {
+		c.messages = slices.Delete(c.messages, 0, drop)
+	}
+}
+
+// The diagnostics the client keeps for documents that are not open: a
+// server may publish for every file of a workspace (or, hostile, for
+// 100,000 it was never asked about), so only the most recently published
+// are kept, up to a count and a total of their frames' bytes. Those of
+// open documents are always kept.
+const (
+	maxOtherDiagnostics     = 1000
+	maxOtherDiagnosticBytes = 32 << 20
+)
+
+// diagOthers orders the documents not open that have diagnostics, oldest
+// publication first.
+type diagOthers struct {
+	seq   uint64
+	last  map[uri.URI]diagEntry
+	order []diagOrder // stale entries (an older seq than last's) are skipped
+	bytes int
+}
+
+type diagEntry struct {
+	seq uint64
+	n   int
+}
+
+type diagOrder struct {
+	u   uri.URI
+	seq uint64
+}
+
+func (o *diagOthers) note(u uri.URI, n int) {
+	o.forget(u)
+	if o.last == nil {
+		o.last = map[uri.URI]diagEntry{}
+	}
+	o.seq++
+	o.last[u] = diagEntry{seq: o.seq, n: n}
+	o.order = append(o.order, diagOrder{u: u, seq: o.seq})
+	o.bytes += n
+	if len(o.order) > 2*len(o.last)+64 {
+		keep := o.order[:0]
+		for _, e := range o.order {
+			if o.last[e.u].seq == e.seq {
+				keep = append(keep, e)
+			}
+		}
+		clear(o.order[len(keep):])
+		o.order = keep
+	}
+}
+
+func (o *diagOthers) forget(u uri.URI) {
+	if e, ok := o.last[u]; ok {
+		o.bytes -= e.n
+		delete(o.last, u)
+	}
+}
+
+// evict returns the oldest document over the bounds, if any, and forgets
+// it.
+func (o *diagOthers) evict() (uri.URI, bool) {
+	for len(o.last) > maxOtherDiagnostics || (o.bytes > maxOtherDiagnosticBytes && len(o.last) > 1) {
+		e := o.order[0]
+		o.order[0] = diagOrder{}
+		o.order = o.order[1:]
+		if o.last[e.u].seq == e.seq {
+			o.forget(e.u)
+			return e.u, true
 		}
 	}
+	return "", false
+}
+
+// keepDiagnostics keeps a publication (n is its frame's size) as the
+// document's latest, and lists the document among the changed ones. A
+// document that is not open and has no diagnostics keeps nothing.
+func (c *Client) keepDiagnostics(p *protocol.PublishDiagnosticsParams, shaped any, n int) {
+	// Keyed canonically, so they reach the document whatever the server's
+	// spelling of its URI.
+	u := canonicalURI(p.URI)
+	c.markDiagnosticsChanged(u)
+	if _, open := c.docs[u]; !open && len(p.Diagnostics) == 0 {
+		c.others.forget(u)
+		delete(c.diags, u)
+		delete(c.shapedDiags, u)
+		return
+	} else if !open {
+		c.others.note(u, n)
+	}
+	c.diags[u] = p
+	if shaped != nil {
+		if c.shapedDiags == nil {
+			c.shapedDiags = map[uri.URI]any{}
+		}
+		c.shapedDiags[u] = shaped
+	} else {
+		delete(c.shapedDiags, u)
+	}
+	for {
+		old, ok := c.others.evict()
+		if !ok {
+			break
+		}
+		delete(c.diags, old)
+		delete(c.shapedDiags, old)
+	}
+}
+
+func (c *Client) markDiagnosticsChanged(u uri.URI) {
+	if c.changedSet == nil {
+		c.changedSet = map[uri.URI]struct{}{}
+	}
+	if _, dup := c.changedSet[u]; !dup {
+		c.changedSet[u] = struct{}{}
+		c.changedDiags = append(c.changedDiags, u)
+	}
+}
+
+// dropDiagnostics forgets a document's diagnostics (it was closed); the
+// next Poll lists it among the changed ones.
+func (c *Client) dropDiagnostics(u uri.URI) {
+	if _, ok := c.diags[u]; !ok {
+		return
+	}
+	delete(c.diags, u)
+	delete(c.shapedDiags, u)
+	c.others.forget(u)
+	c.markDiagnosticsChanged(u)
+}
+
+// clearAllDiagnostics forgets every diagnostic of a server that has
+// exited: a restarted server publishes afresh, and a dead one's are stale.
+// The next Poll lists each document among the changed ones.
+func (c *Client) clearAllDiagnostics() {
+	us := make([]uri.URI, 0, len(c.diags))
+	for u := range c.diags {
+		us = append(us, u)
+	}
+	slices.Sort(us)
+	for _, u := range us {
+		c.markDiagnosticsChanged(u)
+	}
+	clear(c.diags)
+	clear(c.shapedDiags)
+	c.others = diagOthers{}
 }
 
 // onProgress keeps a $/progress report for Progress and shows it in the
@@ -265,7 +408,9 @@ func workDoneToken(params []byte) string {
 
 // Diagnostics returns the latest diagnostics the server published for a
 // file path (nil when none). Publications are coalesced: only the newest per
-// document is kept.
+// document is kept. They are kept for every open document until it is
+// closed, and for the 1,000 documents not open most recently published
+// (at most 32 MiB of their publications); a server's exit clears all.
 func (c *Client) Diagnostics(path string) []protocol.Diagnostic {
 	return c.DiagnosticsURI(docURI(path))
 }
@@ -295,10 +440,12 @@ func (c *Client) Progress() []Progress {
 }
 
 // TakeMessages returns the show/log messages received since the last call
-// (the newest 1,000 at most).
+// (the newest 1,000 at most, and of those as many as hold 4 MiB of text;
+// each text is cut to its first 64 KiB), and the client's own notices (a
+// panic of Config.ShapeDiagnostics).
 func (c *Client) TakeMessages() []Message {
 	m := c.messages
-	c.messages = nil
+	c.messages, c.messageBytes = nil, 0
 	return m
 }
 

@@ -576,8 +576,9 @@ func (b *Binding) wakeConsumer(j *job) {
 
 // failureValues is what a failed LSP request awaits as: nil, message, code,
 // where code is the LSP code's name for a server error, "Timeout",
-// "ServerExited" or "Stopped" for the client's own failures, and absent for
-// a cancel (nil, "cancelled").
+// "FrameTooLarge", "NotReading", "HookPanicked", "ServerExited" or
+// "Stopped" for the client's own failures, and absent for a cancel (nil,
+// "cancelled").
 func failureValues(out runtime.Outcome, err error, have bool) []lua.LValue {
 	if out.State == runtime.Cancelled {
 		return []lua.LValue{lua.LNil, lua.LString("cancelled")}
@@ -596,6 +597,14 @@ func failureValues(out runtime.Outcome, err error, have bool) []lua.LValue {
 		msg, code = re.Message, re.Name()
 	case errors.Is(err, lsp.ErrTimeout):
 		code = "Timeout"
+	// Before ServerExited: a server restarted for these fails its
+	// requests with both, and this is why.
+	case errors.Is(err, lsp.ErrFrameTooLarge):
+		code = "FrameTooLarge"
+	case errors.Is(err, lsp.ErrNotReading):
+		code = "NotReading"
+	case errors.Is(err, lsp.ErrHookPanicked):
+		code = "HookPanicked"
 	case errors.Is(err, lsp.ErrServerExited):
 		code = "ServerExited"
 	case errors.Is(err, lsp.ErrStopped):
@@ -718,6 +727,9 @@ func goToLua(L *lua.LState, v any) lua.LValue {
 		t.RawSetString("mods", lua.LNumber(x.Mods))
 		return t
 	case *lsp.SemanticTokens:
+		if x == nil {
+			return lua.LNil // a null result
+		}
 		t := L.CreateTable(0, 2)
 		t.RawSetString("result_id", lua.LString(x.ResultID))
 		rows := L.CreateTable(len(x.Tokens), 0)

@@ -35,7 +35,9 @@ var tables *lua.LState
 // tables in the JSON shape the server sent, except semantic tokens, whose
 // decoded rows become {line, col, len, type, mods}.
 func shapeLSPResult(method string, raw jsontext.Value, decoded any) (any, error) {
-	if st, ok := decoded.(*lsp.SemanticTokens); ok {
+	// A null result decodes to a nil *lsp.SemanticTokens: shaped below, as
+	// the null it is.
+	if st, ok := decoded.(*lsp.SemanticTokens); ok && st != nil {
 		rows := tables.CreateTable(len(st.Tokens), 0)
 		for i, tok := range st.Tokens {
 			r := tables.CreateTable(0, 5)

@@ -76,3 +76,18 @@ func TestShapedResultsMatchTheGeneralConversion(t *testing.T) {
 	require.Equal(t, lua.LNumber(5), row.RawGetString("col"))
 	require.Equal(t, lua.LString("r"), sh.v.(*lua.LTable).RawGetString("result_id"))
 }
+
+// A semantic-tokens reply of null (or with no result at all) shapes as
+// nil: the decoded value is then a nil *lsp.SemanticTokens, which the
+// shaper once dereferenced, panicking on the reader goroutine. Found by
+// FuzzLSPWireShapedForLua (its input is kept in testdata/fuzz).
+func TestShapeNullSemanticTokens(t *testing.T) {
+	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"result":null}`, `{"jsonrpc":"2.0","id":1}`} {
+		rep := lsp.Replay(lsp.Config{Shape: shapeLSPResult}, []string{protocol.MethodTextDocumentSemanticTokensFull},
+			lspFuzzFrames(body))
+		require.Zero(t, rep.Stats.HookPanics, body)
+		require.Len(t, rep.Results, 1)
+		require.NoError(t, rep.Results[0].Err)
+		require.Equal(t, lua.LNil, rep.Results[0].Value.(*lspShaped).v)
+	}
+}

@@ -49,7 +49,8 @@ func init() {
 //   - didOpen and didChange publish one diagnostic whose message is the
 //     document text the server holds, applying incremental edits;
 //   - test/apply sends workspace/applyEdit with its params as the edit,
-//     and test/applied answers (and forgets) the client's last answer.
+//     and test/applied answers (and forgets) the client's last answer;
+//   - test/big answers a string of params.bytes bytes.
 func fakeServer(in io.Reader, out io.Writer) {
 	r := bufio.NewReader(in)
 	var mu sync.Mutex // delayed replies write from timers
@@ -101,6 +102,8 @@ func fakeServer(in io.Reader, out io.Writer) {
 			reply(p)
 		case "test/raw":
 			reply(string(msg.Params))
+		case "test/big":
+			reply(strings.Repeat("x", int(p["bytes"].(float64))))
 		case "test/error":
 			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32801, "message": "content modified"}})
 		case "test/never":
@@ -231,6 +234,23 @@ func TestLSPRequestAwaitedFromLua(t *testing.T) {
 		assert(err == nil, tostring(err))
 		assert(v.a == 1 and v.list[2] == "y" and v.nested.b == true, "echo came back wrong")
 		assert(c:status().state == "running", c:status().state)
+		c:stop()
+		return "ok"`)
+	requireOK(t, h, task)
+}
+
+// A reply over the client's 64 MiB limit awaits as nil, a message naming
+// its size and the limit, and "FrameTooLarge"; the client goes on. (Issue
+// 25 point 7: "a bigger one fails that request with a clear error".)
+func TestLSPReplyTooLargeAwaitsAsTriple(t *testing.T) {
+	h := lspHarness(t)
+	task := h.run(t, `
+		local c = assert(pmacs.lsp.start{cmd = {FAKE}, root = DIR})
+		local v, msg, code = c:request("test/big", {bytes = 65 * 1048576}):await()
+		assert(v == nil, "value on error")
+		assert(code == "FrameTooLarge", tostring(code))
+		assert(msg:find("message too large", 1, true) and msg:find("over the limit of 67108864", 1, true), msg)
+		assert(c:request("test/echo", {a = 1}):await().a == 1)
 		c:stop()
 		return "ok"`)
 	requireOK(t, h, task)

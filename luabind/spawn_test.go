@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
@@ -332,4 +333,32 @@ func TestLuaSystemEnvAddsToTheEditorsEnvironment(t *testing.T) {
 	require.Equal(t, lua.LString("one/two"), res[0])
 	require.Equal(t, lua.LFalse, res[1])
 	require.Contains(t, res[2].String(), "field 'env' has an invalid variable name")
+}
+
+// h:write outside a task never waits, so a script writing to a program
+// that does not read meets the queue's hard bound: the write that would
+// pass 64 MiB returns nil, "ENOBUFS: ...", "ENOBUFS" and queues nothing;
+// the writes before it returned true. (Issue 25 point 7: "a spawn's stdin
+// queue ... past it a write fails with a clear error".)
+func TestLuaWritePastTheStdinBoundFailsLuvStyle(t *testing.T) {
+	h := newHarness(t, false)
+	L := h.b.L()
+	require.NoError(t, L.DoString(`
+		local h = pmacs.workers.spawn{cmd = {"sleep", "60"}, stdin = "pipe"}
+		local chunk = string.rep("x", 1048576)
+		local ok, msg, code
+		N = 0
+		repeat
+			ok, msg, code = h:write(chunk)
+			if ok then N = N + 1 end
+		until not ok or N > 200
+		OK, MSG, CODE = ok, msg, code
+		h:cancel()
+	`))
+	h.drive(t, 20*time.Second)
+	require.Equal(t, lua.LNumber(runtime.StdinMaxQueued>>20), L.GetGlobal("N"))
+	require.Equal(t, lua.LNil, L.GetGlobal("OK"))
+	require.Contains(t, L.GetGlobal("MSG").String(), "ENOBUFS: write: runtime: the program's input queue is full")
+	require.Contains(t, L.GetGlobal("MSG").String(), "nothing was queued")
+	require.Equal(t, lua.LString("ENOBUFS"), L.GetGlobal("CODE"))
 }

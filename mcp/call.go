@@ -222,6 +222,11 @@ func (c *Conn) unusable() error {
 	if c.closed {
 		return ErrClosed
 	}
+	// A message over the limit ends the connection; the server's death
+	// that follows only hides why.
+	if c.tooLarge != nil {
+		return c.tooLarge
+	}
 	// A failed initialize is the first cause: the server is killed after
 	// it, and its exit would only hide why.
 	select {
@@ -260,6 +265,8 @@ func failure(id runtime.JobID, err error) settlement {
 	var xe *ServerExitedError
 	var je *jsonrpc.Error
 	switch {
+	case errors.Is(err, ErrMessageTooLarge):
+		s.code = CodeMessageTooLarge
 	case errors.As(err, &te):
 		s.code = CodeToolError
 	case errors.As(err, new(*ConnectError)):

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -57,6 +58,27 @@ type Spec struct {
 	// not offer the roots capability at all; an empty, non-nil list offers
 	// it with no root. The list never changes during the connection.
 	Roots []string
+	// MaxMessage is the largest message, in bytes, the client reads from
+	// the server: a line of JSON-RPC from a program, a response body or a
+	// server-sent event from an HTTP server. A larger one ends the
+	// connection (see the package doc, "Bounds"). 0 means
+	// DefaultMaxMessage (64 MiB); clamped to [MinMaxMessage,
+	// MaxMaxMessage].
+	MaxMessage int
+}
+
+// Bounds of Spec.MaxMessage.
+const (
+	DefaultMaxMessage = 64 << 20
+	MinMaxMessage     = 64 << 10
+	MaxMaxMessage     = 1 << 30
+)
+
+func (s Spec) maxMessage() int {
+	if s.MaxMessage <= 0 {
+		return DefaultMaxMessage
+	}
+	return min(max(s.MaxMessage, MinMaxMessage), MaxMaxMessage)
 }
 
 func (s Spec) name() string {
@@ -89,6 +111,11 @@ type Conn struct {
 	stderr *tail
 	// discard is set once nothing reads the server's output any more.
 	discard atomic.Bool
+	// maxMessage is Spec.MaxMessage, clamped; lineLen is how many bytes
+	// of stdout came since its last newline (touched only by proc's
+	// reader, one call at a time).
+	maxMessage int
+	lineLen    int
 
 	ready         chan struct{} // closed once initialize has finished
 	connErr       error         // its failure; read after ready
@@ -97,6 +124,7 @@ type Conn struct {
 	mu       sync.Mutex
 	calls    map[runtime.JobID]*call
 	closed   bool
+	tooLarge error // set once the server sent a message over maxMessage
 	exitErr  error // set once the server process is gone
 	done     chan struct{}
 	wg       sync.WaitGroup
@@ -163,12 +191,15 @@ func (h *Host) Dial(spec Spec) (*Conn, error) {
 		return nil, fmt.Errorf("mcp: connect: %w", err)
 	}
 	c := &Conn{host: h, name: spec.name(), calls: make(map[runtime.JobID]*call),
-		done: make(chan struct{}), ready: make(chan struct{})}
+		done: make(chan struct{}), ready: make(chan struct{}), maxMessage: spec.maxMessage()}
 	var t sdk.Transport
 	if spec.URL != "" {
 		var hc *http.Client
-		hc, c.abort = abortableClient(spec.HTTPClient)
-		t = &sdk.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, DisableStandaloneSSE: true}
+		hc, c.abort = abortableClient(spec.HTTPClient, c.maxMessage, c.overLimit)
+		// The SDK's own bound on an event stays above this package's, which
+		// sees the bytes first and says why.
+		t = &sdk.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, DisableStandaloneSSE: true,
+			MaxEventSize: c.maxMessage + sdkSlack}
 	} else {
 		var err error
 		if t, err = c.spawn(spec); err != nil {
@@ -253,6 +284,15 @@ func (c *Conn) spawn(spec Spec) (sdk.Transport, error) {
 		Argv: spec.Cmd, Dir: spec.Dir, Env: env, StdinPipe: true, WaitDelay: waitDelay,
 		Output: func(s proc.Stream, chunk []byte) error {
 			if s == proc.Stdout {
+				if c.lineOverLimit(chunk) {
+					// Counted before the SDK buffers them: a line over
+					// the limit ends the connection. The error makes
+					// proc stop the server's group and drop the rest.
+					err := fmt.Errorf("%w: the server wrote a line of more than %d bytes (Spec.MaxMessage)", ErrMessageTooLarge, c.maxMessage)
+					c.overLimit(err)
+					pw.CloseWithError(err)
+					return err
+				}
 				// Blocks until the SDK's reader took the bytes: the
 				// server is throttled to the client's pace. Once the
 				// session is over, what the server still writes is
@@ -275,7 +315,54 @@ func (c *Conn) spawn(spec Spec) (sdk.Transport, error) {
 	c.proc, c.stdin = p, &onceCloser{w: p.Stdin()}
 	c.wg.Add(1)
 	go c.watch(pw)
-	return &sdk.IOTransport{Reader: keepOpen{pr}, Writer: c.stdin}, nil
+	return &sdk.IOTransport{Reader: keepOpen{pr}, Writer: c.stdin, MaxLineLength: c.maxMessage + sdkSlack}, nil
+}
+
+// sdkSlack puts the SDK's own bounds on a message above Spec.MaxMessage:
+// this package sees the bytes first, counts them exactly and says why.
+const sdkSlack = 1 << 20
+
+// lineOverLimit counts a chunk of the server's stdout into the line it
+// continues and reports whether a line has passed maxMessage. Once it has,
+// every later chunk is over too: the connection is over.
+func (c *Conn) lineOverLimit(chunk []byte) bool {
+	if c.lineLen > c.maxMessage {
+		return true
+	}
+	for {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			c.lineLen += len(chunk)
+			return c.lineLen > c.maxMessage
+		}
+		if c.lineLen+i > c.maxMessage {
+			c.lineLen += i
+			return true
+		}
+		c.lineLen = 0
+		chunk = chunk[i+1:]
+	}
+}
+
+// overLimit ends the connection for a message over Spec.MaxMessage: every
+// pending call fails with err at once, so do later ones (Err returns it),
+// and an HTTP server's requests are aborted (a program's group is stopped
+// by proc, told by the Output callback's error). Safe from any goroutine;
+// the first message over wins.
+func (c *Conn) overLimit(err error) {
+	c.mu.Lock()
+	if c.tooLarge != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.tooLarge = err
+	for _, cl := range c.calls {
+		cl.cancel(err)
+	}
+	c.mu.Unlock()
+	if c.abort != nil {
+		c.abort()
+	}
 }
 
 // watch waits for the server process to end, then fails every pending call
@@ -348,9 +435,11 @@ func (c *Conn) Done() <-chan struct{} {
 	return c.done
 }
 
-// Err returns ErrClosed after Close, the *ServerExitedError once the server
-// process is gone, the *ConnectError if initialize failed, and nil while
-// the connection is usable or still connecting.
+// Err returns ErrClosed after Close, an error wrapping ErrMessageTooLarge
+// once the server sent a message over Spec.MaxMessage, the
+// *ServerExitedError once the server process is gone, the *ConnectError if
+// initialize failed, and nil while the connection is usable or still
+// connecting.
 func (c *Conn) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

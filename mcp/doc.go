@@ -64,6 +64,21 @@
 // exits, writes something that is not JSON-RPC, or does not answer
 // initialize within Spec.ConnectTimeout.
 //
+// # Bounds
+//
+// A server cannot make the client hold a message without limit. A stdio
+// server's output is counted as proc hands it over, before the SDK
+// buffers it: a line (one JSON-RPC message) longer than Spec.MaxMessage
+// (64 MiB; clamped to [64 KiB, 1 GiB]) ends the connection. An HTTP
+// server's response body (a JSON response) or server-sent event is bounded
+// the same way by the connection's transport. Either way every pending
+// call fails at once with an error wrapping ErrMessageTooLarge that names
+// the limit (code CodeMessageTooLarge), later calls fail with it, Err
+// returns it, and the server's process group is stopped or the HTTP
+// requests aborted; Close is still called as usual. The SDK's own bounds
+// (16 MiB by default) are set above Spec.MaxMessage, so this package's,
+// which says why, is met first.
+//
 // # Progress
 //
 // Every tool call carries a progress token; the server's

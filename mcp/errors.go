@@ -21,6 +21,9 @@ const (
 	CodeClosed = "closed"
 	// CodeTimeout: the call's Timeout passed.
 	CodeTimeout = "timeout"
+	// CodeMessageTooLarge: the server sent a message over Spec.MaxMessage,
+	// which ended the connection.
+	CodeMessageTooLarge = "message_too_large"
 	// CodeProtocol: the server answered with a JSON-RPC error other than
 	// the named ones, or the exchange failed.
 	CodeProtocol = "protocol_error"
@@ -32,6 +35,12 @@ var ErrClosed = errors.New("mcp: connection closed")
 
 // ErrTimeout is the cause of a call whose Timeout passed.
 var ErrTimeout = errors.New("mcp: call timed out")
+
+// ErrMessageTooLarge is the cause of the calls pending, and of those made
+// after, when the server sent a message over Spec.MaxMessage: a line of a
+// program's output, an HTTP response body or server-sent event. The
+// message says which and the limit.
+var ErrMessageTooLarge = errors.New("mcp: message too large")
 
 // ServerExitedError says that the server process ended; every call pending
 // at that moment fails with it. Stderr is the tail of what the server wrote

@@ -122,6 +122,12 @@
 // when cancelled.
 // So the main goroutine never waits for a walk or a ranking.
 //
+// Both are bounded in what they hold while no job takes it: a cache keeps
+// at most 1,024 reported operations (past that it drops them and lists its
+// root afresh at the next query), and a root's first walk, which outlives
+// the job that started it, stops once 16 MiB of paths wait for the next
+// job, and gives up after 30 s without one (that job then walks afresh).
+//
 // # Streams and memory
 //
 // A stream's items are buffered per job and delivered by TakeStreamBatches,
@@ -154,5 +160,8 @@
 // watch build), so it runs on proc's goroutines and holds no worker slot
 // and no actor gate. The runtime keeps a lock-guarded table of the running
 // programs beside the pending table, for stdin writes and for Close, which
-// kills every group at once and waits for each job's last reply.
+// kills every group at once and waits for each job's last reply. A
+// program's stdin queue asks its writer to wait past StdinHighWater (1 MiB)
+// and refuses a write past StdinMaxQueued (64 MiB, ENOBUFS): a writer that
+// does not wait cannot grow it without limit.
 package runtime

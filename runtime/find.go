@@ -42,7 +42,26 @@ const (
 	maxFindCaches   = 8
 	maxFuzzySources = 64
 	maxKeyResults   = 16 // previous results kept per cache or source, for refinement
+	// maxFindInbox bounds the renames and removes a cache keeps for its
+	// next query: past it they are dropped and the next query lists the
+	// root afresh, so a cache no query uses does not grow with every
+	// operation under its root.
+	maxFindInbox = 1024
 )
+
+// A root's first walk outlives the job that started it (see bgWalk), and
+// what it lists waits for the next query's job. walkPendingMax bounds the
+// bytes of paths waiting so: past it the walk waits for a job to take them,
+// and after walkIdleMax without one it gives up (errWalkAbandoned), its
+// listing dropped; the next query walks afresh. Variables for tests.
+var (
+	walkPendingMax = 16 << 20
+	walkIdleMax    = 30 * time.Second
+)
+
+// errWalkAbandoned ends a first walk that no job took from for
+// walkIdleMax while it had walkPendingMax of paths waiting.
+var errWalkAbandoned = errors.New("the walk waited for a query too long")
 
 // FindSpec is a find_files request.
 type FindSpec struct {
@@ -126,9 +145,13 @@ type bgWalk struct {
 	mu    sync.Mutex
 	files []string
 	dirs  []walk.DirInfo
-	done  bool
-	err   error
-	wake  chan struct{} // a token after every chunk and at the end
+	// pending is the bytes of paths in files and dirs, and peak the most
+	// there ever were (for tests).
+	pending, peak int
+	done          bool
+	err           error
+	wake          chan struct{} // to the job: a token after every chunk and at the end
+	taken         chan struct{} // to the walk: a token when a job took what was pending
 }
 
 type cacheKey struct {
@@ -153,6 +176,8 @@ type fileCache struct {
 
 	inboxMu sync.Mutex
 	inbox   []ResourceOp // absolute paths, posted by Tick
+	// overflow: more than maxFindInbox ops were posted, and dropped.
+	overflow bool
 
 	life     *walkLife
 	lock     chan struct{} // a one-slot semaphore a job can wait on and give up when cancelled
@@ -353,7 +378,12 @@ func (rt *Runtime) noteResource(op ResourceOp) {
 	for _, c := range rt.finder.caches {
 		if under(c.key.root, op.From) || under(c.key.root, op.To) {
 			c.inboxMu.Lock()
-			c.inbox = append(c.inbox, op)
+			if len(c.inbox) >= maxFindInbox {
+				c.inbox, c.overflow = nil, true
+			}
+			if !c.overflow {
+				c.inbox = append(c.inbox, op)
+			}
 			c.inboxMu.Unlock()
 		}
 	}
@@ -401,9 +431,13 @@ func lockCache(ctx context.Context, w *task, lock chan struct{}) error {
 // ranks it. It runs on a worker holding c.lock.
 func (c *fileCache) find(ctx context.Context, w *task, pat fuzzy.Pattern, limit int, key string) (*Ranking, error) {
 	c.inboxMu.Lock()
-	ops := c.inbox
-	c.inbox = nil
+	ops, overflow := c.inbox, c.overflow
+	c.inbox, c.overflow = nil, false
 	c.inboxMu.Unlock()
+	if overflow && c.bg == nil {
+		// Too many changes were reported to keep: list the root afresh.
+		c.complete = false
+	}
 	if c.complete {
 		if err := c.refresh(ctx, ops); err != nil {
 			return nil, fmt.Errorf("find_files: %w", err)
@@ -432,32 +466,9 @@ func (c *fileCache) find(ctx context.Context, w *task, pat fuzzy.Pattern, limit 
 // ctx stops this job within one chunk; the walk goes on for the next job.
 func (c *fileCache) walkAll(ctx context.Context, w *task, pat fuzzy.Pattern, limit int) error {
 	if c.bg == nil {
-		c.store = &fuzzy.Store{}
-		c.index = make(map[string]int)
-		c.dirs = make(map[string]time.Time)
-		c.last = nil
-		c.checkedAt = time.Now()
-		bg := &bgWalk{wake: make(chan struct{}, 1)}
-		root, opts := c.key.root, c.walkOptions()
-		started := c.life.start(func(life context.Context) {
-			err := listRecovered(life, root, opts, func(ch walk.Chunk) error {
-				bg.mu.Lock()
-				bg.files = append(bg.files, ch.Files...)
-				bg.dirs = append(bg.dirs, ch.Dirs...)
-				bg.mu.Unlock()
-				bg.signal()
-				return nil
-			})
-			bg.mu.Lock()
-			bg.done, bg.err = true, err
-			bg.mu.Unlock()
-			bg.signal()
-		})
-		if !started {
-			return errors.New("runtime is closed")
+		if err := c.startWalk(); err != nil {
+			return err
 		}
-		c.bg = bg
-		c.walks++
 	}
 	bg := c.bg
 	var last time.Time
@@ -465,11 +476,20 @@ func (c *fileCache) walkAll(ctx context.Context, w *task, pat fuzzy.Pattern, lim
 	for {
 		bg.mu.Lock()
 		files, dirs, done, werr := bg.files, bg.dirs, bg.done, bg.err
-		bg.files, bg.dirs = nil, nil
+		bg.files, bg.dirs, bg.pending = nil, nil, 0
 		bg.mu.Unlock()
+		bg.tookAll()
 		c.addChunk("", walk.Chunk{Files: files, Dirs: dirs})
 		if done {
 			c.bg = nil
+			if errors.Is(werr, errWalkAbandoned) {
+				// Given up while no job took its listing: walk afresh.
+				if err := c.startWalk(); err != nil {
+					return err
+				}
+				bg, last, prev = c.bg, time.Time{}, nil
+				continue
+			}
 			if werr != nil {
 				return werr
 			}
@@ -502,10 +522,88 @@ func (c *fileCache) walkAll(ctx context.Context, w *task, pat fuzzy.Pattern, lim
 	}
 }
 
+// startWalk empties the cache and starts the root's first walk.
+func (c *fileCache) startWalk() error {
+	c.store = &fuzzy.Store{}
+	c.index = make(map[string]int)
+	c.dirs = make(map[string]time.Time)
+	c.last = nil
+	c.checkedAt = time.Now()
+	bg := &bgWalk{wake: make(chan struct{}, 1), taken: make(chan struct{}, 1)}
+	root, opts := c.key.root, c.walkOptions()
+	started := c.life.start(func(life context.Context) {
+		err := listRecovered(life, root, opts, func(ch walk.Chunk) error {
+			n := 0
+			for _, f := range ch.Files {
+				n += len(f)
+			}
+			for _, d := range ch.Dirs {
+				n += len(d.Rel)
+			}
+			bg.mu.Lock()
+			bg.files = append(bg.files, ch.Files...)
+			bg.dirs = append(bg.dirs, ch.Dirs...)
+			bg.pending += n
+			bg.peak = max(bg.peak, bg.pending)
+			full := bg.pending >= walkPendingMax
+			bg.mu.Unlock()
+			bg.signal()
+			if full {
+				return bg.waitTaken(life)
+			}
+			return nil
+		})
+		bg.mu.Lock()
+		bg.done, bg.err = true, err
+		if errors.Is(err, errWalkAbandoned) {
+			bg.files, bg.dirs, bg.pending = nil, nil, 0
+		}
+		bg.mu.Unlock()
+		bg.signal()
+	})
+	if !started {
+		return errors.New("runtime is closed")
+	}
+	c.bg = bg
+	c.walks++
+	return nil
+}
+
 func (bg *bgWalk) signal() {
 	select {
 	case bg.wake <- struct{}{}:
 	default:
+	}
+}
+
+// tookAll tells a waiting walk that its listing was taken.
+func (bg *bgWalk) tookAll() {
+	select {
+	case bg.taken <- struct{}{}:
+	default:
+	}
+}
+
+// waitTaken waits, on the walk's goroutine, until a job has taken what is
+// pending, the runtime closes, or walkIdleMax has passed
+// (errWalkAbandoned).
+func (bg *bgWalk) waitTaken(life context.Context) error {
+	idle := time.NewTimer(walkIdleMax)
+	defer idle.Stop()
+	for {
+		bg.mu.Lock()
+		full := bg.pending >= walkPendingMax
+		bg.mu.Unlock()
+		if !full {
+			return nil
+		}
+		select {
+		case <-bg.taken:
+		case <-life.Done():
+			return life.Err()
+		case <-idle.C:
+			return errWalkAbandoned
+		}
 	}
 }
 

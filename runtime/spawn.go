@@ -20,6 +20,12 @@ const (
 	// StdinHighWater is how many bytes a spawn's stdin queue holds before
 	// SpawnWrite asks its caller to wait.
 	StdinHighWater = 1 << 20
+	// StdinMaxQueued is how many bytes a spawn's stdin queue holds at
+	// most: a write that would take it past them fails with ENOBUFS
+	// (ErrStdinFull) and queues nothing. A caller that does not wait at
+	// the high-water mark, writing to a program that does not read, meets
+	// it instead of growing the editor's memory.
+	StdinMaxQueued = 64 << 20
 	// spawnCreditBatches sizes a spawn's credit in batches: a program's
 	// output is a flood more often than not, and every undelivered line is
 	// decoded by the next Tick, so a few frames' worth is the window.
@@ -99,7 +105,8 @@ func (rt *Runtime) DispatchSystem(spec proc.Spec, maxOutput int, o DispatchOptio
 // before writing more. It
 // returns 0 when there is room. An error means nothing was queued: the job
 // is unknown, has no stdin pipe, its stdin was closed, the program is gone
-// (a write to it failed: "EPIPE") or the job ended.
+// (a write to it failed: "EPIPE"), the job ended, or the write would take
+// the queue past StdinMaxQueued ("ENOBUFS", wrapping ErrStdinFull).
 func (rt *Runtime) SpawnWrite(id JobID, data []byte) (JobID, error) {
 	q, err := rt.stdinOf(id, "write")
 	if err != nil {

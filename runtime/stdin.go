@@ -24,8 +24,13 @@ type stdinQueue struct {
 
 func newStdinQueue() *stdinQueue { return &stdinQueue{wake: make(chan struct{}, 1)} }
 
+// ErrStdinFull is the cause of a SpawnWrite refused because the program has
+// left StdinMaxQueued bytes unread (code "ENOBUFS").
+var ErrStdinFull = errors.New("runtime: the program's input queue is full")
+
 // push queues a copy of data and reports whether the queue is now over the
-// high-water mark.
+// high-water mark. A write that would take the queue past StdinMaxQueued
+// queues nothing and fails.
 func (q *stdinQueue) push(data []byte) (bool, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -34,6 +39,11 @@ func (q *stdinQueue) push(data []byte) (bool, error) {
 	}
 	if q.closing {
 		return false, &proc.Error{Op: "write", Code: "EPIPE", Err: errors.New("stdin is closed")}
+	}
+	if q.queued+len(data) > StdinMaxQueued {
+		return false, &proc.Error{Op: "write", Code: "ENOBUFS", Err: fmt.Errorf(
+			"%w: %d bytes wait for the program to read them, and these %d would pass the limit of %d; nothing was queued (wait until the program has read some)",
+			ErrStdinFull, q.queued, len(data), StdinMaxQueued)}
 	}
 	if len(data) > 0 {
 		q.chunks = append(q.chunks, append([]byte(nil), data...))
