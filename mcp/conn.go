@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pmacs-go/pmacs-go/fileuri"
 	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -266,8 +266,7 @@ func fileRoots(paths []string) ([]*sdk.Root, error) {
 		if err != nil {
 			return nil, fmt.Errorf("root %q: %w", p, err)
 		}
-		u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
-		roots = append(roots, &sdk.Root{URI: u.String(), Name: filepath.Base(abs)})
+		roots = append(roots, &sdk.Root{URI: fileuri.FromPath(abs), Name: filepath.Base(abs)})
 	}
 	return roots, nil
 }
