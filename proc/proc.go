@@ -58,7 +58,8 @@ type Spec struct {
 	// Dir is the working directory; "" means the caller's.
 	Dir string
 	// Env is the complete environment as "KEY=value" entries (a later
-	// duplicate key wins); nil means the caller's environment.
+	// duplicate key wins); nil means the caller's environment. Either way
+	// proc sets TreeEnv in it (see the package doc).
 	Env []string
 	// Stdin feeds the program's standard input; nil means /dev/null.
 	// Ignored when StdinPipe is set.
@@ -91,13 +92,14 @@ type Spec struct {
 	// "ETIMEDOUT" wrapping ErrTimeout.
 	Timeout time.Duration
 	// KillGrace is how long a stopped program has between SIGTERM and
-	// SIGKILL to its group; 0 means DefaultKillGrace.
+	// SIGKILL to its tree; 0 means DefaultKillGrace.
 	KillGrace time.Duration
 	// WaitDelay bounds how long Wait waits for the pipes to close after
 	// the program exited (a background grandchild may hold them open); 0
-	// means DefaultWaitDelay. Once it has passed, the group is killed and
-	// each further read may stay idle at most WaitDelay. It is also the
-	// exec.Cmd.WaitDelay of the copy from a Stdin reader.
+	// means DefaultWaitDelay. Once it has passed, the program's tree is
+	// killed and the pipes are read for at most WaitDelay more (what is
+	// left in them then is dropped). It is also the exec.Cmd.WaitDelay of
+	// the copy from a Stdin reader.
 	WaitDelay time.Duration
 }
 

@@ -1,0 +1,167 @@
+//go:build linux
+
+// Package proctest helps tests check that the processes a program started
+// are really gone: neither running nor left as zombies. A test script
+// writes a descendant's pid to a file; Track reads it and remembers the
+// process by its pid and start time, so a recycled pid is never mistaken
+// for the process, and Gone polls /proc until it has disappeared.
+//
+// Everything here reads /proc and is safe from any goroutine.
+package proctest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// T is the part of testing.TB the helpers use.
+type T interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
+// Info is what /proc/<pid>/stat says about a process.
+type Info struct {
+	Pid, Ppid, Pgid, Sid int
+	// State is the one-letter state: 'Z' for a zombie.
+	State byte
+	// Start is the start time in clock ticks after boot: with the pid it
+	// names one process, whatever later takes its pid.
+	Start uint64
+	Comm  string
+}
+
+// Stat reads /proc/<pid>/stat; false when there is no such process.
+func Stat(pid int) (Info, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Info{}, false
+	}
+	// comm may hold spaces and parens: the fields start after the last ')'.
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open || end+2 > len(b) {
+		return Info{}, false
+	}
+	f := strings.Fields(string(b[end+2:]))
+	if len(f) < 20 {
+		return Info{}, false
+	}
+	n := func(i int) int { v, _ := strconv.Atoi(f[i]); return v }
+	start, _ := strconv.ParseUint(f[19], 10, 64)
+	return Info{Pid: pid, Ppid: n(1), Pgid: n(2), Sid: n(3), State: f[0][0], Start: start,
+		Comm: string(b[open+1 : end])}, true
+}
+
+// Proc is one process a test follows.
+type Proc struct {
+	Pid   int
+	Start uint64
+}
+
+func (p Proc) String() string { return fmt.Sprintf("pid %d", p.Pid) }
+
+// State returns the process's state letter ('R', 'S', 'Z', ...), or 0 once
+// it is gone (reaped, so its pid is free or taken by another process).
+func (p Proc) State() byte {
+	in, ok := Stat(p.Pid)
+	if !ok || in.Start != p.Start {
+		return 0
+	}
+	return in.State
+}
+
+// Alive reports whether the process runs (exists and is not a zombie).
+func (p Proc) Alive() bool {
+	s := p.State()
+	return s != 0 && s != 'Z'
+}
+
+// Track waits (10 s at most) until path holds a pid followed by a newline,
+// as `echo $! > path` writes it, and returns that process. The process is
+// killed when the test ends, so a failing test leaves nothing running.
+func Track(t T, path string) Proc {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(path)
+		if s := string(b); err == nil && strings.HasSuffix(s, "\n") {
+			pid, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || pid <= 0 {
+				t.Fatalf("%s holds %q, not a pid", path, s)
+			}
+			return Follow(t, pid)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid was written to %s", path)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// Follow returns the running process pid; it is killed when the test ends.
+func Follow(t T, pid int) Proc {
+	t.Helper()
+	in, ok := Stat(pid)
+	if !ok {
+		t.Fatalf("pid %d: no such process", pid)
+	}
+	p := Proc{Pid: pid, Start: in.Start}
+	t.Cleanup(func() {
+		if p.Alive() {
+			_ = syscall.Kill(p.Pid, syscall.SIGKILL)
+		}
+	})
+	return p
+}
+
+// Gone waits until every process in ps is gone (neither running nor a
+// zombie) and fails the test, naming what is left, if one is still there
+// after within.
+func Gone(t T, within time.Duration, ps ...Proc) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		var left []string
+		for _, p := range ps {
+			if s := p.State(); s != 0 {
+				left = append(left, fmt.Sprintf("pid %d (state %c)", p.Pid, s))
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still there %v after the teardown: %s", within, strings.Join(left, ", "))
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// WaitFor polls the process until cond holds for its stat (10 s at most),
+// failing the test otherwise: a script's `setsid prog &` has written its
+// pid before the child has left the group or exec'd prog.
+func (p Proc) WaitFor(t T, what string, cond func(Info) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if in, ok := Stat(p.Pid); ok && in.Start == p.Start && cond(in) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d: timed out waiting for %s", p.Pid, what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Detached is WaitFor's condition for a process that has become a session
+// leader (setsid) running comm.
+func Detached(comm string) func(Info) bool {
+	return func(in Info) bool { return in.Sid == in.Pid && in.Comm == comm }
+}
