@@ -398,6 +398,7 @@ func (p *Process) monitor(ctx context.Context) {
 
 	var (
 		stopping  bool
+		killed    bool // the tree has had its SIGKILL
 		cause     error
 		graceC    <-chan time.Time
 		timeoutC  <-chan time.Time
@@ -438,10 +439,11 @@ wait:
 			stop(nil)
 		case <-killC:
 			killC, graceC = nil, nil
-			stopping = true
+			stopping, killed = true, true
 			p.killTree()
 		case <-graceC:
 			graceC = nil
+			killed = true
 			p.killTree()
 		}
 	}
@@ -456,10 +458,14 @@ wait:
 	// slow consumer): give the readers WaitDelay to reach EOF, then kill
 	// the tree, which ends any descendant holding a pipe open. From then
 	// on the pipes are read for at most WaitDelay, in case a process that
-	// escaped the tree holds one and keeps writing.
+	// escaped the tree holds one and keeps writing. A tree already killed
+	// has nobody left to wait for.
 	select {
 	case <-p.readersCh:
 	default:
+		if killed {
+			break
+		}
 		t := time.NewTimer(p.waitDelay)
 		select {
 		case <-p.readersCh:

@@ -165,3 +165,55 @@ func (p Proc) WaitFor(t T, what string, cond func(Info) bool) {
 func Detached(comm string) func(Info) bool {
 	return func(in Info) bool { return in.Sid == in.Pid && in.Comm == comm }
 }
+
+// The ways a program's tree misbehaves at teardown that Hostile scripts.
+const (
+	// Grandchild: a setsid grandchild holds the program's stdout open.
+	Grandchild = "grandchild"
+	// IgnoreTerm: the program and its setsid grandchild ignore SIGTERM
+	// (a Go program must also call signal.Ignore itself: the Go runtime
+	// installs its own SIGTERM handler whatever it inherits).
+	IgnoreTerm = "ignoreterm"
+	// FullPipe: a setsid grandchild writes to the program's stdout without
+	// end, so the pipe is full whenever nobody reads it.
+	FullPipe = "fullpipe"
+	// NeverClose: a grandchild that escaped the tree (it cleared its
+	// environment and double-forked: no cookie, no parent chain to the
+	// program) holds stdout open and never closes it. Only the bounds hold
+	// for it; it is the exit's EndAll that ends it.
+	NeverClose = "neverclose"
+)
+
+// Cases lists the misbehaviours, in the order the teardown table shows.
+var Cases = []string{Grandchild, IgnoreTerm, FullPipe, NeverClose}
+
+// Hostile returns a shell fragment to run before a program (which the
+// script then execs) that makes its tree misbehave as kind says and writes
+// the misbehaving descendant's pid to pidFile; Comm is what that process
+// runs once it is in place (see Detached).
+func Hostile(kind, pidFile string) (script, comm string) {
+	sleep, yes := lookPath("sleep"), lookPath("yes")
+	switch kind {
+	case Grandchild:
+		return "setsid " + sleep + " 1000 & echo $! > " + pidFile + "; ", "sleep"
+	case IgnoreTerm:
+		return "trap '' TERM; setsid " + sleep + " 1000 & echo $! > " + pidFile + "; ", "sleep"
+	case FullPipe:
+		// A moment's wait lets a protocol server finish its handshake
+		// before the flood.
+		return "setsid sh -c 'sleep 0.2; exec " + yes + "' & echo $! > " + pidFile + "; ", "yes"
+	case NeverClose:
+		return "(setsid env -i " + sleep + " 1000 & echo $! > " + pidFile + "); ", "sleep"
+	}
+	panic("proctest: unknown kind " + kind)
+}
+
+func lookPath(prog string) string {
+	for _, dir := range strings.Split(os.Getenv("PATH"), ":") {
+		p := dir + "/" + prog
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return prog
+}
