@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 
+	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
@@ -69,7 +70,10 @@ type (
 		job   runtime.JobID
 	}
 	evTimeout struct{ id int64 }
-	evExit    struct{ err error }
+	evExit    struct {
+		err  error
+		exit proc.Exit
+	}
 	evRestart struct{}
 )
 
