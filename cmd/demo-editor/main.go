@@ -8,15 +8,24 @@
 // that --init replaces. With --script it runs a Lua script headless: the
 // script is the first task, frames are driven until no task and no job
 // remains, and the exit status says whether it succeeded.
+//
+// Either way nothing it started outlives it: on exit, after a Lua error
+// and on SIGTERM, SIGHUP or SIGINT (exit status 128 plus the signal's
+// number), it closes its language servers, MCP connections and programs,
+// which ends their whole process trees, and then ends and reaps whatever is
+// left (proc.EndAll): no child is left running or as a zombie.
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/pmacs-go/pmacs-go/cmd/demo-editor/internal/editor"
 	"github.com/pmacs-go/pmacs-go/proc"
@@ -34,24 +43,62 @@ func main() {
 	// grandchildren a cancelled compile leaves would otherwise stay zombies.
 	// A kernel without the prctl only loses that clean-up.
 	_ = proc.BecomeSubreaper()
+	code := exitOK
 	switch {
 	case cfg.help:
 		usage()
 	case cfg.script != "":
-		os.Exit(RunScript(cfg.script, cfg.args, cfg.safe, os.Stdout, os.Stderr))
+		code = RunScript(cfg.script, cfg.args, cfg.safe, os.Stdout, os.Stderr)
 	default:
-		os.Exit(runEditor(cfg))
+		code = runEditor(cfg)
+	}
+	endAll(os.Stderr)
+	os.Exit(code)
+}
+
+// endAllTimeout bounds the exit's last sweep. What the run closed is gone
+// by then; the sweep is for what escaped every program's tree.
+const endAllTimeout = time.Second
+
+// endAll ends and reaps whatever the run left (proc.EndAll): a process that
+// escaped its program's tree and was reparented here, a child nobody
+// reaped. It runs after the binding and the runtime are closed, with the
+// stop signals ignored, so that a second SIGTERM cannot cut it short and
+// leave orphans.
+func endAll(stderr io.Writer) {
+	signal.Ignore(stopSignals...)
+	ctx, cancel := context.WithTimeout(context.Background(), endAllTimeout)
+	defer cancel()
+	if err := proc.EndAll(ctx); err != nil {
+		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
 	}
 }
 
-// runEditor runs the interactive editor until the user quits or the
-// terminal goes away (SIGTERM, SIGHUP). An --init file that cannot be read
-// is a usage error (status 2); one that fails to compile or run is written
-// whole on stderr, and the editor starts without it.
+// runEditor runs the interactive editor until the user quits or a signal
+// ends it (SIGTERM, SIGHUP when the terminal goes away, SIGINT): then the
+// editor closes as it does on quit, and the status is 128 plus the
+// signal's number. An --init file that cannot be read is a usage error
+// (status 2); one that fails to compile or run is written whole on
+// stderr, and the editor starts without it.
 func runEditor(cfg config) int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var caught atomic.Value
+	go func() {
+		select {
+		case sig := <-sigs:
+			caught.Store(sig)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	err := editor.Run(ctx, editor.Options{Path: cfg.path, InitFile: cfg.init, Stderr: os.Stderr})
+	if sig, ok := caught.Load().(syscall.Signal); ok {
+		return exitSignal + int(sig)
+	}
 	switch {
 	case errors.Is(err, editor.ErrInitFile):
 		fmt.Fprintf(os.Stderr, "demo-editor: %v\n", err)
