@@ -159,10 +159,13 @@ func RunScript(script string, args []string, safe bool, stdout, stderr io.Writer
 	// A script whose main chunk raised is over: what it started (tasks,
 	// jobs, programs) is stopped as the runner closes, not waited for.
 	over := func() bool { return first.Done() && first.Err() != nil }
-	if err := drive(b, rt, stopped, over); err != nil {
-		if errors.Is(err, errStopped) {
-			return signalled()
-		}
+	err = drive(b, rt, stopped, over)
+	// A signal wins over whatever it interrupted (the task it made fail
+	// ends the drive as a failure of its own would).
+	if caught.Load() != nil {
+		return signalled()
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
 		return exitFailed
 	}

@@ -69,7 +69,13 @@ func startRunner(t *testing.T, script, dir string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "s.lua")
 	require.NoError(t, os.WriteFile(p, []byte(script), 0o644))
-	cmd := exec.Command(editorBinary(t), "--script", p, dir)
+	return startRunnerArgs(t, p, dir)
+}
+
+// startRunnerArgs starts the built runner on the script file with args.
+func startRunnerArgs(t *testing.T, script string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(editorBinary(t), append([]string{"--script", script}, args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

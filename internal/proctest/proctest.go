@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,6 +25,8 @@ type T interface {
 	Helper()
 	Fatalf(format string, args ...any)
 	Cleanup(func())
+	Skipf(format string, args ...any)
+	Logf(format string, args ...any)
 }
 
 // Info is what /proc/<pid>/stat says about a process.
@@ -118,6 +121,19 @@ func Follow(t T, pid int) Proc {
 		}
 	})
 	return p
+}
+
+// Kill sends SIGKILL to the process if it still runs (a test ends an
+// escaped process it meant to leave behind), and reaps it if it is this
+// process's child (an orphan reparented to a subreaper test binary).
+func (p Proc) Kill() {
+	if p.Alive() {
+		_ = syscall.Kill(p.Pid, syscall.SIGKILL)
+	}
+	if in, ok := Stat(p.Pid); ok && in.Start == p.Start && in.Ppid == os.Getpid() {
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(p.Pid, &ws, 0, nil)
+	}
 }
 
 // Gone waits until every process in ps is gone (neither running nor a
@@ -216,4 +232,48 @@ func lookPath(prog string) string {
 		}
 	}
 	return prog
+}
+
+// RunsEnv names the variable that turns the teardown tables on: the number
+// of runs per case (scripts/teardown.sh sets it).
+const RunsEnv = "PMACS_TEARDOWN_RUNS"
+
+// Runs returns how many runs per case a teardown table makes, and skips
+// the test when RunsEnv is not set: the tables time real processes for
+// minutes, so they are opt-in.
+func Runs(t T) int {
+	t.Helper()
+	n, err := strconv.Atoi(os.Getenv(RunsEnv))
+	if err != nil || n <= 0 {
+		t.Skipf("set %s=100 to measure the worst teardown times (scripts/teardown.sh)", RunsEnv)
+	}
+	return n
+}
+
+// Timings collects the durations of one case's runs.
+type Timings []time.Duration
+
+// Time runs f and records how long it took.
+func (ts *Timings) Time(f func()) {
+	start := time.Now()
+	f()
+	*ts = append(*ts, time.Since(start))
+}
+
+// Report logs the case's worst and median time and prints it as a line
+// scripts/teardown.sh gathers into its table:
+// "TEARDOWN<TAB>what<TAB>case<TAB>runs<TAB>worst ms<TAB>median ms".
+func Report(t T, what, kind string, ts Timings) {
+	t.Helper()
+	if len(ts) == 0 {
+		return
+	}
+	sorted := append(Timings(nil), ts...)
+	slices.Sort(sorted)
+	ms := func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 0, 64)
+	}
+	worst, median := sorted[len(sorted)-1], sorted[len(sorted)/2]
+	t.Logf("%s, %s: %d runs, worst %s ms, median %s ms", what, kind, len(ts), ms(worst), ms(median))
+	fmt.Printf("TEARDOWN\t%s\t%s\t%d\t%s\t%s\n", what, kind, len(ts), ms(worst), ms(median))
 }
