@@ -426,9 +426,10 @@ func (c *Conn) teardown(cause error) error {
 		// The SDK's Close waits for the requests in flight; they were
 		// just cancelled, but nothing the server does may hold Close up,
 		// so it runs aside and is waited for only until the deadline.
+		closeFn := closeSession
 		go func() {
 			defer close(sessionDone)
-			_ = closeSession(cs)
+			_ = closeFn(cs)
 		}()
 	} else {
 		close(sessionDone)
