@@ -50,8 +50,8 @@ func editorBinary(t *testing.T) string {
 }
 
 // treeScript is a headless script that spawns a program with a setsid
-// grandchild (both write their pids to files in DIR) and waits until both
-// are in place, then does what TAIL says.
+// grandchild (both write their pids to files in arg[1]) and waits until
+// both have written them; what is appended to it runs next.
 const treeScript = `
 local dir = arg[1]
 local h = pmacs.workers.spawn{cmd = {"sh", "-c",
@@ -125,8 +125,11 @@ func trackTree(t *testing.T, dir string) []proctest.Proc {
 // nor its setsid grandchild is running or a zombie.
 func TestHeadlessRunnerEndsItsChildrenAfterALuaError(t *testing.T) {
 	dir := t.TempDir()
-	cmd, stderr := startRunner(t, treeScript+`error("boom")`, dir)
+	cmd, stderr := startRunner(t, treeScript+`
+		while not exists(dir .. "/go") do pmacs.workers.sleep(2):await() end
+		error("boom")`, dir)
 	tree := trackTree(t, dir)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go"), nil, 0o644))
 	require.Equal(t, exitFailed, exitCode(t, cmd), stderr.String())
 	require.Contains(t, stderr.String(), "boom")
 	proctest.Gone(t, teardownBound, tree...)
