@@ -26,7 +26,7 @@
 // whose /proc/<pid>/environ carries the cookie, which descendants inherit
 // however they leave the group (setsid, a double fork). Cancelling the
 // context, Spec.Timeout, an error from the Lines callback or Terminate send
-// SIGTERM to the tree and SIGKILL after Spec.KillGrace (default 2 s);
+// SIGTERM to the tree and SIGKILL after Spec.KillGrace (default 1 s);
 // Process.Kill sends SIGKILL at once. When the program exits, proc waits at
 // most Spec.WaitDelay for the pipes to close, then ends the tree: SIGKILL to
 // the group and to each member, and rescans /proc until none is left

@@ -43,9 +43,12 @@ type Line struct {
 
 // Defaults for the zero values of Spec.
 const (
-	DefaultMaxLine   = 1 << 20
-	MaxMaxLine       = 1 << 30 // Spec.MaxLine is clamped to this
-	DefaultKillGrace = 2 * time.Second
+	DefaultMaxLine = 1 << 20
+	MaxMaxLine     = 1 << 30 // Spec.MaxLine is clamped to this
+	// DefaultKillGrace is 1 s so that a stop's worst case (SIGTERM
+	// ignored, then SIGKILL, then the pipes an escaped process holds read
+	// for WaitDelay) stays within the 3 s every teardown is bounded by.
+	DefaultKillGrace = time.Second
 	DefaultWaitDelay = time.Second
 )
 
