@@ -6,6 +6,7 @@
 # ignored, a full stdout pipe nobody reads, a stdout that an escaped process
 # never closes). Not part of `go test ./...`: the tests it runs skip unless
 # PMACS_TEARDOWN_RUNS is set. Every run also checks that the tree is gone.
+# The packages run one at a time (-p 1) so that they do not time each other.
 #
 #   scripts/teardown.sh             # RUNS=100
 #   RUNS=10 scripts/teardown.sh     # a quick look
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 RUNS="${RUNS:-100}"
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
-PMACS_TEARDOWN_RUNS="$RUNS" go test -count=1 -timeout 60m -run '^TestTeardownWorstCase$' -v \
+PMACS_TEARDOWN_RUNS="$RUNS" go test -p 1 -count=1 -timeout 90m -run '^TestTeardownWorstCase$' -v \
   ./runtime ./lsp ./mcp ./cmd/demo-editor >"$out" 2>&1 || { cat "$out"; exit 1; }
 
 printf '| teardown | %s |\n' "grandchild | ignoreterm | fullpipe | neverclose"
