@@ -44,7 +44,7 @@ func BenchmarkSplitOnly(b *testing.B) {
 	for b.Loop() {
 		var n int
 		sp := newSplitter(Stdout, DefaultMaxLine, func(ls []Line) error { n += len(ls); return nil })
-		if err := sp.run(bytes.NewReader(data), nil); err != nil {
+		if err := sp.run(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 		if n != benchOutput/80 {

@@ -308,8 +308,8 @@ func (p *Process) emit(lines []Line) error {
 // failed, so the program is never left blocked on a write. Once the tree
 // has been killed, the monitor's read deadline ends the reads.
 func (p *Process) read(sp *splitter, f *os.File) {
-	if err := sp.run(f, nil); err != nil && p.emitFailed() {
-		drain(f, nil)
+	if err := sp.run(f); err != nil && p.emitFailed() {
+		drain(f)
 	}
 	p.readerDone(f)
 }
@@ -321,7 +321,7 @@ func (p *Process) readRaw(s Stream, f *os.File) {
 		n, err := f.Read(buf)
 		if n > 0 {
 			if p.emitRaw(s, buf[:n]) != nil {
-				drain(f, nil)
+				drain(f)
 				break
 			}
 		}
