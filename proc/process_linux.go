@@ -459,7 +459,8 @@ wait:
 	// the tree, which ends any descendant holding a pipe open. From then
 	// on the pipes are read for at most WaitDelay, in case a process that
 	// escaped the tree holds one and keeps writing. A tree already killed
-	// has nobody left to wait for.
+	// has nobody left to wait for, and a Kill now ends the wait (Close
+	// after a cancel whose SIGTERM ended the program first).
 	select {
 	case <-p.readersCh:
 	default:
@@ -470,6 +471,7 @@ wait:
 		select {
 		case <-p.readersCh:
 		case <-t.C:
+		case <-p.killCh:
 		}
 		t.Stop()
 	}
