@@ -53,8 +53,11 @@
 // Killed descendants are reparented by the kernel to pid 1 or to the
 // nearest subreaper. Under an init that does not reap, call BecomeSubreaper
 // once at program start: proc then reaps its trees' orphans itself. A
-// program about to exit calls EndAll last, so that nothing it started
-// outlives it, running or as a zombie.
+// subreaper is also given the orphans that exit on their own while their
+// program runs (gopls's detached telemetry helper): a program that starts
+// every child through proc calls ReapOrphans too, which reaps them as they
+// exit. A program about to exit calls EndAll last, so that nothing it
+// started outlives it, running or as a zombie.
 //
 // # Why not cgroups
 //

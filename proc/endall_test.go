@@ -4,6 +4,7 @@ package proc
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,9 +47,10 @@ func runEndAllHelper(dir string) int {
 	if cmd.Start() == nil {
 		_ = os.WriteFile(dir+"/d", []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644)
 	}
-	for _, f := range []string{"a", "b", "c"} {
-		for i := 0; i < 5000; i++ {
-			if b, err := os.ReadFile(dir + "/" + f); err == nil && strings.HasSuffix(string(b), "\n") {
+	// The test follows the pids before they are ended: it says when.
+	for _, f := range []string{"a", "b", "c", "go"} {
+		for i := 0; i < 10000; i++ {
+			if b, err := os.ReadFile(dir + "/" + f); err == nil && (f == "go" || strings.HasSuffix(string(b), "\n")) {
 				break
 			}
 			time.Sleep(time.Millisecond)
@@ -87,9 +89,67 @@ func TestEndAllEndsEveryDescendant(t *testing.T) {
 	for _, f := range []string{"a", "b", "c", "d"} {
 		ps = append(ps, proctest.Track(t, filepath.Join(dir, f)))
 	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go"), nil, 0o644))
 	err = cmd.Wait()
 	require.NoError(t, err, "helper: %s", stderr.String())
 	// The helper was their subreaper and reaped them: none may be left,
 	// not even a zombie handed on to this process.
 	proctest.Gone(t, teardownBound, ps...)
+}
+
+// reapHelperEnv makes the test binary a subreaper that runs ReapOrphans
+// (see TestMain and TestReapOrphansReapsWhatExitsOnItsOwn).
+const reapHelperEnv = "PMACS_PROC_REAP_HELPER"
+
+// runReapHelper leaves an orphan that escaped its program's tree and exits
+// on its own 300 ms later, while a program runs; ReapOrphans must reap the
+// orphan and leave the program to its own Wait.
+func runReapHelper(dir string) int {
+	if err := BecomeSubreaper(); err != nil {
+		return 3
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ReapOrphans(ctx)
+	sleepPath, _ := exec.LookPath("sleep")
+	running, err := Start(context.Background(), Spec{Argv: []string{"sleep", "0.6"}})
+	if err != nil {
+		return 4
+	}
+	_, _ = Run(context.Background(), Spec{Argv: sh(`(setsid env -i ` + sleepPath + ` 0.3 & echo $! > ` + dir + `/a)`)})
+	b, err := os.ReadFile(dir + "/a")
+	if err != nil {
+		return 5
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	for i := 0; ; i++ {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+			break
+		}
+		if i > 3000 {
+			os.Stderr.WriteString("the orphan was not reaped\n")
+			return 1
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if ex, err := running.Wait(); err != nil || ex.Code != 0 {
+		os.Stderr.WriteString("the running program's Wait: " + fmt.Sprint(ex, err) + "\n")
+		return 1
+	}
+	return 0
+}
+
+// Issue 25, teardown ("no zombie"): a subreaper running ReapOrphans reaps
+// an orphan that escaped its program's tree and exited on its own (as
+// gopls's detached telemetry helper does while gopls runs), without taking
+// a running program's exit from its Wait.
+func TestReapOrphansReapsWhatExitsOnItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), reapHelperEnv+"="+dir)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Run(), "helper: %s", stderr.String())
 }

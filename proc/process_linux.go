@@ -138,7 +138,11 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 			}
 		}
 	}
+	// Until the program is registered, ReapOrphans must not reap a zombie
+	// child: it could be this program, already exited, that cmd.Wait reaps.
+	starting(1)
 	if err := cmd.Start(); err != nil {
+		starting(-1)
 		closeAll()
 		return nil, startError(prog, err)
 	}
@@ -151,6 +155,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	cookieB := []byte(cookie)
 	p.tree = newTree(p.pid, func(e []byte) bool { return bytes.Equal(e, cookieB) })
 	register(p)
+	starting(-1)
 
 	p.readersN.Store(int32(len(p.outs)))
 	if len(p.outs) == 0 {

@@ -51,3 +51,6 @@ const TreeEnv = "PMACS_PROC_TREE"
 
 // EndAll returns nil: Start starts nothing here.
 func EndAll(ctx context.Context) error { return nil }
+
+// ReapOrphans does nothing: Start starts nothing here.
+func ReapOrphans(ctx context.Context) {}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
@@ -377,7 +378,15 @@ var live = struct {
 	sync.Mutex
 	procs   map[*Process]struct{}
 	leaders map[int]bool
+	// starting counts the Starts between fork and register.
+	starting int
 }{procs: map[*Process]struct{}{}, leaders: map[int]bool{}}
+
+func starting(n int) {
+	live.Lock()
+	live.starting += n
+	live.Unlock()
+}
 
 func register(p *Process) {
 	live.Lock()
@@ -470,6 +479,56 @@ func reapAll() bool {
 			return false
 		case pid == 0:
 			return true
+		}
+	}
+}
+
+// ReapOrphans reaps, until ctx ends, the children of this process that are
+// not programs proc runs: the orphans a subreaper (BecomeSubreaper) is
+// given, such as the detached helper a language server starts and that
+// exits on its own while the server runs (gopls's telemetry), which would
+// otherwise stay zombies until EndAll. It returns at once; the reaping runs
+// on a goroutine of its own, woken by SIGCHLD (and every few seconds, in
+// case a signal was coalesced). It is for a program that starts every
+// child through proc, as the demo editor does: a child started otherwise
+// (os/exec) would be reaped from under its Wait.
+func ReapOrphans(ctx context.Context) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, unix.SIGCHLD)
+	go func() {
+		defer signal.Stop(sigs)
+		tick := time.NewTicker(5 * time.Second)
+		defer tick.Stop()
+		var sc scanner
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sigs:
+			case <-tick.C:
+			}
+			reapOrphans(&sc)
+		}
+	}()
+}
+
+// reapOrphans reaps every zombie child that is not the leader of a program
+// whose monitor runs (that one is cmd.Wait's). It does nothing while a
+// program is starting: its leader may have exited before it was
+// registered, and the next round comes soon enough.
+func reapOrphans(sc *scanner) {
+	live.Lock()
+	defer live.Unlock()
+	if live.starting > 0 {
+		return
+	}
+	for _, p := range sc.list() {
+		if p.ppid == selfPid && p.state == 'Z' && !live.leaders[p.pid] {
+			var ws unix.WaitStatus
+			_ = eintr.Retry(func() error {
+				_, err := unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
+				return err
+			})
 		}
 	}
 }
