@@ -41,8 +41,13 @@ func main() {
 	// Every program the editor runs starts through proc, so the editor can
 	// be the reaper of their orphans: under an init that never reaps, the
 	// grandchildren a cancelled compile leaves would otherwise stay zombies.
-	// A kernel without the prctl only loses that clean-up.
-	_ = proc.BecomeSubreaper()
+	// A kernel without the prctl only loses that clean-up. As a subreaper
+	// it must reap what it is given: orphans that exit on their own while
+	// the editor runs (gopls's detached telemetry helper) are reaped as
+	// they exit, not left as zombies until the exit's sweep.
+	if proc.BecomeSubreaper() == nil {
+		proc.ReapOrphans(context.Background())
+	}
 	code := exitOK
 	switch {
 	case cfg.help:

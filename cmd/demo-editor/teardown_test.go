@@ -270,3 +270,23 @@ func descendants(pid int) []proctest.Info {
 	}
 	return out
 }
+
+// Issue 25, teardown ("no zombie"): an orphan that escaped its program's
+// tree and exits on its own while the run goes on (as gopls's detached
+// telemetry helper does) is reaped as it exits, not left a zombie of the
+// runner, a subreaper, until the exit's sweep.
+func TestHeadlessRunnerReapsOrphansWhileItRuns(t *testing.T) {
+	dir := t.TempDir()
+	cmd, stderr := startRunner(t, `
+		local dir = arg[1]
+		assert(pmacs.workers.system{cmd = {"sh", "-c",
+			"(setsid env -i `+lookSleep(t)+` 0.3 & echo $! > " .. dir .. "/gc)"}}:await())
+		local function exists(p) local f = io.open(p) if f then f:close() return true end end
+		while not exists(dir .. "/go") do pmacs.workers.sleep(2):await() end
+	`, dir)
+	gc := proctest.Track(t, filepath.Join(dir, "gc"))
+	proctest.Gone(t, teardownBound, gc)
+	require.Nil(t, cmd.ProcessState, "the runner still runs")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go"), nil, 0o644))
+	require.Equal(t, exitOK, exitCode(t, cmd), stderr.String())
+}
