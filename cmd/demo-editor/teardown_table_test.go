@@ -34,6 +34,7 @@ h:await()
 // components' tables and prints them together.
 func TestTeardownWorstCase(t *testing.T) {
 	runs := proctest.Runs(t)
+	bin := editorBinary(t)
 	for _, kind := range proctest.Cases {
 		for _, how := range []string{"error", "SIGTERM"} {
 			var exiting proctest.Timings
@@ -42,7 +43,7 @@ func TestTeardownWorstCase(t *testing.T) {
 				prefix, comm := proctest.Hostile(kind, filepath.Join(dir, "pid"))
 				p := filepath.Join(dir, "s.lua")
 				require.NoError(t, os.WriteFile(p, []byte(hostileScript), 0o644))
-				cmd, stderr := startRunnerArgs(t, p, dir, prefix, how)
+				cmd, stderr := startRunnerArgs(t, bin, p, dir, prefix, how)
 				gc := proctest.Track(t, filepath.Join(dir, "pid"))
 				gc.WaitFor(t, "the descendant in place", proctest.Detached(comm))
 				want := exitFailed

@@ -24,29 +24,14 @@ import (
 // teardownBound is the issue's bound on every teardown.
 const teardownBound = 3 * time.Second
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// editorBinary builds the real command once per test run.
+// editorBinary builds the real command into the test's temporary directory
+// (the build cache makes every build after the first quick).
 func editorBinary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "demo-editor-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "demo-editor")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/pmacs-go/pmacs-go/cmd/demo-editor").CombinedOutput()
-		if err != nil {
-			binErr = errors.New("go build: " + err.Error() + "\n" + string(out))
-		}
-	})
-	require.NoError(t, binErr)
-	return binPath
+	bin := filepath.Join(t.TempDir(), "demo-editor")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/pmacs-go/pmacs-go/cmd/demo-editor").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
 }
 
 // treeScript is a headless script that spawns a program with a setsid
@@ -63,19 +48,19 @@ for _ = 1, 5000 do
 end
 `
 
-// startRunner starts the built runner on script with dir as its argument,
-// in a session of its own, and returns it with its stderr.
-func startRunner(t *testing.T, script, dir string) (*exec.Cmd, *bytes.Buffer) {
+// startRunner starts the built runner bin on script with dir as its
+// argument, in a session of its own, and returns it with its stderr.
+func startRunner(t *testing.T, bin, script, dir string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "s.lua")
 	require.NoError(t, os.WriteFile(p, []byte(script), 0o644))
-	return startRunnerArgs(t, p, dir)
+	return startRunnerArgs(t, bin, p, dir)
 }
 
-// startRunnerArgs starts the built runner on the script file with args.
-func startRunnerArgs(t *testing.T, script string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+// startRunnerArgs starts the built runner bin on the script file with args.
+func startRunnerArgs(t *testing.T, bin, script string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(editorBinary(t), append([]string{"--script", script}, args...)...)
+	cmd := exec.Command(bin, append([]string{"--script", script}, args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -125,7 +110,7 @@ func trackTree(t *testing.T, dir string) []proctest.Proc {
 // nor its setsid grandchild is running or a zombie.
 func TestHeadlessRunnerEndsItsChildrenAfterALuaError(t *testing.T) {
 	dir := t.TempDir()
-	cmd, stderr := startRunner(t, treeScript+`
+	cmd, stderr := startRunner(t, editorBinary(t), treeScript+`
 		while not exists(dir .. "/go") do pmacs.workers.sleep(2):await() end
 		error("boom")`, dir)
 	tree := trackTree(t, dir)
@@ -140,10 +125,11 @@ func TestHeadlessRunnerEndsItsChildrenAfterALuaError(t *testing.T) {
 // later neither the program nor its setsid grandchild is running or a
 // zombie.
 func TestHeadlessRunnerEndsItsChildrenOnSignal(t *testing.T) {
+	bin := editorBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
-			cmd, stderr := startRunner(t, treeScript+`print("waiting"); h:await()`, dir)
+			cmd, stderr := startRunner(t, bin, treeScript+`print("waiting"); h:await()`, dir)
 			tree := trackTree(t, dir)
 			require.NoError(t, cmd.Process.Signal(sig))
 			require.Equal(t, exitSignal+int(sig), exitCode(t, cmd), stderr.String())
@@ -158,7 +144,7 @@ func TestHeadlessRunnerEndsItsChildrenOnSignal(t *testing.T) {
 // subreaper, and the exit's proc.EndAll ends and reaps it too.
 func TestHeadlessRunnerEndsWhatEscapedTheTree(t *testing.T) {
 	dir := t.TempDir()
-	cmd, stderr := startRunner(t, `
+	cmd, stderr := startRunner(t, editorBinary(t), `
 		local dir = arg[1]
 		assert(pmacs.workers.system{cmd = {"sh", "-c",
 			"(setsid env -i `+lookSleep(t)+` 1000 & echo $! > " .. dir .. "/gc)"}}:await())
@@ -277,7 +263,7 @@ func descendants(pid int) []proctest.Info {
 // runner, a subreaper, until the exit's sweep.
 func TestHeadlessRunnerReapsOrphansWhileItRuns(t *testing.T) {
 	dir := t.TempDir()
-	cmd, stderr := startRunner(t, `
+	cmd, stderr := startRunner(t, editorBinary(t), `
 		local dir = arg[1]
 		assert(pmacs.workers.system{cmd = {"sh", "-c",
 			"(setsid env -i `+lookSleep(t)+` 0.3 & echo $! > " .. dir .. "/gc)"}}:await())
