@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -22,7 +23,7 @@ import (
 
 // Defaults for the zero values of Config.
 const (
-	DefaultStopGrace      = 2 * time.Second
+	DefaultStopGrace      = time.Second
 	DefaultPollBudget     = 4 * time.Millisecond
 	DefaultMaxRestarts    = 5
 	DefaultRestartBackoff = time.Second
@@ -36,6 +37,27 @@ const (
 	// that begins work and never ends it cannot grow either without limit.
 	maxProgressKept = 256
 	maxProgressJobs = 64
+)
+
+// The teardown's budget: a server being stopped gets SIGTERM (its whole
+// tree, see proc) StopGrace after shutdown, and SIGKILL killGrace after
+// that; Close and Stop's job give up at CloseTimeout. With the default
+// StopGrace, SIGTERM at 1 s, SIGKILL at 2 s and the reaping fit in 3 s.
+const (
+	// CloseTimeout bounds Close, and the job StopJob returns when
+	// StopGrace is the default.
+	CloseTimeout = 3 * time.Second
+	killGrace    = time.Second
+)
+
+// ErrStopTimeout is the cause of a Close, or of StopJob's job, that gave
+// up waiting for the server to be reaped.
+var ErrStopTimeout = errors.New("lsp: the server did not end in time")
+
+// Events of StopJob's job: cancelled, or past its bound.
+type (
+	evStopCancelled struct{ job runtime.JobID }
+	evStopLimit     struct{ job runtime.JobID }
 )
 
 // Actor is the worker-pool actor the clients' own jobs run for (the
@@ -72,8 +94,9 @@ type Config struct {
 	// "delete") ApplyEdit carries out, advertised to the server as
 	// workspace.workspaceEdit.resourceOperations; nil advertises none.
 	ResourceOperations []string
-	// StopGrace is how long Stop waits after shutdown before killing the
-	// server's process group; 0 means DefaultStopGrace.
+	// StopGrace is how long Stop waits after shutdown before it sends
+	// SIGTERM to the server's tree (SIGKILL follows a second later); 0
+	// means DefaultStopGrace. Close waits at most a second, whatever it is.
 	StopGrace time.Duration
 	// PollBudget bounds the main-goroutine time one Poll spends on
 	// messages; the rest wait for the next Poll. 0 means DefaultPollBudget.
@@ -220,6 +243,13 @@ type Client struct {
 	caps    *protocol.InitializeResult
 
 	stopTimer *time.Timer
+	// stopJob is StopJob's job (0 until asked for), settled once the
+	// server has exited and been reaped; stopWatch ends its cancel
+	// watcher and stopLimit fails it at its bound.
+	stopJob   runtime.JobID
+	stopWatch func() bool
+	stopLimit *time.Timer
+	lastExit  proc.Exit
 	// cancelledAnswered counts requests cancelled after their reply was
 	// read (Stats.CancelledAnswered).
 	cancelledAnswered uint64
@@ -325,7 +355,7 @@ func (c *Client) launch() error {
 		// A dead server's pipes held open by a grandchild must not delay
 		// noticing its death past a frame or two.
 		WaitDelay: 50 * time.Millisecond,
-		KillGrace: cfg.StopGrace,
+		KillGrace: killGrace,
 	})
 	if err != nil {
 		return fmt.Errorf("lsp: start %v: %w", cfg.Argv, err)
@@ -338,15 +368,17 @@ func (c *Client) launch() error {
 		defer writer.Done()
 		c.t.writeLoop(p.Stdin())
 	}()
+	// The exit watcher: proc's Wait returns once the server has exited,
+	// its whole tree has ended and it has been reaped.
 	go func() {
-		_, werr := p.Wait()
+		ex, werr := p.Wait()
 		exit := describeExit(cfg.Argv[0], p)
 		c.t.markClosed()
 		writer.Wait()
 		if werr != nil {
 			exit = fmt.Sprintf("%s: %v", exit, werr)
 		}
-		c.t.push(evExit{err: fmt.Errorf("%w (%s)", ErrServerExited, exit)}, false)
+		c.t.push(evExit{err: fmt.Errorf("%w (%s)", ErrServerExited, exit), exit: ex}, false)
 		if c.stopping.Load() {
 			c.finish()
 		}
@@ -393,9 +425,11 @@ func describeExit(prog string, p *proc.Process) string {
 // beside the runtime's Ready.
 func (c *Client) Ready() <-chan struct{} { return c.t.ready }
 
-// Done is closed once the server has exited for good and the transport's
-// goroutines have ended: after Stop, or once Poll has handled a death that
-// no restart follows.
+// Done is closed once the server has exited for good, its tree has ended,
+// it has been reaped and the transport's goroutines have ended: after Stop,
+// or once Poll has handled a death that no restart follows. After Stop, one
+// more Poll handles the exit (it fails what is still pending and settles
+// StopJob's job); Close does that itself.
 func (c *Client) Done() <-chan struct{} { return c.done }
 
 // PollResult is what one Poll handled.
@@ -469,8 +503,20 @@ func (c *Client) handle(ev any) {
 	case evNotice:
 		c.keepMessage(Message{Show: true, Type: 1, Text: e.text})
 	case evExit:
+		c.lastExit = e.exit
 		c.clearAllDiagnostics()
 		c.onExit(c.t.exitCause(e.err))
+	case evStopCancelled:
+		if e.job == c.stopJob {
+			c.rt.CompleteExternalCancelled(c.stopJob)
+			c.endStopJob()
+		}
+	case evStopLimit:
+		if e.job == c.stopJob {
+			c.rt.CompleteExternalFailed(c.stopJob, fmt.Errorf("lsp: stop %s: %w: the server has not been reaped within %v",
+				filepath.Base(c.cfg.Argv[0]), ErrStopTimeout, c.stopBound()))
+			c.endStopJob()
+		}
 	case evRestart:
 		if c.state == restarting {
 			if err := c.launch(); err != nil {
@@ -569,6 +615,7 @@ func (c *Client) onExit(err error) {
 			c.exitErr = err
 		}
 		c.finish()
+		c.settleStopJob()
 		return
 	}
 	c.exitErr = err
@@ -758,9 +805,10 @@ func (c *Client) sendNow(frame []byte) {
 }
 
 // Stop asks the server to shut down: pending requests fail with
-// ErrStopped, shutdown is sent and exit follows its reply, and the process
-// group is killed StopGrace later if it is still there. It does not wait;
-// Done tells when the server is gone. Idempotent.
+// ErrStopped, shutdown is sent and exit follows its reply; StopGrace later
+// (1 s by default) the server's whole tree gets SIGTERM if the server is
+// still there, and SIGKILL a second after that. It does not wait; Done
+// tells when the server is gone, StopJob gives a job for it. Idempotent.
 func (c *Client) Stop() {
 	if c.state == dead || c.state == stopping {
 		return
@@ -776,6 +824,7 @@ func (c *Client) Stop() {
 		c.restartTimer.Stop()
 		c.state = dead
 		c.finish()
+		c.settleStopJob()
 		return
 	}
 	if was == running {
@@ -790,16 +839,87 @@ func (c *Client) Stop() {
 		c.t.endInput()
 	}
 	p := c.p
-	c.stopTimer = time.AfterFunc(c.cfg.StopGrace, p.Kill)
+	c.stopTimer = time.AfterFunc(c.cfg.StopGrace, p.Terminate)
 }
 
-// Close stops the server, waits until it is gone, and handles its exit, so
-// every request has settled (at the runtime's next Tick) when it returns.
-// It polls while it waits: a reader blocked on a full inbox must be drained
-// before it can read the shutdown reply, or before proc can finish
-// delivering a dead server's output.
-func (c *Client) Close() {
+// StopJob stops the server (see Stop) and returns a job (kind
+// lsp_request) that completes once the server has exited, its whole tree
+// has ended and it has been reaped, with the server's last exit as its
+// value: {code, signal} (signal "" unless a signal ended it). It fails
+// with ErrStopTimeout if that has not happened StopGrace plus two seconds
+// after the stop (3 s with the default StopGrace), and is cancelled like
+// any job, which only ends the wait. Calling it again returns the same job
+// until it has settled, and a settled one's next call a new job that
+// completes at once. Its outcome is taken like a request's
+// (runtime.TakeResult).
+func (c *Client) StopJob() runtime.JobID {
+	if c.stopJob != 0 {
+		return c.stopJob
+	}
+	id, ctx := c.rt.RegisterExternal(runtime.KindLSPRequest, "")
+	c.stopJob = id
+	t := c.t
+	c.stopWatch = context.AfterFunc(ctx, func() { t.push(evStopCancelled{job: id}, false) })
 	c.Stop()
+	if c.state == dead {
+		c.settleStopJob()
+		return id
+	}
+	c.stopLimit = time.AfterFunc(c.stopBound(), func() { t.push(evStopLimit{job: id}, false) })
+	return id
+}
+
+// stopBound is how long StopJob's job waits for the server to be reaped.
+func (c *Client) stopBound() time.Duration { return c.cfg.StopGrace + killGrace + time.Second }
+
+// settleStopJob completes StopJob's job, if there is one, with the last
+// exit: the server is gone for good.
+func (c *Client) settleStopJob() {
+	if c.stopJob == 0 {
+		return
+	}
+	v := map[string]any{"code": c.lastExit.Code}
+	if c.lastExit.Signal != "" {
+		v["signal"] = c.lastExit.Signal
+	}
+	_ = c.rt.CompleteExternalOK(c.stopJob, v)
+	c.endStopJob()
+}
+
+// endStopJob forgets StopJob's job once it is settled.
+func (c *Client) endStopJob() {
+	if c.stopWatch != nil {
+		c.stopWatch()
+	}
+	if c.stopLimit != nil {
+		c.stopLimit.Stop()
+	}
+	c.stopJob, c.stopWatch, c.stopLimit = 0, nil, nil
+}
+
+// Close stops the server and waits until it is gone and its exit handled,
+// so every request has settled (at the runtime's next Tick) when it
+// returns. It returns within CloseTimeout (3 s) whatever the server does:
+// after shutdown, the server's tree gets SIGTERM at most a second later
+// (sooner with a shorter StopGrace) and SIGKILL a second after that; an
+// error wrapping ErrStopTimeout says the server had still not been reaped
+// at CloseTimeout (a process stuck in the kernel), and its goroutines end
+// once it is. Close polls while it waits: a reader blocked on a full inbox
+// must be drained before it can read the shutdown reply, or before proc
+// can finish delivering a dead server's output.
+func (c *Client) Close() error {
+	c.Stop()
+	steps := []struct {
+		at time.Duration
+		do func(*proc.Process)
+	}{
+		{min(c.cfg.StopGrace, time.Second), (*proc.Process).Terminate},
+		{min(c.cfg.StopGrace, time.Second) + killGrace, (*proc.Process).Kill},
+		{CloseTimeout, nil},
+	}
+	start := time.Now()
+	timer := time.NewTimer(steps[0].at)
+	defer timer.Stop()
 	for {
 		select {
 		case <-c.done:
@@ -807,9 +927,18 @@ func (c *Client) Close() {
 			for c.state != dead {
 				c.Poll()
 			}
-			return
+			return nil
 		case <-c.t.ready:
 			c.Poll()
+		case <-timer.C:
+			step := steps[0]
+			if step.do == nil {
+				return fmt.Errorf("lsp: close %s: %w: the server has not been reaped within %v",
+					filepath.Base(c.cfg.Argv[0]), ErrStopTimeout, CloseTimeout)
+			}
+			step.do(c.p)
+			steps = steps[1:]
+			timer.Reset(max(steps[0].at-time.Since(start), 0))
 		}
 	}
 }

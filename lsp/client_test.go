@@ -420,19 +420,25 @@ func TestStopShutsDownCleanly(t *testing.T) {
 	require.Equal(t, runtime.Failed, ol.State)
 }
 
-// A server that ignores shutdown is killed with its group after the grace.
+// A server that ignores shutdown gets SIGTERM after the stop grace, and
+// one that ignores SIGTERM too gets SIGKILL a second later (issue 25: the
+// teardown budget).
 func TestStopKillsServerThatIgnoresShutdown(t *testing.T) {
-	rt := newRT(t)
-	c := startFake(t, rt, Config{StopGrace: 200 * time.Millisecond}, fakeNoShutdown+"=1")
-	pump(t, rt, c, 10*time.Second, c.Initialized)
-	c.Stop()
-	select {
-	case <-c.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("server not killed after the stop grace")
+	for _, tc := range []struct {
+		env, signal string
+	}{{"", "SIGTERM"}, {fakeIgnoreTermEnv + "=1", "SIGKILL"}} {
+		rt := newRT(t)
+		c := startFake(t, rt, Config{StopGrace: 200 * time.Millisecond}, fakeNoShutdown+"=1", tc.env)
+		pump(t, rt, c, 10*time.Second, c.Initialized)
+		c.Stop()
+		select {
+		case <-c.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("server not killed after the stop grace")
+		}
+		c.Poll()
+		require.Contains(t, c.Err().Error(), tc.signal)
 	}
-	c.Poll()
-	require.Contains(t, c.Err().Error(), "SIGKILL")
 }
 
 // A missing program is an error at Start that keeps its cause.

@@ -29,7 +29,8 @@
 //
 // A Client belongs to the goroutine that owns its runtime.Runtime. None of
 // its methods may be called from another goroutine, except that Ready's and
-// Done's channels may be selected on anywhere. The editor loop waits on
+// Done's channels may be selected on anywhere. Close blocks the calling
+// goroutine for at most CloseTimeout. The editor loop waits on
 // "terminal event OR runtime Ready OR client Ready OR frame deadline", then
 // calls Client.Poll before Runtime.Tick, so requests Poll settles land in
 // that frame's Tick. Poll spends at most Config.PollBudget (4 ms) on events
@@ -124,9 +125,19 @@
 // one job encodes the request, and the reader hands the reply to another
 // that decodes the capabilities, so a server's start competes with parses
 // and indexes for the heavy permits, not with the main goroutine. Stop fails
-// what is pending with ErrStopped, sends shutdown (the reader sends exit on
-// its reply, without waiting for the main goroutine) and kills the process
-// group after Config.StopGrace (2 s). A server that dies on its own is
+// what is pending with ErrStopped and sends shutdown (the reader sends exit
+// on its reply, without waiting for the main goroutine); a server still
+// there Config.StopGrace (1 s) later gets SIGTERM, and SIGKILL a second
+// after that, each sent to its whole tree (its process group and every
+// descendant proc finds: a setsid grandchild too, see proc). The server's
+// exit is noticed once proc has ended that tree and reaped the server.
+// StopJob is Stop with a job that completes then (client:stop() in Lua
+// returns its handle), or fails with ErrStopTimeout past StopGrace plus
+// 2 s; Close is Stop, then a wait that polls and escalates on its own
+// clock (SIGTERM after at most 1 s, SIGKILL a second later) and returns
+// within CloseTimeout (3 s) whatever the server does, with an error
+// wrapping ErrStopTimeout if the server had not been reaped by then. A
+// server that dies on its own is
 // started again after Config.RestartBackoff (1 s, doubling), at most
 // Config.MaxRestarts (5) times over the client's life: requests pending at
 // the death fail, requests made meanwhile wait for the new server, and the

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pmacs-go/pmacs-go/lsp/lsptest"
@@ -27,6 +29,9 @@ const (
 	// fakeInitGateEnv names a directory: on initialize the server creates
 	// got-initialize there, and answers once the file go appears.
 	fakeInitGateEnv = "PMACS_LSP_FAKE_INIT_GATE"
+	// fakeIgnoreTermEnv makes the server ignore SIGTERM (the Go runtime
+	// does not keep an inherited SIG_IGN for it).
+	fakeIgnoreTermEnv = "PMACS_LSP_FAKE_IGNORE_TERM"
 )
 
 type fakeMsg struct {
@@ -60,6 +65,9 @@ type fakeDoc struct {
 }
 
 func runFakeServer() {
+	if os.Getenv(fakeIgnoreTermEnv) != "" {
+		signal.Ignore(syscall.SIGTERM)
+	}
 	if f := os.Getenv(fakeStartsEnv); f != "" {
 		if fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 			fmt.Fprintln(fh, os.Getpid())

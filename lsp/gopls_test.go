@@ -72,7 +72,7 @@ func TestGopls(t *testing.T) {
 	env := append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
 	c, err := Start(rt, Config{Argv: []string{gopls}, Dir: dir, Env: env})
 	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	require.NoError(t, c.Open(main, "go", nil))
 
 	pump(t, rt, c, goplsTimeout, func() bool {

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
@@ -16,6 +18,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(fakeServerEnv) != "" {
 		runFakeServer()
 		os.Exit(0)
+	}
+	// The teardown tests check that a server's grandchildren are gone, not
+	// zombies of an init that never reaps: the test binary reaps them.
+	if err := proc.BecomeSubreaper(); err != nil {
+		fmt.Fprintln(os.Stderr, "lsp tests: cannot become a subreaper:", err)
+		os.Exit(2)
 	}
 	goleak.VerifyTestMain(m)
 }
@@ -38,7 +46,7 @@ func startFake(t testing.TB, rt *runtime.Runtime, cfg Config, env ...string) *Cl
 	cfg.Env = append(append(os.Environ(), fakeServerEnv+"=1", "GORACE=atexit_sleep_ms=0"), env...)
 	c, err := Start(rt, cfg)
 	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return c
 }
 

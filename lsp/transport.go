@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 
+	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
@@ -90,7 +91,10 @@ type (
 		job   runtime.JobID
 	}
 	evTimeout struct{ id int64 }
-	evExit    struct{ err error }
+	evExit    struct {
+		err  error
+		exit proc.Exit
+	}
 	evRestart struct{}
 	// evNotice is a message of the client's own for the host (see
 	// TakeMessages).

@@ -301,19 +301,32 @@ func (b *Binding) RunFile(path string, args []string) (*Task, error) {
 	return b.Spawn(fn, vals...), nil
 }
 
-// Close cancels the jobs the binding dispatched, drops every parked task
-// and closes the Lua state. It does not close the runtime. Idempotent.
+// Close stops the language servers and closes the MCP connections the
+// binding started (each within 3 s, side by side: their whole trees end,
+// see lsp and mcp), cancels the jobs it dispatched, drops every parked
+// task and closes the Lua state. It does not close the runtime, which ends
+// the programs still running. Idempotent.
 func (b *Binding) Close() {
 	if b.closed {
 		return
 	}
 	b.closed = true
-	b.closeLSP()
+	// The jobs are cancelled first, so that their programs' trees get
+	// their SIGTERM while the servers close. The MCP connections close on
+	// a goroutine of their own (Host.Close is safe there) while the
+	// language clients close here: each is bounded by 3 s, and side by
+	// side so are both.
 	for id := range b.jobs {
 		b.rt.Cancel(id)
 	}
-	b.closeMCP()
-	b.mcpClosing.Wait()
+	mcpClosed := make(chan struct{})
+	go func() {
+		defer close(mcpClosed)
+		b.closeMCP()
+		b.mcpClosing.Wait()
+	}()
+	b.closeLSP()
+	<-mcpClosed
 	clear(b.jobs)
 	clear(b.threads)
 	b.pool = threadPool{}

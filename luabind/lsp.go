@@ -69,6 +69,9 @@ type lspClient struct {
 	onApply  *lua.LFunction // workspace/applyEdit (lsp_applyedit.go)
 	messages []lsp.Message
 	stopped  bool
+	// stopHandle is what client:stop() returned: the same handle for every
+	// call.
+	stopHandle *lua.LUserData
 }
 
 func (s *lspState) init() {
@@ -394,11 +397,18 @@ func (b *Binding) lspOnDiagnostics(L *lua.LState) int {
 	return 0
 }
 
+// lspStop is client:stop(): it stops the server and returns a handle of
+// kind lsp_request that settles once the server has exited, its whole tree
+// has ended and it has been reaped, with {code =, signal =}: its last exit.
+// Every call returns the same handle.
 func (b *Binding) lspStop(L *lua.LState) int {
 	c := checkClient(L, "client:stop")
 	c.stopped = true
-	c.c.Stop()
-	return 0
+	if c.stopHandle == nil {
+		c.stopHandle = b.newHandle(L, c.c.StopJob(), runtime.KindLSPRequest, false)
+	}
+	L.Push(c.stopHandle)
+	return 1
 }
 
 // lspStatus is client:status(): {state, pending, restarts..., progress =
@@ -474,7 +484,10 @@ func (b *Binding) pollLSP() {
 	for _, c := range b.lsp.clients {
 		select {
 		case <-c.c.Done():
-			// A client gone for good has settled everything already.
+			// A client gone for good: what is left is its exit, which
+			// fails what is still pending and settles its stop handle.
+			for c.c.Poll().More {
+			}
 			continue
 		default:
 		}
@@ -508,14 +521,21 @@ func (b *Binding) pollLSP() {
 }
 
 // closeLSP stops every client and waits until each is gone, so no server
-// outlives the binding.
+// outlives the binding. The clients are all stopped first, so their
+// servers shut down (and are killed, if need be) side by side: the whole
+// wait stays within lsp.CloseTimeout however many there are.
 func (b *Binding) closeLSP() {
 	if b.lsp.quit == nil {
 		return
 	}
 	close(b.lsp.quit)
 	for _, c := range b.lsp.clients {
-		c.c.Close()
+		c.c.Stop()
+	}
+	for _, c := range b.lsp.clients {
+		if err := c.c.Close(); err != nil {
+			fmt.Fprintf(b.stderr, "luabind: %v\n", err)
+		}
 	}
 	b.lsp.clients = nil
 }

@@ -13,12 +13,19 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/pmacs-go/pmacs-go/mcp/mcptest"
+	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 func TestMain(m *testing.M) {
 	// The MCP tests run this binary as their server.
 	mcptest.RunIfServer()
+	// The teardown tests check that a server's grandchildren are gone, not
+	// zombies of an init that never reaps: the test binary reaps them.
+	if err := proc.BecomeSubreaper(); err != nil {
+		fmt.Fprintln(os.Stderr, "luabind tests: cannot become a subreaper:", err)
+		os.Exit(2)
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -30,10 +30,12 @@ const (
 	// closeGrace is how long a server has to exit on its own once its
 	// input ended before its group is killed.
 	closeGrace = 1 * time.Second
-	// waitDelay is proc's bound on pipes held open after the server exited.
-	waitDelay  = 500 * time.Millisecond
 	stderrTail = 8 << 10
 )
+
+// waitDelay is proc's bound on pipes held open after the server exited; a
+// variable so that a test can make the server's end outlast CloseTimeout.
+var waitDelay = 500 * time.Millisecond
 
 // Spec says which server to connect to: a program (Cmd) spoken to over its
 // standard input and output, or a streamable HTTP endpoint (URL).
@@ -480,8 +482,12 @@ func (c *Conn) ServerInfo() (name, version string) {
 
 // Close ends the connection and returns within CloseTimeout, whatever the
 // server does: pending calls fail with ErrClosed, the server's input is
-// closed, and a server that has not exited a second later has its process
-// group killed. Safe from any goroutine, any number of times.
+// closed, and a server that has not exited a second later has its whole
+// tree killed (its process group and every descendant proc finds, see
+// proc). An error wrapping ErrCloseTimeout says what had not ended by
+// CloseTimeout (the server's tree, the SDK's session or the connection's
+// goroutines, which end on their own later). Safe from any goroutine, any
+// number of times.
 func (c *Conn) Close() error {
 	c.closing.Do(func() {
 		c.closeErr = c.teardown(ErrClosed)
@@ -492,11 +498,31 @@ func (c *Conn) Close() error {
 	return c.closeErr
 }
 
-// teardown fails the pending calls with cause, closes the session and
-// stops the server, within CloseTimeout.
+// ErrCloseTimeout is wrapped by the error of a Close that gave up waiting
+// at CloseTimeout.
+var ErrCloseTimeout = errors.New("mcp: close timed out")
+
+// closeSession closes the SDK's session; tests replace it with a fake that
+// ignores the close.
+var closeSession = (*sdk.ClientSession).Close
+
+// teardown fails the pending calls with cause, stops the server and closes
+// the session. Every wait shares one deadline, CloseTimeout from the start,
+// so no wait can use up another's bound.
 func (c *Conn) teardown(cause error) error {
-	deadline := time.NewTimer(CloseTimeout)
-	defer deadline.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
+	defer cancel()
+	var errs []error
+	// wait waits for ch until the deadline and records what did not end.
+	wait := func(ch <-chan struct{}, what string) bool {
+		select {
+		case <-ch:
+			return true
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("mcp: close %s: %w: %s did not end within %v", c.name, ErrCloseTimeout, what, CloseTimeout))
+			return false
+		}
+	}
 	c.mu.Lock()
 	c.closed = true
 	for _, cl := range c.calls {
@@ -504,68 +530,66 @@ func (c *Conn) teardown(cause error) error {
 	}
 	c.mu.Unlock()
 	c.cancelConnect()
-	// A cancelled initialize normally returns at once, and its session, if
-	// any, is then known. If it does not, the server is stopped anyway,
+
+	// The server's end starts at once: nothing the session does first
+	// may use up its grace. The grace, like the deadline, is a context:
+	// once over it stays over for every wait that selects on it.
+	graceCtx, cancelGrace := context.WithTimeout(ctx, closeGrace)
+	defer cancelGrace()
+	grace := graceCtx.Done()
+	if c.proc != nil {
+		c.stopReading()
+		_ = c.stdin.Close()
+	}
+	// A cancelled initialize normally returns at once, and its session,
+	// if any, is then known; if it does not, the server is stopped anyway,
 	// which ends it.
 	var cs *sdk.ClientSession
-	grace := time.NewTimer(closeGrace)
 	select {
 	case <-c.ready:
 		cs = c.cs
-	case <-grace.C:
+	case <-grace:
 	}
-	grace.Stop()
-
 	sessionDone := make(chan struct{})
 	if cs != nil {
 		// The SDK's Close waits for the requests in flight; they were
 		// just cancelled, but nothing the server does may hold Close up,
 		// so it runs aside and is waited for only until the deadline.
+		closeFn := closeSession
 		go func() {
 			defer close(sessionDone)
-			_ = cs.Close()
+			_ = closeFn(cs)
 		}()
 	} else {
 		close(sessionDone)
 	}
 
-	var err error
 	if c.proc != nil {
-		c.stopReading()
-		_ = c.stdin.Close()
-		grace.Reset(closeGrace)
 		select {
 		case <-c.proc.Done():
-		case <-grace.C:
+		case <-grace:
 			c.proc.Kill()
 		}
-		grace.Stop()
-		select {
-		case <-c.proc.Done():
-		case <-deadline.C:
-			err = fmt.Errorf("mcp: close %s: the server's process group did not end in time", c.name)
-		}
+		wait(c.proc.Done(), "the server's process tree")
 	}
 	if c.abort != nil {
 		// The session's DELETE can wait on the server's handlers, which
 		// may never end: after the grace, every request is aborted.
-		grace.Reset(closeGrace)
+		defer c.abort()
 		select {
 		case <-sessionDone:
-		case <-grace.C:
+		case <-grace:
 			c.abort()
 		}
-		grace.Stop()
-		defer c.abort()
 	}
-	select {
-	case <-sessionDone:
-	case <-deadline.C:
-		if err == nil {
-			err = fmt.Errorf("mcp: close %s: the session did not end in time", c.name)
-		}
+	if wait(sessionDone, "the session") {
+		goroutines := make(chan struct{})
+		go func() {
+			c.wg.Wait()
+			close(goroutines)
+		}()
+		wait(goroutines, "the connection's goroutines")
 	}
-	c.wg.Wait()
 	if c.proc == nil {
 		select {
 		case <-c.done:
@@ -573,7 +597,7 @@ func (c *Conn) teardown(cause error) error {
 			close(c.done)
 		}
 	}
-	return err
+	return errors.Join(errs...)
 }
 
 // stopReading ends the SDK's input and makes proc drop the server's further

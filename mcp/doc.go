@@ -51,12 +51,16 @@
 //
 // # Liveness
 //
-// Close never waits on the server: pending calls are failed, the session
-// is closed aside, the server's stdin is closed, and a server still running
-// a second later has its whole group killed (SIGKILL); Close returns within
-// CloseTimeout (3 s) in every case. For an HTTP server the session's DELETE
-// is given the same second, then every request of the connection is
-// aborted. Cancellations of calls pending at Close are best-effort: the SDK
+// Close never waits on the server: pending calls are failed, the server's
+// stdin is closed, the session is closed aside, and a server still running
+// a second later has its whole tree killed (SIGKILL to its process group
+// and to every descendant proc finds, a setsid grandchild holding its
+// stdout included; see proc). Every wait of Close shares one deadline:
+// Close returns within CloseTimeout (3 s) in every case, with an error
+// wrapping ErrCloseTimeout that names what had not ended (the server's
+// tree, the SDK's session, the connection's goroutines) if something had
+// not. For an HTTP server the session's DELETE is given the same second,
+// then every request of the connection is aborted. Cancellations of calls pending at Close are best-effort: the SDK
 // sends them asynchronously and stops sending once the session closes. When the server process exits on its
 // own, every pending call fails at once with a *ServerExitedError that
 // gives the exit status and the tail of its stderr. Connect fails with a

@@ -44,7 +44,7 @@ func BenchmarkSplitOnly(b *testing.B) {
 	for b.Loop() {
 		var n int
 		sp := newSplitter(Stdout, DefaultMaxLine, func(ls []Line) error { n += len(ls); return nil })
-		if err := sp.run(bytes.NewReader(data), nil); err != nil {
+		if err := sp.run(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 		if n != benchOutput/80 {
@@ -100,4 +100,31 @@ func BenchmarkSpawnTrue(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkTreeScan is what finding a program's tree costs on the monitor
+// goroutine each time a program ends or is stopped: a /proc listing, every
+// process's stat, and the environment of the processes of this user that
+// started after the program. It reports the processes listed.
+func BenchmarkTreeScan(b *testing.B) {
+	p, err := Start(context.Background(), Spec{Argv: []string{"sleep", "60"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { p.Kill(); _, _ = p.Wait() }()
+	t := newTree(p.Pid(), func(e []byte) bool { return bytes.Equal(e, []byte(p.cookie)) })
+	for b.Loop() {
+		t.scan()
+	}
+	b.ReportMetric(float64(len(t.sc.list())), "procs")
+}
+
+// BenchmarkRunTrue is a whole short program, start to Wait, the tree's end
+// included: the cost a build of many small commands pays per command.
+func BenchmarkRunTrue(b *testing.B) {
+	for b.Loop() {
+		if _, err := Run(context.Background(), Spec{Argv: []string{"true"}, Lines: func([]Line) error { return nil }}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

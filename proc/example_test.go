@@ -78,3 +78,16 @@ func ExampleSpec_timeout() {
 	// Output:
 	// ETIMEDOUT SIGTERM
 }
+
+// A program's main makes itself the reaper of its programs' orphans at
+// start, and ends everything it started last, after closing what started
+// it, so that nothing outlives it, running or as a zombie.
+func ExampleEndAll() {
+	_ = proc.BecomeSubreaper()
+	// ... run the editor, close its runtime and clients ...
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := proc.EndAll(ctx); err != nil {
+		fmt.Println(err)
+	}
+}

@@ -15,6 +15,12 @@ import (
 // every killed grandchild would stay a zombie whatever proc does, and the
 // orphan tests could not tell proc's leaks from init's.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(endAllHelperEnv); dir != "" {
+		os.Exit(runEndAllHelper(dir))
+	}
+	if dir := os.Getenv(reapHelperEnv); dir != "" {
+		os.Exit(runReapHelper(dir))
+	}
 	if err := BecomeSubreaper(); err != nil {
 		fmt.Fprintln(os.Stderr, "proc tests: cannot become a subreaper:", err)
 		os.Exit(2)

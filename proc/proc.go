@@ -43,9 +43,12 @@ type Line struct {
 
 // Defaults for the zero values of Spec.
 const (
-	DefaultMaxLine   = 1 << 20
-	MaxMaxLine       = 1 << 30 // Spec.MaxLine is clamped to this
-	DefaultKillGrace = 2 * time.Second
+	DefaultMaxLine = 1 << 20
+	MaxMaxLine     = 1 << 30 // Spec.MaxLine is clamped to this
+	// DefaultKillGrace is 1 s so that a stop's worst case (SIGTERM
+	// ignored, then SIGKILL, then the pipes an escaped process holds read
+	// for WaitDelay) stays within the 3 s every teardown is bounded by.
+	DefaultKillGrace = time.Second
 	DefaultWaitDelay = time.Second
 )
 
@@ -58,7 +61,8 @@ type Spec struct {
 	// Dir is the working directory; "" means the caller's.
 	Dir string
 	// Env is the complete environment as "KEY=value" entries (a later
-	// duplicate key wins); nil means the caller's environment.
+	// duplicate key wins); nil means the caller's environment. Either way
+	// proc sets TreeEnv in it (see the package doc).
 	Env []string
 	// Stdin feeds the program's standard input; nil means /dev/null.
 	// Ignored when StdinPipe is set.
@@ -91,13 +95,14 @@ type Spec struct {
 	// "ETIMEDOUT" wrapping ErrTimeout.
 	Timeout time.Duration
 	// KillGrace is how long a stopped program has between SIGTERM and
-	// SIGKILL to its group; 0 means DefaultKillGrace.
+	// SIGKILL to its tree; 0 means DefaultKillGrace.
 	KillGrace time.Duration
 	// WaitDelay bounds how long Wait waits for the pipes to close after
 	// the program exited (a background grandchild may hold them open); 0
-	// means DefaultWaitDelay. Once it has passed, the group is killed and
-	// each further read may stay idle at most WaitDelay. It is also the
-	// exec.Cmd.WaitDelay of the copy from a Stdin reader.
+	// means DefaultWaitDelay. Once it has passed, the program's tree is
+	// killed and the pipes are read for at most WaitDelay more (what is
+	// left in them then is dropped). It is also the exec.Cmd.WaitDelay of
+	// the copy from a Stdin reader.
 	WaitDelay time.Duration
 }
 

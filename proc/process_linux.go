@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,10 +20,11 @@ import (
 	"github.com/pmacs-go/pmacs-go/internal/eintr"
 )
 
-// Process is a started program. Its group is killed when ctx ends, when
-// Spec.Timeout passes, when Lines fails or when Kill is called, and in any
-// case once the program itself has exited (so nothing it left behind in its
-// group keeps running). Its goroutines end on their own once the program
+// Process is a started program. Its tree (its group and every descendant
+// proc can find, see the package doc) is stopped when ctx ends, when
+// Spec.Timeout passes, when Lines fails or when Terminate or Kill is called,
+// and killed in any case once the program itself has exited (so nothing it
+// left behind keeps running). Its goroutines end on their own once the program
 // has exited and its output has been read; Wait and Done tell when. A
 // Process nobody waits for therefore leaks nothing, but its exit status is
 // then lost.
@@ -39,7 +41,6 @@ type Process struct {
 	outs      []*os.File    // the read ends
 	readersN  atomic.Int32  // readers still running
 	readersCh chan struct{} // closed when every reader returned
-	exited    atomic.Bool   // the program has exited: reads are now bounded
 
 	emitMu sync.Mutex
 	lines  func([]Line) error
@@ -50,6 +51,11 @@ type Process struct {
 
 	killCh   chan struct{}
 	killOnce sync.Once
+	termCh   chan struct{}
+	termOnce sync.Once
+
+	cookie string // its TreeEnv entry
+	tree   *tree  // what belongs to it; the monitor's
 
 	done chan struct{}
 	exit Exit
@@ -60,7 +66,8 @@ type Process struct {
 // it runs. A program that cannot start is an *Error whose Code is the errno
 // name (see Error); nothing is left running then.
 func Start(ctx context.Context, spec Spec) (*Process, error) {
-	cmd, prog, err := command(spec)
+	cookie := newCookie()
+	cmd, prog, err := command(spec, cookie)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +85,9 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		readersCh: make(chan struct{}),
 		failed:    make(chan struct{}),
 		killCh:    make(chan struct{}),
+		termCh:    make(chan struct{}),
 		done:      make(chan struct{}),
+		cookie:    cookie,
 	}
 	cmd.WaitDelay = p.waitDelay
 	maxLine := spec.MaxLine
@@ -129,7 +138,11 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 			}
 		}
 	}
+	// Until the program is registered, ReapOrphans must not reap a zombie
+	// child: it could be this program, already exited, that cmd.Wait reaps.
+	starting(1)
 	if err := cmd.Start(); err != nil {
+		starting(-1)
 		closeAll()
 		return nil, startError(prog, err)
 	}
@@ -137,6 +150,12 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		_ = f.Close()
 	}
 	p.pid = cmd.Process.Pid
+	// Read now, while the program surely runs: its start time bounds
+	// which processes can belong to it.
+	cookieB := []byte(cookie)
+	p.tree = newTree(p.pid, func(e []byte) bool { return bytes.Equal(e, cookieB) })
+	register(p)
+	starting(-1)
 
 	p.readersN.Store(int32(len(p.outs)))
 	if len(p.outs) == 0 {
@@ -153,8 +172,9 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	return p, nil
 }
 
-// command validates spec and builds the exec.Cmd.
-func command(spec Spec) (*exec.Cmd, string, error) {
+// command validates spec and builds the exec.Cmd, whose environment
+// carries cookie.
+func command(spec Spec, cookie string) (*exec.Cmd, string, error) {
 	if len(spec.Argv) == 0 {
 		return nil, "", &Error{Op: "spawn", Code: "EINVAL", Err: ErrEmptyCommand}
 	}
@@ -206,7 +226,7 @@ func command(spec Spec) (*exec.Cmd, string, error) {
 		return nil, prog, startError(prog, cmd.Err)
 	}
 	cmd.Dir = spec.Dir
-	cmd.Env = spec.Env
+	cmd.Env = withCookie(spec.Env, cookie)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd, prog, nil
 }
@@ -248,10 +268,16 @@ func (p *Process) Stdin() io.WriteCloser {
 	return p.stdin
 }
 
-// Kill sends SIGKILL to the program's group at once, without the grace a
-// cancellation gives. Wait still reports the exit. Safe from any goroutine,
-// any number of times.
+// Kill ends the program's whole tree at once, without the grace a
+// cancellation gives: SIGKILL to its group and to every process that
+// belongs to it (see the package doc). Wait still reports the exit. Safe
+// from any goroutine, any number of times.
 func (p *Process) Kill() { p.killOnce.Do(func() { close(p.killCh) }) }
+
+// Terminate stops the program as a cancellation does (SIGTERM to its tree,
+// SIGKILL KillGrace later), but Wait reports no error for it: the Exit
+// says how the program ended. Safe from any goroutine, any number of times.
+func (p *Process) Terminate() { p.termOnce.Do(func() { close(p.termCh) }) }
 
 // Done is closed once Wait's result is ready.
 func (p *Process) Done() <-chan struct{} { return p.done }
@@ -284,33 +310,23 @@ func (p *Process) emit(lines []Line) error {
 }
 
 // read runs one pipe's splitter, then drains the pipe if the consumer
-// failed, so the program is never left blocked on a write.
+// failed, so the program is never left blocked on a write. Once the tree
+// has been killed, the monitor's read deadline ends the reads.
 func (p *Process) read(sp *splitter, f *os.File) {
-	arm := func() {
-		if p.exited.Load() {
-			_ = f.SetReadDeadline(time.Now().Add(p.waitDelay))
-		}
-	}
-	if err := sp.run(f, arm); err != nil && p.emitFailed() {
-		drain(f, arm)
+	if err := sp.run(f); err != nil && p.emitFailed() {
+		drain(f)
 	}
 	p.readerDone(f)
 }
 
 // readRaw is read for Spec.Output: each read's bytes go out as they came.
 func (p *Process) readRaw(s Stream, f *os.File) {
-	arm := func() {
-		if p.exited.Load() {
-			_ = f.SetReadDeadline(time.Now().Add(p.waitDelay))
-		}
-	}
 	buf := make([]byte, readChunk)
 	for {
-		arm()
 		n, err := f.Read(buf)
 		if n > 0 {
 			if p.emitRaw(s, buf[:n]) != nil {
-				drain(f, arm)
+				drain(f)
 				break
 			}
 		}
@@ -358,11 +374,27 @@ func (p *Process) signalGroup(sig syscall.Signal) {
 	_ = syscall.Kill(-p.pid, sig)
 }
 
+// terminateTree sends SIGTERM to the tree: its members outside the group,
+// found while the leader still runs, then the group.
+func (p *Process) terminateTree() {
+	p.tree.signal(syscall.SIGTERM, func() { p.signalGroup(syscall.SIGTERM) })
+}
+
+// killTree ends the tree: SIGKILL to its members and its group, then
+// rescans (at most endTreeBound) until none is left, reaping the members
+// that became this process's children. The leader is left to cmd.Wait.
+func (p *Process) killTree() {
+	p.tree.end(time.Now().Add(endTreeBound), func() { p.signalGroup(syscall.SIGKILL) },
+		func(pid int) bool { return pid == p.pid || isLeader(pid) })
+}
+
 // monitor owns the program's life: it turns cancellation, timeout, a Lines
-// failure and Kill into signals to the group, and once the program exits
-// it bounds the wait for the pipes, kills what is left of the group and
-// only then reaps the program.
+// failure, Terminate and Kill into signals to the tree, and once the
+// program exits it bounds the wait for the pipes, kills what is left of the
+// tree and only then reaps the program.
 func (p *Process) monitor(ctx context.Context) {
+	defer close(p.done)
+	defer unregister(p)
 	leaderExited := make(chan struct{})
 	go func() {
 		waitExited(p.pid)
@@ -371,6 +403,7 @@ func (p *Process) monitor(ctx context.Context) {
 
 	var (
 		stopping  bool
+		killed    bool // the tree has had its SIGKILL
 		cause     error
 		graceC    <-chan time.Time
 		timeoutC  <-chan time.Time
@@ -386,11 +419,11 @@ func (p *Process) monitor(ctx context.Context) {
 			return
 		}
 		stopping, cause = true, c
-		p.signalGroup(syscall.SIGTERM)
+		p.terminateTree()
 		graceTm = time.NewTimer(p.grace)
 		graceC = graceTm.C
 	}
-	ctxDone, failed, killC := ctx.Done(), p.failed, p.killCh
+	ctxDone, failed, killC, termC := ctx.Done(), p.failed, p.killCh, p.termCh
 wait:
 	for {
 		select {
@@ -406,13 +439,17 @@ wait:
 		case <-failed:
 			failed = nil
 			stop(nil)
+		case <-termC:
+			termC = nil
+			stop(nil)
 		case <-killC:
-			killC = nil
-			stopping = true
-			p.signalGroup(syscall.SIGKILL)
+			killC, graceC = nil, nil
+			stopping, killed = true, true
+			p.killTree()
 		case <-graceC:
 			graceC = nil
-			p.signalGroup(syscall.SIGKILL)
+			killed = true
+			p.killTree()
 		}
 	}
 	if timeoutTm != nil {
@@ -424,23 +461,29 @@ wait:
 
 	// The program has exited. Its output may still be in the pipes (a
 	// slow consumer): give the readers WaitDelay to reach EOF, then kill
-	// the group, which ends any grandchild holding a pipe open. From then
-	// on each read may idle at most WaitDelay, in case a process that left
-	// the group holds a pipe.
+	// the tree, which ends any descendant holding a pipe open. From then
+	// on the pipes are read for at most WaitDelay, in case a process that
+	// escaped the tree holds one and keeps writing. A tree already killed
+	// has nobody left to wait for, and a Kill now ends the wait (Close
+	// after a cancel whose SIGTERM ended the program first).
 	select {
 	case <-p.readersCh:
 	default:
+		if killed {
+			break
+		}
 		t := time.NewTimer(p.waitDelay)
 		select {
 		case <-p.readersCh:
 		case <-t.C:
+		case <-p.killCh:
 		}
 		t.Stop()
 	}
-	p.signalGroup(syscall.SIGKILL)
-	p.exited.Store(true)
+	p.killTree()
+	end := time.Now().Add(p.waitDelay)
 	for _, f := range p.outs {
-		_ = f.SetReadDeadline(time.Now().Add(p.waitDelay))
+		_ = f.SetReadDeadline(end)
 	}
 	<-p.readersCh
 
@@ -459,7 +502,6 @@ wait:
 	case werr != nil && !errors.As(werr, &ee) && !errors.Is(werr, exec.ErrWaitDelay):
 		p.err = werr
 	}
-	close(p.done)
 }
 
 func exitOf(ps *os.ProcessState) Exit {

@@ -41,3 +41,16 @@ func (p *Process) Wait() (Exit, error) { return Exit{Code: -1}, ErrUnsupported }
 
 // BecomeSubreaper returns ErrUnsupported.
 func BecomeSubreaper() error { return ErrUnsupported }
+
+// Terminate does nothing.
+func (p *Process) Terminate() {}
+
+// TreeEnv names the environment variable that tags a program's tree on
+// Linux.
+const TreeEnv = "PMACS_PROC_TREE"
+
+// EndAll returns nil: Start starts nothing here.
+func EndAll(ctx context.Context) error { return nil }
+
+// ReapOrphans does nothing: Start starts nothing here.
+func ReapOrphans(ctx context.Context) {}

@@ -47,17 +47,13 @@ func newSplitter(stream Stream, maxLine int, emit func([]Line) error) *splitter 
 // "\r\n"), plus one read.
 func (s *splitter) limit() int { return s.max + 1 + readChunk }
 
-// run reads r to its end, emitting lines. beforeRead is called before each
-// read (the process uses it to arm a read deadline once the program has
-// exited). A read error other than EOF ends the output like EOF does: the
-// unfinished line is flushed as partial and the error is returned. An emit
-// error is returned at once.
-func (s *splitter) run(r io.Reader, beforeRead func()) error {
+// run reads r to its end, emitting lines. A read error other than EOF
+// (the deadline the process sets once the tree is killed) ends the output
+// like EOF does: the unfinished line is flushed as partial and the error is
+// returned. An emit error is returned at once.
+func (s *splitter) run(r io.Reader) error {
 	for {
 		s.makeRoom()
-		if beforeRead != nil {
-			beforeRead()
-		}
 		n, err := r.Read(s.buf[s.end:])
 		s.end += n
 		if n > 0 {
@@ -181,12 +177,9 @@ func (s *splitter) flushPartial() error {
 
 // drain reads r to its end and throws the bytes away: after the consumer
 // failed, the program must still not block on a full pipe.
-func drain(r *os.File, beforeRead func()) {
+func drain(r *os.File) {
 	buf := make([]byte, readChunk)
 	for {
-		if beforeRead != nil {
-			beforeRead()
-		}
 		if _, err := r.Read(buf); err != nil {
 			return
 		}

@@ -71,7 +71,7 @@ func FuzzSplitMatchesReference(f *testing.F) {
 			}
 			return collect(&out)(ls)
 		})
-		if err := sp.run(&chunkReader{data: in, sizes: sizes}, nil); err != nil {
+		if err := sp.run(&chunkReader{data: in, sizes: sizes}); err != nil {
 			t.Fatal(err)
 		}
 		want := referenceLines(in, m)

@@ -40,7 +40,7 @@ func splitAll(t *testing.T, input string, maxLine int, chunked bool) []got {
 	if chunked {
 		r = oneByteReader{r}
 	}
-	require.NoError(t, sp.run(r, nil))
+	require.NoError(t, sp.run(r))
 	return out
 }
 
@@ -100,7 +100,7 @@ func TestSplitTwoMiBLine(t *testing.T) {
 	in := string(big) + "\r\nnext\n"
 	var out []got
 	sp := newSplitter(Stdout, DefaultMaxLine, collect(&out))
-	require.NoError(t, sp.run(strings.NewReader(in), nil))
+	require.NoError(t, sp.run(strings.NewReader(in)))
 	require.Len(t, out, 2)
 	require.True(t, out[0].Truncated)
 	require.Equal(t, string(big[:DefaultMaxLine]), out[0].Text)
@@ -127,7 +127,7 @@ func TestSplitBatchesAreBounded(t *testing.T) {
 		}
 		return nil
 	})
-	require.NoError(t, sp.run(strings.NewReader(sb.String()), nil))
+	require.NoError(t, sp.run(strings.NewReader(sb.String())))
 	require.Equal(t, 10_000, n)
 	require.LessOrEqual(t, maxBatch, BatchLines)
 }
@@ -140,7 +140,7 @@ func TestSplitEmitErrorStops(t *testing.T) {
 		calls++
 		return io.ErrClosedPipe
 	})
-	err := sp.run(oneByteReader{strings.NewReader("a\nb\nc\n")}, nil)
+	err := sp.run(oneByteReader{strings.NewReader("a\nb\nc\n")})
 	require.ErrorIs(t, err, io.ErrClosedPipe)
 	require.Equal(t, 1, calls)
 }

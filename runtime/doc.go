@@ -160,8 +160,12 @@
 // watch build), so it runs on proc's goroutines and holds no worker slot
 // and no actor gate. The runtime keeps a lock-guarded table of the running
 // programs beside the pending table, for stdin writes and for Close, which
-// kills every group at once and waits for each job's last reply. A
-// program's stdin queue asks its writer to wait past StdinHighWater (1 MiB)
-// and refuses a write past StdinMaxQueued (64 MiB, ENOBUFS): a writer that
-// does not wait cannot grow it without limit.
+// kills every program's tree at once (its group and every descendant proc
+// finds, setsid grandchildren included) while the pool stops, and waits
+// for each job's last reply. Cancel, supersede and a timeout end the tree
+// too, with SIGTERM first. Nothing a program does holds Close more than
+// proc's bound (see Runtime.Close). A program's stdin queue asks its writer
+// to wait past StdinHighWater (1 MiB) and refuses a write past
+// StdinMaxQueued (64 MiB, ENOBUFS): a writer that does not wait cannot grow
+// it without limit.
 package runtime

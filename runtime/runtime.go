@@ -155,16 +155,21 @@ func New(opts Options) (*Runtime, error) {
 	return rt, nil
 }
 
-// Close cancels every running job, waits for the worker pool to stop (jobs
-// still queued settle with a shutdown failure) and closes the bus. Settles
-// produced by the shutdown are still delivered by a later Tick. Idempotent.
+// Close cancels every running job, kills the tree of every running program
+// (spawn and system jobs, see proc), waits for the worker pool to stop
+// (jobs still queued settle with a shutdown failure) and for the programs
+// to be reaped, and closes the bus. Settles produced by the shutdown are
+// still delivered by a later Tick. Idempotent.
 //
 // Close returns within workers.DefaultCloseWait (1 s) whatever the handlers
-// do. A handler that does not return once cancelled (one blocked in a
-// system call, such as a read from a FIFO with no writer) is left running
-// on its worker goroutine; when it returns, its replies go to the closed
-// bus and are dropped. Such a goroutine ends with its system call, or leaks
-// if that never returns.
+// do, or within 2 s when programs run (the kills and the pool's stop
+// overlap; a program's wait is bounded by proc: its tree's end, then at
+// most its spec's WaitDelay, 1 s by default, of reading what a process
+// that escaped the tree still writes). A handler that does not return once
+// cancelled (one blocked in a system call, such as a read from a FIFO with
+// no writer) is left running on its worker goroutine; when it returns, its
+// replies go to the closed bus and are dropped. Such a goroutine ends with
+// its system call, or leaks if that never returns.
 func (rt *Runtime) Close() {
 	if rt.closed {
 		return
@@ -173,9 +178,10 @@ func (rt *Runtime) Close() {
 	for _, j := range rt.pending {
 		j.cancel(ErrClosed)
 	}
+	rt.spawns.kill()
 	rt.exec.Close()
 	rt.closeFinder()
-	rt.spawns.close()
+	rt.spawns.wait()
 	rt.wbus.Close()
 }
 

@@ -67,9 +67,10 @@ type SpawnResult struct {
 // consumer is a credit's worth behind, the pipe is not read and the program
 // blocks on its next write. A spawn's credit is four of its batches (at
 // least two of proc's) or the runtime's stream credit if that is smaller,
-// so a flood costs a Tick a few frames' lines at most. Cancel and supersede stop the program (SIGTERM
-// to its group, SIGKILL after spec.KillGrace); Close kills every group at
-// once. The program runs on proc's goroutines, not on a worker, so a
+// so a flood costs a Tick a few frames' lines at most. Cancel, supersede
+// and spec.Timeout stop the program's whole tree (SIGTERM to its group and
+// every descendant proc finds, SIGKILL after spec.KillGrace); Close kills
+// every tree at once. The program runs on proc's goroutines, not on a worker, so a
 // long-lived process holds no worker slot and no actor gate.
 //
 // spec.Lines and spec.Output are the runtime's to set. With
@@ -353,9 +354,9 @@ func (e *spawnEntry) started(p *proc.Process) {
 
 func (e *spawnEntry) wait() { e.writer.Wait() }
 
-// close kills every running program's group without a grace period and
-// waits until each has been reaped and its job has sent its last reply.
-func (t *spawnTable) close() {
+// kill kills every running program's tree without a grace period (proc's
+// Kill), and any program still starting as soon as it has started.
+func (t *spawnTable) kill() {
 	t.mu.Lock()
 	t.closed = true
 	for _, e := range t.byJob {
@@ -364,5 +365,8 @@ func (t *spawnTable) close() {
 		}
 	}
 	t.mu.Unlock()
-	t.wg.Wait()
 }
+
+// wait waits until every program has been reaped and its job has sent its
+// last reply: proc bounds each.
+func (t *spawnTable) wait() { t.wg.Wait() }

@@ -42,7 +42,7 @@ func TestDriveDoesNotSleepWhileRepliesPending(t *testing.T) {
 	}
 
 	start := time.Now()
-	require.NoError(t, drive(b, rt))
+	require.NoError(t, drive(b, rt, nil, nil))
 	require.Less(t, time.Since(start), 5*time.Second)
 	require.Zero(t, b.Stats().Tasks)
 	require.False(t, rt.Pending())

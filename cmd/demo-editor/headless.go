@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/pmacs-go/pmacs-go/luabind"
 	"github.com/pmacs-go/pmacs-go/runtime"
@@ -85,26 +90,45 @@ func (c config) checkInteractive(positional int) error {
 	return nil
 }
 
-// Exit statuses of the headless runner.
+// Exit statuses of the headless runner. A run ended by SIGTERM, SIGHUP or
+// SIGINT exits 128 plus the signal's number, as a shell reports it (143,
+// 129, 130), once everything it started has ended.
 const (
 	exitOK     = 0
 	exitFailed = 1
+	exitSignal = 128
 )
+
+// stopSignals end a headless run (or the editor) cleanly: every program it
+// started is ended and reaped before it exits.
+var stopSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT}
 
 // RunScript runs script headless as the first task with args in the global
 // arg, printing what the script prints to stdout. Frames are driven at the
 // runtime's frame target (or as soon as worker replies are ready) until no
 // task and no job remains. It returns 0 on success, or 1 after writing the
 // error, with its traceback, to stderr: when the script fails to load or
-// raises, when another task's error was never collected by task:await(), or
-// when the remaining tasks wait on each other and can never wake.
+// raises (the run then ends at once, stopping what the script started),
+// when another task's error was never collected by task:await(), or when
+// the remaining tasks wait on each other and can never wake. SIGTERM,
+// SIGHUP or SIGINT interrupts the Lua code running, ends the run and
+// returns 128 plus the signal's number.
 //
 // roots are the script's roots (the working directory when there are
 // none): each must be a directory, and each is registered with the
 // runtime. With safe (--safe) the script starts no program, writes
 // nothing, and reads files only beneath its roots (luabind's Options.Safe;
 // the runtime confines its filesystem jobs to them too).
+//
+// Before it returns, whatever the outcome, it closes the binding (the
+// language servers and MCP connections: each within 3 s, side by side)
+// and the runtime (every program's whole tree is killed and reaped); the
+// command then calls proc.EndAll for anything left.
 func RunScript(script string, args []string, safe bool, roots []string, stdout, stderr io.Writer) int {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+
 	rt, err := runtime.New(runtime.Options{ConfineFS: safe})
 	if err != nil {
 		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
@@ -122,12 +146,45 @@ func RunScript(script string, args []string, safe bool, roots []string, stdout, 
 	}
 	defer b.Close()
 
+	// A signal interrupts the Lua code running now (a script stuck in a
+	// loop included), and ends the drive at its next turn.
+	var caught atomic.Value
+	stopped := make(chan struct{})
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() {
+		select {
+		case sig := <-sigs:
+			caught.Store(sig)
+			close(stopped)
+			b.Interrupt()
+		case <-quit:
+		}
+	}()
+	signalled := func() int {
+		sig, _ := caught.Load().(syscall.Signal)
+		fmt.Fprintf(stderr, "demo-editor: stopped by %v\n", unix.SignalName(sig))
+		return exitSignal + int(sig)
+	}
+
 	first, err := b.RunFile(script, args)
+	if caught.Load() != nil {
+		return signalled()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
 		return exitFailed
 	}
-	if err := drive(b, rt); err != nil {
+	// A script whose main chunk raised is over: what it started (tasks,
+	// jobs, programs) is stopped as the runner closes, not waited for.
+	over := func() bool { return first.Done() && first.Err() != nil }
+	err = drive(b, rt, stopped, over)
+	// A signal wins over whatever it interrupted (the task it made fail
+	// ends the drive as a failure of its own would).
+	if caught.Load() != nil {
+		return signalled()
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
 		return exitFailed
 	}
@@ -158,16 +215,25 @@ func registerRoots(rt *runtime.Runtime, roots []string) error {
 	return nil
 }
 
-// drive runs frames until the binding is idle. It sleeps between frames on
-// "worker replies ready OR frame deadline", never spinning, and not at all
-// while work is left over: a budgeted frame leaves the replies and the
+// errStopped is drive's error when the run was stopped by a signal.
+var errStopped = errors.New("stopped")
+
+// drive runs frames until the binding is idle, until stopped is closed or
+// until over (when not nil) reports the run over. It sleeps between frames
+// on "worker replies ready OR frame deadline", never spinning, and not at
+// all while work is left over: a budgeted frame leaves the replies and the
 // resumptions it had no time for, and they must not wait for the frame
 // deadline.
-func drive(b *luabind.Binding, rt *runtime.Runtime) error {
+func drive(b *luabind.Binding, rt *runtime.Runtime, stopped <-chan struct{}, over func() bool) error {
 	timer := time.NewTimer(rt.FrameTarget())
 	defer timer.Stop()
 	deferred := false
-	for b.Busy() {
+	for b.Busy() && (over == nil || !over()) {
+		select {
+		case <-stopped:
+			return errStopped
+		default:
+		}
 		if b.Stalled() {
 			return fmt.Errorf("%d task(s) wait on each other and can never wake", b.Stats().Tasks)
 		}
@@ -177,6 +243,8 @@ func drive(b *luabind.Binding, rt *runtime.Runtime) error {
 			case <-b.MCPReady():
 			case <-b.LSPReady():
 			case <-timer.C:
+			case <-stopped:
+				return errStopped
 			}
 		}
 		deferred = b.Frame().Deferred > 0

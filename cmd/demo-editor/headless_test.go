@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -28,6 +30,13 @@ func TestMain(m *testing.M) {
 		os.Args = append([]string{"demo-editor"}, strings.Split(args, "\n")...)
 		main()
 		os.Exit(0)
+	}
+	// The teardown tests check that what a run started is gone, not left
+	// as a zombie of an init that never reaps: orphans come here instead,
+	// where a zombie stays visible.
+	if err := proc.BecomeSubreaper(); err != nil {
+		fmt.Fprintln(os.Stderr, "demo-editor tests: cannot become a subreaper:", err)
+		os.Exit(2)
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -364,11 +364,34 @@ func (e *session) start() {
 	e.settle()
 }
 
+// ioCloseWait bounds how long quitting waits for the file reads and
+// writes in flight. A save cut short could leave its file half written, so
+// it gets longer than the processes do; it is not a child, and the
+// processes end first.
+const ioCloseWait = 5 * time.Second
+
+// close ends the session: the language servers, MCP connections and
+// programs first (the binding, then the runtime: each server's and
+// program's whole tree ends, within about 3 s whatever they do), while the
+// file reads and writes in flight finish aside, waited for at most
+// ioCloseWait; then the terminal is given back.
 func (e *session) close() {
 	close(e.stop)
-	e.ioWG.Wait()
+	start := time.Now()
+	ioDone := make(chan struct{})
+	go func() {
+		e.ioWG.Wait()
+		close(ioDone)
+	}()
 	e.lb.Close()
 	e.rt.Close()
+	select {
+	case <-ioDone:
+	case <-time.After(max(ioCloseWait-time.Since(start), 0)):
+		if e.opts.Stderr != nil {
+			fmt.Fprintf(e.opts.Stderr, "demo-editor: a file read or write was still running %v after quit; the editor did not wait for it\n", ioCloseWait)
+		}
+	}
 	e.scr.Fini()
 }
 

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pmacs-go/pmacs-go/mcp/mcptest"
+	"github.com/pmacs-go/pmacs-go/proc"
 )
 
 func TestMain(m *testing.M) {
@@ -21,6 +22,12 @@ func TestMain(m *testing.M) {
 	mcptest.RunIfServer()
 	// The completion tests start this binary as a scripted language server.
 	runFakeLSPIfAsked()
+	// The quit tests check that the programs' grandchildren are gone, not
+	// zombies of an init that never reaps: the test binary reaps them.
+	if err := proc.BecomeSubreaper(); err != nil {
+		fmt.Fprintln(os.Stderr, "editor tests: cannot become a subreaper:", err)
+		os.Exit(2)
+	}
 	// No test may read or write the user's own trust decisions: every
 	// editor a test starts keeps them in a state directory of its own
 	// (tests of trust make one per test).
