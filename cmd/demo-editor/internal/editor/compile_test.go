@@ -5,6 +5,7 @@ package editor
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,7 +116,12 @@ func TestCompileBufferClosedWhileRunning(t *testing.T) {
 	h.waitText("command (")
 	h.typeText(`compile echo first; sleep 0.3; echo second; sleep 0.3; echo third`)
 	h.key(tcell.KeyEnter)
-	h.waitText("first")
+	// The prompt's own text says "first" too: wait for the output line
+	// in *compile*, or a loaded machine closes a buffer not made yet.
+	h.until("first in *compile*", func(e *session) bool {
+		b := e.findBuffer("*compile*")
+		return b != nil && slices.Contains(b.lines, "first")
+	})
 	var err error
 	h.e.call(func() { err = h.e.L.DoString(`pmacs.editor.close(pmacs.editor.find("*compile*"))`) })
 	require.NoError(t, err)
