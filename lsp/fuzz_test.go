@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/pmacs-go/pmacs-go/lsp/lsptest"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 )
@@ -27,40 +28,31 @@ var fuzzMethods = []string{
 	"workspace/symbol",
 }
 
-// fuzzFrames is a seed: bodies framed for the wire.
-func fuzzFrames(bodies ...string) []byte {
-	var b strings.Builder
-	for _, body := range bodies {
-		fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", len(body), body)
-	}
-	return []byte(b.String())
-}
-
 // fuzzSeeds are what servers send, and what hostile ones do.
 func fuzzSeeds() [][]byte {
 	return [][]byte{
-		fuzzFrames(`{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"textDocumentSync":2}}}`,
+		lsptest.Frames(`{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"textDocumentSync":2}}}`,
 			`{"jsonrpc":"2.0","result":`+string(completionListJSON(3))+`,"id":2}`,
 			`{"jsonrpc":"2.0","id":3,"result":[{"uri":"file:///a.go","range":{"start":{"line":1,"character":2},"end":{"line":1,"character":4}}}]}`),
-		fuzzFrames(`{"jsonrpc":"2.0","id":4,"result":[{"targetUri":"file:///b.go","targetRange":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"targetSelectionRange":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}}}]}`,
+		lsptest.Frames(`{"jsonrpc":"2.0","id":4,"result":[{"targetUri":"file:///b.go","targetRange":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"targetSelectionRange":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}}}]}`,
 			`{"jsonrpc":"2.0","id":5,"result":{"contents":{"kind":"markdown","value":"x"}}}`,
 			`{"jsonrpc":"2.0","id":6,"result":[{"name":"f","kind":12,"range":{"start":{"line":0,"character":0},"end":{"line":2,"character":1}},"selectionRange":{"start":{"line":0,"character":5},"end":{"line":0,"character":6}},"children":[]}]}`),
-		fuzzFrames(`{"jsonrpc":"2.0","id":7,"result":{"changes":{"file:///a.go":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"newText":"y"}]}}}`,
+		lsptest.Frames(`{"jsonrpc":"2.0","id":7,"result":{"changes":{"file:///a.go":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"newText":"y"}]}}}`,
 			`{"jsonrpc":"2.0","id":8,"result":{"resultId":"1","data":[2,5,3,0,3,0,5,4,1,0]}}`,
 			`{"jsonrpc":"2.0","id":9,"result":{"data":[1,2,3]}}`,
 			`{"jsonrpc":"2.0","id":10,"result":[{"name":"S","kind":5,"location":{"uri":"file:///c.go"}}]}`),
-		fuzzFrames(`{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"file:///a.go","diagnostics":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"message":"m","severity":1,"code":"E1","source":"vet"}]}}`,
+		lsptest.Frames(`{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"file:///a.go","diagnostics":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"message":"m","severity":1,"code":"E1","source":"vet"}]}}`,
 			`{"jsonrpc":"2.0","method":"$/progress","params":{"token":"t","value":{"kind":"begin","title":"Indexing","percentage":5}}}`,
 			`{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":3,"message":"log `+"\xff"+`"}}`,
 			`{"jsonrpc":"2.0","id":"srv1","method":"workspace/configuration","params":{"items":[{"section":"gopls"}]}}`),
-		fuzzFrames(`{"jsonrpc":"2.0","id":2,"error":{"code":-32801,"message":"content modified"}}`,
+		lsptest.Frames(`{"jsonrpc":"2.0","id":2,"error":{"code":-32801,"message":"content modified"}}`,
 			`{"jsonrpc":"2.0","id":99,"result":null}`, `{not json`, `[]`,
 			`{"jsonrpc":"2.0","id":5,"result":{"contents":"a","contents":"b"}}`),
 		[]byte("Content-Length: 2147483648\r\n\r\n{}"),
 		[]byte("Content-Length: -1\r\n\r\nContent-Length: abc\r\n\r\nContent-Length: 2\r\n\r\n{}"),
-		fuzzFrames(`{"jsonrpc":"2.0","result":"`+strings.Repeat("x", 260)+`","id":3}`, `{"jsonrpc":"2.0","id":4,"result":null}`),
+		lsptest.Frames(`{"jsonrpc":"2.0","result":"`+strings.Repeat("x", 260)+`","id":3}`, `{"jsonrpc":"2.0","id":4,"result":null}`),
 		[]byte("Content-Length: 300\r\n\r\n" + strings.Repeat("[", 300)),
-		fuzzFrames(`{"jsonrpc":"2.0","id":3,"result":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`),
+		lsptest.Frames(`{"jsonrpc":"2.0","id":3,"result":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`),
 	}
 }
 

@@ -2,11 +2,12 @@ package luabind
 
 import (
 	"fmt"
-	"github.com/pmacs-go/pmacs-go/runtime"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"

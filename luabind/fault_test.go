@@ -1,9 +1,10 @@
 package luabind
 
 import (
-	"github.com/pmacs-go/pmacs-go/runtime"
 	"testing"
 	"time"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"

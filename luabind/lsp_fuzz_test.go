@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"fmt"
 	goruntime "runtime"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/pmacs-go/pmacs-go/lsp"
+	"github.com/pmacs-go/pmacs-go/lsp/lsptest"
 )
 
 // lspFuzzMethods are the requests outstanding while fuzzed bytes are read:
@@ -28,14 +28,6 @@ var lspFuzzMethods = []string{
 	"textDocument/codeAction",
 }
 
-func lspFuzzFrames(bodies ...string) []byte {
-	var b strings.Builder
-	for _, body := range bodies {
-		fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", len(body), body)
-	}
-	return []byte(b.String())
-}
-
 // FuzzLSPWireShapedForLua feeds random bytes, as a language server would
 // write them, through the client's reader with the binding's own hooks
 // (shapeLSPResult, shapeDiagnostics) behind the decoding, cut into random
@@ -49,20 +41,20 @@ func lspFuzzFrames(bodies ...string) []byte {
 func FuzzLSPWireShapedForLua(f *testing.F) {
 	loc := `{"uri":"file:///a.go","range":{"start":{"line":1,"character":2},"end":{"line":1,"character":4}}}`
 	seeds := [][]byte{
-		lspFuzzFrames(`{"jsonrpc":"2.0","id":1,"result":{"isIncomplete":false,"items":[{"label":"a","kind":3,"detail":"d","documentation":{"kind":"markdown","value":"x"}},{"label":"b"}]}}`,
+		lsptest.Frames(`{"jsonrpc":"2.0","id":1,"result":{"isIncomplete":false,"items":[{"label":"a","kind":3,"detail":"d","documentation":{"kind":"markdown","value":"x"}},{"label":"b"}]}}`,
 			`{"jsonrpc":"2.0","result":[`+loc+`,`+loc+`],"id":2}`,
 			`{"jsonrpc":"2.0","id":3,"result":`+loc+`}`,
 			`{"jsonrpc":"2.0","id":4,"result":{"contents":{"kind":"markdown","value":"`+"\xff"+`"}}}`),
-		lspFuzzFrames(`{"jsonrpc":"2.0","id":5,"result":[{"name":"f","kind":12,"range":{"start":{"line":0,"character":0},"end":{"line":2,"character":1}},"selectionRange":{"start":{"line":0,"character":5},"end":{"line":0,"character":6}}}]}`,
+		lsptest.Frames(`{"jsonrpc":"2.0","id":5,"result":[{"name":"f","kind":12,"range":{"start":{"line":0,"character":0},"end":{"line":2,"character":1}},"selectionRange":{"start":{"line":0,"character":5},"end":{"line":0,"character":6}}}]}`,
 			`{"jsonrpc":"2.0","id":6,"result":{"documentChanges":[{"textDocument":{"uri":"file:///a.go","version":3},"edits":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"newText":"y"}]}]}}`,
 			`{"jsonrpc":"2.0","id":7,"result":{"resultId":"1","data":[2,5,3,0,3,0,5,4,1,0]}}`,
 			`{"jsonrpc":"2.0","id":8,"result":{"data":[1,2]}}`),
-		lspFuzzFrames(`{"jsonrpc":"2.0","id":9,"result":[null,1e400,{"a":null,"a":[]},"\ud800"]}`,
+		lsptest.Frames(`{"jsonrpc":"2.0","id":9,"result":[null,1e400,{"a":null,"a":[]},"\ud800"]}`,
 			`{"jsonrpc":"2.0","id":10,"result":[{"title":"t","kind":"quickfix","edit":{"changes":{}}}]}`,
 			`{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"file:///a.go","diagnostics":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"message":"m","severity":0,"code":12,"source":"vet"},{"range":{"start":{"line":1,"character":0},"end":{"line":1,"character":1}},"message":{"kind":"markdown","value":"v"}}]}}`),
 		[]byte("Content-Length: 2147483648\r\n\r\n{}"),
 		[]byte("Content-Length: 500\r\n\r\n{\"result\":\"" + strings.Repeat("x", 470) + "\",\"id\":4}" + strings.Repeat(" ", 17)),
-		lspFuzzFrames(`{"jsonrpc":"2.0","id":9,"result":` + strings.Repeat("[", 3000) + strings.Repeat("]", 3000) + `}`),
+		lsptest.Frames(`{"jsonrpc":"2.0","id":9,"result":` + strings.Repeat("[", 3000) + strings.Repeat("]", 3000) + `}`),
 	}
 	for _, s := range seeds {
 		f.Add(s, uint16(4096), uint16(400))

@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/pmacs-go/pmacs-go/lsp"
+	"github.com/pmacs-go/pmacs-go/lsp/lsptest"
 )
 
 // luaEqual compares two Lua values, tables by content.
@@ -84,7 +85,7 @@ func TestShapedResultsMatchTheGeneralConversion(t *testing.T) {
 func TestShapeNullSemanticTokens(t *testing.T) {
 	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"result":null}`, `{"jsonrpc":"2.0","id":1}`} {
 		rep := lsp.Replay(lsp.Config{Shape: shapeLSPResult}, []string{protocol.MethodTextDocumentSemanticTokensFull},
-			lspFuzzFrames(body))
+			lsptest.Frames(body))
 		require.Zero(t, rep.Stats.HookPanics, body)
 		require.Len(t, rep.Results, 1)
 		require.NoError(t, rep.Results[0].Err)

@@ -51,3 +51,13 @@ func WriteMessage(w io.Writer, v any) error {
 	_, err = fmt.Fprintf(w, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	return err
 }
+
+// Frames frames each body for the wire, in order: a server's output as a
+// test or a fuzz seed gives it.
+func Frames(bodies ...string) []byte {
+	var b strings.Builder
+	for _, body := range bodies {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	return []byte(b.String())
+}
