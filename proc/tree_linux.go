@@ -58,6 +58,7 @@ func withCookie(env []string, cookie string) []string {
 // procStat is what proc reads of a process in /proc/<pid>/stat.
 type procStat struct {
 	pid, ppid int
+	pgrp      int // process group id
 	state     byte
 	// start is the start time in clock ticks after boot: with the pid it
 	// names one process, whatever later takes its pid.
@@ -127,8 +128,8 @@ func parseStat(pid int, b []byte) (procStat, bool) {
 	}
 	b = b[i+2:]
 	st := procStat{pid: pid}
-	// Fields after comm: 1 state, 2 ppid, ... 20 starttime (stat(5)
-	// numbers them from pid as 1: these are 3, 4 and 22).
+	// Fields after comm: 1 state, 2 ppid, 3 pgrp, ... 20 starttime
+	// (stat(5) numbers them from pid as 1: these are 3, 4, 5 and 22).
 	for f := 1; f <= 20 && len(b) > 0; f++ {
 		j := bytes.IndexByte(b, ' ')
 		if j < 0 {
@@ -140,6 +141,8 @@ func parseStat(pid int, b []byte) (procStat, bool) {
 			st.state = field[0]
 		case 2:
 			st.ppid, _ = strconv.Atoi(string(field))
+		case 3:
+			st.pgrp, _ = strconv.Atoi(string(field))
 		case 20:
 			st.start, _ = strconv.ParseUint(string(bytes.TrimSpace(field)), 10, 64)
 			return st, st.state != 0
@@ -276,18 +279,22 @@ func (t *tree) scan() (members []procStat, rootAlive bool) {
 	return members, rootAlive
 }
 
-// signal sends sig to every member running now (a graceful stop's SIGTERM)
-// and then calls then (which signals the group): the scan comes first,
-// while the root still runs and the parent chain still leads to it.
+// signal sends sig to every member running now (a graceful stop's SIGTERM).
+// The scan comes first, while the root still runs and the parent chain
+// still leads to it; then calls then (which signals the root's group, so the
+// root and its group get the signal at once); then signals the members
+// outside that group. Signalling the group's members one by one before the
+// root would let a shell see its children die and exit with a status
+// instead of the signal.
 func (t *tree) signal(sig unix.Signal, then func()) {
 	members, _ := t.scan()
-	for _, m := range members {
-		if m.state != 'Z' {
-			t.sc.signal(m, sig)
-		}
-	}
 	if then != nil {
 		then()
+	}
+	for _, m := range members {
+		if m.state != 'Z' && (then == nil || m.pgrp != t.root) {
+			t.sc.signal(m, sig)
+		}
 	}
 }
 
