@@ -108,6 +108,16 @@ type Config struct {
 	// RestartBackoff is the wait before the first restart, doubled before
 	// each further one; 0 means DefaultRestartBackoff.
 	RestartBackoff time.Duration
+	// BeforeLaunch, when set, is asked before every start of the server
+	// program, the first (inside Start) and each restart (inside Poll),
+	// on the main goroutine with a copy of Argv: whether the program may
+	// still run is decided then, not only once (the workspace it lies in
+	// may have been untrusted since, or the file replaced). An error stops
+	// that launch: Start returns it, and a restart ends the client for
+	// good, no further restart, with the error as Err and as the cause of
+	// the requests that waited for the new server. Either way it is
+	// wrapped with ErrLaunchRefused.
+	BeforeLaunch func(argv []string) error
 	// Shape, when set, turns each result into the form the host consumes,
 	// on the reader goroutine after it is decoded: it receives the method,
 	// the result's raw JSON and the decoded value (see Result.Value), and
@@ -337,6 +347,11 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 // did), so the transport is reset, not replaced.
 func (c *Client) launch() error {
 	cfg := c.cfg
+	if cfg.BeforeLaunch != nil {
+		if err := cfg.BeforeLaunch(slices.Clone(cfg.Argv)); err != nil {
+			return fmt.Errorf("lsp: start %v: %w: %w", cfg.Argv, ErrLaunchRefused, err)
+		}
+	}
 	c.t.reset()
 	fr := newFramer(cfg.MaxFrame, c.t.onBody, func(string) { c.t.malformed.Add(1) })
 	fr.onOversize, fr.onBroken = c.t.onOversize, c.t.onBroken
@@ -520,6 +535,11 @@ func (c *Client) handle(ev any) {
 	case evRestart:
 		if c.state == restarting {
 			if err := c.launch(); err != nil {
+				if errors.Is(err, ErrLaunchRefused) {
+					// Asking again after a backoff would not make the
+					// program any more acceptable: the client ends here.
+					c.state, c.exitErr = dead, err
+				}
 				c.onExit(err)
 			}
 		}

@@ -139,7 +139,9 @@
 // wrapping ErrStopTimeout if the server had not been reaped by then. A
 // server that dies on its own is
 // started again after Config.RestartBackoff (1 s, doubling), at most
-// Config.MaxRestarts (5) times over the client's life: requests pending at
+// Config.MaxRestarts (5) times over the client's life, each time only if
+// Config.BeforeLaunch, asked first, allows it (a refusal ends the client
+// with ErrLaunchRefused, no further restart): requests pending at
 // the death fail, requests made meanwhile wait for the new server, and the
 // open documents are reopened first with the text the client last synced:
 // the text Open sent with every edit Change recorded since, unsaved edits
