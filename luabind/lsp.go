@@ -140,6 +140,7 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	}
 	lc := &lspClient{name: filepath.Base(argv[0]), langID: langID}
 	cfg.ApplyEdit = b.applyEditHook(lc)
+	cfg.BeforeLaunch = b.relaunchPolicy(fname, root)
 	c, err := lsp.Start(b.rt, cfg)
 	if err != nil {
 		L.Push(lua.LNil)
@@ -151,6 +152,35 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	go forwardReady(c, b.lsp.wake, b.lsp.quit)
 	L.Push(&lua.LUserData{Value: lc, Metatable: b.lsp.mt})
 	return 1
+}
+
+// relaunchPolicy is lsp.Config.BeforeLaunch for a client lspStart makes:
+// the policy is asked again before every restart, so a server whose
+// workspace was untrusted since it started, or whose file the policy
+// would now refuse, is not started again. The first launch runs what
+// the policy has just chosen, so it is not asked twice. A restart runs
+// the program chosen at the start; a policy that would now choose
+// another file refuses the restart too, since the script never asked
+// for that one.
+func (b *Binding) relaunchPolicy(api, dir string) func(argv []string) error {
+	if b.policy == nil {
+		return nil
+	}
+	first := true
+	return func(argv []string) error {
+		if first {
+			first = false
+			return nil
+		}
+		out, err := b.checkProgram(api, argv, dir)
+		if err != nil {
+			return err
+		}
+		if out[0] != argv[0] {
+			return fmt.Errorf("%s: the program policy now chooses %s, not %s", api, out[0], argv[0])
+		}
+		return nil
+	}
 }
 
 // forwardReady passes a client's Ready tokens to the binding's one channel,
