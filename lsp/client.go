@@ -269,6 +269,7 @@ type Client struct {
 
 	diags        map[uri.URI]*protocol.PublishDiagnosticsParams
 	shapedDiags  map[uri.URI]any
+	droppedDiags map[uri.URI]int // see DroppedDiagnostics
 	changedDiags []uri.URI
 	changedSet   map[uri.URI]struct{}
 	progress     map[string]Progress

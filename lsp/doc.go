@@ -76,6 +76,10 @@
 //     is restarted with its documents reopened. A frame alone in the
 //     outbox passes whatever its size (the didOpen of a large file). Held
 //     messages count too while the server has not answered initialize.
+//   - A publication keeps its first MaxDiagnostics (10,000) diagnostics,
+//     in the server's order; the rest are skipped unread as it is decoded,
+//     so neither the decoded values nor what Config.ShapeDiagnostics makes
+//     of them grow past that, and DroppedDiagnostics counts them.
 //   - Diagnostics are kept per document, latest only: for every open
 //     document until CloseDocument (the next Poll lists it as changed,
 //     with none), and for the 1,000 documents not open most recently
