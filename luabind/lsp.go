@@ -349,26 +349,31 @@ func (b *Binding) lspClose(L *lua.LState) int {
 }
 
 // lspDiagnostics is client:diagnostics(path): a list of {line, col,
-// end_line, end_col, severity, message, source, code}, zero-based. The
-// rows are built on the reader when the publication arrives (see
+// end_line, end_col, severity, message, source, code}, zero-based, and
+// the field dropped when the publication held more than
+// lsp.MaxDiagnostics: how many past the listed first ones. The rows are
+// built on the reader when the publication arrives (see
 // shapeDiagnostics), so a call costs a list of references however many
 // diagnostics there are; each call gets a list of its own, and the rows
 // are the same tables until the server publishes again.
 func (b *Binding) lspDiagnostics(L *lua.LState) int {
 	c := checkClient(L, "client:diagnostics")
 	path := absPath(checkString(L, "client:diagnostics", 2, "path"))
+	var t *lua.LTable
 	if rows, ok := c.c.ShapedDiagnostics(path).([]lua.LValue); ok {
-		t := L.CreateTable(len(rows), 0)
+		t = L.CreateTable(len(rows), 1)
 		for i, r := range rows {
 			t.RawSetInt(i+1, r)
 		}
-		L.Push(t)
-		return 1
+	} else {
+		ds := c.c.Diagnostics(path)
+		t = L.CreateTable(len(ds), 1)
+		for i := range ds {
+			t.RawSetInt(i+1, diagnosticToLua(L, &ds[i]))
+		}
 	}
-	ds := c.c.Diagnostics(path)
-	t := L.CreateTable(len(ds), 0)
-	for i := range ds {
-		t.RawSetInt(i+1, diagnosticToLua(L, &ds[i]))
+	if n := c.c.DroppedDiagnostics(path); n > 0 {
+		t.RawSetString("dropped", lua.LNumber(n))
 	}
 	L.Push(t)
 	return 1
