@@ -556,20 +556,26 @@ func (b *Binding) pollLSP() {
 }
 
 // closeLSP stops every client and waits until each is gone, so no server
-// outlives the binding. The clients are all stopped first, so their
-// servers shut down (and are killed, if need be) side by side: the whole
-// wait stays within lsp.CloseTimeout however many there are.
+// outlives the binding. lsp.CloseAll closes them side by side on one
+// clock: their servers shut down (and are killed, if need be) together,
+// and the whole wait stays within lsp.CloseTimeout however many there
+// are, even when none of them can be reaped.
 func (b *Binding) closeLSP() {
 	if b.lsp.quit == nil {
 		return
 	}
 	close(b.lsp.quit)
-	for _, c := range b.lsp.clients {
-		c.c.Stop()
+	cs := make([]*lsp.Client, len(b.lsp.clients))
+	for i, c := range b.lsp.clients {
+		cs[i] = c.c
 	}
-	for _, c := range b.lsp.clients {
-		if err := c.c.Close(); err != nil {
-			fmt.Fprintf(b.stderr, "luabind: %v\n", err)
+	if err := lsp.CloseAll(cs...); err != nil {
+		errs := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = j.Unwrap()
+		}
+		for _, e := range errs {
+			fmt.Fprintf(b.stderr, "luabind: %v\n", e)
 		}
 	}
 	b.lsp.clients = nil
