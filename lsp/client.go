@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync"
@@ -108,6 +109,16 @@ type Config struct {
 	// RestartBackoff is the wait before the first restart, doubled before
 	// each further one; 0 means DefaultRestartBackoff.
 	RestartBackoff time.Duration
+	// BeforeLaunch, when set, is asked before every start of the server
+	// program, the first (inside Start) and each restart (inside Poll),
+	// on the main goroutine with a copy of Argv: whether the program may
+	// still run is decided then, not only once (the workspace it lies in
+	// may have been untrusted since, or the file replaced). An error stops
+	// that launch: Start returns it, and a restart ends the client for
+	// good, no further restart, with the error as Err and as the cause of
+	// the requests that waited for the new server. Either way it is
+	// wrapped with ErrLaunchRefused.
+	BeforeLaunch func(argv []string) error
 	// Shape, when set, turns each result into the form the host consumes,
 	// on the reader goroutine after it is decoded: it receives the method,
 	// the result's raw JSON and the decoded value (see Result.Value), and
@@ -259,6 +270,7 @@ type Client struct {
 
 	diags        map[uri.URI]*protocol.PublishDiagnosticsParams
 	shapedDiags  map[uri.URI]any
+	droppedDiags map[uri.URI]int // see DroppedDiagnostics
 	changedDiags []uri.URI
 	changedSet   map[uri.URI]struct{}
 	progress     map[string]Progress
@@ -337,6 +349,11 @@ func Start(rt *runtime.Runtime, cfg Config) (*Client, error) {
 // did), so the transport is reset, not replaced.
 func (c *Client) launch() error {
 	cfg := c.cfg
+	if cfg.BeforeLaunch != nil {
+		if err := cfg.BeforeLaunch(slices.Clone(cfg.Argv)); err != nil {
+			return fmt.Errorf("lsp: start %v: %w: %w", cfg.Argv, ErrLaunchRefused, err)
+		}
+	}
 	c.t.reset()
 	fr := newFramer(cfg.MaxFrame, c.t.onBody, func(string) { c.t.malformed.Add(1) })
 	fr.onOversize, fr.onBroken = c.t.onOversize, c.t.onBroken
@@ -520,6 +537,11 @@ func (c *Client) handle(ev any) {
 	case evRestart:
 		if c.state == restarting {
 			if err := c.launch(); err != nil {
+				if errors.Is(err, ErrLaunchRefused) {
+					// Asking again after a backoff would not make the
+					// program any more acceptable: the client ends here.
+					c.state, c.exitErr = dead, err
+				}
 				c.onExit(err)
 			}
 		}
@@ -907,40 +929,87 @@ func (c *Client) endStopJob() {
 // once it is. Close polls while it waits: a reader blocked on a full inbox
 // must be drained before it can read the shutdown reply, or before proc
 // can finish delivering a dead server's output.
-func (c *Client) Close() error {
-	c.Stop()
-	steps := []struct {
-		at time.Duration
-		do func(*proc.Process)
-	}{
-		{min(c.cfg.StopGrace, time.Second), (*proc.Process).Terminate},
-		{min(c.cfg.StopGrace, time.Second) + killGrace, (*proc.Process).Kill},
-		{CloseTimeout, nil},
+func (c *Client) Close() error { return CloseAll(c) }
+
+// closeStep is a step of Close's escalation: at is counted from the
+// start of the close; do nil means giving up.
+type closeStep struct {
+	at time.Duration
+	do func(*proc.Process)
+}
+
+// CloseAll closes the clients side by side, on the goroutine that owns
+// their runtime: it stops them all first, then waits for them as Close
+// does, each escalating on one shared clock, so the whole wait stays
+// within CloseTimeout however many clients there are (closing them one
+// after the other could take CloseTimeout each). The error joins the
+// Close error of each client that had one.
+func CloseAll(clients ...*Client) error {
+	type closing struct {
+		c     *Client
+		steps []closeStep
 	}
+	var open []*closing
+	for _, c := range clients {
+		if c == nil {
+			continue
+		}
+		c.Stop()
+		grace := min(c.cfg.StopGrace, time.Second)
+		open = append(open, &closing{c: c, steps: []closeStep{
+			{grace, (*proc.Process).Terminate},
+			{grace + killGrace, (*proc.Process).Kill},
+			{CloseTimeout, nil},
+		}})
+	}
+	var errs []error
 	start := time.Now()
-	timer := time.NewTimer(steps[0].at)
+	timer := time.NewTimer(CloseTimeout)
 	defer timer.Stop()
-	for {
-		select {
-		case <-c.done:
+	// cases holds each open client's Done and Ready, then the timer.
+	var cases []reflect.SelectCase
+	for len(open) > 0 {
+		next := CloseTimeout
+		cases = cases[:0]
+		for _, o := range open {
+			next = min(next, o.steps[0].at)
+			cases = append(cases,
+				reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(o.c.done)},
+				reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(o.c.t.ready)})
+		}
+		timer.Reset(max(next-time.Since(start), 0))
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(timer.C)})
+		// Reset, on the next round, leaves no stale tick to receive.
+		chosen, _, _ := reflect.Select(cases)
+		switch {
+		case chosen == len(cases)-1:
+			elapsed := time.Since(start)
+			keep := open[:0]
+			for _, o := range open {
+				for o.steps[0].at <= elapsed && o.steps[0].do != nil {
+					o.steps[0].do(o.c.p)
+					o.steps = o.steps[1:]
+				}
+				if o.steps[0].at <= elapsed {
+					errs = append(errs, fmt.Errorf("lsp: close %s: %w: the server has not been reaped within %v",
+						filepath.Base(o.c.cfg.Argv[0]), ErrStopTimeout, CloseTimeout))
+					continue
+				}
+				keep = append(keep, o)
+			}
+			open = keep
+		case chosen%2 == 0:
 			// The exit event is queued before Done closes.
-			for c.state != dead {
-				c.Poll()
+			o := open[chosen/2]
+			for o.c.state != dead {
+				o.c.Poll()
 			}
-			return nil
-		case <-c.t.ready:
-			c.Poll()
-		case <-timer.C:
-			step := steps[0]
-			if step.do == nil {
-				return fmt.Errorf("lsp: close %s: %w: the server has not been reaped within %v",
-					filepath.Base(c.cfg.Argv[0]), ErrStopTimeout, CloseTimeout)
-			}
-			step.do(c.p)
-			steps = steps[1:]
-			timer.Reset(max(steps[0].at-time.Since(start), 0))
+			open = slices.Delete(open, chosen/2, chosen/2+1)
+		default:
+			open[chosen/2].c.Poll()
 		}
 	}
+	return errors.Join(errs...)
 }
 
 // Capabilities returns the server's initialize result, nil until it has

@@ -29,8 +29,9 @@
 //
 // A Client belongs to the goroutine that owns its runtime.Runtime. None of
 // its methods may be called from another goroutine, except that Ready's and
-// Done's channels may be selected on anywhere. Close blocks the calling
-// goroutine for at most CloseTimeout. The editor loop waits on
+// Done's channels may be selected on anywhere. Close, and CloseAll for
+// any number of clients, blocks the calling goroutine for at most
+// CloseTimeout. The editor loop waits on
 // "terminal event OR runtime Ready OR client Ready OR frame deadline", then
 // calls Client.Poll before Runtime.Tick, so requests Poll settles land in
 // that frame's Tick. Poll spends at most Config.PollBudget (4 ms) on events
@@ -76,6 +77,10 @@
 //     is restarted with its documents reopened. A frame alone in the
 //     outbox passes whatever its size (the didOpen of a large file). Held
 //     messages count too while the server has not answered initialize.
+//   - A publication keeps its first MaxDiagnostics (10,000) diagnostics,
+//     in the server's order; the rest are skipped unread as it is decoded,
+//     so neither the decoded values nor what Config.ShapeDiagnostics makes
+//     of them grow past that, and DroppedDiagnostics counts them.
 //   - Diagnostics are kept per document, latest only: for every open
 //     document until CloseDocument (the next Poll lists it as changed,
 //     with none), and for the 1,000 documents not open most recently
@@ -136,10 +141,13 @@
 // 2 s; Close is Stop, then a wait that polls and escalates on its own
 // clock (SIGTERM after at most 1 s, SIGKILL a second later) and returns
 // within CloseTimeout (3 s) whatever the server does, with an error
-// wrapping ErrStopTimeout if the server had not been reaped by then. A
-// server that dies on its own is
-// started again after Config.RestartBackoff (1 s, doubling), at most
-// Config.MaxRestarts (5) times over the client's life: requests pending at
+// wrapping ErrStopTimeout if the server had not been reaped by then.
+// CloseAll closes several clients that way side by side, on one clock:
+// within CloseTimeout however many there are. A server that dies on its
+// own is started again after Config.RestartBackoff (1 s, doubling), at most
+// Config.MaxRestarts (5) times over the client's life, each time only if
+// Config.BeforeLaunch, asked first, allows it (a refusal ends the client
+// with ErrLaunchRefused, no further restart): requests pending at
 // the death fail, requests made meanwhile wait for the new server, and the
 // open documents are reopened first with the text the client last synced:
 // the text Open sent with every edit Change recorded since, unsaved edits

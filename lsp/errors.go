@@ -89,4 +89,7 @@ var (
 	// panicked (the message gives the panic's value), and names a
 	// publication dropped because Config.ShapeDiagnostics did.
 	ErrHookPanicked = errors.New("lsp: a client hook panicked")
+	// ErrLaunchRefused is the cause of a start or restart that
+	// Config.BeforeLaunch refused (the error wraps its reason too).
+	ErrLaunchRefused = errors.New("lsp: launch refused")
 )

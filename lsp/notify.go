@@ -57,6 +57,7 @@ func (c *Client) onNotification(e evNotification) {
 	switch p := e.params.(type) {
 	case *protocol.PublishDiagnosticsParams:
 		c.keepDiagnostics(p, e.shaped, e.n)
+		c.noteDropped(canonicalURI(p.URI), e.dropped)
 	case *progressParams:
 		c.onProgress(p)
 	case *messageParams:
@@ -164,6 +165,7 @@ func (c *Client) keepDiagnostics(p *protocol.PublishDiagnosticsParams, shaped an
 		c.others.forget(u)
 		delete(c.diags, u)
 		delete(c.shapedDiags, u)
+		delete(c.droppedDiags, u)
 		return
 	} else if !open {
 		c.others.note(u, n)
@@ -184,7 +186,22 @@ func (c *Client) keepDiagnostics(p *protocol.PublishDiagnosticsParams, shaped an
 		}
 		delete(c.diags, old)
 		delete(c.shapedDiags, old)
+		delete(c.droppedDiags, old)
 	}
+}
+
+// noteDropped records how many diagnostics of a document's latest
+// publication were past MaxDiagnostics; only documents that had some are
+// in the map.
+func (c *Client) noteDropped(u uri.URI, n int) {
+	if _, kept := c.diags[u]; n == 0 || !kept {
+		delete(c.droppedDiags, u)
+		return
+	}
+	if c.droppedDiags == nil {
+		c.droppedDiags = map[uri.URI]int{}
+	}
+	c.droppedDiags[u] = n
 }
 
 func (c *Client) markDiagnosticsChanged(u uri.URI) {
@@ -205,6 +222,7 @@ func (c *Client) dropDiagnostics(u uri.URI) {
 	}
 	delete(c.diags, u)
 	delete(c.shapedDiags, u)
+	delete(c.droppedDiags, u)
 	c.others.forget(u)
 	c.markDiagnosticsChanged(u)
 }
@@ -223,6 +241,7 @@ func (c *Client) clearAllDiagnostics() {
 	}
 	clear(c.diags)
 	clear(c.shapedDiags)
+	clear(c.droppedDiags)
 	c.others = diagOthers{}
 }
 
@@ -419,6 +438,13 @@ func (c *Client) Diagnostics(path string) []protocol.Diagnostic {
 // latest publication for a file path; nil when there is none or no shaper.
 func (c *Client) ShapedDiagnostics(path string) any {
 	return c.shapedDiags[docURI(path)]
+}
+
+// DroppedDiagnostics returns how many diagnostics of the latest
+// publication for a file path were dropped past MaxDiagnostics: Diagnostics
+// holds the first MaxDiagnostics, in the server's order. 0 when none were.
+func (c *Client) DroppedDiagnostics(path string) int {
+	return c.droppedDiags[docURI(path)]
 }
 
 // DiagnosticsURI is Diagnostics by document URI, in any spelling of it.

@@ -78,7 +78,9 @@ type (
 		method string
 		params any // decoded for the methods Poll handles, else jsontext.Value
 		shaped any // Config.ShapeDiagnostics's value for a publication
-		n      int // the frame's size
+		// dropped counts a publication's diagnostics past MaxDiagnostics.
+		dropped int
+		n       int // the frame's size
 	}
 	evServerRequest struct {
 		id     jsontext.Value
@@ -442,7 +444,14 @@ func (t *transport) onBody(body []byte) {
 	case m.Method != "" && len(m.ID) > 0:
 		t.pushSized(evServerRequest{id: m.ID, method: m.Method, params: m.Params}, len(body), true)
 	case m.Method != "":
-		ev := evNotification{method: m.Method, params: decodeNotification(m.Method, m.Params), n: len(body)}
+		ev := evNotification{method: m.Method, n: len(body)}
+		if m.Method == protocol.MethodTextDocumentPublishDiagnostics {
+			if p, dropped, err := decodeDiagnostics(m.Params, MaxDiagnostics); err == nil {
+				ev.params, ev.dropped = p, dropped
+			}
+		} else {
+			ev.params = decodeNotification(m.Method, m.Params)
+		}
 		if p, ok := ev.params.(*protocol.PublishDiagnosticsParams); ok && t.shapeDiags != nil {
 			shaped, ok := t.shapeDiagnostics(p)
 			if !ok {
@@ -635,11 +644,11 @@ func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 func decodeNotification(method string, raw jsontext.Value) any {
 	switch method {
 	case protocol.MethodTextDocumentPublishDiagnostics:
-		var p protocol.PublishDiagnosticsParams
-		if protocol.Unmarshal(raw, &p) != nil {
+		p, _, err := decodeDiagnostics(raw, MaxDiagnostics)
+		if err != nil {
 			return nil
 		}
-		return &p
+		return p
 	case protocol.MethodProgress:
 		var p progressParams
 		if json.Unmarshal(raw, &p, lenient) != nil {

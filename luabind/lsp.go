@@ -140,6 +140,7 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	}
 	lc := &lspClient{name: filepath.Base(argv[0]), langID: langID}
 	cfg.ApplyEdit = b.applyEditHook(lc)
+	cfg.BeforeLaunch = b.relaunchPolicy(fname, root)
 	c, err := lsp.Start(b.rt, cfg)
 	if err != nil {
 		L.Push(lua.LNil)
@@ -151,6 +152,35 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	go forwardReady(c, b.lsp.wake, b.lsp.quit)
 	L.Push(&lua.LUserData{Value: lc, Metatable: b.lsp.mt})
 	return 1
+}
+
+// relaunchPolicy is lsp.Config.BeforeLaunch for a client lspStart makes:
+// the policy is asked again before every restart, so a server whose
+// workspace was untrusted since it started, or whose file the policy
+// would now refuse, is not started again. The first launch runs what
+// the policy has just chosen, so it is not asked twice. A restart runs
+// the program chosen at the start; a policy that would now choose
+// another file refuses the restart too, since the script never asked
+// for that one.
+func (b *Binding) relaunchPolicy(api, dir string) func(argv []string) error {
+	if b.policy == nil {
+		return nil
+	}
+	first := true
+	return func(argv []string) error {
+		if first {
+			first = false
+			return nil
+		}
+		out, err := b.checkProgram(api, argv, dir)
+		if err != nil {
+			return err
+		}
+		if out[0] != argv[0] {
+			return fmt.Errorf("%s: the program policy now chooses %s, not %s", api, out[0], argv[0])
+		}
+		return nil
+	}
 }
 
 // forwardReady passes a client's Ready tokens to the binding's one channel,
@@ -319,26 +349,31 @@ func (b *Binding) lspClose(L *lua.LState) int {
 }
 
 // lspDiagnostics is client:diagnostics(path): a list of {line, col,
-// end_line, end_col, severity, message, source, code}, zero-based. The
-// rows are built on the reader when the publication arrives (see
+// end_line, end_col, severity, message, source, code}, zero-based, and
+// the field dropped when the publication held more than
+// lsp.MaxDiagnostics: how many past the listed first ones. The rows are
+// built on the reader when the publication arrives (see
 // shapeDiagnostics), so a call costs a list of references however many
 // diagnostics there are; each call gets a list of its own, and the rows
 // are the same tables until the server publishes again.
 func (b *Binding) lspDiagnostics(L *lua.LState) int {
 	c := checkClient(L, "client:diagnostics")
 	path := absPath(checkString(L, "client:diagnostics", 2, "path"))
+	var t *lua.LTable
 	if rows, ok := c.c.ShapedDiagnostics(path).([]lua.LValue); ok {
-		t := L.CreateTable(len(rows), 0)
+		t = L.CreateTable(len(rows), 1)
 		for i, r := range rows {
 			t.RawSetInt(i+1, r)
 		}
-		L.Push(t)
-		return 1
+	} else {
+		ds := c.c.Diagnostics(path)
+		t = L.CreateTable(len(ds), 1)
+		for i := range ds {
+			t.RawSetInt(i+1, diagnosticToLua(L, &ds[i]))
+		}
 	}
-	ds := c.c.Diagnostics(path)
-	t := L.CreateTable(len(ds), 0)
-	for i := range ds {
-		t.RawSetInt(i+1, diagnosticToLua(L, &ds[i]))
+	if n := c.c.DroppedDiagnostics(path); n > 0 {
+		t.RawSetString("dropped", lua.LNumber(n))
 	}
 	L.Push(t)
 	return 1
@@ -521,20 +556,26 @@ func (b *Binding) pollLSP() {
 }
 
 // closeLSP stops every client and waits until each is gone, so no server
-// outlives the binding. The clients are all stopped first, so their
-// servers shut down (and are killed, if need be) side by side: the whole
-// wait stays within lsp.CloseTimeout however many there are.
+// outlives the binding. lsp.CloseAll closes them side by side on one
+// clock: their servers shut down (and are killed, if need be) together,
+// and the whole wait stays within lsp.CloseTimeout however many there
+// are, even when none of them can be reaped.
 func (b *Binding) closeLSP() {
 	if b.lsp.quit == nil {
 		return
 	}
 	close(b.lsp.quit)
-	for _, c := range b.lsp.clients {
-		c.c.Stop()
+	cs := make([]*lsp.Client, len(b.lsp.clients))
+	for i, c := range b.lsp.clients {
+		cs[i] = c.c
 	}
-	for _, c := range b.lsp.clients {
-		if err := c.c.Close(); err != nil {
-			fmt.Fprintf(b.stderr, "luabind: %v\n", err)
+	if err := lsp.CloseAll(cs...); err != nil {
+		errs := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = j.Unwrap()
+		}
+		for _, e := range errs {
+			fmt.Fprintf(b.stderr, "luabind: %v\n", e)
 		}
 	}
 	b.lsp.clients = nil

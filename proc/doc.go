@@ -36,7 +36,10 @@
 // then is the program reaped: until it is, its pid, which is the group id,
 // cannot be recycled, so proc never signals a stranger; a member outside
 // the group is signalled through a pidfd opened before its start time is
-// checked again, for the same reason.
+// checked again, for the same reason. Last, the group's members that
+// became this process's children are reaped, waiting at most 500 ms for
+// one still exiting: a member stuck in the kernel is left to EndAll or
+// ReapOrphans rather than hold Wait.
 //
 // The scan runs on the monitor goroutine, never the caller's: about 4 µs a
 // process listed (BenchmarkTreeScan: 0.3 to 0.4 ms with 85 processes on

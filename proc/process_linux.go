@@ -488,7 +488,7 @@ wait:
 	<-p.readersCh
 
 	werr := p.cmd.Wait()
-	reapGroup(p.pid)
+	reapGroup(p.pid, endTreeBound)
 	if p.stdin != nil {
 		_ = p.stdin.Close()
 	}
@@ -525,16 +525,30 @@ func waitExited(pid int) {
 
 // reapGroup reaps members of the killed group that have become this
 // process's children: orphans reparented to it when it is a subreaper (see
-// BecomeSubreaper). Every member was sent SIGKILL, so the wait ends; when
-// there are none it returns at once with ECHILD.
-func reapGroup(pgid int) {
+// BecomeSubreaper). Every member was sent SIGKILL, so they exit within
+// microseconds, unless one is stuck in the kernel (uninterruptible I/O) or
+// joined the group after the kill: a blocking wait would then hold Wait,
+// and every Close behind it, for as long. So it polls without blocking and
+// gives up after within (a member left then is reaped by EndAll, or by
+// ReapOrphans once it exits). It returns at once with ECHILD when no
+// member is this process's child.
+func reapGroup(pgid int, within time.Duration) {
+	deadline := time.Now().Add(within)
+	pause := 100 * time.Microsecond
 	var ws unix.WaitStatus
-	wait := func() error {
-		_, err := unix.Wait4(-pgid, &ws, 0, nil)
-		return err
-	}
-	// Each successful wait reaped one member; ECHILD, once none is left, ends the loop.
-	for eintr.Retry(wait) == nil {
+	for {
+		pid, err := unix.Wait4(-pgid, &ws, unix.WNOHANG, nil)
+		switch {
+		case err == unix.EINTR:
+		case err != nil: // ECHILD: none left
+			return
+		case pid > 0: // one reaped; look again at once
+		case !time.Now().Before(deadline):
+			return
+		default: // members run still, none has exited yet
+			time.Sleep(min(pause, time.Until(deadline)))
+			pause = min(2*pause, 20*time.Millisecond)
+		}
 	}
 }
 

@@ -70,6 +70,7 @@ func TestColumnsAroundASurrogatePair(t *testing.T) {
 func TestColumnsOfAMixedLine(t *testing.T) {
 	line := "a\u00e9\U0001F600b\xffc"
 	require.Equal(t, 1+1+2+1+1+1, textpos.Units(line, len(line), textpos.UTF16))
+	require.Equal(t, 1+1+2+1+1+1, textpos.Units([]byte(line), len(line), textpos.UTF16))
 	for _, tc := range []struct{ col, off int }{
 		{0, 0}, {1, 1}, {2, 3}, {3, 3}, {4, 7}, {5, 8}, {6, 9}, {7, 10}, {100, 10},
 	} {

@@ -21,6 +21,12 @@ import (
 // it.
 var ErrCorrupt = errors.New("trust: not a trust database")
 
+// ErrLocked is returned (wrapped, with the lock file and the errno) by a
+// change that waited 2 s for another process to release the database's
+// lock: a process that hung holding it. Nothing was changed; the user
+// can try again, or end that process.
+var ErrLocked = errors.New("trust: the database is locked by another process")
+
 // fileVersion is the version of the file's shape this package writes.
 const fileVersion = 1
 

@@ -38,7 +38,9 @@
 // change is a read-modify-write under an exclusive flock on the lock file
 // beside the database (trust.json.lock, on Unix), so neither loses the
 // other's decision, and readers need no lock because a rename replaces the
-// file whole. Status runs on the calling goroutine: it lists the folder's
+// file whole. A change waits at most 2 s for that lock: one still held
+// then belongs to a process that hung holding it, and the change fails
+// with an error matching [ErrLocked], writing nothing. Status runs on the calling goroutine: it lists the folder's
 // allowed files, and reads and hashes them only to compare them with an
 // allow (an undecided or denied folder's programs are never read). A DB
 // remembers each file's hash beside its size, mode, inode and change

@@ -3,29 +3,51 @@
 package trust
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
+// lockWait bounds the wait for another process's change: one holds the
+// lock for a read, a rename and an fsync, so a lock held longer belongs
+// to a process that hung holding it (an editor stopped in a debugger, a
+// stuck disk), which must not hang this one too.
+const lockWait = 2 * time.Second
+
 // lockFile takes an exclusive flock on the file at p (made 0600 if
-// missing), waiting for another process's change to finish; the func it
-// returns releases it.
+// missing), waiting at most lockWait for another process's change to
+// finish; the func it returns releases it. A lock still held then is an
+// error wrapping ErrLocked and the errno.
 func lockFile(p string) (func(), error) {
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	fd := int(f.Fd())
+	deadline := time.Now().Add(lockWait)
+	pause := time.Millisecond
 	for {
-		err = unix.Flock(fd, unix.LOCK_EX)
-		if err != unix.EINTR {
+		err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
 			break
 		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			f.Close()
+			return nil, err
+		}
+		if !time.Now().Before(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("%w: %s was still held after %v (%w)", ErrLocked, filepath.Base(p), lockWait, err)
+		}
+		time.Sleep(min(pause, time.Until(deadline)))
+		pause = min(2*pause, 50*time.Millisecond)
 	}
 	return func() {
 		unix.Flock(fd, unix.LOCK_UN)
