@@ -157,7 +157,8 @@ func clampBytes(v, def, lo, hi int) int {
 	return min(max(v, lo), hi)
 }
 
-// RequestOptions tunes one request.
+// RequestOptions tunes one request; mcp.RequestOptions has the same
+// fields.
 type RequestOptions struct {
 	// Key supersedes: the request previously made under the same key is
 	// cancelled ($/cancelRequest) when this one is made.

@@ -61,12 +61,12 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 	spec := mcp.Spec{URL: f.str("url", false, ""), Dir: f.str("cwd", false, ""), ConnectTimeout: msField(f, "timeout_ms")}
 	if f.get("cmd") != lua.LNil {
 		b.unsafe(L, fname, safeNoProgram)
-		spec.Cmd = f.strings("cmd")
-		if len(spec.Cmd) == 0 {
+		spec.Argv = f.strings("cmd")
+		if len(spec.Argv) == 0 {
 			raise(L, "%s: field 'cmd' is empty", fname)
 		}
 	}
-	if (spec.URL == "") == (spec.Cmd == nil) {
+	if (spec.URL == "") == (spec.Argv == nil) {
 		raise(L, "%s: exactly one of the fields 'cmd' and 'url' is required", fname)
 	}
 	b.unsafe(L, fname, safeNoServer)
@@ -78,7 +78,7 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 	if f.get("roots") == lua.LNil {
 		spec.Roots = b.rt.Roots()
 	}
-	if n := b.programOrFail(L, fname, &spec.Cmd, spec.Dir); n > 0 {
+	if n := b.programOrFail(L, fname, &spec.Argv, spec.Dir); n > 0 {
 		return n
 	}
 	if b.mcpHost == nil {
@@ -102,13 +102,13 @@ func checkConn(L *lua.LState, fname string) *mcpConn {
 }
 
 // mcpOptions reads the {key =, timeout_ms =} table at n.
-func mcpOptions(L *lua.LState, fname string, n int) mcp.CallOptions {
+func mcpOptions(L *lua.LState, fname string, n int) mcp.RequestOptions {
 	f := checkTable(L, fname, n, "opts", "option", true, mcpCallOptions...)
-	return mcp.CallOptions{Key: f.str("key", false, ""), Timeout: msField(f, "timeout_ms")}
+	return mcp.RequestOptions{Key: f.str("key", false, ""), Timeout: msField(f, "timeout_ms")}
 }
 
 // mcpPush adopts the job a request registered and pushes its handle.
-func (b *Binding) mcpPush(L *lua.LState, o mcp.CallOptions, start func() mcpJob) int {
+func (b *Binding) mcpPush(L *lua.LState, o mcp.RequestOptions, start func() mcpJob) int {
 	if o.Key != "" {
 		if prev, ok := b.rt.ActiveForKey(o.Key); ok {
 			b.cancel(prev)

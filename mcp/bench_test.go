@@ -26,7 +26,7 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 		c := connect(b, h, mcptest.ModeServe)
 		b.ReportAllocs()
 		for b.Loop() {
-			id := c.Call("echo", args, CallOptions{})
+			id := c.Call("echo", args, RequestOptions{})
 			o := awaitReady(rt, h, id)
 			if o.State != runtime.Complete {
 				b.Fatalf("call failed: %+v", o.Err)

@@ -28,14 +28,14 @@ func Example() {
 	// serve mode; an editor would name a program such as
 	// {"my-mcp-server", "--stdio"}.
 	conn, err := host.Connect(context.Background(), mcp.Spec{
-		Cmd: []string{os.Args[0]},
-		Env: []string{mcptest.Env(mcptest.ModeServe)},
+		Argv: []string{os.Args[0]},
+		Env:  []string{mcptest.Env(mcptest.ModeServe)},
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	id := conn.Call("echo", map[string]any{"text": "hello"}, mcp.CallOptions{Timeout: 5 * time.Second})
+	id := conn.Call("echo", map[string]any{"text": "hello"}, mcp.RequestOptions{Timeout: 5 * time.Second})
 	for {
 		host.Pump()
 		rt.Tick()

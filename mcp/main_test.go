@@ -50,7 +50,7 @@ func newHost(t testing.TB) (*runtime.Runtime, *Host) {
 }
 
 func serverSpec(mode string) Spec {
-	return Spec{Cmd: []string{os.Args[0]}, Env: []string{mcptest.Env(mode)}}
+	return Spec{Argv: []string{os.Args[0]}, Env: []string{mcptest.Env(mode)}}
 }
 
 func connect(t testing.TB, h *Host, mode string) *Conn {

@@ -16,8 +16,8 @@ import (
 func TestPumpShowsProgressInTheSnapshot(t *testing.T) {
 	rt, h := newHost(t)
 	c := connect(t, h, mcptest.ModeServe)
-	id := c.Call("progress", mcptest.ProgressIn{Steps: 3, Hold: true}, CallOptions{})
-	other := c.Call("slow", nil, CallOptions{})
+	id := c.Call("progress", mcptest.ProgressIn{Steps: 3, Hold: true}, RequestOptions{})
+	other := c.Call("slow", nil, RequestOptions{})
 	row := func(id runtime.JobID) runtime.ActiveJob {
 		for _, a := range rt.Snapshot().Active {
 			if a.ID == id {
