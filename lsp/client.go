@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -72,7 +73,9 @@ type Config struct {
 	Argv []string
 	// Dir is the server's working directory; "" means the caller's.
 	Dir string
-	// Env is the server's complete environment; nil means the caller's.
+	// Env holds "KEY=value" entries added to the environment the server
+	// inherits from the editor; an entry overrides an inherited variable
+	// of the same name, and a later entry an earlier one. nil adds none.
 	Env []string
 	// Root is the workspace folder path; "" means Dir.
 	Root string
@@ -341,8 +344,12 @@ func (c *Client) launch() error {
 	c.t.reset()
 	fr := newFramer(cfg.MaxFrame, c.t.onBody, func(string) { c.t.malformed.Add(1) })
 	fr.onOversize, fr.onBroken = c.t.onOversize, c.t.onBroken
+	var env []string
+	if cfg.Env != nil {
+		env = append(os.Environ(), cfg.Env...)
+	}
 	p, err := proc.Start(context.Background(), proc.Spec{
-		Argv: cfg.Argv, Dir: cfg.Dir, Env: cfg.Env, StdinPipe: true,
+		Argv: cfg.Argv, Dir: cfg.Dir, Env: env, StdinPipe: true,
 		// The reader goroutine is proc's: frames are assembled and decoded
 		// inside Output, and blocking there is the backpressure.
 		Output: func(s proc.Stream, chunk []byte) error {

@@ -117,6 +117,12 @@
 // the request. A server that dies fails every pending request at once with
 // an error wrapping ErrServerExited that names the exit code or signal.
 //
+// # Environment
+//
+// The server inherits the editor's environment; Config.Env adds to it, an
+// entry overriding an inherited variable of the same name, as mcp.Spec.Env
+// does.
+//
 // # Lifecycle and documents
 //
 // Start returns at once; initialize is sent first and everything else made

@@ -21,7 +21,7 @@ func ExampleClient_Request() {
 	defer rt.Close()
 	c, err := Start(rt, Config{
 		Argv: []string{os.Args[0]},
-		Env:  append(os.Environ(), fakeServerEnv+"=1", "GORACE=atexit_sleep_ms=0"),
+		Env:  []string{fakeServerEnv + "=1", "GORACE=atexit_sleep_ms=0"},
 	})
 	if err != nil {
 		panic(err)

@@ -42,8 +42,9 @@ var waitDelay = 500 * time.Millisecond
 type Spec struct {
 	// Argv is the server program and its arguments.
 	Argv []string
-	// Env holds "KEY=value" entries added to the editor's environment (a
-	// later duplicate key wins).
+	// Env holds "KEY=value" entries added to the environment the server
+	// inherits from the editor; an entry overrides an inherited variable
+	// of the same name, and a later entry an earlier one. nil adds none.
 	Env []string
 	// Dir is the server's working directory; "" means the editor's.
 	Dir string
