@@ -102,7 +102,8 @@ type Config struct {
 	// means DefaultStopGrace. Close waits at most a second, whatever it is.
 	StopGrace time.Duration
 	// PollBudget bounds the main-goroutine time one Poll spends on
-	// messages; the rest wait for the next Poll. 0 means DefaultPollBudget.
+	// messages, whatever the frame's budget; the rest wait for the next
+	// Poll. 0 means DefaultPollBudget.
 	PollBudget time.Duration
 	// MaxRestarts is how many times, over the client's life, a server that
 	// died is started again; 0 means DefaultMaxRestarts, a negative value
@@ -429,8 +430,8 @@ func describeExit(prog string, p *proc.Process) string {
 }
 
 // Ready receives a token when messages from the server (or a timeout, a
-// cancel, the server's exit) wait for Poll. The editor loop selects on it
-// beside the runtime's Ready.
+// cancel, the server's exit) wait for Poll. The runtime forwards it to its
+// own Ready once the client is registered (Runtime.AddPoller).
 func (c *Client) Ready() <-chan struct{} { return c.t.ready }
 
 // Done is closed once the server has exited for good, its tree has ended,
@@ -440,50 +441,59 @@ func (c *Client) Ready() <-chan struct{} { return c.t.ready }
 // StopJob's job); Close does that itself.
 func (c *Client) Done() <-chan struct{} { return c.done }
 
-// PollResult is what one Poll handled.
-type PollResult struct {
-	// Events is how many messages and lifecycle events were handled.
-	Events int
-	// Diagnostics lists the documents whose diagnostics changed, each once
-	// however many times the server published them, by canonical URI
-	// (fileuri.Canonical) whatever the server's spelling.
-	Diagnostics []uri.URI
-	// More is set when the budget ran out with events left; Ready has been
-	// signalled again.
-	More bool
-}
-
-// Poll handles what the transport has decoded, within the poll budget:
-// settles requests (their runtime jobs settle at the next Tick, so call Poll
-// before Tick in a frame), stores diagnostics, progress and messages,
-// answers the server's requests, and sends the document changes made since
-// the last Poll as one didChange per document.
-func (c *Client) Poll() PollResult {
-	var res PollResult
+// Poll handles what the transport has decoded and returns how many
+// messages and lifecycle events it handled: it settles requests (their
+// runtime jobs settle in the Tick that polls, or the next), stores
+// diagnostics, progress and messages, answers the server's requests, and
+// sends the document changes made since the last Poll as one didChange per
+// document. It spends at most Config.PollBudget on events, and at most
+// budget when budget is positive; events left wait for the next Poll, and
+// Ready is signalled for them. It is the client's runtime.Poller method:
+// registered with Runtime.AddPoller, the client is polled by every Tick,
+// with what is left of the frame.
+func (c *Client) Poll(budget time.Duration) int {
+	if budget <= 0 {
+		budget = c.cfg.PollBudget
+	} else {
+		budget = min(budget, c.cfg.PollBudget)
+	}
 	if len(c.progressDone) > 0 {
 		c.reapProgressJobs()
 	}
 	start := time.Now()
+	n := 0
 	for {
 		evs, more := c.t.take(64)
 		for _, ev := range evs {
 			c.handle(ev)
 		}
-		res.Events += len(evs)
+		n += len(evs)
 		if !more {
 			break
 		}
-		if time.Since(start) >= c.cfg.PollBudget {
-			res.More = true
+		if time.Since(start) >= budget {
 			c.t.signal()
 			break
 		}
 	}
 	c.flushChanges()
-	res.Diagnostics = c.changedDiags
+	return n
+}
+
+// maxChangedDiagnostics bounds the documents TakeChangedDiagnostics
+// lists: a host that never takes them loses the oldest, not memory.
+const maxChangedDiagnostics = 4096
+
+// TakeChangedDiagnostics returns the documents whose diagnostics changed
+// since it was last called, each once however many times the server
+// published them, by canonical URI (fileuri.Canonical) whatever the
+// server's spelling; at most the 4,096 most recently changed.
+func (c *Client) TakeChangedDiagnostics() []uri.URI {
+	c.dropOldChanges()
+	out := c.changedDiags
 	c.changedDiags = nil
 	clear(c.changedSet)
-	return res
+	return out
 }
 
 func (c *Client) handle(ev any) {
@@ -933,11 +943,11 @@ func (c *Client) Close() error {
 		case <-c.done:
 			// The exit event is queued before Done closes.
 			for c.state != dead {
-				c.Poll()
+				c.Poll(0)
 			}
 			return nil
 		case <-c.t.ready:
-			c.Poll()
+			c.Poll(0)
 		case <-timer.C:
 			step := steps[0]
 			if step.do == nil {

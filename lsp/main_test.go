@@ -55,7 +55,7 @@ func pump(t testing.TB, rt *runtime.Runtime, c *Client, limit time.Duration, con
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
-		c.Poll()
+		c.Poll(0)
 		rt.Tick()
 		if cond() {
 			return

@@ -39,7 +39,7 @@ func startHostile(t *testing.T, rt *runtime.Runtime, kind string, cfg Config) (*
 	if kind == proctest.FullPipe {
 		deadline := time.Now().Add(5 * time.Second)
 		for !c.Initialized() && time.Now().Before(deadline) {
-			c.Poll()
+			c.Poll(0)
 			rt.Tick()
 			time.Sleep(time.Millisecond)
 		}

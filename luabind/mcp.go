@@ -35,14 +35,6 @@ func (b *Binding) mcpTable(L *lua.LState) *lua.LTable {
 		"json_decode": b.mcpJSONDecode, "json_encode": b.mcpJSONEncode})
 }
 
-// pumpMCP hands finished MCP calls to the runtime; the frame calls it
-// before Tick.
-func (b *Binding) pumpMCP() {
-	if b.mcpHost != nil {
-		b.mcpHost.Pump()
-	}
-}
-
 // closeMCP closes every connection (within mcp.CloseTimeout).
 func (b *Binding) closeMCP() {
 	if b.mcpHost != nil {
@@ -82,7 +74,9 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 		return n
 	}
 	if b.mcpHost == nil {
+		// Every Tick polls the host, which hands it the finished calls.
 		b.mcpHost = mcp.NewHost(b.rt)
+		b.mcpDetach = b.rt.AddPoller(b.mcpHost)
 	}
 	c, err := b.mcpHost.Dial(spec)
 	if err != nil {
@@ -313,15 +307,4 @@ func luaToJSON(v lua.LValue, depth int) (any, error) {
 		return out, err
 	}
 	return nil, fmt.Errorf("a %s has no JSON form", v.Type())
-}
-
-// MCPReady receives a value when MCP requests have finished and the next
-// Frame will settle them; an editor loop selects on it beside the
-// runtime's Ready so a reply does not wait for the frame deadline. It is
-// nil (never ready) until a script has connected to a server.
-func (b *Binding) MCPReady() <-chan struct{} {
-	if b.mcpHost == nil {
-		return nil
-	}
-	return b.mcpHost.Ready()
 }

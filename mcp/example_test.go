@@ -13,8 +13,9 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
-// A tool call is a job: the frame loop pumps the host, ticks the runtime
-// and takes the result once it has settled.
+// A tool call is a job: the host is registered with the runtime, whose
+// Tick polls it, and the frame loop ticks and takes the result once it has
+// settled.
 func Example() {
 	rt, err := runtime.New(runtime.Options{})
 	if err != nil {
@@ -23,6 +24,7 @@ func Example() {
 	defer rt.Close()
 	host := mcp.NewHost(rt)
 	defer host.Close()
+	defer rt.AddPoller(host)()
 
 	// This example's server is the test binary itself, in mcptest's
 	// serve mode; an editor would name a program such as
@@ -37,17 +39,13 @@ func Example() {
 	}
 	id := conn.Call("echo", map[string]any{"text": "hello"}, mcp.RequestOptions{Timeout: 5 * time.Second})
 	for {
-		host.Pump()
 		rt.Tick()
 		if out, ok := rt.TakeResult(id); ok {
 			v, _ := out.External() // an MCP reply, decoded: maps and arrays of any
 			fmt.Println(out.State, v.(map[string]any)["text"])
 			break
 		}
-		select {
-		case <-host.Ready():
-		case <-rt.Ready():
-		}
+		<-rt.Ready() // the host's replies wake it too
 	}
 	// Output: complete hello
 }
