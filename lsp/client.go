@@ -223,6 +223,9 @@ type queuedFrame struct {
 	frame  outFrame
 }
 
+// A Client attaches to its runtime as mcp.Host does (see Poll).
+var _ runtime.Poller = (*Client)(nil)
+
 // Client is a language server client. Its methods belong to the goroutine
 // that owns the runtime (see the package doc); only Ready's channel may be
 // used elsewhere.

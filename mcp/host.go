@@ -33,6 +33,9 @@ type settlement struct {
 	code  string // its name for Lua (CodeToolError, ...)
 }
 
+// A Host attaches to its runtime as lsp.Client does (see Poll).
+var _ runtime.Poller = (*Host)(nil)
+
 // DefaultPollBudget bounds one Poll when the frame sets no budget.
 const DefaultPollBudget = 4 * time.Millisecond
 
