@@ -17,7 +17,7 @@ import (
 
 // BenchmarkLuaMCPCallRoundTrip is issue 17's benchmark: one trivial tool
 // call (echo) awaited from a Lua task, the frame loop sleeping on the
-// runtime's and the MCP host's ready channels (lua), beside the SDK's own
+// runtime's ready channel, which the MCP host's wakes (lua), beside the SDK's own
 // client calling the same server program directly from Go (sdk). Goal: lua
 // at most 1.2x sdk.
 func BenchmarkLuaMCPCallRoundTrip(b *testing.B) {
