@@ -39,6 +39,8 @@ type pollerEntry struct {
 	p       Poller
 	removed bool
 	quit    chan struct{}
+	// forwarded is closed when the forwarder has returned.
+	forwarded chan struct{}
 }
 
 // AddPoller registers p to be polled by every Tick (see Poller), after the
@@ -52,7 +54,7 @@ type pollerEntry struct {
 // host loop waits on the runtime's Ready alone. A goroutine forwards the
 // tokens until the poller is removed or the runtime closed.
 func (rt *Runtime) AddPoller(p Poller) (remove func()) {
-	e := &pollerEntry{p: p, quit: make(chan struct{})}
+	e := &pollerEntry{p: p, quit: make(chan struct{}), forwarded: make(chan struct{})}
 	if rt.closed {
 		e.removed = true
 		return func() {}
@@ -73,6 +75,7 @@ func (rt *Runtime) AddPoller(p Poller) (remove func()) {
 // each token, so a token the tick's bus drain swallows is sent again (see
 // rewakePollers).
 func (rt *Runtime) forward(e *pollerEntry) {
+	defer close(e.forwarded)
 	ready := e.p.Ready()
 	for {
 		select {
