@@ -205,7 +205,7 @@ func BenchmarkFrameWorkBigReplies(b *testing.B) {
 	c := startFake(b, rt, Config{})
 	for !c.Initialized() {
 		<-c.Ready()
-		c.Poll()
+		c.Poll(0)
 	}
 	frame := func(jobs []runtime.JobID, samples *[]time.Duration) {
 		select {
@@ -214,7 +214,7 @@ func BenchmarkFrameWorkBigReplies(b *testing.B) {
 		case <-time.After(16 * time.Millisecond):
 		}
 		start := time.Now()
-		c.Poll()
+		c.Poll(0)
 		for _, id := range rt.Tick().Settled {
 			if slices.Contains(jobs, id) {
 				rt.TakeResult(id)

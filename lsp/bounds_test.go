@@ -195,7 +195,7 @@ func TestCloseDocumentClearsItsDiagnostics(t *testing.T) {
 	require.NoError(t, c.CloseDocument("/src/x.go"))
 	require.Nil(t, c.Diagnostics("/src/x.go"))
 	require.Nil(t, c.ShapedDiagnostics("/src/x.go"))
-	require.Contains(t, c.Poll().Diagnostics, uri.File("/src/x.go"))
+	require.Contains(t, c.TakeChangedDiagnostics(), uri.File("/src/x.go"))
 	require.Empty(t, c.diags)
 }
 
@@ -220,7 +220,8 @@ func TestRestartClearsTheDeadServersDiagnostics(t *testing.T) {
 		case <-c.Ready():
 		case <-time.After(5 * time.Millisecond):
 		}
-		changed = append(changed, c.Poll().Diagnostics...)
+		c.Poll(0)
+		changed = append(changed, c.TakeChangedDiagnostics()...)
 		rt.Tick()
 	}
 	require.Contains(t, changed, uri.File("/src/x.go"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -73,7 +74,9 @@ type Config struct {
 	Argv []string
 	// Dir is the server's working directory; "" means the caller's.
 	Dir string
-	// Env is the server's complete environment; nil means the caller's.
+	// Env holds "KEY=value" entries added to the environment the server
+	// inherits from the editor; an entry overrides an inherited variable
+	// of the same name, and a later entry an earlier one. nil adds none.
 	Env []string
 	// Root is the workspace folder path; "" means Dir.
 	Root string
@@ -100,7 +103,8 @@ type Config struct {
 	// means DefaultStopGrace. Close waits at most a second, whatever it is.
 	StopGrace time.Duration
 	// PollBudget bounds the main-goroutine time one Poll spends on
-	// messages; the rest wait for the next Poll. 0 means DefaultPollBudget.
+	// messages, whatever the frame's budget; the rest wait for the next
+	// Poll. 0 means DefaultPollBudget.
 	PollBudget time.Duration
 	// MaxRestarts is how many times, over the client's life, a server that
 	// died is started again; 0 means DefaultMaxRestarts, a negative value
@@ -168,7 +172,8 @@ func clampBytes(v, def, lo, hi int) int {
 	return min(max(v, lo), hi)
 }
 
-// RequestOptions tunes one request.
+// RequestOptions tunes one request; mcp.RequestOptions has the same
+// fields.
 type RequestOptions struct {
 	// Key supersedes: the request previously made under the same key is
 	// cancelled ($/cancelRequest) when this one is made.
@@ -228,6 +233,9 @@ type queuedFrame struct {
 	method string
 	frame  outFrame
 }
+
+// A Client attaches to its runtime as mcp.Host does (see Poll).
+var _ runtime.Poller = (*Client)(nil)
 
 // Client is a language server client. Its methods belong to the goroutine
 // that owns the runtime (see the package doc); only Ready's channel may be
@@ -357,8 +365,12 @@ func (c *Client) launch() error {
 	c.t.reset()
 	fr := newFramer(cfg.MaxFrame, c.t.onBody, func(string) { c.t.malformed.Add(1) })
 	fr.onOversize, fr.onBroken = c.t.onOversize, c.t.onBroken
+	var env []string
+	if cfg.Env != nil {
+		env = append(os.Environ(), cfg.Env...)
+	}
 	p, err := proc.Start(context.Background(), proc.Spec{
-		Argv: cfg.Argv, Dir: cfg.Dir, Env: cfg.Env, StdinPipe: true,
+		Argv: cfg.Argv, Dir: cfg.Dir, Env: env, StdinPipe: true,
 		// The reader goroutine is proc's: frames are assembled and decoded
 		// inside Output, and blocking there is the backpressure.
 		Output: func(s proc.Stream, chunk []byte) error {
@@ -438,8 +450,8 @@ func describeExit(prog string, p *proc.Process) string {
 }
 
 // Ready receives a token when messages from the server (or a timeout, a
-// cancel, the server's exit) wait for Poll. The editor loop selects on it
-// beside the runtime's Ready.
+// cancel, the server's exit) wait for Poll. The runtime forwards it to its
+// own Ready once the client is registered (Runtime.AddPoller).
 func (c *Client) Ready() <-chan struct{} { return c.t.ready }
 
 // Done is closed once the server has exited for good, its tree has ended,
@@ -449,50 +461,59 @@ func (c *Client) Ready() <-chan struct{} { return c.t.ready }
 // StopJob's job); Close does that itself.
 func (c *Client) Done() <-chan struct{} { return c.done }
 
-// PollResult is what one Poll handled.
-type PollResult struct {
-	// Events is how many messages and lifecycle events were handled.
-	Events int
-	// Diagnostics lists the documents whose diagnostics changed, each once
-	// however many times the server published them, by canonical URI
-	// (fileuri.Canonical) whatever the server's spelling.
-	Diagnostics []uri.URI
-	// More is set when the budget ran out with events left; Ready has been
-	// signalled again.
-	More bool
-}
-
-// Poll handles what the transport has decoded, within the poll budget:
-// settles requests (their runtime jobs settle at the next Tick, so call Poll
-// before Tick in a frame), stores diagnostics, progress and messages,
-// answers the server's requests, and sends the document changes made since
-// the last Poll as one didChange per document.
-func (c *Client) Poll() PollResult {
-	var res PollResult
+// Poll handles what the transport has decoded and returns how many
+// messages and lifecycle events it handled: it settles requests (their
+// runtime jobs settle in the Tick that polls, or the next), stores
+// diagnostics, progress and messages, answers the server's requests, and
+// sends the document changes made since the last Poll as one didChange per
+// document. It spends at most Config.PollBudget on events, and at most
+// budget when budget is positive; events left wait for the next Poll, and
+// Ready is signalled for them. It is the client's runtime.Poller method:
+// registered with Runtime.AddPoller, the client is polled by every Tick,
+// with what is left of the frame.
+func (c *Client) Poll(budget time.Duration) int {
+	if budget <= 0 {
+		budget = c.cfg.PollBudget
+	} else {
+		budget = min(budget, c.cfg.PollBudget)
+	}
 	if len(c.progressDone) > 0 {
 		c.reapProgressJobs()
 	}
 	start := time.Now()
+	n := 0
 	for {
 		evs, more := c.t.take(64)
 		for _, ev := range evs {
 			c.handle(ev)
 		}
-		res.Events += len(evs)
+		n += len(evs)
 		if !more {
 			break
 		}
-		if time.Since(start) >= c.cfg.PollBudget {
-			res.More = true
+		if time.Since(start) >= budget {
 			c.t.signal()
 			break
 		}
 	}
 	c.flushChanges()
-	res.Diagnostics = c.changedDiags
+	return n
+}
+
+// maxChangedDiagnostics bounds the documents TakeChangedDiagnostics
+// lists: a host that never takes them loses the oldest, not memory.
+const maxChangedDiagnostics = 4096
+
+// TakeChangedDiagnostics returns the documents whose diagnostics changed
+// since it was last called, each once however many times the server
+// published them, by canonical URI (fileuri.Canonical) whatever the
+// server's spelling; at most the 4,096 most recently changed.
+func (c *Client) TakeChangedDiagnostics() []uri.URI {
+	c.dropOldChanges()
+	out := c.changedDiags
 	c.changedDiags = nil
 	clear(c.changedSet)
-	return res
+	return out
 }
 
 func (c *Client) handle(ev any) {
@@ -1002,11 +1023,11 @@ func CloseAll(clients ...*Client) error {
 			// The exit event is queued before Done closes.
 			o := open[chosen/2]
 			for o.c.state != dead {
-				o.c.Poll()
+				o.c.Poll(0)
 			}
 			open = slices.Delete(open, chosen/2, chosen/2+1)
 		default:
-			open[chosen/2].c.Poll()
+			open[chosen/2].c.Poll(0)
 		}
 	}
 	return errors.Join(errs...)

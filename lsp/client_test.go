@@ -52,7 +52,7 @@ func TestCompletion6000ItemsDecodedOffMain(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for !rt.IsComplete(job) {
 		start := time.Now()
-		c.Poll()
+		c.Poll(0)
 		maxPoll = max(maxPoll, time.Since(start))
 		rt.Tick()
 		require.True(t, time.Now().Before(deadline), "completion never settled")
@@ -208,8 +208,8 @@ func TestMalformedFramesCountedAndDropped(t *testing.T) {
 	require.True(t, o.OK())
 }
 
-// publishDiagnostics is kept latest-per-URI, and a Poll reports a changed
-// document once however many publications it handled.
+// publishDiagnostics is kept latest-per-URI, and a changed document is
+// listed once however many publications a Poll handled.
 func TestDiagnosticsLatestPerURICoalesced(t *testing.T) {
 	rt := newRT(t)
 	// A budget no loaded machine exhausts, so one Poll takes everything.
@@ -224,9 +224,10 @@ func TestDiagnosticsLatestPerURICoalesced(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "the fake's publications never arrived")
 		time.Sleep(time.Millisecond)
 	}
-	r := c.Poll()
-	require.Equal(t, []uri.URI{docURI(path)}, r.Diagnostics, "500 publications, one report")
-	require.Empty(t, c.Poll().Diagnostics)
+	c.Poll(0)
+	require.Equal(t, []uri.URI{docURI(path)}, c.TakeChangedDiagnostics(), "500 publications, one report")
+	c.Poll(0)
+	require.Empty(t, c.TakeChangedDiagnostics())
 	o, _ := await(t, rt, c, job)
 	require.True(t, o.OK())
 	d := c.Diagnostics(path)
@@ -282,7 +283,7 @@ func TestApplyEditAnsweredLater(t *testing.T) {
 	// The fake answers the request once the client has replied to all five
 	// of its own; the applyEdit reply has not gone yet.
 	for end := time.Now().Add(100 * time.Millisecond); time.Now().Before(end); {
-		c.Poll()
+		c.Poll(0)
 		rt.Tick()
 		require.False(t, rt.IsComplete(job), "the server heard an answer the hook has not given")
 		time.Sleep(5 * time.Millisecond)
@@ -335,7 +336,7 @@ func TestDocumentSyncIncremental(t *testing.T) {
 	require.NoError(t, c.Change(path, Edit{Range: rng(1, 1, 1, 1), Text: "rave "}))
 	require.NoError(t, c.Change(path, Edit{Range: rng(0, 0, 0, 5), Text: "HELLO"}))
 	require.EqualValues(t, 2, c.Version(path), "edits waiting to be sent count as the version they go out under")
-	c.Poll()
+	c.Poll(0)
 	require.EqualValues(t, 2, c.Version(path))
 	require.NoError(t, c.Save(path))
 	o, res := await(t, rt, c, c.Request("fake/docs", nil, RequestOptions{}))
@@ -412,7 +413,7 @@ func TestStopShutsDownCleanly(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("server did not exit after shutdown and exit")
 	}
-	c.Poll()
+	c.Poll(0)
 	require.ErrorIs(t, c.Err(), ErrServerExited)
 	require.Contains(t, c.Err().Error(), "exit code 0")
 	l := c.Request("fake/log", nil, RequestOptions{})
@@ -436,7 +437,7 @@ func TestStopKillsServerThatIgnoresShutdown(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("server not killed after the stop grace")
 		}
-		c.Poll()
+		c.Poll(0)
 		require.Contains(t, c.Err().Error(), tc.signal)
 	}
 }
@@ -541,7 +542,7 @@ func TestReplyAfterSupersedeIsNotDelivered(t *testing.T) {
 	rt.Tick()
 	o, _ = rt.TakeResult(fresh)
 	require.True(t, o.OK())
-	c.Poll() // handles the cancel event the supersede queued: a no-op now
+	c.Poll(0) // handles the cancel event the supersede queued: a no-op now
 	c.t.markClosed()
 }
 
@@ -555,7 +556,7 @@ func TestCompletionReplayNoStaleResults(t *testing.T) {
 	jobs := make([]runtime.JobID, 100)
 	for i := range jobs {
 		jobs[i] = c.Request(protocol.MethodTextDocumentCompletion, map[string]any{"n": 200, "delayMs": 20}, RequestOptions{Key: "completion"})
-		c.Poll()
+		c.Poll(0)
 		rt.Tick()
 	}
 	pump(t, rt, c, 20*time.Second, func() bool { return rt.IsComplete(jobs[99]) })
@@ -652,7 +653,7 @@ func TestCrashRestartsAndReopensDocuments(t *testing.T) {
 	require.Equal(t, fakeDoc{Text: "alpha edited while the server was down", Version: 2}, docs[string(docURI("/src/a.txt"))])
 	require.Equal(t, 2, countLines(t, starts))
 	require.NoError(t, c.Change("/src/a.txt", Edit{Range: protocol.Range{End: protocol.Position{Character: 5}}, Text: "ALPHA"}))
-	c.Poll()
+	c.Poll(0)
 	require.EqualValues(t, 3, c.Version("/src/a.txt"))
 }
 
@@ -707,7 +708,7 @@ func TestRestartReopensWithSyncedText(t *testing.T) {
 		Edit{Range: protocol.Range{Start: at(0, 9), End: at(0, 10)}, Text: "W"},
 		Edit{Range: protocol.Range{Start: at(0, 14), End: at(1, 6)}, Text: "!\nnew"},
 	))
-	c.Poll()
+	c.Poll(0)
 	require.NoError(t, c.Change(path, Edit{Range: protocol.Range{Start: at(2, 0), End: at(2, 0)}, Text: "third\n"}))
 	const want = "héllo 😀 Wörld!\nnew line\nthird\n"
 
@@ -749,7 +750,7 @@ func TestEditLogFoldedAndReopenedWhole(t *testing.T) {
 			line, col = line+1, 0
 		}
 		if i%50 == 0 {
-			c.Poll()
+			c.Poll(0)
 		}
 	}
 	d := c.docs[docURI(path)]

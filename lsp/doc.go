@@ -9,7 +9,7 @@
 //	┌───────────────────────────────────────────┐
 //	│ Request/Notify/Open/Change ─ encode ─► writer queue ──► writer goroutine ──► server stdin
 //	│ pending table, documents, diagnostics     │            (never blocks the caller)
-//	│ Poll ◄── inbox (decoded events) ◄──────────┼─── reader: proc's Output goroutine
+//	│ Poll (by Tick) ◄── inbox (decoded events) ◄┼─── reader: proc's Output goroutine
 //	│   settles jobs (CompleteExternal*),        │     Content-Length framing, envelope and
 //	│   stores diagnostics/progress/messages,    │     result decoded into protocol types
 //	│   answers server requests                  │     (and Config.Shape), inbox bounded
@@ -29,15 +29,17 @@
 //
 // A Client belongs to the goroutine that owns its runtime.Runtime. None of
 // its methods may be called from another goroutine, except that Ready's and
-// Done's channels may be selected on anywhere. Close, and CloseAll for
-// any number of clients, blocks the calling goroutine for at most
-// CloseTimeout. The editor loop waits on
-// "terminal event OR runtime Ready OR client Ready OR frame deadline", then
-// calls Client.Poll before Runtime.Tick, so requests Poll settles land in
-// that frame's Tick. Poll spends at most Config.PollBudget (4 ms) on events
-// and signals Ready again when some are left. Timeouts, cancels (the job's
-// context, i.e. Runtime.Cancel and supersede by key) and the server's exit
-// arrive as events too, so they need no polling of their own.
+// Done's channels may be selected on anywhere. Close, and CloseAll for any
+// number of clients, blocks the calling goroutine for at most CloseTimeout.
+// The client attaches to the runtime as mcp.Host does, as a runtime.Poller: registered with Runtime.AddPoller, it
+// is polled by every Tick before the tick drains its bus, so requests Poll
+// settles land in that Tick, and its Ready reaches Runtime.Ready, so the
+// editor loop waits on "terminal event OR runtime Ready OR frame deadline"
+// and ticks. Poll spends at most Config.PollBudget (4 ms) on events, less
+// when the frame has less left, and signals Ready again when some are
+// left. Timeouts, cancels (the job's context, i.e. Runtime.Cancel and
+// supersede by key) and the server's exit arrive as events too, so they
+// need no polling of their own.
 //
 // Shared state is only the transport: inbox, outstanding-request table and
 // writer queue under one mutex, counters atomic. The inbox holds at most
@@ -82,11 +84,12 @@
 //     so neither the decoded values nor what Config.ShapeDiagnostics makes
 //     of them grow past that, and DroppedDiagnostics counts them.
 //   - Diagnostics are kept per document, latest only: for every open
-//     document until CloseDocument (the next Poll lists it as changed,
-//     with none), and for the 1,000 documents not open most recently
+//     document until CloseDocument (TakeChangedDiagnostics lists it as
+//     changed, with none), and for the 1,000 documents not open most recently
 //     published, within 32 MiB of their frames; older ones are forgotten
 //     without notice. A server's exit (crash, restart or stop) clears all
-//     it published, each document listed as changed.
+//     it published, each document listed as changed. The changed
+//     documents wait for TakeChangedDiagnostics: the 4,096 most recent.
 //   - Show/log messages kept for TakeMessages: the newest 1,000, within 4
 //     MiB of text, each text (and each progress title and message) cut to
 //     64 KiB on the reader. Progress in flight: 256 tokens.
@@ -121,6 +124,12 @@
 // supersede settles Cancelled; both send $/cancelRequest when the server had
 // the request. A server that dies fails every pending request at once with
 // an error wrapping ErrServerExited that names the exit code or signal.
+//
+// # Environment
+//
+// The server inherits the editor's environment; Config.Env adds to it, an
+// entry overriding an inherited variable of the same name, as mcp.Spec.Env
+// does.
 //
 // # Lifecycle and documents
 //
@@ -170,8 +179,8 @@
 // Config.ApplyEdit, which answers then or in a later frame.
 // publishDiagnostics is kept latest-per-document, keyed by
 // fileuri.Canonical of its URI so that any spelling of a document's URI
-// reaches it, and reported once per Poll; show/log messages are kept for
-// the host.
+// reaches it, and listed once as changed until TakeChangedDiagnostics
+// takes the list; show/log messages are kept for the host.
 // $/progress is kept for the host (Progress) and shown in the runtime's
 // *workers* view (runtime.Runtime.Snapshot): a report on the workDoneToken
 // of a pending request sets that request's progress line, cleared at end;

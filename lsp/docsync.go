@@ -206,7 +206,8 @@ func (c *Client) Save(path string) error {
 }
 
 // CloseDocument sends didClose and forgets the document and its
-// diagnostics: the next Poll lists it among the changed ones, with none.
+// diagnostics: TakeChangedDiagnostics lists it among the changed ones,
+// with none.
 func (c *Client) CloseDocument(path string) error {
 	u := docURI(path)
 	if c.docs[u] == nil {

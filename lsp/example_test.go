@@ -10,9 +10,11 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
-// A frame loop driving one hover request. An editor would start
-// Config{Argv: []string{"gopls"}, Dir: root}; the example runs the test
-// suite's fake server instead so its output is fixed.
+// A frame loop driving one hover request. The client is registered with
+// the runtime, whose Tick polls it, so the loop only ticks and waits on the
+// runtime. An editor would start Config{Argv: []string{"gopls"}, Dir:
+// root}; the example runs the test suite's fake server instead so its
+// output is fixed.
 func ExampleClient_Request() {
 	rt, err := runtime.New(runtime.Options{})
 	if err != nil {
@@ -21,12 +23,13 @@ func ExampleClient_Request() {
 	defer rt.Close()
 	c, err := Start(rt, Config{
 		Argv: []string{os.Args[0]},
-		Env:  append(os.Environ(), fakeServerEnv+"=1", "GORACE=atexit_sleep_ms=0"),
+		Env:  []string{fakeServerEnv + "=1", "GORACE=atexit_sleep_ms=0"},
 	})
 	if err != nil {
 		panic(err)
 	}
 	defer c.Close()
+	defer rt.AddPoller(c)()
 
 	// Made before initialize is answered: it waits for it.
 	job := c.Request(protocol.MethodTextDocumentHover, map[string]any{
@@ -36,12 +39,10 @@ func ExampleClient_Request() {
 
 	for !rt.IsComplete(job) {
 		select {
-		case <-c.Ready():
-		case <-rt.Ready():
+		case <-rt.Ready(): // the client's messages wake it too
 		case <-time.After(16 * time.Millisecond): // the frame deadline
 		}
-		c.Poll()  // settles the requests the server answered...
-		rt.Tick() // ...and their jobs settle here
+		rt.Tick() // polls the client, and the jobs it settled settle here
 	}
 	outcome, _ := rt.TakeResult(job)
 	res, _ := c.TakeResult(job)

@@ -99,7 +99,7 @@ func floodChild(t *testing.T, total int, p pace) {
 	for !rt.IsComplete(job) {
 		require.True(t, time.Now().Before(deadline), "the flood did not end")
 		<-frame.C
-		c.Poll()
+		c.Poll(0)
 		rt.Tick()
 		c.TakeMessages()
 	}

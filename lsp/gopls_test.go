@@ -69,7 +69,7 @@ func TestGopls(t *testing.T) {
 	require.NoError(t, os.WriteFile(main, []byte(goplsMain), 0o644))
 
 	rt := newRT(t)
-	env := append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
+	env := []string{"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"}
 	c, err := Start(rt, Config{Argv: []string{gopls}, Dir: dir, Env: env})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })

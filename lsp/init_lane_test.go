@@ -53,7 +53,7 @@ func TestInitializeRunsOnHeavyLane(t *testing.T) {
 	release := holdHeavyPermit(t, rt)
 	c := startFake(t, rt, Config{}, fakeInitGateEnv+"="+gate)
 	for range 20 {
-		c.Poll()
+		c.Poll(0)
 		rt.Tick()
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -65,7 +65,7 @@ func TestInitializeRunsOnHeavyLane(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(gate, "go"), nil, 0o644))
 	pump(t, rt, c, 20*time.Second, func() bool { return c.Stats().Received >= 1 })
 	for range 20 {
-		c.Poll()
+		c.Poll(0)
 		rt.Tick()
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -43,7 +43,7 @@ func startFake(t testing.TB, rt *runtime.Runtime, cfg Config, env ...string) *Cl
 	cfg.Argv = []string{os.Args[0]}
 	// The race runtime sleeps a second before a clean exit unless told
 	// not to; the fake exits cleanly after every Stop.
-	cfg.Env = append(append(os.Environ(), fakeServerEnv+"=1", "GORACE=atexit_sleep_ms=0"), env...)
+	cfg.Env = append([]string{fakeServerEnv + "=1", "GORACE=atexit_sleep_ms=0"}, env...)
 	c, err := Start(rt, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
@@ -55,7 +55,7 @@ func pump(t testing.TB, rt *runtime.Runtime, c *Client, limit time.Duration, con
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
-		c.Poll()
+		c.Poll(0)
 		rt.Tick()
 		if cond() {
 			return

@@ -209,13 +209,33 @@ func (c *Client) markDiagnosticsChanged(u uri.URI) {
 		c.changedSet = map[uri.URI]struct{}{}
 	}
 	if _, dup := c.changedSet[u]; !dup {
+		if len(c.changedDiags) >= 2*maxChangedDiagnostics {
+			c.dropOldChanges()
+		}
 		c.changedSet[u] = struct{}{}
 		c.changedDiags = append(c.changedDiags, u)
 	}
 }
 
-// dropDiagnostics forgets a document's diagnostics (it was closed); the
-// next Poll lists it among the changed ones.
+// dropOldChanges keeps the newest maxChangedDiagnostics of the changed
+// documents. The list may grow to twice that before it is cut, so a
+// server publishing for ever new files costs a copy per 4,096
+// publications, not one each.
+func (c *Client) dropOldChanges() {
+	drop := len(c.changedDiags) - maxChangedDiagnostics
+	if drop <= 0 {
+		return
+	}
+	for _, u := range c.changedDiags[:drop] {
+		delete(c.changedSet, u)
+	}
+	n := copy(c.changedDiags, c.changedDiags[drop:])
+	clear(c.changedDiags[n:])
+	c.changedDiags = c.changedDiags[:n]
+}
+
+// dropDiagnostics forgets a document's diagnostics (it was closed) and
+// lists it among the changed ones (TakeChangedDiagnostics).
 func (c *Client) dropDiagnostics(u uri.URI) {
 	if _, ok := c.diags[u]; !ok {
 		return
@@ -229,7 +249,7 @@ func (c *Client) dropDiagnostics(u uri.URI) {
 
 // clearAllDiagnostics forgets every diagnostic of a server that has
 // exited: a restarted server publishes afresh, and a dead one's are stale.
-// The next Poll lists each document among the changed ones.
+// Each document is listed among the changed ones.
 func (c *Client) clearAllDiagnostics() {
 	us := make([]uri.URI, 0, len(c.diags))
 	for u := range c.diags {

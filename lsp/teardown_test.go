@@ -29,7 +29,7 @@ func startHostile(t *testing.T, rt *runtime.Runtime, kind string, cfg Config) (*
 	pf := filepath.Join(t.TempDir(), "pid")
 	prefix, comm := proctest.Hostile(kind, pf)
 	cfg.Argv = []string{"sh", "-c", prefix + "exec '" + strings.ReplaceAll(os.Args[0], "'", `'\''`) + "'"}
-	cfg.Env = append(os.Environ(), fakeServerEnv+"=1", "GORACE=atexit_sleep_ms=0")
+	cfg.Env = []string{fakeServerEnv + "=1", "GORACE=atexit_sleep_ms=0"}
 	if kind == proctest.IgnoreTerm {
 		cfg.Env = append(cfg.Env, fakeIgnoreTermEnv+"=1", fakeNoShutdown+"=1")
 	}
@@ -39,7 +39,7 @@ func startHostile(t *testing.T, rt *runtime.Runtime, kind string, cfg Config) (*
 	if kind == proctest.FullPipe {
 		deadline := time.Now().Add(5 * time.Second)
 		for !c.Initialized() && time.Now().Before(deadline) {
-			c.Poll()
+			c.Poll(0)
 			rt.Tick()
 			time.Sleep(time.Millisecond)
 		}

@@ -103,7 +103,9 @@ type Binding struct {
 	policy             ProgramPolicy
 
 	// pmacs.mcp (mcp.go): the host is made on the first connect.
-	mcpHost    *mcp.Host
+	mcpHost *mcp.Host
+	// mcpDetach removes the host from the runtime's pollers.
+	mcpDetach  func()
 	mcpMT      *lua.LTable
 	mcpClosing sync.WaitGroup
 
@@ -327,6 +329,9 @@ func (b *Binding) Close() {
 	}()
 	b.closeLSP()
 	<-mcpClosed
+	if b.mcpDetach != nil {
+		b.mcpDetach()
+	}
 	clear(b.jobs)
 	clear(b.threads)
 	b.pool = threadPool{}

@@ -16,9 +16,11 @@
 // waits again while it is being resumed parks until a later frame, so a
 // frame's work is bounded by the tasks that were parked when it began.
 //
-// pmacs.lsp clients (lsp.go) are polled at the start of every Frame, before
-// the Tick, so the requests a poll settles land in that frame. A host waits
-// on LSPReady beside the runtime's Ready. A result's Lua tables (and a
+// pmacs.lsp clients (lsp.go) and the pmacs.mcp host (mcp.go) are
+// registered with the runtime (runtime.Runtime.AddPoller): the frame's
+// Tick polls them before it drains the bus, so the requests a poll settles
+// land in that frame, and their messages wake the runtime's Ready, the one
+// channel a host waits on. A result's Lua tables (and a
 // publication's diagnostic rows) are built on the client's reader goroutine
 // (lsp_shape.go): gopher-lua tables touch no Lua state, so the main
 // goroutine only hands them over. An array result iterated with h:batches()

@@ -55,9 +55,11 @@ func (b *Binding) Frame() FrameStats {
 	clear(b.next)
 	b.next = b.next[:0]
 
-	b.pumpMCP()
-	b.pollLSP()
+	b.startLSPFrame()
+	// The runtime's Tick polls the MCP host and the language clients (see
+	// runtime.Poller) within the frame's budget.
 	b.tick(&fs, start)
+	b.lspDiagnosticsHooks()
 	if b.onTick != nil && (len(fs.Tick.Settled) > 0 || len(fs.Tick.Resources) > 0) {
 		b.onTick(fs.Tick)
 	}

@@ -47,10 +47,6 @@ type lspState struct {
 	// takes from a client.
 	settledHook func(lsp.Result)
 	mt          *lua.LTable
-	// wake receives a token whenever a client has messages waiting for
-	// Poll; quit ends the forwarders when the binding closes.
-	wake chan struct{}
-	quit chan struct{}
 }
 
 // lspItems is an array result a task iterates: the array's table, built
@@ -69,6 +65,8 @@ type lspClient struct {
 	onApply  *lua.LFunction // workspace/applyEdit (lsp_applyedit.go)
 	messages []lsp.Message
 	stopped  bool
+	// detach removes the client from the runtime's pollers.
+	detach func()
 	// stopHandle is what client:stop() returned: the same handle for every
 	// call.
 	stopHandle *lua.LUserData
@@ -78,17 +76,7 @@ func (s *lspState) init() {
 	if s.owner == nil {
 		s.owner = make(map[runtime.JobID]*lspClient)
 		s.big = make(map[*job]*lspItems)
-		s.wake = make(chan struct{}, 1)
-		s.quit = make(chan struct{})
 	}
-}
-
-// LSPReady receives a token when a language client started from Lua has
-// messages waiting. A host's frame loop selects on it beside the runtime's
-// Ready; Frame then polls the clients.
-func (b *Binding) LSPReady() <-chan struct{} {
-	b.lsp.init()
-	return b.lsp.wake
 }
 
 func (b *Binding) installLSP(pmacs *lua.LTable) {
@@ -148,8 +136,9 @@ func (b *Binding) lspStart(L *lua.LState) int {
 		return 2
 	}
 	lc.c = c
+	// Every Tick polls the client; its messages wake the runtime's Ready.
+	lc.detach = b.rt.AddPoller(c)
 	b.lsp.clients = append(b.lsp.clients, lc)
-	go forwardReady(c, b.lsp.wake, b.lsp.quit)
 	L.Push(&lua.LUserData{Value: lc, Metatable: b.lsp.mt})
 	return 1
 }
@@ -180,24 +169,6 @@ func (b *Binding) relaunchPolicy(api, dir string) func(argv []string) error {
 			return fmt.Errorf("%s: the program policy now chooses %s, not %s", api, out[0], argv[0])
 		}
 		return nil
-	}
-}
-
-// forwardReady passes a client's Ready tokens to the binding's one channel,
-// until the client is gone or the binding closes.
-func forwardReady(c *lsp.Client, wake chan<- struct{}, quit <-chan struct{}) {
-	for {
-		select {
-		case <-c.Ready():
-			select {
-			case wake <- struct{}{}:
-			default:
-			}
-		case <-c.Done():
-			return
-		case <-quit:
-			return
-		}
 	}
 }
 
@@ -502,11 +473,11 @@ func (b *Binding) lspMessages(L *lua.LState) int {
 	return 1
 }
 
-// pollLSP runs at the start of every frame, before the runtime's Tick: it
-// polls every live client (their settled requests then land in this
-// frame's Tick), starts the diagnostics hooks, and hands each task waiting
-// in an LSP h:batches() loop its next batch.
-func (b *Binding) pollLSP() {
+// startLSPFrame runs at the start of every frame, before the runtime's
+// Tick (which polls the live clients, so their settled requests land in
+// this frame): it lets go of the clients gone for good, and hands each
+// task waiting in an LSP h:batches() loop its next batch.
+func (b *Binding) startLSPFrame() {
 	if len(b.lsp.clients) == 0 && len(b.lsp.iters) == 0 {
 		return
 	}
@@ -521,26 +492,13 @@ func (b *Binding) pollLSP() {
 		case <-c.c.Done():
 			// A client gone for good: what is left is its exit, which
 			// fails what is still pending and settles its stop handle.
-			for c.c.Poll().More {
+			for c.c.Poll(0) > 0 {
 			}
+			c.detach()
 			continue
 		default:
 		}
 		live = append(live, c)
-		pr := c.c.Poll()
-		if c.onDiag == nil {
-			continue
-		}
-		for _, u := range pr.Diagnostics {
-			// A URI that names no local file has no path to give the
-			// hook; client:diagnostics could not look it up either.
-			p, err := fileuri.ToPath(string(u))
-			if err != nil {
-				continue
-			}
-			ud := &lua.LUserData{Value: c, Metatable: b.lsp.mt}
-			b.Spawn(c.onDiag, ud, lua.LString(p))
-		}
 	}
 	clear(b.lsp.clients[len(live):])
 	b.lsp.clients = live
@@ -555,16 +513,34 @@ func (b *Binding) pollLSP() {
 	}
 }
 
+// lspDiagnosticsHooks runs after the frame's Tick has polled the clients:
+// it starts the on_diagnostics hooks for the documents whose diagnostics
+// changed.
+func (b *Binding) lspDiagnosticsHooks() {
+	for _, c := range b.lsp.clients {
+		changed := c.c.TakeChangedDiagnostics()
+		if c.onDiag == nil {
+			continue
+		}
+		for _, u := range changed {
+			// A URI that names no local file has no path to give the
+			// hook; client:diagnostics could not look it up either.
+			p, err := fileuri.ToPath(string(u))
+			if err != nil {
+				continue
+			}
+			ud := &lua.LUserData{Value: c, Metatable: b.lsp.mt}
+			b.Spawn(c.onDiag, ud, lua.LString(p))
+		}
+	}
+}
+
 // closeLSP stops every client and waits until each is gone, so no server
 // outlives the binding. lsp.CloseAll closes them side by side on one
 // clock: their servers shut down (and are killed, if need be) together,
 // and the whole wait stays within lsp.CloseTimeout however many there
 // are, even when none of them can be reaped.
 func (b *Binding) closeLSP() {
-	if b.lsp.quit == nil {
-		return
-	}
-	close(b.lsp.quit)
 	cs := make([]*lsp.Client, len(b.lsp.clients))
 	for i, c := range b.lsp.clients {
 		cs[i] = c.c
@@ -577,6 +553,9 @@ func (b *Binding) closeLSP() {
 		for _, e := range errs {
 			fmt.Fprintf(b.stderr, "luabind: %v\n", e)
 		}
+	}
+	for _, c := range b.lsp.clients {
+		c.detach()
 	}
 	b.lsp.clients = nil
 }

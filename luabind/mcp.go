@@ -35,14 +35,6 @@ func (b *Binding) mcpTable(L *lua.LState) *lua.LTable {
 		"json_decode": b.mcpJSONDecode, "json_encode": b.mcpJSONEncode})
 }
 
-// pumpMCP hands finished MCP calls to the runtime; the frame calls it
-// before Tick.
-func (b *Binding) pumpMCP() {
-	if b.mcpHost != nil {
-		b.mcpHost.Pump()
-	}
-}
-
 // closeMCP closes every connection (within mcp.CloseTimeout).
 func (b *Binding) closeMCP() {
 	if b.mcpHost != nil {
@@ -61,12 +53,12 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 	spec := mcp.Spec{URL: f.str("url", false, ""), Dir: f.str("cwd", false, ""), ConnectTimeout: msField(f, "timeout_ms")}
 	if f.get("cmd") != lua.LNil {
 		b.unsafe(L, fname, safeNoProgram)
-		spec.Cmd = f.strings("cmd")
-		if len(spec.Cmd) == 0 {
+		spec.Argv = f.strings("cmd")
+		if len(spec.Argv) == 0 {
 			raise(L, "%s: field 'cmd' is empty", fname)
 		}
 	}
-	if (spec.URL == "") == (spec.Cmd == nil) {
+	if (spec.URL == "") == (spec.Argv == nil) {
 		raise(L, "%s: exactly one of the fields 'cmd' and 'url' is required", fname)
 	}
 	b.unsafe(L, fname, safeNoServer)
@@ -78,11 +70,13 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 	if f.get("roots") == lua.LNil {
 		spec.Roots = b.rt.Roots()
 	}
-	if n := b.programOrFail(L, fname, &spec.Cmd, spec.Dir); n > 0 {
+	if n := b.programOrFail(L, fname, &spec.Argv, spec.Dir); n > 0 {
 		return n
 	}
 	if b.mcpHost == nil {
+		// Every Tick polls the host, which hands it the finished calls.
 		b.mcpHost = mcp.NewHost(b.rt)
+		b.mcpDetach = b.rt.AddPoller(b.mcpHost)
 	}
 	c, err := b.mcpHost.Dial(spec)
 	if err != nil {
@@ -102,13 +96,13 @@ func checkConn(L *lua.LState, fname string) *mcpConn {
 }
 
 // mcpOptions reads the {key =, timeout_ms =} table at n.
-func mcpOptions(L *lua.LState, fname string, n int) mcp.CallOptions {
+func mcpOptions(L *lua.LState, fname string, n int) mcp.RequestOptions {
 	f := checkTable(L, fname, n, "opts", "option", true, mcpCallOptions...)
-	return mcp.CallOptions{Key: f.str("key", false, ""), Timeout: msField(f, "timeout_ms")}
+	return mcp.RequestOptions{Key: f.str("key", false, ""), Timeout: msField(f, "timeout_ms")}
 }
 
 // mcpPush adopts the job a request registered and pushes its handle.
-func (b *Binding) mcpPush(L *lua.LState, o mcp.CallOptions, start func() mcpJob) int {
+func (b *Binding) mcpPush(L *lua.LState, o mcp.RequestOptions, start func() mcpJob) int {
 	if o.Key != "" {
 		if prev, ok := b.rt.ActiveForKey(o.Key); ok {
 			b.cancel(prev)
@@ -313,15 +307,4 @@ func luaToJSON(v lua.LValue, depth int) (any, error) {
 		return out, err
 	}
 	return nil, fmt.Errorf("a %s has no JSON form", v.Type())
-}
-
-// MCPReady receives a value when MCP requests have finished and the next
-// Frame will settle them; an editor loop selects on it beside the
-// runtime's Ready so a reply does not wait for the frame deadline. It is
-// nil (never ready) until a script has connected to a server.
-func (b *Binding) MCPReady() <-chan struct{} {
-	if b.mcpHost == nil {
-		return nil
-	}
-	return b.mcpHost.Ready()
 }

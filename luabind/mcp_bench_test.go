@@ -17,7 +17,7 @@ import (
 
 // BenchmarkLuaMCPCallRoundTrip is issue 17's benchmark: one trivial tool
 // call (echo) awaited from a Lua task, the frame loop sleeping on the
-// runtime's and the MCP host's ready channels (lua), beside the SDK's own
+// runtime's ready channel, which the MCP host's wakes (lua), beside the SDK's own
 // client calling the same server program directly from Go (sdk). Goal: lua
 // at most 1.2x sdk.
 func BenchmarkLuaMCPCallRoundTrip(b *testing.B) {
@@ -50,7 +50,7 @@ func BenchmarkLuaMCPCallRoundTrip(b *testing.B) {
 }
 
 // runReady runs src as a task with the editor's loop: frames wake on the
-// runtime's and the MCP host's ready channels.
+// runtime's ready channel, which the MCP host's wakes too.
 func runReady(b *testing.B, h *harness, src string) {
 	fn, err := h.b.LoadString(src, "bench.lua")
 	require.NoError(b, err)
@@ -60,7 +60,6 @@ func runReady(b *testing.B, h *harness, src string) {
 	for h.b.Busy() {
 		select {
 		case <-h.rt.Ready():
-		case <-h.b.MCPReady():
 		case <-safety.C:
 		}
 		h.b.Frame()

@@ -26,7 +26,7 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 		c := connect(b, h, mcptest.ModeServe)
 		b.ReportAllocs()
 		for b.Loop() {
-			id := c.Call("echo", args, CallOptions{})
+			id := c.Call("echo", args, RequestOptions{})
 			o := awaitReady(rt, h, id)
 			if o.State != runtime.Complete {
 				b.Fatalf("call failed: %+v", o.Err)
@@ -51,17 +51,14 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 }
 
 // awaitReady is the editor's frame loop reduced to what a call needs:
-// sleep until the host or the runtime has something, pump, tick.
-func awaitReady(rt *runtime.Runtime, h *Host, id runtime.JobID) runtime.Outcome {
+// sleep until the runtime (its pollers, the host, included) has
+// something, tick.
+func awaitReady(rt *runtime.Runtime, _ *Host, id runtime.JobID) runtime.Outcome {
 	for {
-		h.Pump()
 		rt.Tick()
 		if o, ok := rt.TakeResult(id); ok {
 			return o
 		}
-		select {
-		case <-h.Ready():
-		case <-rt.Ready():
-		}
+		<-rt.Ready()
 	}
 }

@@ -27,17 +27,17 @@ func TestStdioMessageOverTheLimitEndsTheConnection(t *testing.T) {
 	spec.MaxMessage = MinMaxMessage
 	c, err := h.Connect(t.Context(), spec)
 	require.NoError(t, err)
-	o := await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: MinMaxMessage / 2}, CallOptions{}))
+	o := await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: MinMaxMessage / 2}, RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 
-	pending := c.Call("slow", mcptest.SlowIn{Seconds: 30}, CallOptions{})
-	o = await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 4 << 20}, CallOptions{}))
+	pending := c.Call("slow", mcptest.SlowIn{Seconds: 30}, RequestOptions{})
+	o = await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 4 << 20}, RequestOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
 	require.Equal(t, CodeMessageTooLarge, jobErr(t, o.Err).Code)
 	require.Contains(t, o.Err.Error(), "more than 65536 bytes (Spec.MaxMessage)")
 	require.Equal(t, CodeMessageTooLarge, jobErr(t, await(t, rt, h, pending).Err).Code)
 	require.ErrorIs(t, c.Err(), ErrMessageTooLarge)
-	require.Equal(t, CodeMessageTooLarge, jobErr(t, await(t, rt, h, c.Call("echo", mcptest.EchoIn{Text: "x"}, CallOptions{})).Err).Code)
+	require.Equal(t, CodeMessageTooLarge, jobErr(t, await(t, rt, h, c.Call("echo", mcptest.EchoIn{Text: "x"}, RequestOptions{})).Err).Code)
 	<-c.Done()
 }
 
@@ -47,7 +47,7 @@ func TestStdioDefaultLimitIs64MiB(t *testing.T) {
 	rt, h := newHost(t)
 	c := connect(t, h, mcptest.ModeServe)
 	require.Equal(t, DefaultMaxMessage, c.maxMessage)
-	o := await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 17 << 20}, CallOptions{}))
+	o := await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 17 << 20}, RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 }
 
@@ -73,9 +73,9 @@ func TestHTTPResponseOverTheLimitEndsTheConnection(t *testing.T) {
 			rt, h := newHost(t)
 			c, err := h.Connect(t.Context(), Spec{URL: srv.URL, HTTPClient: srv.Client(), MaxMessage: 1})
 			require.NoError(t, err)
-			o := await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: MinMaxMessage / 2}, CallOptions{}))
+			o := await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: MinMaxMessage / 2}, RequestOptions{}))
 			require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
-			o = await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 1 << 20}, CallOptions{}))
+			o = await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 1 << 20}, RequestOptions{}))
 			require.Equal(t, runtime.Failed, o.State)
 			require.Equal(t, CodeMessageTooLarge, jobErr(t, o.Err).Code, o.Err.Error())
 			require.Contains(t, o.Err.Error(), "more than 65536 bytes (Spec.MaxMessage)")

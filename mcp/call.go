@@ -14,12 +14,15 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
-// CallOptions are a request's job options.
-type CallOptions struct {
-	// Key supersedes: a new request with the key of a pending one cancels
-	// it (see runtime.DispatchOptions).
+// RequestOptions tunes one request (Call, Tools, Resources, ReadResource,
+// Prompts); lsp.RequestOptions has the same fields.
+type RequestOptions struct {
+	// Key supersedes: the request previously made under the same key is
+	// cancelled (notifications/cancelled) when this one is made.
 	Key string
-	// Timeout, when positive, fails the request with CodeTimeout.
+	// Timeout, when positive, fails the request with CodeTimeout (and
+	// sends notifications/cancelled) if the server has not answered by
+	// then.
 	Timeout time.Duration
 }
 
@@ -34,7 +37,7 @@ const progressPrefix = "pmacs-"
 // the server dies, CodeTimeout, CodeClosed, or the JSON-RPC error's name.
 // Cancelling the job (or superseding it) sends notifications/cancelled to
 // the server and settles it Cancelled. Main goroutine only.
-func (c *Conn) Call(name string, args any, o CallOptions) runtime.JobID {
+func (c *Conn) Call(name string, args any, o RequestOptions) runtime.JobID {
 	return c.start(o, func(ctx context.Context, id runtime.JobID) (any, error) {
 		p := &sdk.CallToolParams{Name: name, Arguments: args}
 		p.SetProgressToken(progressPrefix + strconv.FormatUint(uint64(id), 10))
@@ -52,7 +55,7 @@ func (c *Conn) Call(name string, args any, o CallOptions) runtime.JobID {
 // Tools lists the server's tools (every page); the job's value is a slice
 // of maps with name, title, description and input_schema. Main goroutine
 // only.
-func (c *Conn) Tools(o CallOptions) runtime.JobID {
+func (c *Conn) Tools(o RequestOptions) runtime.JobID {
 	return c.start(o, func(ctx context.Context, _ runtime.JobID) (any, error) {
 		var out []any
 		for t, err := range c.cs.Tools(ctx, nil) {
@@ -68,7 +71,7 @@ func (c *Conn) Tools(o CallOptions) runtime.JobID {
 // Resources lists the server's resources; the job's value is a slice of
 // maps with uri, name, title, description and mime_type. Main goroutine
 // only.
-func (c *Conn) Resources(o CallOptions) runtime.JobID {
+func (c *Conn) Resources(o RequestOptions) runtime.JobID {
 	return c.start(o, func(ctx context.Context, _ runtime.JobID) (any, error) {
 		var out []any
 		for r, err := range c.cs.Resources(ctx, nil) {
@@ -85,7 +88,7 @@ func (c *Conn) Resources(o CallOptions) runtime.JobID {
 // ReadResource reads the resource uri; the job's value is a map with
 // contents (uri, mime_type, text or blob each) and text, the contents' text
 // joined. Main goroutine only.
-func (c *Conn) ReadResource(uri string, o CallOptions) runtime.JobID {
+func (c *Conn) ReadResource(uri string, o RequestOptions) runtime.JobID {
 	return c.start(o, func(ctx context.Context, _ runtime.JobID) (any, error) {
 		res, err := c.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 		if err != nil {
@@ -110,7 +113,7 @@ func (c *Conn) ReadResource(uri string, o CallOptions) runtime.JobID {
 // Prompts lists the server's prompts; the job's value is a slice of maps
 // with name, title, description and arguments (name, description,
 // required). Main goroutine only.
-func (c *Conn) Prompts(o CallOptions) runtime.JobID {
+func (c *Conn) Prompts(o RequestOptions) runtime.JobID {
 	return c.start(o, func(ctx context.Context, _ runtime.JobID) (any, error) {
 		var out []any
 		for p, err := range c.cs.Prompts(ctx, nil) {
@@ -165,7 +168,7 @@ func (c *Conn) onProgress(_ context.Context, req *sdk.ProgressNotificationClient
 // start registers the job and runs fn on a goroutine of its own, with a
 // context that the job's cancellation, the timeout, Close and the server's
 // death all end.
-func (c *Conn) start(o CallOptions, fn func(context.Context, runtime.JobID) (any, error)) runtime.JobID {
+func (c *Conn) start(o RequestOptions, fn func(context.Context, runtime.JobID) (any, error)) runtime.JobID {
 	id, jctx := c.host.rt.RegisterExternal(runtime.KindMCPRequest, o.Key)
 	ctx, cancel := context.WithCancelCause(jctx)
 	c.mu.Lock()

@@ -37,17 +37,18 @@ const (
 // variable so that a test can make the server's end outlast CloseTimeout.
 var waitDelay = 500 * time.Millisecond
 
-// Spec says which server to connect to: a program (Cmd) spoken to over its
-// standard input and output, or a streamable HTTP endpoint (URL).
+// Spec says which server to connect to: a program (Argv) spoken to over
+// its standard input and output, or a streamable HTTP endpoint (URL).
 type Spec struct {
-	// Cmd is the server program and its arguments.
-	Cmd []string
-	// Env holds "KEY=value" entries added to the editor's environment (a
-	// later duplicate key wins).
+	// Argv is the server program and its arguments.
+	Argv []string
+	// Env holds "KEY=value" entries added to the environment the server
+	// inherits from the editor; an entry overrides an inherited variable
+	// of the same name, and a later entry an earlier one. nil adds none.
 	Env []string
 	// Dir is the server's working directory; "" means the editor's.
 	Dir string
-	// URL is a streamable HTTP endpoint, instead of Cmd.
+	// URL is a streamable HTTP endpoint, instead of Argv.
 	URL string
 	// HTTPClient is used for URL; nil means http.DefaultClient.
 	HTTPClient *http.Client
@@ -87,8 +88,8 @@ func (s Spec) name() string {
 	if s.URL != "" {
 		return strconv.Quote(s.URL)
 	}
-	if len(s.Cmd) > 0 {
-		return strconv.Quote(s.Cmd[0])
+	if len(s.Argv) > 0 {
+		return strconv.Quote(s.Argv[0])
 	}
 	return `""`
 }
@@ -181,8 +182,8 @@ func (h *Host) Connect(ctx context.Context, spec Spec) (*Conn, error) {
 // the server is stopped. Only a bad spec or a program that cannot start
 // fail Dial itself. Safe from any goroutine; it does not block.
 func (h *Host) Dial(spec Spec) (*Conn, error) {
-	if (spec.URL == "") == (len(spec.Cmd) == 0) {
-		return nil, fmt.Errorf("mcp: connect: exactly one of cmd and url is required")
+	if (spec.URL == "") == (len(spec.Argv) == 0) {
+		return nil, fmt.Errorf("mcp: connect: exactly one of Argv and URL is required")
 	}
 	timeout := spec.ConnectTimeout
 	if timeout <= 0 {
@@ -282,7 +283,7 @@ func (c *Conn) spawn(spec Spec) (sdk.Transport, error) {
 		env = append(os.Environ(), spec.Env...)
 	}
 	p, err := proc.Start(context.Background(), proc.Spec{
-		Argv: spec.Cmd, Dir: spec.Dir, Env: env, StdinPipe: true, WaitDelay: waitDelay,
+		Argv: spec.Argv, Dir: spec.Dir, Env: env, StdinPipe: true, WaitDelay: waitDelay,
 		Output: func(s proc.Stream, chunk []byte) error {
 			if s == proc.Stdout {
 				if c.lineOverLimit(chunk) {

@@ -28,18 +28,18 @@ func TestCallsAnswerWithPlainValues(t *testing.T) {
 	require.Equal(t, "mcptest", name)
 	require.Equal(t, "1.0.0", version)
 
-	o := await(t, rt, h, c.Call("echo", map[string]any{"text": "hello"}, CallOptions{}))
+	o := await(t, rt, h, c.Call("echo", map[string]any{"text": "hello"}, RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	v := ext(o).(map[string]any)
 	require.Equal(t, "hello", v["text"])
 	require.Equal(t, []any{map[string]any{"type": "text", "text": "hello"}}, v["content"])
 	require.NotContains(t, v, "structured")
 
-	o = await(t, rt, h, c.Call("add", mcptest.AddIn{A: 2, B: 40}, CallOptions{}))
+	o = await(t, rt, h, c.Call("add", mcptest.AddIn{A: 2, B: 40}, RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	require.EqualValues(t, 42, ext(o).(map[string]any)["structured"].(map[string]any)["sum"])
 
-	o = await(t, rt, h, c.Tools(CallOptions{}))
+	o = await(t, rt, h, c.Tools(RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	var names []string
 	for _, tool := range ext(o).([]any) {
@@ -47,26 +47,26 @@ func TestCallsAnswerWithPlainValues(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"echo", "add", "progress", "slow", "crash", "big", "fail", "roots"}, names)
 
-	o = await(t, rt, h, c.Resources(CallOptions{}))
+	o = await(t, rt, h, c.Resources(RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	require.Equal(t, []any{map[string]any{"uri": "test://hello", "name": "hello", "mime_type": "text/plain"}}, ext(o))
 
-	o = await(t, rt, h, c.ReadResource("test://hello", CallOptions{}))
+	o = await(t, rt, h, c.ReadResource("test://hello", RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	require.Equal(t, "hello, resource", ext(o).(map[string]any)["text"])
 
-	o = await(t, rt, h, c.ReadResource("test://absent", CallOptions{}))
+	o = await(t, rt, h, c.ReadResource("test://absent", RequestOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
 	require.Equal(t, "InvalidParams", jobErr(t, o.Err).Code, o.Err.Error()) // the SDK follows the spec's -32602 here
 	require.Contains(t, o.Err.Error(), "Resource not found")
 
-	o = await(t, rt, h, c.Prompts(CallOptions{}))
+	o = await(t, rt, h, c.Prompts(RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	p := ext(o).([]any)[0].(map[string]any)
 	require.Equal(t, "greet", p["name"])
 	require.Equal(t, []any{map[string]any{"name": "name", "required": true}}, p["arguments"])
 
-	o = await(t, rt, h, c.Call("no-such-tool", nil, CallOptions{}))
+	o = await(t, rt, h, c.Call("no-such-tool", nil, RequestOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
 	require.Contains(t, o.Err.Error(), "no-such-tool")
 }
@@ -76,7 +76,7 @@ func TestCallsAnswerWithPlainValues(t *testing.T) {
 func TestToolErrorFailsWithCode(t *testing.T) {
 	rt, h := newHost(t)
 	c := connect(t, h, mcptest.ModeServe)
-	o := await(t, rt, h, c.Call("fail", nil, CallOptions{}))
+	o := await(t, rt, h, c.Call("fail", nil, RequestOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
 	require.Equal(t, CodeToolError, jobErr(t, o.Err).Code)
 	require.Contains(t, o.Err.Error(), "the tool failed on purpose")
@@ -86,7 +86,7 @@ func TestToolErrorFailsWithCode(t *testing.T) {
 func TestLargeResultArrivesWhole(t *testing.T) {
 	rt, h := newHost(t)
 	c := connect(t, h, mcptest.ModeServe)
-	o := await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 1 << 20}, CallOptions{}))
+	o := await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 1 << 20}, RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	text := ext(o).(map[string]any)["text"].(string)
 	require.Len(t, text, 1<<20)
@@ -98,8 +98,8 @@ func TestLargeResultArrivesWhole(t *testing.T) {
 func TestProgressIsVisiblePerCall(t *testing.T) {
 	rt, h := newHost(t)
 	c := connect(t, h, mcptest.ModeServe)
-	id := c.Call("progress", mcptest.ProgressIn{Steps: 3, Hold: true}, CallOptions{})
-	other := c.Call("slow", nil, CallOptions{})
+	id := c.Call("progress", mcptest.ProgressIn{Steps: 3, Hold: true}, RequestOptions{})
+	other := c.Call("slow", nil, RequestOptions{})
 	eventually(t, "three progress notifications", func() bool {
 		p, ok := c.Progress(id)
 		return ok && p.Count == 3
@@ -126,14 +126,14 @@ func TestCancelAndSupersedeReachTheServer(t *testing.T) {
 	cancelled := filepath.Join(dir, "cancelled")
 	superseded := filepath.Join(dir, "superseded")
 
-	id := c.Call("slow", mcptest.SlowIn{Marker: cancelled}, CallOptions{})
-	first := c.Call("slow", mcptest.SlowIn{Marker: superseded}, CallOptions{Key: "k"})
+	id := c.Call("slow", mcptest.SlowIn{Marker: cancelled}, RequestOptions{})
+	first := c.Call("slow", mcptest.SlowIn{Marker: superseded}, RequestOptions{Key: "k"})
 	// A request cancelled before it was sent never reaches the server, so
 	// both must have started there first.
 	eventually(t, "both slow calls to start", func() bool {
 		return strings.Count(c.Stderr(), "slow: started") == 2
 	})
-	second := c.Call("echo", mcptest.EchoIn{Text: "after"}, CallOptions{Key: "k"})
+	second := c.Call("echo", mcptest.EchoIn{Text: "after"}, RequestOptions{Key: "k"})
 	rt.Cancel(id)
 	require.Equal(t, runtime.Cancelled, await(t, rt, h, id).State)
 	require.Equal(t, runtime.Cancelled, await(t, rt, h, first).State)
@@ -152,7 +152,7 @@ func TestTimeoutFailsAndCancelsOnTheServer(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "cancelled")
 	// The timeout is long enough for the request to reach the server
 	// first, else the server has nothing to cancel.
-	o := await(t, rt, h, c.Call("slow", mcptest.SlowIn{Marker: marker}, CallOptions{Timeout: time.Second}))
+	o := await(t, rt, h, c.Call("slow", mcptest.SlowIn{Marker: marker}, RequestOptions{Timeout: time.Second}))
 	require.Equal(t, runtime.Failed, o.State)
 	require.Equal(t, CodeTimeout, jobErr(t, o.Err).Code)
 	require.Contains(t, o.Err.Error(), "timed out after 1s")
@@ -169,11 +169,11 @@ func TestServerCrashFailsEveryPendingCall(t *testing.T) {
 	rt, h := newHost(t)
 	c := connect(t, h, mcptest.ModeServe)
 	pending := []runtime.JobID{
-		c.Call("slow", nil, CallOptions{}),
-		c.Call("progress", mcptest.ProgressIn{Steps: 1, Hold: true}, CallOptions{}),
-		c.Call("slow", nil, CallOptions{}),
+		c.Call("slow", nil, RequestOptions{}),
+		c.Call("progress", mcptest.ProgressIn{Steps: 1, Hold: true}, RequestOptions{}),
+		c.Call("slow", nil, RequestOptions{}),
 	}
-	pending = append(pending, c.Call("crash", nil, CallOptions{}))
+	pending = append(pending, c.Call("crash", nil, RequestOptions{}))
 	for _, id := range pending {
 		o := await(t, rt, h, id)
 		require.Equal(t, runtime.Failed, o.State)
@@ -186,7 +186,7 @@ func TestServerCrashFailsEveryPendingCall(t *testing.T) {
 	require.Equal(t, 3, xerr.Exit.Code)
 	<-c.Done()
 
-	o := await(t, rt, h, c.Call("echo", mcptest.EchoIn{Text: "late"}, CallOptions{}))
+	o := await(t, rt, h, c.Call("echo", mcptest.EchoIn{Text: "late"}, RequestOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
 	require.Equal(t, CodeServerExited, jobErr(t, o.Err).Code)
 	require.NoError(t, c.Close())
@@ -225,13 +225,13 @@ func TestConnectToSilentProgramTimesOut(t *testing.T) {
 // A program that cannot start is a ConnectError that keeps its cause.
 func TestConnectToMissingProgramFails(t *testing.T) {
 	_, h := newHost(t)
-	_, err := h.Connect(context.Background(), Spec{Cmd: []string{"/nonexistent/mcp-server"}})
+	_, err := h.Connect(context.Background(), Spec{Argv: []string{"/nonexistent/mcp-server"}})
 	var cerr *ConnectError
 	require.ErrorAs(t, err, &cerr)
 	require.ErrorIs(t, err, fs.ErrNotExist)
 
 	_, err = h.Connect(context.Background(), Spec{})
-	require.ErrorContains(t, err, "exactly one of cmd and url")
+	require.ErrorContains(t, err, "exactly one of Argv and URL")
 }
 
 // A server that ignores the end of its input (and SIGTERM) is killed with
@@ -244,7 +244,7 @@ func TestCloseStubbornServerKillsItsGroup(t *testing.T) {
 	c := connect(t, h, mcptest.ModeStubborn)
 	pgid := c.Pid()
 	require.Positive(t, pgid)
-	id := c.Call("slow", nil, CallOptions{})
+	id := c.Call("slow", nil, RequestOptions{})
 	eventually(t, "the server's child", func() bool { return len(children()) >= 1 })
 	require.NoError(t, c.Close())
 	require.ErrorIs(t, syscall.Kill(-pgid, 0), syscall.ESRCH, "the process group must be gone")
@@ -254,7 +254,7 @@ func TestCloseStubbornServerKillsItsGroup(t *testing.T) {
 	require.ErrorIs(t, c.Err(), ErrClosed)
 	require.NoError(t, c.Close(), "a second Close is a no-op")
 
-	o = await(t, rt, h, c.Call("echo", nil, CallOptions{}))
+	o = await(t, rt, h, c.Call("echo", nil, RequestOptions{}))
 	require.Equal(t, CodeClosed, jobErr(t, o.Err).Code)
 }
 
@@ -264,7 +264,7 @@ func TestHostCloseClosesEveryConnection(t *testing.T) {
 	rt, h := newHost(t)
 	a := connect(t, h, mcptest.ModeServe)
 	b := connect(t, h, mcptest.ModeServe)
-	id := a.Call("slow", nil, CallOptions{})
+	id := a.Call("slow", nil, RequestOptions{})
 	require.NoError(t, h.Close())
 	<-a.Done()
 	<-b.Done()
@@ -280,7 +280,7 @@ func TestDialCallsWaitForInitialize(t *testing.T) {
 	rt, h := newHost(t)
 	c, err := h.Dial(serverSpec(mcptest.ModeServe))
 	require.NoError(t, err)
-	id := c.Call("echo", mcptest.EchoIn{Text: "early"}, CallOptions{})
+	id := c.Call("echo", mcptest.EchoIn{Text: "early"}, RequestOptions{})
 	o := await(t, rt, h, id)
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	require.Equal(t, "early", ext(o).(map[string]any)["text"])
@@ -294,7 +294,7 @@ func TestDialToGarbageFailsWaitingCalls(t *testing.T) {
 	rt, h := newHost(t)
 	c, err := h.Dial(serverSpec(mcptest.ModeGarbage))
 	require.NoError(t, err)
-	o := await(t, rt, h, c.Call("echo", nil, CallOptions{}))
+	o := await(t, rt, h, c.Call("echo", nil, RequestOptions{}))
 	require.Equal(t, runtime.Failed, o.State)
 	require.Equal(t, CodeConnectFailed, jobErr(t, o.Err).Code, o.Err.Error())
 	require.Contains(t, o.Err.Error(), "not MCP JSON-RPC")
@@ -311,7 +311,7 @@ func TestCloseWhileConnecting(t *testing.T) {
 	spec.ConnectTimeout = time.Minute
 	c, err := h.Dial(spec)
 	require.NoError(t, err)
-	id := c.Call("echo", nil, CallOptions{})
+	id := c.Call("echo", nil, RequestOptions{})
 	require.NoError(t, c.Close())
 	o := await(t, rt, h, id)
 	require.Equal(t, runtime.Failed, o.State)

@@ -11,9 +11,10 @@
 //	│ Conn.Call ─► RegisterExternal├─go─► call goroutine: SDK CallTool(ctx)
 //	│                              │        ctx ends on job cancel/supersede,
 //	│                              │        Timeout, Close, server death
-//	│ Host.Pump ◄── settlement queue ◄──── result shaped to plain values here
-//	│   CompleteExternal*          │
-//	│ Runtime.Tick settles the job │      SDK jsonrpc2 reader/writer
+//	│ Runtime.Tick                 │
+//	│  └ Host.Poll ◄── settlement queue ◄── result shaped to plain values here
+//	│     CompleteExternal*        │
+//	│    then settles the job      │      SDK jsonrpc2 reader/writer
 //	└─────────────────────────────┘        │ IOTransport
 //	                                       ▼
 //	                 proc.Process (own group) stdin ◄─ writes
@@ -30,11 +31,16 @@
 //
 // The Runtime belongs to the main goroutine, and its Complete* methods with
 // it, so a call's goroutine never touches it: a finished call is queued on
-// the Host, which signals Host.Ready (one wake-up however many finish), and
-// the main loop calls Host.Pump before Runtime.Tick in each frame to hand
-// them over. The methods that start requests (Conn.Call, Tools, Resources,
-// ReadResource, Prompts) register jobs and so belong to the main goroutine
-// too. Host.Connect, Conn.Close, Host.Close, Conn.Progress, Done, Err and
+// the Host, which signals Host.Ready (one wake-up however many finish).
+// The Host attaches to the Runtime as lsp.Client does, as a
+// runtime.Poller: registered with Runtime.AddPoller, it is polled by every
+// Tick before the tick drains its bus, so the calls Host.Poll hands over
+// settle in that Tick, and its Ready reaches Runtime.Ready, so the main
+// loop only ticks and waits on the Runtime. Poll spends at most the
+// frame's budget (DefaultPollBudget, 4 ms, when the frame sets none), one
+// call at least; the rest wait for the next frame in order. The methods
+// that start requests (Conn.Call, Tools, Resources, ReadResource, Prompts)
+// register jobs and so belong to the main goroutine too. Host.Connect, Conn.Close, Host.Close, Conn.Progress, Done, Err and
 // Stderr are safe from any goroutine; Connect and Close block (for at most
 // Spec.ConnectTimeout and CloseTimeout), so an editor calls them off its
 // main loop.
@@ -87,7 +93,7 @@
 //
 // Every tool call carries a progress token; the server's
 // notifications/progress for it are kept, latest only, while the call is
-// pending, and read with Conn.Progress. Host.Pump also hands the latest of
+// pending, and read with Conn.Progress. Host.Poll also hands the latest of
 // each call to Runtime.SetExternalProgress (as Progress.String), so the
 // *workers* view shows it on the call's active row.
 package mcp

@@ -3,13 +3,15 @@ package mcp
 import (
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // Host ties MCP connections to one Runtime. Calls settle on goroutines of
 // their own, but the Runtime belongs to the main goroutine, so a finished
-// call is queued here and reaches the Runtime when the main loop calls Pump.
+// call is queued here and reaches the Runtime when the Host is polled:
+// register it with Runtime.AddPoller and every Tick polls it.
 type Host struct {
 	rt *runtime.Runtime
 
@@ -18,11 +20,11 @@ type Host struct {
 	spare []settlement
 	conns map[*Conn]struct{}
 	ready chan struct{}
-	// progress holds each call's latest progress line until Pump.
+	// progress holds each call's latest progress line until Poll.
 	progress map[runtime.JobID]string
 }
 
-// settlement is a finished call waiting for Pump.
+// settlement is a finished call waiting for Poll.
 type settlement struct {
 	id    runtime.JobID
 	state runtime.State
@@ -31,29 +33,50 @@ type settlement struct {
 	code  string // its name for Lua (CodeToolError, ...)
 }
 
-// NewHost returns a Host whose calls settle as external jobs of rt.
+// A Host attaches to its runtime as lsp.Client does (see Poll).
+var _ runtime.Poller = (*Host)(nil)
+
+// DefaultPollBudget bounds one Poll when the frame sets no budget.
+const DefaultPollBudget = 4 * time.Millisecond
+
+// NewHost returns a Host whose calls settle as external jobs of rt. The
+// jobs settle once the Host is polled: register it with rt.AddPoller.
 func NewHost(rt *runtime.Runtime) *Host {
 	return &Host{rt: rt, conns: make(map[*Conn]struct{}), ready: make(chan struct{}, 1)}
 }
 
-// Ready receives a value when settlements are waiting for Pump. However many
-// calls finish between two Pumps, the loop is woken once; a loop that waits
-// on it selects on it beside Runtime.Ready. Safe from any goroutine.
+// Ready receives a value when settlements are waiting for Poll. However many
+// calls finish between two Polls, the loop is woken once; the Runtime
+// forwards it to its own Ready once the Host is registered. Safe from any
+// goroutine.
 func (h *Host) Ready() <-chan struct{} { return h.ready }
 
-// Pump hands every finished call to the Runtime (CompleteExternal*), so the
-// next Tick settles them; it returns how many it handed over. It also
-// hands over the calls' latest progress notifications
-// (Runtime.SetExternalProgress), for the *workers* view. Main goroutine
-// only; call it before Tick in each frame. It never blocks.
-func (h *Host) Pump() int {
-	h.pumpProgress()
+// Poll hands the finished calls to the Runtime (CompleteExternal*), so the
+// Tick that polls it settles them, and returns how many it handed over. It
+// stops once budget is spent (DefaultPollBudget when budget is 0), after
+// one call at least, since a call's value is copied on the main goroutine
+// and a burst of large results could otherwise take a frame; the rest keep
+// their order, go first at the next Poll and are signalled on Ready. It
+// also hands over the calls' latest progress notifications
+// (Runtime.SetExternalProgress), for the *workers* view. It is the Host's
+// runtime.Poller method: Tick calls it. Main goroutine only; it never
+// blocks.
+func (h *Host) Poll(budget time.Duration) int {
+	if budget <= 0 {
+		budget = DefaultPollBudget
+	}
+	h.pollProgress()
 	h.mu.Lock()
 	batch := h.out
 	h.out, h.spare = h.spare[:0], nil
 	h.mu.Unlock()
-	for i := range batch {
-		s := &batch[i]
+	start := time.Now()
+	n := 0
+	for n < len(batch) {
+		if n > 0 && time.Since(start) >= budget {
+			break
+		}
+		s := &batch[n]
 		switch s.state {
 		case runtime.Complete:
 			// An unencodable value has already been settled Failed by the
@@ -65,13 +88,21 @@ func (h *Host) Pump() int {
 			h.rt.CompleteExternalFailed(s.id, &runtime.JobError{Message: s.err.Error(), Code: s.code, Err: s.err})
 		}
 		*s = settlement{}
+		n++
 	}
 	h.mu.Lock()
-	if h.spare == nil {
+	if n < len(batch) {
+		// What is left goes before what finished meanwhile.
+		left := batch[n:]
+		h.out = append(left[:len(left):len(left)], h.out...)
+	} else if h.spare == nil {
 		h.spare = batch[:0]
 	}
 	h.mu.Unlock()
-	return len(batch)
+	if n < len(batch) {
+		h.signal()
+	}
+	return n
 }
 
 // Progress returns the latest progress notification of pending call id on
@@ -96,6 +127,10 @@ func (h *Host) settle(s settlement) {
 	h.mu.Lock()
 	h.out = append(h.out, s)
 	h.mu.Unlock()
+	h.signal()
+}
+
+func (h *Host) signal() {
 	select {
 	case h.ready <- struct{}{}:
 	default:
@@ -120,7 +155,7 @@ func (h *Host) remove(c *Conn) {
 
 // Close closes every connection at once (see Conn.Close) and refuses new
 // ones; it returns within CloseTimeout. Calls that were pending settle
-// Failed, but only a later Pump hands them to the Runtime. Safe from any
+// Failed, but only a later Poll hands them to the Runtime. Safe from any
 // goroutine.
 func (h *Host) Close() error {
 	h.mu.Lock()

@@ -30,11 +30,11 @@ func TestStreamableHTTPServer(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, c.Pid())
 
-	o := await(t, rt, h, c.Call("echo", mcptest.EchoIn{Text: "over http"}, CallOptions{}))
+	o := await(t, rt, h, c.Call("echo", mcptest.EchoIn{Text: "over http"}, RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	require.Equal(t, "over http", ext(o).(map[string]any)["text"])
 
-	id := c.Call("progress", mcptest.ProgressIn{Steps: 2, Hold: true}, CallOptions{})
+	id := c.Call("progress", mcptest.ProgressIn{Steps: 2, Hold: true}, RequestOptions{})
 	eventually(t, "two progress notifications", func() bool {
 		p, ok := c.Progress(id)
 		return ok && p.Count == 2 && p.Progress == 2
@@ -43,12 +43,12 @@ func TestStreamableHTTPServer(t *testing.T) {
 	require.Equal(t, runtime.Cancelled, await(t, rt, h, id).State)
 
 	marker := filepath.Join(t.TempDir(), "cancelled")
-	id = c.Call("slow", mcptest.SlowIn{Marker: marker}, CallOptions{Key: "slow"})
+	id = c.Call("slow", mcptest.SlowIn{Marker: marker}, RequestOptions{Key: "slow"})
 	// The SDK's server makes the session's DELETE wait for its handlers,
 	// and this one learns of no cancellation once the session closes: it
 	// ends on its own after two seconds, so the test server can stop.
-	pending := c.Call("slow", mcptest.SlowIn{Seconds: 2}, CallOptions{})
-	o = await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 1 << 20}, CallOptions{}))
+	pending := c.Call("slow", mcptest.SlowIn{Seconds: 2}, RequestOptions{})
+	o = await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 1 << 20}, RequestOptions{}))
 	require.Len(t, ext(o).(map[string]any)["text"], 1<<20)
 	rt.Cancel(id)
 	require.Equal(t, runtime.Cancelled, await(t, rt, h, id).State)
@@ -80,7 +80,7 @@ func TestStreamableHTTPCloseAbortsAStuckServer(t *testing.T) {
 	rt, h := newHost(t)
 	c, err := h.Connect(t.Context(), Spec{URL: srv.URL, HTTPClient: srv.Client()})
 	require.NoError(t, err)
-	id := c.Call("block", nil, CallOptions{})
+	id := c.Call("block", nil, RequestOptions{})
 	<-started
 	require.NoError(t, c.Close())
 	require.Equal(t, CodeClosed, jobErr(t, await(t, rt, h, id).Err).Code)

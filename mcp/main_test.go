@@ -41,8 +41,10 @@ func newHost(t testing.TB) (*runtime.Runtime, *Host) {
 	rt, err := runtime.New(runtime.Options{Executor: workers.Config{PoolSize: 2}})
 	require.NoError(t, err)
 	h := NewHost(rt)
+	remove := rt.AddPoller(h)
 	t.Cleanup(func() {
 		require.NoError(t, h.Close())
+		remove()
 		rt.Close()
 		requireNoChildren(t)
 	})
@@ -50,7 +52,7 @@ func newHost(t testing.TB) (*runtime.Runtime, *Host) {
 }
 
 func serverSpec(mode string) Spec {
-	return Spec{Cmd: []string{os.Args[0]}, Env: []string{mcptest.Env(mode)}}
+	return Spec{Argv: []string{os.Args[0]}, Env: []string{mcptest.Env(mode)}}
 }
 
 func connect(t testing.TB, h *Host, mode string) *Conn {
@@ -60,15 +62,14 @@ func connect(t testing.TB, h *Host, mode string) *Conn {
 	return c
 }
 
-// await runs the frame loop (Pump, Tick) until id settles and takes its
-// outcome; ten seconds is a hang, not load.
+// await runs the frame loop (Tick, which polls the host) until id settles
+// and takes its outcome; ten seconds is a hang, not load.
 func await(t testing.TB, rt *runtime.Runtime, h *Host, id runtime.JobID) runtime.Outcome {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	timer := time.NewTimer(time.Millisecond)
 	defer timer.Stop()
 	for {
-		h.Pump()
 		rt.Tick()
 		if o, ok := rt.TakeResult(id); ok {
 			return o
@@ -76,7 +77,6 @@ func await(t testing.TB, rt *runtime.Runtime, h *Host, id runtime.JobID) runtime
 		require.True(t, time.Now().Before(deadline), "job %d did not settle", id)
 		timer.Reset(5 * time.Millisecond)
 		select {
-		case <-h.Ready():
 		case <-rt.Ready():
 		case <-timer.C:
 		}

@@ -23,7 +23,7 @@ func (p Progress) String() string {
 	return n + " " + p.Message
 }
 
-// noteProgress queues a call's latest progress line for the next Pump,
+// noteProgress queues a call's latest progress line for the next Poll,
 // which hands it to Runtime.SetExternalProgress; only the latest per call is
 // kept, so a chatty server costs one entry per call. Safe from any
 // goroutine.
@@ -34,15 +34,12 @@ func (h *Host) noteProgress(id runtime.JobID, text string) {
 	}
 	h.progress[id] = text
 	h.mu.Unlock()
-	select {
-	case h.ready <- struct{}{}:
-	default:
-	}
+	h.signal()
 }
 
-// pumpProgress hands the queued progress lines to the Runtime. Main
+// pollProgress hands the queued progress lines to the Runtime. Main
 // goroutine only.
-func (h *Host) pumpProgress() {
+func (h *Host) pollProgress() {
 	h.mu.Lock()
 	batch := h.progress
 	h.progress = nil

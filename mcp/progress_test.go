@@ -11,13 +11,14 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
-// Pump hands a call's progress notifications to the runtime, so the
-// *workers* view's active row of the call shows the latest one.
+// Polling the host (every Tick does) hands a call's progress
+// notifications to the runtime, so the *workers* view's active row of the
+// call shows the latest one.
 func TestPumpShowsProgressInTheSnapshot(t *testing.T) {
 	rt, h := newHost(t)
 	c := connect(t, h, mcptest.ModeServe)
-	id := c.Call("progress", mcptest.ProgressIn{Steps: 3, Hold: true}, CallOptions{})
-	other := c.Call("slow", nil, CallOptions{})
+	id := c.Call("progress", mcptest.ProgressIn{Steps: 3, Hold: true}, RequestOptions{})
+	other := c.Call("slow", nil, RequestOptions{})
 	row := func(id runtime.JobID) runtime.ActiveJob {
 		for _, a := range rt.Snapshot().Active {
 			if a.ID == id {
@@ -27,7 +28,7 @@ func TestPumpShowsProgressInTheSnapshot(t *testing.T) {
 		return runtime.ActiveJob{}
 	}
 	eventually(t, "the third step on the active row", func() bool {
-		h.Pump()
+		rt.Tick()
 		return row(id).Progress == "3/3 step 3"
 	})
 	require.Equal(t, "", row(other).Progress, "progress of one call must not show on another")

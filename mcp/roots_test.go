@@ -27,7 +27,7 @@ func TestServerSeesExactlyTheSpecRoots(t *testing.T) {
 	spec.Roots = []string{odd, "rel"}
 	c, err := h.Connect(context.Background(), spec)
 	require.NoError(t, err)
-	o := await(t, rt, h, c.Call("roots", nil, CallOptions{}))
+	o := await(t, rt, h, c.Call("roots", nil, RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	wd, err := os.Getwd()
 	require.NoError(t, err)
@@ -42,10 +42,10 @@ func TestServerSeesExactlyTheSpecRoots(t *testing.T) {
 	require.ElementsMatch(t, []string{odd, filepath.Join(wd, "rel")}, paths)
 
 	none := connect(t, h, mcptest.ModeServe)
-	o = await(t, rt, h, none.Call("roots", nil, CallOptions{}))
+	o = await(t, rt, h, none.Call("roots", nil, RequestOptions{}))
 	require.Equal(t, runtime.Complete, o.State, "%+v", o.Err)
 	require.Empty(t, ext(o).(map[string]any)["text"], "no roots unless given")
 
-	_, err = h.Dial(Spec{Cmd: []string{os.Args[0]}, Roots: []string{""}})
+	_, err = h.Dial(Spec{Argv: []string{os.Args[0]}, Roots: []string{""}})
 	require.ErrorContains(t, err, "empty path")
 }

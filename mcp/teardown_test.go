@@ -33,7 +33,7 @@ func dialHostile(t *testing.T, h *Host, kind string) (*Conn, proctest.Proc) {
 	if kind == proctest.IgnoreTerm {
 		mode = mcptest.ModeStubborn
 	}
-	c, err := h.Dial(Spec{Cmd: []string{"sh", "-c", prefix + "exec '" + strings.ReplaceAll(os.Args[0], "'", `'\''`) + "'"},
+	c, err := h.Dial(Spec{Argv: []string{"sh", "-c", prefix + "exec '" + strings.ReplaceAll(os.Args[0], "'", `'\''`) + "'"},
 		Env: []string{mcptest.Env(mode)}})
 	require.NoError(t, err)
 	if kind != proctest.FullPipe {

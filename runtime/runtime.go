@@ -122,6 +122,7 @@ type Runtime struct {
 	closed      bool
 	spawns      spawnTable
 	finder      finderState
+	pollers     pollers
 }
 
 // New starts a runtime and its worker pool.
@@ -175,6 +176,7 @@ func (rt *Runtime) Close() {
 		return
 	}
 	rt.closed = true
+	rt.closePollers()
 	for _, j := range rt.pending {
 		j.cancel(ErrClosed)
 	}
@@ -268,7 +270,8 @@ func (rt *Runtime) TakeResult(id JobID) (Outcome, bool) {
 // Tick applies every reply waiting: first those a bounded tick left over
 // (see [Runtime.TickWithin]), then everything on the bus. It settles the
 // jobs they finish, buffers stream items, and reports what settled. It never
-// blocks.
+// blocks. Before any of that it polls the registered pollers (see
+// [Runtime.AddPoller]), so the jobs they settle settle in this tick.
 func (rt *Runtime) Tick() TickOutcome { return rt.tick(0, 0) }
 
 // TickLimit bounds one [Runtime.TickWithin].
@@ -288,7 +291,8 @@ type TickLimit struct {
 // stops, and the replies not yet applied stay with the runtime, in order,
 // for the next tick, which applies them before anything newer. While any are
 // left, [Runtime.Pending] reports true, and the Ready channel holds a token
-// so a loop waiting on it comes back for them.
+// so a loop waiting on it comes back for them. The pollers share what is
+// left before l.Deadline (see [Poller]).
 func (rt *Runtime) TickWithin(l TickLimit) TickOutcome {
 	var dl mono
 	if !l.Deadline.IsZero() {
@@ -309,9 +313,11 @@ func (rt *Runtime) Pending() bool {
 // the tick runs cannot keep it from returning.
 func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 	var out TickOutcome
+	rt.poll(dl)
 	drained := false
 	if rt.drainPos == len(rt.drainBuf) {
 		rt.refill()
+		rt.rewakePollers()
 		drained = true
 		if len(rt.drainBuf) == 0 {
 			return out

@@ -240,8 +240,6 @@ func drive(b *luabind.Binding, rt *runtime.Runtime, stopped <-chan struct{}, ove
 		if !rt.Pending() && !deferred {
 			select {
 			case <-rt.Ready():
-			case <-b.MCPReady():
-			case <-b.LSPReady():
 			case <-timer.C:
 			case <-stopped:
 				return errStopped

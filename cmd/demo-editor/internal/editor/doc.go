@@ -5,7 +5,7 @@
 // # Topology
 //
 //	terminal ──events──► ChannelEvents goroutine ──chan──┐
-//	worker replies ──────────────── rt.Ready() ──────────┤
+//	worker, LSP and MCP replies ──── rt.Ready() ─────────┤
 //	file reads and atomic saves (helper goroutines) ─────┤  select
 //	frame timer ─────────────────────────────────────────┘    │
 //	                                                         ▼

@@ -426,13 +426,8 @@ func (e *session) loop(ctx context.Context) error {
 				e.handleEvent(<-events)
 			}
 		case <-e.rt.Ready():
-			e.replies = true
-		case <-e.lb.MCPReady():
-			// MCP replies are settled by the frame, like worker replies.
-			e.replies = true
-		case <-e.lb.LSPReady():
-			// Frame polls the language clients: their replies and
-			// diagnostics count as replies to draw.
+			// Worker replies, and the MCP and language clients' (the
+			// runtime's pollers): the frame's Tick settles them all.
 			e.replies = true
 		case fn := <-e.calls:
 			fn()
