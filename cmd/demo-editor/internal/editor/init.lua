@@ -1579,9 +1579,10 @@ end
 -- step per file, sent to the server as didChange like any edit), then the
 -- renames (making missing directories) and deletes, in the edit's order.
 -- A refused edit changes nothing and closes the buffers it opened. The
--- buffers are left modified for the user to check and save. Every path
--- must lie in the workspace (confine_edit), checked before anything opens,
--- and the file operations run confined to it (w.fs's roots option).
+-- buffers are left modified for the user to check and save. Every path,
+-- as the steps before it leave the tree, must lead into the workspace
+-- (resolve, below), checked before anything opens, and the file
+-- operations run confined to it (w.fs's roots option).
 
 local load_wait_s = 10 -- how long a file the edit opens may take to read
 
@@ -1606,77 +1607,15 @@ local function within(path, base)
   return path == base or path:sub(1, #base + 1) == base .. "/"
 end
 
--- first_outside checks at once that each of checks ({path =, follow =})
--- lies beneath one of roots as the kernel resolves it now: w.fs.stat's
--- roots option runs fsops.Roots, which resolves ".." after the link it
--- follows and symlinked directories wherever they lead. With follow, a
--- final symlink is followed too, link by link: an edit of a file is saved
--- through the link. A path that does not exist is judged by the deepest
--- ancestor that does. It returns nil when every check passes, else the
--- first check that did not and why: "outside" (check.at is where its
--- path led) or the error that kept it from being checked.
-local max_links = 40
-local function first_outside(checks, roots)
-  local todo = {}
-  for _, c in ipairs(checks) do
-    c.at = c.path
-    todo[#todo + 1] = c
-  end
-  for _ = 0, max_links do
-    if #todo == 0 then return nil end
-    local hs = {}
-    for i, c in ipairs(todo) do hs[i] = w.fs.stat(c.at, {roots = roots}) end
-    local again = {}
-    for i, c in ipairs(todo) do
-      local e, err, code = hs[i]:await()
-      if e and c.follow and e.kind == "symlink" then
-        c.at = join(dirname(c.at), e.target)
-        again[#again + 1] = c
-      elseif not e and code ~= "ENOENT" then
-        if err:find("escapes the permitted roots", 1, true) then return c, "outside" end
-        return c, err
-      end
-    end
-    todo = again
-  end
-  return todo[1], "too many levels of symbolic links"
+-- components splits a path at its slashes, dropping empty names.
+local function components(path)
+  local out = {}
+  for c in path:gmatch("[^/]+") do out[#out + 1] = c end
+  return out
 end
 
--- confine_edit refuses an edit that reaches outside the workspace (the
--- language server's root folder): a text edit of a file that is not open,
--- or a create, anywhere but beneath the root, final symlink followed (the
--- first save writes there); a rename or a delete of an entry, or a rename
--- to a name, anywhere but beneath it (those act on the entry, not on what a
--- link points at, and run confined to the root as well). nil when all of
--- it stays inside, else why not.
-local function confine_edit(steps, roots)
-  local checks = {}
-  local function check(path, follow, verb)
-    checks[#checks + 1] = {path = path, follow = follow, verb = verb}
-  end
-  for _, st in ipairs(steps) do
-    if st.kind == "edit" then
-      if not ed.find(st.path) then check(st.path, true, "changes ") end
-    elseif st.kind == "create" then
-      check(st.path, true, "creates ")
-    elseif st.kind == "rename" then
-      check(st.from, false, "renames ")
-      check(st.to, false, "renames " .. relative(st.from) .. " to ")
-    else
-      check(st.path, false, "deletes ")
-    end
-  end
-  local c, why = first_outside(checks, roots)
-  if not c then return nil end
-  local where = table.concat(roots, ", ")
-  if why ~= "outside" then
-    return string.format("the edit %s%s, which cannot be checked against the workspace (%s): %s", c.verb, relative(c.path), where, why)
-  end
-  if c.at ~= c.path then
-    return string.format("the edit %s%s, a symbolic link to %s, outside the workspace (%s)", c.verb, relative(c.path), c.at, where)
-  end
-  return string.format("the edit %s%s, outside the workspace (%s)", c.verb, relative(c.path), where)
-end
+-- More links than this in one path is a loop, as the kernel's ELOOP.
+local max_links = 40
 
 apply_workspace_edit = function(edit)
   if type(edit) ~= "table" then return nil, "the edit is not a WorkspaceEdit" end
@@ -1735,26 +1674,24 @@ apply_workspace_edit = function(edit)
     end
   end
 
-  -- Nothing outside the workspace is touched, opened or read: the server
-  -- may name any file:// URI, also through ".." or a symlink.
-  local roots = {ed.root()}
-  local outside = confine_edit(steps, roots)
-  if outside then return nil, outside .. ": nothing was applied" end
+  -- Nothing outside the workspace is touched, opened, read or even
+  -- stat'd: the server may name any file:// URI, also through ".." or a
+  -- symlink, and a step may name a path only as the steps before it leave
+  -- the tree (a link renamed to another name, a directory link renamed,
+  -- a relative link moved to another directory). So every path a step
+  -- names is resolved, component by component and link by link, in the
+  -- tree the steps before it leave (resolve), and must stay inside the
+  -- root at every component: nothing beyond it is ever looked at. The step
+  -- then acts on that resolved path; what is on disk is asked only of
+  -- paths inside the root (the file operations are confined to it as
+  -- well, w.fs's roots option), and every buffer the edit leaves changed
+  -- must still lead inside once all the file operations are done, since
+  -- its save writes through the links its path then holds.
+  local named, real = ed.root()
+  real = real or named
+  local roots = {named}
+  local where = table.concat(roots, ", ")
 
-  -- The files as they are now, stat'd at once: every path a step names,
-  -- and a rename target's directories, which the rename may have to make.
-  -- A file open in a buffer exists.
-  local stats = {}
-  local function prefetch(path)
-    if stats[path] == nil and not ed.find(path) then stats[path] = w.fs.stat(path) end
-  end
-  for _, st in ipairs(steps) do
-    prefetch(st.path or st.from)
-    if st.to then
-      local d = st.to
-      repeat prefetch(d) d = dirname(d) until d == "/"
-    end
-  end
   local bufs, opened = {}, {}
   local function refuse(why)
     for _, buf in ipairs(opened) do
@@ -1762,21 +1699,40 @@ apply_workspace_edit = function(edit)
     end
     return nil, why .. ": nothing was applied"
   end
-  local function on_disk(path)
-    if ed.find(path) then return true end
-    local st = stats[path]
-    if st == nil then st = w.fs.stat(path) end
-    if type(st) ~= "boolean" then
-      local v, err, code = st:await()
-      if not v and code ~= "ENOENT" then return nil, err end
-      st = v ~= nil
-      stats[path] = st
+  -- lstats: each path inside the root as it is on disk now (its final
+  -- link not followed): {entry, err, code} as w.fs.stat answers.
+  local lstats = {}
+  local function lstat(path)
+    local r = lstats[path]
+    if r == nil then
+      local h = w.fs.stat(path, {roots = roots})
+      local e, err, code = h:await()
+      r = {e, err, code}
+      lstats[path] = r
+    elseif r.handle then
+      local e, err, code = r.handle:await()
+      r = {e, err, code}
+      lstats[path] = r
     end
-    return st
+    return r[1], r[2], r[3]
   end
+  -- The paths each step names, with their directories inside the root,
+  -- stat'd at once (most lookups below then wait for nothing).
+  for _, st in ipairs(steps) do
+    for _, p in ipairs({st.path or st.from, st.to}) do
+      local d = p
+      while d ~= named and within(d, named) do
+        if lstats[d] == nil then lstats[d] = {handle = w.fs.stat(d, {roots = roots})} end
+        d = dirname(d)
+      end
+    end
+  end
+
   -- trace follows path back through the steps before upto to what it
   -- holds then: "disk" and the path it has now, "create" and the step
-  -- that makes it, or "gone" (renamed away or deleted).
+  -- that makes it, or "gone" (renamed away or deleted). The steps' paths
+  -- are resolved already, so a path resolved in the same tree is traced
+  -- by its name.
   local function trace(path, upto)
     for i = upto - 1, 1, -1 do
       local st = steps[i]
@@ -1795,7 +1751,8 @@ apply_workspace_edit = function(edit)
     return "disk", path
   end
   -- forward is where the file at path now is just before step upto: nil
-  -- once a step before it deleted it.
+  -- once a step before it deleted it. A buffer follows a rename as this
+  -- does, by its path's name.
   local function forward(path, upto)
     for i = 1, upto - 1 do
       local st = steps[i]
@@ -1805,6 +1762,101 @@ apply_workspace_edit = function(edit)
       end
     end
     return path
+  end
+  -- entry_at is what the tree just before step upto holds at path (a
+  -- path inside the root whose directories are resolved): w.fs.stat's
+  -- entry, false for nothing, or nil and why it cannot be told.
+  local function entry_at(path, upto)
+    local how, p = trace(path, upto)
+    if how == "gone" then return false end
+    if how == "create" then return {kind = "file"} end
+    local e, err, code = lstat(p)
+    if e then return e end
+    if code == "ENOENT" or code == "ENOTDIR" then return false end
+    return nil, err
+  end
+  -- resolve is path as the kernel would resolve it just before step
+  -- upto, with the root named as the editor names it: every directory
+  -- link followed (and, with follow, a final one), ".." applied after the
+  -- link it follows. Components that do not exist are kept as named. It
+  -- looks at nothing outside the root: a component that leaves it ends the
+  -- walk with nil, "outside" and the path it reached (the rest of the
+  -- path appended); the root's own ancestors are only passed through.
+  -- Else nil, why and the component that could not be checked.
+  local function resolve(path, upto, follow)
+    local todo, k = components(path), 1
+    local cur, links, absent = "/", 0, false
+    local function reached(at)
+      local rest = {}
+      for j = k, #todo do rest[#rest + 1] = todo[j] end
+      if #rest == 0 then return at end
+      return join(at, table.concat(rest, "/"))
+    end
+    while k <= #todo do
+      local c = todo[k]
+      k = k + 1
+      if c == ".." then
+        if cur == named then
+          cur = dirname(real)
+        elseif within(named, cur) and not within(real, cur) then
+          -- Above the root by a name a link may stand for: where ".."
+          -- leads from here is not known without looking outside.
+          return nil, "outside", reached(join(cur, ".."))
+        else
+          cur = dirname(cur)
+        end
+      elseif c ~= "." then
+        local cand = join(cur, c)
+        if cand == named or cand == real then
+          cur = named
+        elseif within(named, cand) or within(real, cand) then
+          cur = cand
+        elseif not within(cand, named) then
+          return nil, "outside", reached(cand)
+        elseif absent or (k > #todo and not follow) then
+          cur = cand
+        else
+          local e, err = entry_at(cand, upto)
+          if e == nil then return nil, err, cand end
+          if e and e.kind == "symlink" then
+            links = links + 1
+            if links > max_links then return nil, "too many levels of symbolic links", cand end
+            local t = components(e.target)
+            if e.target:sub(1, 1) == "/" then cur = "/" end
+            for j = #t, 1, -1 do table.insert(todo, k, t[j]) end
+          else
+            absent, cur = not e, cand
+          end
+        end
+      end
+    end
+    return cur
+  end
+  -- confined is path resolved just before step upto (see resolve), or
+  -- nil and why the edit is refused: what the path reaches is not beneath
+  -- the root, or could not be checked. verb says what the step does.
+  local function confined(path, upto, follow, verb)
+    local at, why, reached = resolve(path, upto, follow)
+    if at and at ~= named and within(at, named) then return at end
+    if at then why, reached = "outside", at end
+    if why ~= "outside" then
+      return nil, string.format("the edit %s%s, which cannot be checked against the workspace (%s): %s",
+        verb, relative(path), where, why)
+    end
+    if reached ~= path then
+      return nil, string.format("the edit %s%s, which resolves to %s, outside the workspace (%s)",
+        verb, relative(path), reached, where)
+    end
+    return nil, string.format("the edit %s%s, outside the workspace (%s)", verb, relative(path), where)
+  end
+  -- on_disk says whether the file at path (resolved, inside the root)
+  -- is there now; a file open in a buffer is.
+  local function on_disk(path)
+    if ed.find(path) then return true end
+    local e, err, code = lstat(path)
+    if e then return true end
+    if code == "ENOENT" or code == "ENOTDIR" then return false end
+    return nil, err
   end
   local function exists(path, upto)
     local how, p = trace(path, upto)
@@ -1817,59 +1869,90 @@ apply_workspace_edit = function(edit)
   -- the edits of each file as it is now (or of a created file by its
   -- path): a group for each text document edit, in order, each group's
   -- ranges in the text the groups before it leave; fresh: the files that
-  -- start empty.
+  -- start empty. Each step's paths are first resolved in that tree (the
+  -- names the server gave kept for messages), and from then on the step
+  -- names the resolved paths.
   local per_path, order, versions, fresh, moved = {}, {}, {}, {}, 0
   local function target(path)
     if not per_path[path] then per_path[path], order[#order + 1] = {}, path end
     return per_path[path]
   end
   for i, st in ipairs(steps) do
+    local err
     if st.kind == "edit" then
+      local name = st.path
+      st.path, err = confined(name, i, true, "changes ")
+      if not st.path then return refuse(err) end
       local how, p = trace(st.path, i)
-      if how == "gone" then return refuse("the edit changes " .. relative(st.path) .. " after it was renamed or deleted") end
-      if how == "create" then p = p.path end
-      local ok, err = how == "create" or on_disk(p)
-      if ok == nil then return refuse(err) end
-      if not ok then return refuse("the edit changes " .. relative(st.path) .. ", which does not exist") end
+      if how == "gone" then return refuse("the edit changes " .. relative(name) .. " after it was renamed or deleted") end
+      if how == "create" then
+        p = p.path
+      else
+        local ok
+        ok, err = on_disk(p)
+        if ok == nil then return refuse(err) end
+        if not ok then return refuse("the edit changes " .. relative(name) .. ", which does not exist") end
+        -- The file keeps the name the server gave it (a link inside the
+        -- root, open in a buffer by that name) when that name leads to it
+        -- in the tree as it is now.
+        local kept, by_name = trace(name, i)
+        if kept == "disk" and by_name ~= p and resolve(by_name, 1, true) == p then p = by_name end
+      end
       table.insert(target(p), st.edits)
       if st.version and not versions[p] then versions[p] = st.version end
     elseif st.kind == "create" then
-      local there, err = exists(st.path, i)
+      local name = st.path
+      st.path, err = confined(name, i, true, "creates ")
+      if not st.path then return refuse(err) end
+      local there
+      there, err = exists(st.path, i)
       if there == nil then return refuse(err) end
       if there and not st.options.overwrite then
-        if not st.options.ignoreIfExists then return refuse("the edit creates " .. relative(st.path) .. ", which exists") end
+        if not st.options.ignoreIfExists then return refuse("the edit creates " .. relative(name) .. ", which exists") end
         st.skip = true
       else
-        if per_path[st.path] then return refuse("a create of " .. relative(st.path) .. " after edits of it") end
+        if per_path[st.path] then return refuse("a create of " .. relative(name) .. " after edits of it") end
         fresh[st.path] = true
         target(st.path)
       end
     elseif st.kind == "rename" then
+      local from, to = st.from, st.to
+      st.from, err = confined(from, i, false, "renames ")
+      if not st.from then return refuse(err) end
+      st.to, err = confined(to, i, false, "renames " .. relative(from) .. " to ")
+      if not st.to then return refuse(err) end
+      st.from_name = from
       local how = trace(st.from, i)
-      if how == "create" then return refuse("the edit renames " .. relative(st.from) .. ", a file it creates") end
-      local there, err = exists(st.from, i)
+      if how == "create" then return refuse("the edit renames " .. relative(from) .. ", a file it creates") end
+      local there
+      there, err = exists(st.from, i)
       if there == nil then return refuse(err) end
-      if not there then return refuse("the edit renames " .. relative(st.from) .. ", which does not exist") end
+      if not there then return refuse("the edit renames " .. relative(from) .. ", which does not exist") end
       local taken
       taken, err = exists(st.to, i)
       if taken == nil then return refuse(err) end
       if taken and ed.find(st.to) then
-        return refuse("the edit renames " .. relative(st.from) .. " over " .. relative(st.to) .. ", which is open")
+        return refuse("the edit renames " .. relative(from) .. " over " .. relative(to) .. ", which is open")
       elseif taken and not st.options.overwrite then
         if not st.options.ignoreIfExists then
-          return refuse("the edit renames " .. relative(st.from) .. " to " .. relative(st.to) .. ", which exists")
+          return refuse("the edit renames " .. relative(from) .. " to " .. relative(to) .. ", which exists")
         end
         st.skip = true
       end
       moved = moved + (st.skip and 0 or 1)
     else -- delete
-      if st.options.recursive then return refuse("recursive deletes (" .. relative(st.path) .. ") are not supported") end
+      local name = st.path
+      if st.options.recursive then return refuse("recursive deletes (" .. relative(name) .. ") are not supported") end
+      st.path, err = confined(name, i, false, "deletes ")
+      if not st.path then return refuse(err) end
+      st.name = name
       local how = trace(st.path, i)
-      if how == "create" then return refuse("the edit deletes " .. relative(st.path) .. ", a file it creates") end
-      local there, err = exists(st.path, i)
+      if how == "create" then return refuse("the edit deletes " .. relative(name) .. ", a file it creates") end
+      local there
+      there, err = exists(st.path, i)
       if there == nil then return refuse(err) end
       if not there then
-        if not st.options.ignoreIfNotExists then return refuse("the edit deletes " .. relative(st.path) .. ", which does not exist") end
+        if not st.options.ignoreIfNotExists then return refuse("the edit deletes " .. relative(name) .. ", which does not exist") end
         st.skip = true
       else
         for _, b in ipairs(ed.buffers()) do
@@ -1880,6 +1963,16 @@ apply_workspace_edit = function(edit)
         end
         moved = moved + 1
       end
+    end
+  end
+  -- Once every file operation is done, each buffer the edit changes
+  -- visits the path its file then has, and a save writes through the
+  -- links that path holds then: it must still lead inside the root.
+  for _, path in ipairs(order) do
+    local at = forward(path, #steps + 1)
+    if at ~= path then
+      local _, err = confined(at, #steps + 1, true, "moves " .. relative(path) .. " to ")
+      if err then return refuse(err) end
     end
   end
 
@@ -1987,29 +2080,30 @@ apply_workspace_edit = function(edit)
   local function failed(st, err)
     follow_docs()
     return nil, string.format("%d of %d file operations done; %s %s failed: %s", done, moved, st.kind,
-      relative(st.path or st.from), err)
+      relative(st.name or st.from_name), err)
   end
   for _, st in ipairs(steps) do
     if st.kind == "rename" and not st.skip then
-      -- The target's missing directories, outermost first.
+      -- The target's missing directories, outermost first, as the
+      -- operations before this one left the disk (never above the root).
       local missing, d = {}, dirname(st.to)
-      while d ~= "/" and not ed.find(d) and not on_disk(d) do
+      while d ~= named and within(d, named) do
+        local e, err, code = w.fs.stat(d, {roots = roots}):await()
+        if e then break end
+        if code ~= "ENOENT" then return failed(st, err) end
         table.insert(missing, 1, d)
         d = dirname(d)
       end
       for _, dir in ipairs(missing) do
         local ok, err = w.fs.mkdir(dir, {roots = roots}):await()
         if not ok then return failed(st, err) end
-        stats[dir] = true
       end
       local ok, err = w.fs.rename(st.from, st.to, {overwrite = st.options.overwrite == true, roots = roots}):await()
       if not ok then return failed(st, err) end
-      stats[st.from], stats[st.to] = false, true
       done = done + 1
     elseif st.kind == "delete" and not st.skip then
       local ok, err = w.fs.remove(st.path, {roots = roots}):await()
       if not ok then return failed(st, err) end
-      stats[st.path] = false
       for _, b in ipairs(ed.buffers()) do
         if b.path and within(b.path, st.path) then ed.close(b.id) end
       end
