@@ -297,6 +297,7 @@ func newEditor(opts Options) (*session, error) {
 		ProgramPolicy: e.programPolicy})
 	if err != nil {
 		rt.Close()
+		e.restorePath()
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
 	}
 	e.lb, e.L = lb, lb.L()
@@ -315,6 +316,7 @@ func newEditor(opts Options) (*session, error) {
 		if scr, err = tcell.NewScreen(); err != nil {
 			lb.Close()
 			rt.Close()
+			e.restorePath()
 			return nil, fmt.Errorf("%w: %w", ErrInit, err)
 		}
 	}
@@ -322,6 +324,7 @@ func newEditor(opts Options) (*session, error) {
 	if err := scr.Init(); err != nil {
 		lb.Close()
 		rt.Close()
+		e.restorePath()
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
 	}
 	// Bracketed paste: a paste arrives as text, not as keys to obey.
@@ -385,6 +388,7 @@ func (e *session) close() {
 	}()
 	e.lb.Close()
 	e.rt.Close()
+	e.restorePath()
 	select {
 	case <-ioDone:
 	case <-time.After(max(ioCloseWait-time.Since(start), 0)):

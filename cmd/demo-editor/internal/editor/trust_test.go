@@ -335,3 +335,56 @@ func TestLuaTrustAPI(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "{not json", string(data), "left as it was")
 }
+
+// Workspace trust (security review, PATH): while the workspace is
+// untrusted, the programs the editor starts inherit a PATH without empty
+// or relative entries and without entries inside the workspace, so a
+// compile's shell (M-c, the workspace its directory) finds none of the
+// checkout's programs by name: not through "bin", not through the empty
+// entry (the current directory), not through an absolute entry inside
+// it; what w.system starts sees the same PATH. Once the workspace is
+// trusted, the children get the PATH the editor was started with, and the
+// same compile runs all three. Before, the children inherited the PATH
+// whole and the compile ran the checkout's programs while restricted.
+func TestUntrustedWorkspaceIsNotOnTheChildrensPath(t *testing.T) {
+	freshTrust(t)
+	root := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "marker")
+	markerScript(t, filepath.Join(root, "bin", "relprog"), marker, "")
+	markerScript(t, filepath.Join(root, "cwdprog"), marker, "")
+	markerScript(t, filepath.Join(root, "tools", "absprog"), marker, "")
+	outside := t.TempDir()
+	started := strings.Join([]string{"bin", "", filepath.Join(root, "tools"), outside, os.Getenv("PATH")}, ":")
+	clean := outside + ":" + os.Getenv("PATH")
+	t.Setenv("PATH", started)
+
+	h := startEditor(t, Options{Path: root})
+	h.waitText(root + ":")
+	h.until("restricted", statusHas("restricted"))
+	h.alt('x')
+	h.waitText("command (")
+	h.typeText(`compile relprog; cwdprog; absprog; echo "PATH=$PATH"`)
+	h.key(tcell.KeyEnter)
+	var lines []string
+	h.until("the compile's end", func(e *session) bool {
+		b := e.findBuffer("*compile*")
+		if b == nil || !strings.Contains(b.Text(), "exited with code") {
+			return false
+		}
+		lines = append([]string(nil), b.lines...)
+		return true
+	})
+	require.Contains(t, lines, "PATH="+clean, "the compile's shell got the cleaned PATH")
+	require.NoFileExists(t, marker, "no program of the checkout ran")
+	out := h.runTask(`return pmacs.workers.system{cmd = {"sh", "-c", "echo $PATH"}}:await().stdout`, nil)
+	require.Equal(t, []string{clean + "\n"}, out)
+
+	h.runTask(`assert(pmacs.trust.allow())`, nil)
+	out = h.runTask(`return pmacs.workers.system{cmd = {"sh", "-c", "echo $PATH"}}:await().stdout`, nil)
+	require.Equal(t, []string{started + "\n"}, out, "trusted: the PATH the editor was started with")
+	h.runTask(`return pmacs.workers.system{cmd = {"sh", "-c", "relprog; cwdprog; absprog"}, cwd = ROOT}:await().code`,
+		map[string]string{"ROOT": root})
+	data, err := os.ReadFile(marker)
+	require.NoError(t, err)
+	require.Equal(t, "ran\nran\nran\n", string(data))
+}
