@@ -2647,8 +2647,22 @@ commands.untrust = function(arg)
 end
 
 -- ask_trust asks about the workspace when it has programs of its own and
--- no decision that covers them: y trusts, n refuses (not asked again),
--- anything else leaves it undecided.
+-- no decision that covers them. A stray key decides nothing: the answer is
+-- typed, y (trust) or n (refuse, remembered), and confirmed with Enter;
+-- the hint after the text says what Enter will do. Anything else on Enter
+-- asks again; Esc (or leaving the prompt) decides later, and the
+-- workspace stays restricted meanwhile.
+local trust_hints = {
+  [""] = "  type y (trust) or n (refuse), then Enter; Esc: decide later",
+  y = "  Enter: trust it", n = "  Enter: refuse (remembered; M-x trust later)",
+  other = "  not y or n: type y or n, then Enter",
+}
+local function trust_answer(text)
+  local a = text:lower():match("^%s*(.-)%s*$")
+  if a == "y" or a == "yes" then return "y" end
+  if a == "n" or a == "no" then return "n" end
+  return nil
+end
 local function ask_trust()
   local st, err = pmacs.trust.status()
   if not st then ed.error("trust: " .. err .. "; the workspace stays restricted") return end
@@ -2667,16 +2681,32 @@ local function ask_trust()
   -- long root is named by its last part there, so the question stays.
   local question = form:format(ed.root())
   if #question > math.floor(ed.size() * 2 / 3) then question = form:format(".../" .. ed.root():match("[^/]*$")) end
-  ed.prompt(question, {on_change = function(text)
-    ed.close_prompt()
-    if text == "y" or text == "Y" then
-      commands.trust("")
-    elseif text == "n" or text == "N" then
-      commands.untrust("")
-    else
-      ed.message("no decision: the workspace stays restricted (M-x trust, M-x untrust)")
-    end
-  end})
+  local function open()
+    ed.prompt(question, {
+      on_change = function(t)
+        local a = trust_answer(t)
+        ed.set_prompt_hint(a and trust_hints[a] or t == "" and trust_hints[""] or trust_hints.other)
+      end,
+      on_submit = function(t)
+        local a = trust_answer(t)
+        if a == "y" then
+          commands.trust("")
+        elseif a == "n" then
+          commands.untrust("")
+        else
+          ed.message("answer y (trust) or n (refuse), then Enter; Esc decides later")
+          open()
+        end
+      end,
+      on_cancel = function(why)
+        if why ~= "replaced" then
+          ed.message("no decision: the workspace stays restricted (M-x trust, M-x untrust)")
+        end
+      end,
+    })
+    ed.set_prompt_hint(trust_hints[""])
+  end
+  open()
 end
 
 ------------------------------------------------------------------ start
