@@ -412,6 +412,18 @@ func (e *session) loop(ctx context.Context) error {
 		for range events { // ChannelEvents closes it when it returns
 		}
 	}()
+	// The select below sees ctx end only between two turns: Lua stuck in
+	// a loop (a key binding, a hook, a task) is interrupted until the loop
+	// gets there, so a signal ends the editor whatever Lua is doing.
+	over := make(chan struct{})
+	defer close(over)
+	go func() {
+		select {
+		case <-ctx.Done():
+			StopLua(e.lb.Interrupt, over)
+		case <-over:
+		}
+	}()
 
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -562,6 +574,28 @@ func (e *session) goIO(fn func() func()) {
 		case <-e.stop:
 		}
 	}()
+}
+
+// stopLuaEvery is how often StopLua interrupts again.
+const stopLuaEvery = 10 * time.Millisecond
+
+// StopLua stops the Lua code of a run that is ending (a signal, a
+// cancelled context): it calls interrupt (a Binding's Interrupt) now and
+// again every stopLuaEvery until done is closed. One Interrupt stops only
+// the code running at that moment; the next task a frame resumes, or code
+// that started after it, would run on, and a loop that never waits would
+// then keep the run from ever reaching its end.
+func StopLua(interrupt func(), done <-chan struct{}) {
+	t := time.NewTicker(stopLuaEvery)
+	defer t.Stop()
+	for {
+		interrupt()
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // interruptOnQuitKey relays terminal events to the main loop, calling
