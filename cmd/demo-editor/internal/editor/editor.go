@@ -180,6 +180,11 @@ type session struct {
 	hooks  hooks
 	events []event // raised since the last flush
 
+	// Workspace edits being planned on helper goroutines, by token
+	// (ed.plan_workspace_edit).
+	plans    map[int]*editPlan
+	nextPlan int
+
 	// Drawing state: what is on the screen, so a frame repaints only
 	// what changed.
 	winAll     bool // repaint the whole window

@@ -1579,10 +1579,11 @@ end
 -- step per file, sent to the server as didChange like any edit), then the
 -- renames (making missing directories) and deletes, in the edit's order.
 -- A refused edit changes nothing and closes the buffers it opened. The
--- buffers are left modified for the user to check and save. Every path,
--- as the steps before it leave the tree, must lead into the workspace
--- (resolve, below), checked before anything opens, and the file
--- operations run confined to it (w.fs's roots option).
+-- buffers are left modified for the user to check and save. The steps
+-- are planned in Go (ed.plan_workspace_edit): every path, as the steps
+-- before it leave the tree, must lead into the workspace, checked before
+-- anything opens, and the file operations run confined to it (w.fs's
+-- roots option).
 
 local load_wait_s = 10 -- how long a file the edit opens may take to read
 
@@ -1606,16 +1607,6 @@ end
 local function within(path, base)
   return path == base or path:sub(1, #base + 1) == base .. "/"
 end
-
--- components splits a path at its slashes, dropping empty names.
-local function components(path)
-  local out = {}
-  for c in path:gmatch("[^/]+") do out[#out + 1] = c end
-  return out
-end
-
--- More links than this in one path is a loop, as the kernel's ELOOP.
-local max_links = 40
 
 apply_workspace_edit = function(edit)
   if type(edit) ~= "table" then return nil, "the edit is not a WorkspaceEdit" end
@@ -1674,24 +1665,15 @@ apply_workspace_edit = function(edit)
     end
   end
 
-  -- Nothing outside the workspace is touched, opened, read or even
-  -- stat'd: the server may name any file:// URI, also through ".." or a
-  -- symlink, and a step may name a path only as the steps before it leave
-  -- the tree (a link renamed to another name, a directory link renamed,
-  -- a relative link moved to another directory). So every path a step
-  -- names is resolved, component by component and link by link, in the
-  -- tree the steps before it leave (resolve), and must stay inside the
-  -- root at every component: nothing beyond it is ever looked at. The step
-  -- then acts on that resolved path; what is on disk is asked only of
-  -- paths inside the root (the file operations are confined to it as
-  -- well, w.fs's roots option), and every buffer the edit leaves changed
-  -- must still lead inside once all the file operations are done, since
-  -- its save writes through the links its path then holds.
-  local named, real = ed.root()
-  real = real or named
+  -- The plan (ed.plan_workspace_edit, package wsedit) judges every step
+  -- against the tree the steps before it leave and refuses the whole edit
+  -- when any path leads outside the workspace, names a file that is not
+  -- there or cannot be done as written; it asks the disk only about paths
+  -- inside the root, on a helper goroutine. It names each file the edit
+  -- changes by the path its buffer is to visit, with the step indexes of
+  -- its groups of text edits, and the file operations to run, in order.
+  local named = ed.root()
   local roots = {named}
-  local where = table.concat(roots, ", ")
-
   local bufs, opened = {}, {}
   local function refuse(why)
     for _, buf in ipairs(opened) do
@@ -1699,282 +1681,26 @@ apply_workspace_edit = function(edit)
     end
     return nil, why .. ": nothing was applied"
   end
-  -- lstats: each path inside the root as it is on disk now (its final
-  -- link not followed): {entry, err, code} as w.fs.stat answers.
-  local lstats = {}
-  local function lstat(path)
-    local r = lstats[path]
-    if r == nil then
-      local h = w.fs.stat(path, {roots = roots})
-      local e, err, code = h:await()
-      r = {e, err, code}
-      lstats[path] = r
-    elseif r.handle then
-      local e, err, code = r.handle:await()
-      r = {e, err, code}
-      lstats[path] = r
-    end
-    return r[1], r[2], r[3]
+  local token = ed.plan_workspace_edit(steps)
+  local plan, perr = ed.workspace_edit_plan(token)
+  while plan == false do
+    coroutine.yield() -- the next frame
+    plan, perr = ed.workspace_edit_plan(token)
   end
-  -- The paths each step names, with their directories inside the root,
-  -- stat'd at once (most lookups below then wait for nothing).
-  for _, st in ipairs(steps) do
-    for _, p in ipairs({st.path or st.from, st.to}) do
-      local d = p
-      while d ~= named and within(d, named) do
-        if lstats[d] == nil then lstats[d] = {handle = w.fs.stat(d, {roots = roots})} end
-        d = dirname(d)
-      end
-    end
-  end
+  if not plan then return refuse(perr) end
 
-  -- trace follows path back through the steps before upto to what it
-  -- holds then: "disk" and the path it has now, "create" and the step
-  -- that makes it, or "gone" (renamed away or deleted). The steps' paths
-  -- are resolved already, so a path resolved in the same tree is traced
-  -- by its name.
-  local function trace(path, upto)
-    for i = upto - 1, 1, -1 do
-      local st = steps[i]
-      if not st.skip then
-        if st.kind == "create" and st.path == path then return "create", st end
-        if st.kind == "delete" and within(path, st.path) then return "gone" end
-        if st.kind == "rename" then
-          if within(path, st.to) then
-            path = st.from .. path:sub(#st.to + 1)
-          elseif within(path, st.from) then
-            return "gone"
-          end
-        end
-      end
-    end
-    return "disk", path
+  -- per_path: the edits of each file as it is now (or of a created file
+  -- by its path): a group for each text document edit, in order, each
+  -- group's ranges in the text the groups before it leave; fresh: the
+  -- files that start empty.
+  local per_path, order, versions, fresh = {}, {}, {}, {}
+  for _, f in ipairs(plan.files) do
+    local groups = {}
+    for _, g in ipairs(f.groups) do groups[#groups + 1] = steps[g].edits end
+    order[#order + 1], per_path[f.path], versions[f.path] = f.path, groups, f.version
+    if f.fresh then fresh[f.path] = true end
   end
-  -- forward is where the file at path now is just before step upto: nil
-  -- once a step before it deleted it. A buffer follows a rename as this
-  -- does, by its path's name.
-  local function forward(path, upto)
-    for i = 1, upto - 1 do
-      local st = steps[i]
-      if not st.skip then
-        if st.kind == "delete" and within(path, st.path) then return nil end
-        if st.kind == "rename" and within(path, st.from) then path = st.to .. path:sub(#st.from + 1) end
-      end
-    end
-    return path
-  end
-  -- entry_at is what the tree just before step upto holds at path (a
-  -- path inside the root whose directories are resolved): w.fs.stat's
-  -- entry, false for nothing, or nil and why it cannot be told.
-  local function entry_at(path, upto)
-    local how, p = trace(path, upto)
-    if how == "gone" then return false end
-    if how == "create" then return {kind = "file"} end
-    local e, err, code = lstat(p)
-    if e then return e end
-    if code == "ENOENT" or code == "ENOTDIR" then return false end
-    return nil, err
-  end
-  -- resolve is path as the kernel would resolve it just before step
-  -- upto, with the root named as the editor names it: every directory
-  -- link followed (and, with follow, a final one), ".." applied after the
-  -- link it follows. Components that do not exist are kept as named. It
-  -- looks at nothing outside the root: a component that leaves it ends the
-  -- walk with nil, "outside" and the path it reached (the rest of the
-  -- path appended); the root's own ancestors are only passed through.
-  -- Else nil, why and the component that could not be checked.
-  local function resolve(path, upto, follow)
-    local todo, k = components(path), 1
-    local cur, links, absent = "/", 0, false
-    local function reached(at)
-      local rest = {}
-      for j = k, #todo do rest[#rest + 1] = todo[j] end
-      if #rest == 0 then return at end
-      return join(at, table.concat(rest, "/"))
-    end
-    while k <= #todo do
-      local c = todo[k]
-      k = k + 1
-      if c == ".." then
-        if cur == named then
-          cur = dirname(real)
-        elseif within(named, cur) and not within(real, cur) then
-          -- Above the root by a name a link may stand for: where ".."
-          -- leads from here is not known without looking outside.
-          return nil, "outside", reached(join(cur, ".."))
-        else
-          cur = dirname(cur)
-        end
-      elseif c ~= "." then
-        local cand = join(cur, c)
-        if cand == named or cand == real then
-          cur = named
-        elseif within(named, cand) or within(real, cand) then
-          cur = cand
-        elseif not within(cand, named) then
-          return nil, "outside", reached(cand)
-        elseif absent or (k > #todo and not follow) then
-          cur = cand
-        else
-          local e, err = entry_at(cand, upto)
-          if e == nil then return nil, err, cand end
-          if e and e.kind == "symlink" then
-            links = links + 1
-            if links > max_links then return nil, "too many levels of symbolic links", cand end
-            local t = components(e.target)
-            if e.target:sub(1, 1) == "/" then cur = "/" end
-            for j = #t, 1, -1 do table.insert(todo, k, t[j]) end
-          else
-            absent, cur = not e, cand
-          end
-        end
-      end
-    end
-    return cur
-  end
-  -- confined is path resolved just before step upto (see resolve), or
-  -- nil and why the edit is refused: what the path reaches is not beneath
-  -- the root, or could not be checked. verb says what the step does.
-  local function confined(path, upto, follow, verb)
-    local at, why, reached = resolve(path, upto, follow)
-    if at and at ~= named and within(at, named) then return at end
-    if at then why, reached = "outside", at end
-    if why ~= "outside" then
-      return nil, string.format("the edit %s%s, which cannot be checked against the workspace (%s): %s",
-        verb, relative(path), where, why)
-    end
-    if reached ~= path then
-      return nil, string.format("the edit %s%s, which resolves to %s, outside the workspace (%s)",
-        verb, relative(path), reached, where)
-    end
-    return nil, string.format("the edit %s%s, outside the workspace (%s)", verb, relative(path), where)
-  end
-  -- on_disk says whether the file at path (resolved, inside the root)
-  -- is there now; a file open in a buffer is.
-  local function on_disk(path)
-    if ed.find(path) then return true end
-    local e, err, code = lstat(path)
-    if e then return true end
-    if code == "ENOENT" or code == "ENOTDIR" then return false end
-    return nil, err
-  end
-  local function exists(path, upto)
-    local how, p = trace(path, upto)
-    if how == "create" then return true end
-    if how == "gone" then return false end
-    return on_disk(p)
-  end
-
-  -- Each step, in order, against what the steps before it leave. per_path:
-  -- the edits of each file as it is now (or of a created file by its
-  -- path): a group for each text document edit, in order, each group's
-  -- ranges in the text the groups before it leave; fresh: the files that
-  -- start empty. Each step's paths are first resolved in that tree (the
-  -- names the server gave kept for messages), and from then on the step
-  -- names the resolved paths.
-  local per_path, order, versions, fresh, moved = {}, {}, {}, {}, 0
-  local function target(path)
-    if not per_path[path] then per_path[path], order[#order + 1] = {}, path end
-    return per_path[path]
-  end
-  for i, st in ipairs(steps) do
-    local err
-    if st.kind == "edit" then
-      local name = st.path
-      st.path, err = confined(name, i, true, "changes ")
-      if not st.path then return refuse(err) end
-      local how, p = trace(st.path, i)
-      if how == "gone" then return refuse("the edit changes " .. relative(name) .. " after it was renamed or deleted") end
-      if how == "create" then
-        p = p.path
-      else
-        local ok
-        ok, err = on_disk(p)
-        if ok == nil then return refuse(err) end
-        if not ok then return refuse("the edit changes " .. relative(name) .. ", which does not exist") end
-        -- The file keeps the name the server gave it (a link inside the
-        -- root, open in a buffer by that name) when that name leads to it
-        -- in the tree as it is now.
-        local kept, by_name = trace(name, i)
-        if kept == "disk" and by_name ~= p and resolve(by_name, 1, true) == p then p = by_name end
-      end
-      table.insert(target(p), st.edits)
-      if st.version and not versions[p] then versions[p] = st.version end
-    elseif st.kind == "create" then
-      local name = st.path
-      st.path, err = confined(name, i, true, "creates ")
-      if not st.path then return refuse(err) end
-      local there
-      there, err = exists(st.path, i)
-      if there == nil then return refuse(err) end
-      if there and not st.options.overwrite then
-        if not st.options.ignoreIfExists then return refuse("the edit creates " .. relative(name) .. ", which exists") end
-        st.skip = true
-      else
-        if per_path[st.path] then return refuse("a create of " .. relative(name) .. " after edits of it") end
-        fresh[st.path] = true
-        target(st.path)
-      end
-    elseif st.kind == "rename" then
-      local from, to = st.from, st.to
-      st.from, err = confined(from, i, false, "renames ")
-      if not st.from then return refuse(err) end
-      st.to, err = confined(to, i, false, "renames " .. relative(from) .. " to ")
-      if not st.to then return refuse(err) end
-      st.from_name = from
-      local how = trace(st.from, i)
-      if how == "create" then return refuse("the edit renames " .. relative(from) .. ", a file it creates") end
-      local there
-      there, err = exists(st.from, i)
-      if there == nil then return refuse(err) end
-      if not there then return refuse("the edit renames " .. relative(from) .. ", which does not exist") end
-      local taken
-      taken, err = exists(st.to, i)
-      if taken == nil then return refuse(err) end
-      if taken and ed.find(st.to) then
-        return refuse("the edit renames " .. relative(from) .. " over " .. relative(to) .. ", which is open")
-      elseif taken and not st.options.overwrite then
-        if not st.options.ignoreIfExists then
-          return refuse("the edit renames " .. relative(from) .. " to " .. relative(to) .. ", which exists")
-        end
-        st.skip = true
-      end
-      moved = moved + (st.skip and 0 or 1)
-    else -- delete
-      local name = st.path
-      if st.options.recursive then return refuse("recursive deletes (" .. relative(name) .. ") are not supported") end
-      st.path, err = confined(name, i, false, "deletes ")
-      if not st.path then return refuse(err) end
-      st.name = name
-      local how = trace(st.path, i)
-      if how == "create" then return refuse("the edit deletes " .. relative(name) .. ", a file it creates") end
-      local there
-      there, err = exists(st.path, i)
-      if there == nil then return refuse(err) end
-      if not there then
-        if not st.options.ignoreIfNotExists then return refuse("the edit deletes " .. relative(name) .. ", which does not exist") end
-        st.skip = true
-      else
-        for _, b in ipairs(ed.buffers()) do
-          local at = b.path and b.modified and forward(b.path, i)
-          if at and within(at, st.path) then
-            return refuse("the edit deletes " .. relative(b.path) .. ", which has unsaved changes")
-          end
-        end
-        moved = moved + 1
-      end
-    end
-  end
-  -- Once every file operation is done, each buffer the edit changes
-  -- visits the path its file then has, and a save writes through the
-  -- links that path holds then: it must still lead inside the root.
-  for _, path in ipairs(order) do
-    local at = forward(path, #steps + 1)
-    if at ~= path then
-      local _, err = confined(at, #steps + 1, true, "moves " .. relative(path) .. " to ")
-      if err then return refuse(err) end
-    end
-  end
+  local moved = #plan.ops
 
   -- Every file edited is open and read before its edits are checked; the
   -- buffers opened here are closed again if the edit is refused.
@@ -2077,38 +1803,37 @@ apply_workspace_edit = function(edit)
     end
   end
   local done = 0
-  local function failed(st, err)
+  local function failed(op, err)
     follow_docs()
-    return nil, string.format("%d of %d file operations done; %s %s failed: %s", done, moved, st.kind,
-      relative(st.name or st.from_name), err)
+    return nil, string.format("%d of %d file operations done; %s %s failed: %s", done, moved, op.kind,
+      relative(op.name), err)
   end
-  for _, st in ipairs(steps) do
-    if st.kind == "rename" and not st.skip then
+  for _, op in ipairs(plan.ops) do
+    if op.kind == "rename" then
       -- The target's missing directories, outermost first, as the
       -- operations before this one left the disk (never above the root).
-      local missing, d = {}, dirname(st.to)
+      local missing, d = {}, dirname(op.to)
       while d ~= named and within(d, named) do
         local e, err, code = w.fs.stat(d, {roots = roots}):await()
         if e then break end
-        if code ~= "ENOENT" then return failed(st, err) end
+        if code ~= "ENOENT" then return failed(op, err) end
         table.insert(missing, 1, d)
         d = dirname(d)
       end
       for _, dir in ipairs(missing) do
         local ok, err = w.fs.mkdir(dir, {roots = roots}):await()
-        if not ok then return failed(st, err) end
+        if not ok then return failed(op, err) end
       end
-      local ok, err = w.fs.rename(st.from, st.to, {overwrite = st.options.overwrite == true, roots = roots}):await()
-      if not ok then return failed(st, err) end
-      done = done + 1
-    elseif st.kind == "delete" and not st.skip then
-      local ok, err = w.fs.remove(st.path, {roots = roots}):await()
-      if not ok then return failed(st, err) end
+      local ok, err = w.fs.rename(op.from, op.to, {overwrite = op.overwrite, roots = roots}):await()
+      if not ok then return failed(op, err) end
+    else
+      local ok, err = w.fs.remove(op.path, {roots = roots}):await()
+      if not ok then return failed(op, err) end
       for _, b in ipairs(ed.buffers()) do
-        if b.path and within(b.path, st.path) then ed.close(b.id) end
+        if b.path and within(b.path, op.path) then ed.close(b.id) end
       end
-      done = done + 1
     end
+    done = done + 1
   end
   follow_docs()
   return n, #order, done

@@ -54,6 +54,7 @@ func (e *session) installAPI() {
 	e.installWindowAPI(api)
 	e.installGrepViewAPI(api)
 	e.installLSPViewAPI(api)
+	e.installWorkspaceEditAPI(api)
 	e.installTrustAPI(pmacs)
 	pmacs.RawSetString("editor", api)
 }
