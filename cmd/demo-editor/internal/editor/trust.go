@@ -121,16 +121,10 @@ func (e *session) untrustedNote() string {
 // M-!) run through sh, which is outside: what they name runs as typed.
 func (e *session) programPolicy(api string, argv []string, dir string) (string, error) {
 	name := argv[0]
-	checked, trusted := false, false
-	untrusted := func(p string) bool {
-		if !trust.Inside(p, e.root) {
-			return false
-		}
-		if !checked {
-			checked, trusted = true, e.refreshTrust().Trusted()
-		}
-		return !trusted
-	}
+	// Read at every start, also of a program outside the workspace: the
+	// PATH the program inherits follows the status (setChildPath).
+	trusted := e.refreshTrust().Trusted()
+	untrusted := func(p string) bool { return !trusted && trust.Inside(p, e.root) }
 	if strings.ContainsRune(name, '/') {
 		p := name
 		if !filepath.IsAbs(p) {
@@ -241,6 +235,7 @@ func (e *session) luaTrustStatus(L *lua.LState) int {
 	}
 	if r.Folder == e.trust.real {
 		e.trust.report, e.trust.err = r, err
+		e.setChildPath()
 	}
 	if err != nil {
 		return pushFail(L, "status", err)

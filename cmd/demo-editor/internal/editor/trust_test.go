@@ -440,3 +440,30 @@ func TestUntrustedWorkspaceIsNotOnTheChildrensPath(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "ran\nran\nran\n", string(data))
 }
+
+// Workspace trust (security review, PATH): the children's PATH follows the
+// workspace's status as read at every program start, also of a program
+// outside the workspace: a trusted workspace whose .bin changed since (a
+// pull) is restricted again, and the next shell the editor starts gets the
+// cleaned PATH. Before, only the start of a program inside the workspace
+// read the status again, so a shell kept the trusted PATH.
+func TestChildrensPathFollowsAChangedWorkspace(t *testing.T) {
+	db := freshTrust(t)
+	root := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "m")
+	markerScript(t, filepath.Join(root, ".bin", "tool"), marker, "")
+	_, err := db.Allow(root)
+	require.NoError(t, err)
+	clean := os.Getenv("PATH")
+	started := "bin:" + clean
+	t.Setenv("PATH", started)
+
+	h := startEditor(t, Options{Path: root})
+	h.waitText(root + ":")
+	echo := `return pmacs.workers.system{cmd = {"sh", "-c", "echo $PATH"}}:await().stdout`
+	require.Equal(t, []string{started + "\n"}, h.runTask(echo, nil), "trusted: the PATH as started")
+
+	markerScript(t, filepath.Join(root, ".bin", "tool"), marker, "/bin/true")
+	require.Equal(t, []string{clean + "\n"}, h.runTask(echo, nil), "changed since trusted: the cleaned PATH")
+	h.until("restricted", statusHas("restricted"))
+}
