@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pmacs-go/pmacs-go/cmd/demo-editor/internal/editor"
 	"github.com/pmacs-go/pmacs-go/luabind"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -146,8 +147,9 @@ func RunScript(script string, args []string, safe bool, roots []string, stdout, 
 	}
 	defer b.Close()
 
-	// A signal interrupts the Lua code running now (a script stuck in a
-	// loop included), and ends the drive at its next turn.
+	// A signal interrupts the Lua code running (a script stuck in a loop
+	// included) until the run ends, and ends the drive at its next turn:
+	// interrupted once, the next task the frame resumes would spin on.
 	var caught atomic.Value
 	stopped := make(chan struct{})
 	quit := make(chan struct{})
@@ -157,7 +159,7 @@ func RunScript(script string, args []string, safe bool, roots []string, stdout, 
 		case sig := <-sigs:
 			caught.Store(sig)
 			close(stopped)
-			b.Interrupt()
+			editor.StopLua(b.Interrupt, quit)
 		case <-quit:
 		}
 	}()

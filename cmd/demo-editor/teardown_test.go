@@ -276,3 +276,38 @@ func TestHeadlessRunnerReapsOrphansWhileItRuns(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go"), nil, 0o644))
 	require.Equal(t, exitOK, exitCode(t, cmd), stderr.String())
 }
+
+// Security review, signals: SIGTERM while the script's Lua spins in loops
+// that never wait (three tasks and the main chunk, all resumed by one
+// job's end in the same frame) still ends the run: it exits 143 within the teardown bound, and neither
+// the program it spawned nor its setsid grandchild is left. Before, the
+// signal interrupted the one loop running then, the frame resumed the
+// next task, and the runner spun on for good.
+func TestHeadlessRunnerStuckInLuaEndsOnSignal(t *testing.T) {
+	dir := t.TempDir()
+	cmd, stderr := startRunner(t, editorBinary(t), treeScript+`
+		local function spin()
+			local f = assert(io.open(dir .. "/spinning", "w"))
+			f:close()
+			while true do end
+		end
+		local h = pmacs.workers.sleep(50)
+		for _ = 1, 3 do pmacs.async.run(function() h:await() spin() end) end
+		h:await()
+		spin()`, dir)
+	tree := trackTree(t, dir)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "spinning")); err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the script never reached its loops")
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	start := time.Now()
+	require.Equal(t, exitSignal+int(syscall.SIGTERM), exitCode(t, cmd), stderr.String())
+	require.Less(t, time.Since(start), teardownBound+2*time.Second, "the runner's exit after SIGTERM")
+	require.Contains(t, stderr.String(), "stopped by SIGTERM")
+	proctest.Gone(t, teardownBound, tree...)
+}

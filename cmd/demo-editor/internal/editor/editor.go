@@ -180,6 +180,11 @@ type session struct {
 	hooks  hooks
 	events []event // raised since the last flush
 
+	// Workspace edits being planned on helper goroutines, by token
+	// (ed.plan_workspace_edit).
+	plans    map[int]*editPlan
+	nextPlan int
+
 	// Drawing state: what is on the screen, so a frame repaints only
 	// what changed.
 	winAll     bool // repaint the whole window
@@ -297,6 +302,7 @@ func newEditor(opts Options) (*session, error) {
 		ProgramPolicy: e.programPolicy})
 	if err != nil {
 		rt.Close()
+		e.restorePath()
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
 	}
 	e.lb, e.L = lb, lb.L()
@@ -315,6 +321,7 @@ func newEditor(opts Options) (*session, error) {
 		if scr, err = tcell.NewScreen(); err != nil {
 			lb.Close()
 			rt.Close()
+			e.restorePath()
 			return nil, fmt.Errorf("%w: %w", ErrInit, err)
 		}
 	}
@@ -322,6 +329,7 @@ func newEditor(opts Options) (*session, error) {
 	if err := scr.Init(); err != nil {
 		lb.Close()
 		rt.Close()
+		e.restorePath()
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)
 	}
 	// Bracketed paste: a paste arrives as text, not as keys to obey.
@@ -385,6 +393,7 @@ func (e *session) close() {
 	}()
 	e.lb.Close()
 	e.rt.Close()
+	e.restorePath()
 	select {
 	case <-ioDone:
 	case <-time.After(max(ioCloseWait-time.Since(start), 0)):
@@ -406,6 +415,18 @@ func (e *session) loop(ctx context.Context) error {
 	defer func() {
 		close(stopEvents)
 		for range events { // ChannelEvents closes it when it returns
+		}
+	}()
+	// The select below sees ctx end only between two turns: Lua stuck in
+	// a loop (a key binding, a hook, a task) is interrupted until the loop
+	// gets there, so a signal ends the editor whatever Lua is doing.
+	over := make(chan struct{})
+	defer close(over)
+	go func() {
+		select {
+		case <-ctx.Done():
+			StopLua(e.lb.Interrupt, over)
+		case <-over:
 		}
 	}()
 
@@ -553,6 +574,28 @@ func (e *session) goIO(fn func() func()) {
 		case <-e.stop:
 		}
 	}()
+}
+
+// stopLuaEvery is how often StopLua interrupts again.
+const stopLuaEvery = 10 * time.Millisecond
+
+// StopLua stops the Lua code of a run that is ending (a signal, a
+// cancelled context): it calls interrupt (a Binding's Interrupt) now and
+// again every stopLuaEvery until done is closed. One Interrupt stops only
+// the code running at that moment; the next task a frame resumes, or code
+// that started after it, would run on, and a loop that never waits would
+// then keep the run from ever reaching its end.
+func StopLua(interrupt func(), done <-chan struct{}) {
+	t := time.NewTicker(stopLuaEvery)
+	defer t.Stop()
+	for {
+		interrupt()
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // interruptOnQuitKey relays terminal events to the main loop, calling

@@ -1579,9 +1579,11 @@ end
 -- step per file, sent to the server as didChange like any edit), then the
 -- renames (making missing directories) and deletes, in the edit's order.
 -- A refused edit changes nothing and closes the buffers it opened. The
--- buffers are left modified for the user to check and save. Every path
--- must lie in the workspace (confine_edit), checked before anything opens,
--- and the file operations run confined to it (w.fs's roots option).
+-- buffers are left modified for the user to check and save. The steps
+-- are planned in Go (ed.plan_workspace_edit): every path, as the steps
+-- before it leave the tree, must lead into the workspace, checked before
+-- anything opens, and the file operations run confined to it (w.fs's
+-- roots option).
 
 local load_wait_s = 10 -- how long a file the edit opens may take to read
 
@@ -1604,78 +1606,6 @@ end
 -- within says whether path is base or lies under it.
 local function within(path, base)
   return path == base or path:sub(1, #base + 1) == base .. "/"
-end
-
--- first_outside checks at once that each of checks ({path =, follow =})
--- lies beneath one of roots as the kernel resolves it now: w.fs.stat's
--- roots option runs fsops.Roots, which resolves ".." after the link it
--- follows and symlinked directories wherever they lead. With follow, a
--- final symlink is followed too, link by link: an edit of a file is saved
--- through the link. A path that does not exist is judged by the deepest
--- ancestor that does. It returns nil when every check passes, else the
--- first check that did not and why: "outside" (check.at is where its
--- path led) or the error that kept it from being checked.
-local max_links = 40
-local function first_outside(checks, roots)
-  local todo = {}
-  for _, c in ipairs(checks) do
-    c.at = c.path
-    todo[#todo + 1] = c
-  end
-  for _ = 0, max_links do
-    if #todo == 0 then return nil end
-    local hs = {}
-    for i, c in ipairs(todo) do hs[i] = w.fs.stat(c.at, {roots = roots}) end
-    local again = {}
-    for i, c in ipairs(todo) do
-      local e, err, code = hs[i]:await()
-      if e and c.follow and e.kind == "symlink" then
-        c.at = join(dirname(c.at), e.target)
-        again[#again + 1] = c
-      elseif not e and code ~= "ENOENT" then
-        if err:find("escapes the permitted roots", 1, true) then return c, "outside" end
-        return c, err
-      end
-    end
-    todo = again
-  end
-  return todo[1], "too many levels of symbolic links"
-end
-
--- confine_edit refuses an edit that reaches outside the workspace (the
--- language server's root folder): a text edit of a file that is not open,
--- or a create, anywhere but beneath the root, final symlink followed (the
--- first save writes there); a rename or a delete of an entry, or a rename
--- to a name, anywhere but beneath it (those act on the entry, not on what a
--- link points at, and run confined to the root as well). nil when all of
--- it stays inside, else why not.
-local function confine_edit(steps, roots)
-  local checks = {}
-  local function check(path, follow, verb)
-    checks[#checks + 1] = {path = path, follow = follow, verb = verb}
-  end
-  for _, st in ipairs(steps) do
-    if st.kind == "edit" then
-      if not ed.find(st.path) then check(st.path, true, "changes ") end
-    elseif st.kind == "create" then
-      check(st.path, true, "creates ")
-    elseif st.kind == "rename" then
-      check(st.from, false, "renames ")
-      check(st.to, false, "renames " .. relative(st.from) .. " to ")
-    else
-      check(st.path, false, "deletes ")
-    end
-  end
-  local c, why = first_outside(checks, roots)
-  if not c then return nil end
-  local where = table.concat(roots, ", ")
-  if why ~= "outside" then
-    return string.format("the edit %s%s, which cannot be checked against the workspace (%s): %s", c.verb, relative(c.path), where, why)
-  end
-  if c.at ~= c.path then
-    return string.format("the edit %s%s, a symbolic link to %s, outside the workspace (%s)", c.verb, relative(c.path), c.at, where)
-  end
-  return string.format("the edit %s%s, outside the workspace (%s)", c.verb, relative(c.path), where)
 end
 
 apply_workspace_edit = function(edit)
@@ -1735,26 +1665,15 @@ apply_workspace_edit = function(edit)
     end
   end
 
-  -- Nothing outside the workspace is touched, opened or read: the server
-  -- may name any file:// URI, also through ".." or a symlink.
-  local roots = {ed.root()}
-  local outside = confine_edit(steps, roots)
-  if outside then return nil, outside .. ": nothing was applied" end
-
-  -- The files as they are now, stat'd at once: every path a step names,
-  -- and a rename target's directories, which the rename may have to make.
-  -- A file open in a buffer exists.
-  local stats = {}
-  local function prefetch(path)
-    if stats[path] == nil and not ed.find(path) then stats[path] = w.fs.stat(path) end
-  end
-  for _, st in ipairs(steps) do
-    prefetch(st.path or st.from)
-    if st.to then
-      local d = st.to
-      repeat prefetch(d) d = dirname(d) until d == "/"
-    end
-  end
+  -- The plan (ed.plan_workspace_edit, package wsedit) judges every step
+  -- against the tree the steps before it leave and refuses the whole edit
+  -- when any path leads outside the workspace, names a file that is not
+  -- there or cannot be done as written; it asks the disk only about paths
+  -- inside the root, on a helper goroutine. It names each file the edit
+  -- changes by the path its buffer is to visit, with the step indexes of
+  -- its groups of text edits, and the file operations to run, in order.
+  local named = ed.root()
+  local roots = {named}
   local bufs, opened = {}, {}
   local function refuse(why)
     for _, buf in ipairs(opened) do
@@ -1762,126 +1681,26 @@ apply_workspace_edit = function(edit)
     end
     return nil, why .. ": nothing was applied"
   end
-  local function on_disk(path)
-    if ed.find(path) then return true end
-    local st = stats[path]
-    if st == nil then st = w.fs.stat(path) end
-    if type(st) ~= "boolean" then
-      local v, err, code = st:await()
-      if not v and code ~= "ENOENT" then return nil, err end
-      st = v ~= nil
-      stats[path] = st
-    end
-    return st
+  local token = ed.plan_workspace_edit(steps)
+  local plan, perr = ed.workspace_edit_plan(token)
+  while plan == false do
+    coroutine.yield() -- the next frame
+    plan, perr = ed.workspace_edit_plan(token)
   end
-  -- trace follows path back through the steps before upto to what it
-  -- holds then: "disk" and the path it has now, "create" and the step
-  -- that makes it, or "gone" (renamed away or deleted).
-  local function trace(path, upto)
-    for i = upto - 1, 1, -1 do
-      local st = steps[i]
-      if not st.skip then
-        if st.kind == "create" and st.path == path then return "create", st end
-        if st.kind == "delete" and within(path, st.path) then return "gone" end
-        if st.kind == "rename" then
-          if within(path, st.to) then
-            path = st.from .. path:sub(#st.to + 1)
-          elseif within(path, st.from) then
-            return "gone"
-          end
-        end
-      end
-    end
-    return "disk", path
-  end
-  -- forward is where the file at path now is just before step upto: nil
-  -- once a step before it deleted it.
-  local function forward(path, upto)
-    for i = 1, upto - 1 do
-      local st = steps[i]
-      if not st.skip then
-        if st.kind == "delete" and within(path, st.path) then return nil end
-        if st.kind == "rename" and within(path, st.from) then path = st.to .. path:sub(#st.from + 1) end
-      end
-    end
-    return path
-  end
-  local function exists(path, upto)
-    local how, p = trace(path, upto)
-    if how == "create" then return true end
-    if how == "gone" then return false end
-    return on_disk(p)
-  end
+  if not plan then return refuse(perr) end
 
-  -- Each step, in order, against what the steps before it leave. per_path:
-  -- the edits of each file as it is now (or of a created file by its
-  -- path): a group for each text document edit, in order, each group's
-  -- ranges in the text the groups before it leave; fresh: the files that
-  -- start empty.
-  local per_path, order, versions, fresh, moved = {}, {}, {}, {}, 0
-  local function target(path)
-    if not per_path[path] then per_path[path], order[#order + 1] = {}, path end
-    return per_path[path]
+  -- per_path: the edits of each file as it is now (or of a created file
+  -- by its path): a group for each text document edit, in order, each
+  -- group's ranges in the text the groups before it leave; fresh: the
+  -- files that start empty.
+  local per_path, order, versions, fresh = {}, {}, {}, {}
+  for _, f in ipairs(plan.files) do
+    local groups = {}
+    for _, g in ipairs(f.groups) do groups[#groups + 1] = steps[g].edits end
+    order[#order + 1], per_path[f.path], versions[f.path] = f.path, groups, f.version
+    if f.fresh then fresh[f.path] = true end
   end
-  for i, st in ipairs(steps) do
-    if st.kind == "edit" then
-      local how, p = trace(st.path, i)
-      if how == "gone" then return refuse("the edit changes " .. relative(st.path) .. " after it was renamed or deleted") end
-      if how == "create" then p = p.path end
-      local ok, err = how == "create" or on_disk(p)
-      if ok == nil then return refuse(err) end
-      if not ok then return refuse("the edit changes " .. relative(st.path) .. ", which does not exist") end
-      table.insert(target(p), st.edits)
-      if st.version and not versions[p] then versions[p] = st.version end
-    elseif st.kind == "create" then
-      local there, err = exists(st.path, i)
-      if there == nil then return refuse(err) end
-      if there and not st.options.overwrite then
-        if not st.options.ignoreIfExists then return refuse("the edit creates " .. relative(st.path) .. ", which exists") end
-        st.skip = true
-      else
-        if per_path[st.path] then return refuse("a create of " .. relative(st.path) .. " after edits of it") end
-        fresh[st.path] = true
-        target(st.path)
-      end
-    elseif st.kind == "rename" then
-      local how = trace(st.from, i)
-      if how == "create" then return refuse("the edit renames " .. relative(st.from) .. ", a file it creates") end
-      local there, err = exists(st.from, i)
-      if there == nil then return refuse(err) end
-      if not there then return refuse("the edit renames " .. relative(st.from) .. ", which does not exist") end
-      local taken
-      taken, err = exists(st.to, i)
-      if taken == nil then return refuse(err) end
-      if taken and ed.find(st.to) then
-        return refuse("the edit renames " .. relative(st.from) .. " over " .. relative(st.to) .. ", which is open")
-      elseif taken and not st.options.overwrite then
-        if not st.options.ignoreIfExists then
-          return refuse("the edit renames " .. relative(st.from) .. " to " .. relative(st.to) .. ", which exists")
-        end
-        st.skip = true
-      end
-      moved = moved + (st.skip and 0 or 1)
-    else -- delete
-      if st.options.recursive then return refuse("recursive deletes (" .. relative(st.path) .. ") are not supported") end
-      local how = trace(st.path, i)
-      if how == "create" then return refuse("the edit deletes " .. relative(st.path) .. ", a file it creates") end
-      local there, err = exists(st.path, i)
-      if there == nil then return refuse(err) end
-      if not there then
-        if not st.options.ignoreIfNotExists then return refuse("the edit deletes " .. relative(st.path) .. ", which does not exist") end
-        st.skip = true
-      else
-        for _, b in ipairs(ed.buffers()) do
-          local at = b.path and b.modified and forward(b.path, i)
-          if at and within(at, st.path) then
-            return refuse("the edit deletes " .. relative(b.path) .. ", which has unsaved changes")
-          end
-        end
-        moved = moved + 1
-      end
-    end
-  end
+  local moved = #plan.ops
 
   -- Every file edited is open and read before its edits are checked; the
   -- buffers opened here are closed again if the edit is refused.
@@ -1984,37 +1803,37 @@ apply_workspace_edit = function(edit)
     end
   end
   local done = 0
-  local function failed(st, err)
+  local function failed(op, err)
     follow_docs()
-    return nil, string.format("%d of %d file operations done; %s %s failed: %s", done, moved, st.kind,
-      relative(st.path or st.from), err)
+    return nil, string.format("%d of %d file operations done; %s %s failed: %s", done, moved, op.kind,
+      relative(op.name), err)
   end
-  for _, st in ipairs(steps) do
-    if st.kind == "rename" and not st.skip then
-      -- The target's missing directories, outermost first.
-      local missing, d = {}, dirname(st.to)
-      while d ~= "/" and not ed.find(d) and not on_disk(d) do
+  for _, op in ipairs(plan.ops) do
+    if op.kind == "rename" then
+      -- The target's missing directories, outermost first, as the
+      -- operations before this one left the disk (never above the root).
+      local missing, d = {}, dirname(op.to)
+      while d ~= named and within(d, named) do
+        local e, err, code = w.fs.stat(d, {roots = roots}):await()
+        if e then break end
+        if code ~= "ENOENT" then return failed(op, err) end
         table.insert(missing, 1, d)
         d = dirname(d)
       end
       for _, dir in ipairs(missing) do
         local ok, err = w.fs.mkdir(dir, {roots = roots}):await()
-        if not ok then return failed(st, err) end
-        stats[dir] = true
+        if not ok then return failed(op, err) end
       end
-      local ok, err = w.fs.rename(st.from, st.to, {overwrite = st.options.overwrite == true, roots = roots}):await()
-      if not ok then return failed(st, err) end
-      stats[st.from], stats[st.to] = false, true
-      done = done + 1
-    elseif st.kind == "delete" and not st.skip then
-      local ok, err = w.fs.remove(st.path, {roots = roots}):await()
-      if not ok then return failed(st, err) end
-      stats[st.path] = false
+      local ok, err = w.fs.rename(op.from, op.to, {overwrite = op.overwrite, roots = roots}):await()
+      if not ok then return failed(op, err) end
+    else
+      local ok, err = w.fs.remove(op.path, {roots = roots}):await()
+      if not ok then return failed(op, err) end
       for _, b in ipairs(ed.buffers()) do
-        if b.path and within(b.path, st.path) then ed.close(b.id) end
+        if b.path and within(b.path, op.path) then ed.close(b.id) end
       end
-      done = done + 1
     end
+    done = done + 1
   end
   follow_docs()
   return n, #order, done
@@ -2553,8 +2372,22 @@ commands.untrust = function(arg)
 end
 
 -- ask_trust asks about the workspace when it has programs of its own and
--- no decision that covers them: y trusts, n refuses (not asked again),
--- anything else leaves it undecided.
+-- no decision that covers them. A stray key decides nothing: the answer is
+-- typed, y (trust) or n (refuse, remembered), and confirmed with Enter;
+-- the hint after the text says what Enter will do. Anything else on Enter
+-- asks again; Esc (or leaving the prompt) decides later, and the
+-- workspace stays restricted meanwhile.
+local trust_hints = {
+  [""] = "  type y (trust) or n (refuse), then Enter; Esc: decide later",
+  y = "  Enter: trust it", n = "  Enter: refuse (remembered; M-x trust later)",
+  other = "  not y or n: type y or n, then Enter",
+}
+local function trust_answer(text)
+  local a = text:lower():match("^%s*(.-)%s*$")
+  if a == "y" or a == "yes" then return "y" end
+  if a == "n" or a == "no" then return "n" end
+  return nil
+end
 local function ask_trust()
   local st, err = pmacs.trust.status()
   if not st then ed.error("trust: " .. err .. "; the workspace stays restricted") return end
@@ -2573,16 +2406,32 @@ local function ask_trust()
   -- long root is named by its last part there, so the question stays.
   local question = form:format(ed.root())
   if #question > math.floor(ed.size() * 2 / 3) then question = form:format(".../" .. ed.root():match("[^/]*$")) end
-  ed.prompt(question, {on_change = function(text)
-    ed.close_prompt()
-    if text == "y" or text == "Y" then
-      commands.trust("")
-    elseif text == "n" or text == "N" then
-      commands.untrust("")
-    else
-      ed.message("no decision: the workspace stays restricted (M-x trust, M-x untrust)")
-    end
-  end})
+  local function open()
+    ed.prompt(question, {
+      on_change = function(t)
+        local a = trust_answer(t)
+        ed.set_prompt_hint(a and trust_hints[a] or t == "" and trust_hints[""] or trust_hints.other)
+      end,
+      on_submit = function(t)
+        local a = trust_answer(t)
+        if a == "y" then
+          commands.trust("")
+        elseif a == "n" then
+          commands.untrust("")
+        else
+          ed.message("answer y (trust) or n (refuse), then Enter; Esc decides later")
+          open()
+        end
+      end,
+      on_cancel = function(why)
+        if why ~= "replaced" then
+          ed.message("no decision: the workspace stays restricted (M-x trust, M-x untrust)")
+        end
+      end,
+    })
+    ed.set_prompt_hint(trust_hints[""])
+  end
+  open()
 end
 
 ------------------------------------------------------------------ start

@@ -292,6 +292,9 @@ func hostileEdits(name, dirURI string) []any {
 		return map[string]any{"textDocument": map[string]any{"uri": uri, "version": nil},
 			"edits": []any{map[string]any{"range": map[string]any{"start": at, "end": at}, "newText": "// pwned\n"}}}
 	}
+	rename := func(from, to string) map[string]any {
+		return map[string]any{"kind": "rename", "oldUri": from, "newUri": to}
+	}
 	switch strings.TrimSuffix(name, ".go") {
 	case "hostile_edit": // a file beside the workspace
 		return []any{edit(beside + "victim.go")}
@@ -314,6 +317,23 @@ func hostileEdits(name, dirURI string) []any {
 		return []any{map[string]any{"kind": "create", "uri": beside + "new.go"}, edit(beside + "new.go")}
 	case "hostile_create_door": // create through the directory link
 		return []any{map[string]any{"kind": "create", "uri": dirURI + "door/new.go"}, edit(dirURI + "door/new.go")}
+	case "hostile_rename_alias": // rename the file link, then edit it by its new name
+		return []any{rename(dirURI+"alias.go", dirURI+"b.go"), edit(dirURI + "b.go")}
+	case "hostile_rename_door": // rename the directory link, then create in it
+		return []any{rename(dirURI+"door", dirURI+"sub"),
+			map[string]any{"kind": "create", "uri": dirURI + "sub/new.go"}, edit(dirURI + "sub/new.go")}
+	case "hostile_rename_door_edit": // rename the directory link, then edit in it
+		return []any{rename(dirURI+"door", dirURI+"sub"), edit(dirURI + "sub/victim.go")}
+	case "hostile_rename_door_probe": // the same for a file beside that is missing
+		return []any{rename(dirURI+"door", dirURI+"sub"), edit(dirURI + "sub/missing.go")}
+	case "hostile_rename_door_delete": // rename the directory link, then delete in it
+		return []any{rename(dirURI+"door", dirURI+"sub"), map[string]any{"kind": "delete", "uri": dirURI + "sub/c.txt"}}
+	case "hostile_moved_link": // edit through a link inside, then move the link up
+		return []any{edit(dirURI + "deep/ln.go"), rename(dirURI+"deep/ln.go", dirURI+"ln.go")}
+	case "hostile_dir_inside": // rename a directory, then create and edit in it
+		return []any{rename(dirURI+"pkg", dirURI+"moved"),
+			map[string]any{"kind": "create", "uri": dirURI + "moved/new.go"}, edit(dirURI + "moved/new.go"),
+			edit(dirURI + "moved/p.go")}
 	}
 	// hostile_inside: what stays inside is still applied: an edit through
 	// a link that stays inside, and a rename into a new directory.

@@ -54,6 +54,7 @@ func (e *session) installAPI() {
 	e.installWindowAPI(api)
 	e.installGrepViewAPI(api)
 	e.installLSPViewAPI(api)
+	e.installWorkspaceEditAPI(api)
 	e.installTrustAPI(pmacs)
 	pmacs.RawSetString("editor", api)
 }
@@ -849,7 +850,14 @@ func (e *session) luaFrameStats(L *lua.LState) int {
 	return push(L, t)
 }
 
-func (e *session) luaRoot(L *lua.LState) int { return push(L, lua.LString(e.root)) }
+// luaRoot returns the root as the editor names it and as the kernel
+// resolves it now (they differ when a symlink leads to it): a path checked
+// against the workspace component by component meets the resolved one.
+func (e *session) luaRoot(L *lua.LState) int {
+	L.Push(lua.LString(e.root))
+	L.Push(lua.LString(realOr(e.root)))
+	return 2
+}
 
 // ---- movement, selection and the clipboard ----
 

@@ -24,12 +24,18 @@ type workspaceTrust struct {
 	// (the report then says Untrusted).
 	report trust.Report
 	err    error
+	// path is PATH as the editor was started with. While the workspace is
+	// untrusted, the process's PATH, which every program the editor starts
+	// inherits, is path without the entries that could lead into the
+	// workspace (childPath).
+	path string
 }
 
 // openTrust opens the user's trust database and reads the workspace's
 // status. Without a database every folder stays untrusted.
 func (e *session) openTrust() {
 	e.trust.db, e.trust.dbErr = trust.OpenDefault()
+	e.trust.path = os.Getenv("PATH")
 	e.trust.real = e.root
 	if r, err := trust.RealFolder(e.root); err == nil {
 		e.trust.real = r
@@ -37,16 +43,53 @@ func (e *session) openTrust() {
 	e.refreshTrust()
 }
 
-// refreshTrust reads the workspace's status again and returns it.
+// refreshTrust reads the workspace's status again and returns it; the
+// PATH the editor's programs inherit follows it.
 func (e *session) refreshTrust() trust.Report {
 	t := &e.trust
 	if t.db == nil {
 		t.report = trust.Report{Folder: t.real, Status: trust.Untrusted}
 		t.err = t.dbErr
-		return t.report
+	} else {
+		t.report, t.err = t.db.Status(e.root)
 	}
-	t.report, t.err = t.db.Status(e.root)
+	e.setChildPath()
 	return t.report
+}
+
+// setChildPath sets the process's PATH, which every program the editor
+// starts inherits (M-c, M-!, spawn, system, language and MCP servers, and
+// what they start in turn), to the PATH the editor was started with while
+// the workspace is trusted, and else to childPath's: a shell running a
+// compile, or a server running its tools, then finds nothing of the
+// checkout's by name either.
+func (e *session) setChildPath() {
+	want := e.trust.path
+	if !e.trust.report.Trusted() {
+		want = childPath(want, e.root)
+	}
+	if os.Getenv("PATH") != want {
+		os.Setenv("PATH", want)
+	}
+}
+
+// restorePath gives the process back the PATH it was started with, when
+// the session ends.
+func (e *session) restorePath() { os.Setenv("PATH", e.trust.path) }
+
+// childPath is the PATH list without the entries that can name a program
+// of the untrusted workspace root: empty and relative ones (resolved
+// against whatever directory a child runs in, the workspace's for a
+// compile) and those inside it, as written or through a symlink.
+func childPath(list, root string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(list) {
+		if dir == "" || !filepath.IsAbs(dir) || trust.Inside(dir, root) {
+			continue
+		}
+		keep = append(keep, dir)
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
 }
 
 // restricted reports whether the workspace was untrusted at the last
@@ -78,16 +121,10 @@ func (e *session) untrustedNote() string {
 // M-!) run through sh, which is outside: what they name runs as typed.
 func (e *session) programPolicy(api string, argv []string, dir string) (string, error) {
 	name := argv[0]
-	checked, trusted := false, false
-	untrusted := func(p string) bool {
-		if !trust.Inside(p, e.root) {
-			return false
-		}
-		if !checked {
-			checked, trusted = true, e.refreshTrust().Trusted()
-		}
-		return !trusted
-	}
+	// Read at every start, also of a program outside the workspace: the
+	// PATH the program inherits follows the status (setChildPath).
+	trusted := e.refreshTrust().Trusted()
+	untrusted := func(p string) bool { return !trusted && trust.Inside(p, e.root) }
 	if strings.ContainsRune(name, '/') {
 		p := name
 		if !filepath.IsAbs(p) {
@@ -106,7 +143,7 @@ func (e *session) programPolicy(api string, argv []string, dir string) (string, 
 		}
 		return p, nil
 	}
-	found, skipped := trust.LookPath(name, os.Getenv("PATH"), untrusted)
+	found, skipped := trust.LookPath(name, e.trust.path, untrusted)
 	switch {
 	case found != "" && untrusted(found):
 		return "", fmt.Errorf("%s on PATH leads to %s, in %s; M-x trust to run it", found, realOr(found), e.untrustedNote())
@@ -198,6 +235,7 @@ func (e *session) luaTrustStatus(L *lua.LState) int {
 	}
 	if r.Folder == e.trust.real {
 		e.trust.report, e.trust.err = r, err
+		e.setChildPath()
 	}
 	if err != nil {
 		return pushFail(L, "status", err)
@@ -243,7 +281,7 @@ func (e *session) luaTrustFind(L *lua.LState) int {
 		return push(L, lua.LString(local))
 	}
 	untrusted := func(p string) bool { return !r.Trusted() && trust.Inside(p, e.root) }
-	found, skipped := trust.LookPath(name, os.Getenv("PATH"), untrusted)
+	found, skipped := trust.LookPath(name, e.trust.path, untrusted)
 	if found != "" && !untrusted(found) {
 		return push(L, lua.LString(found))
 	}

@@ -212,28 +212,53 @@ func TestProgramPolicyRefusesWorkspaceProgramsUntilTrusted(t *testing.T) {
 }
 
 // Issue 25, workspace trust: the first open of a folder that has
-// project-local programs and no decision asks; y trusts (and the next
-// editor on the folder does not ask), n refuses and is remembered too
-// (the folder stays restricted, not asked again), any other answer leaves
-// it undecided. A folder without programs is not asked about.
+// project-local programs and no decision asks; y then Enter trusts (and
+// the next editor on the folder does not ask), n then Enter refuses and is
+// remembered too (the folder stays restricted, not asked again), Esc
+// leaves it undecided. A stray key decides nothing (security review: the
+// question used to take the first key pressed as the answer): y alone
+// leaves the folder untrusted with the question open, its hint saying
+// what Enter would do, and another answer confirmed with Enter asks again.
+// A folder without programs is not asked about.
 func TestTrustPromptOnFirstOpen(t *testing.T) {
 	for _, tc := range []struct {
-		answer rune
-		want   trust.Status
-		msg    string
+		name, answer string // answer: typed, then "\n" Enter or "\x1b" Esc
+		want         trust.Status
+		msg          string
 	}{
-		{'y', trust.Trusted, "its programs may run (.bin/tool)"},
-		{'n', trust.Denied, "is restricted: none of its own programs run"},
-		{'x', trust.Untrusted, "no decision: the workspace stays restricted"},
+		{"yes", "y\n", trust.Trusted, "its programs may run (.bin/tool)"},
+		{"no", "n\n", trust.Denied, "is restricted: none of its own programs run"},
+		{"later", "\x1b", trust.Untrusted, "no decision: the workspace stays restricted"},
+		{"other then no", "x\nn\n", trust.Denied, "is restricted: none of its own programs run"},
 	} {
-		t.Run(string(tc.answer), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			db := freshTrust(t)
 			root := t.TempDir()
 			markerScript(t, filepath.Join(root, ".bin", "tool"), filepath.Join(t.TempDir(), "m"), "")
 			h := startEditor(t, Options{Path: root})
 			h.untilPrompt(".../" + filepath.Base(root) + " has project-local programs (.bin/tool): trust it? (y/n)")
 			h.until("restricted meanwhile", statusHas("restricted"))
-			h.typeText(string(tc.answer))
+			h.until("the hint says how to answer", func(e *session) bool {
+				return e.prompt != nil && strings.Contains(e.prompt.hint, "type y (trust) or n (refuse), then Enter; Esc: decide later")
+			})
+			typed := ""
+			for _, r := range tc.answer {
+				switch r {
+				case '\n':
+					h.key(tcell.KeyEnter)
+					if typed == "x" {
+						h.until("asked again", func(e *session) bool {
+							return e.prompt != nil && e.prompt.text == "" && strings.Contains(e.msg, "answer y (trust) or n (refuse), then Enter")
+						})
+					}
+					typed = ""
+				case '\x1b':
+					h.key(tcell.KeyEscape)
+				default:
+					h.typeText(string(r))
+					typed += string(r)
+				}
+			}
 			h.until("the answer's message", func(e *session) bool { return strings.Contains(e.msg, tc.msg) })
 			r, err := db.Status(root)
 			require.NoError(t, err)
@@ -248,6 +273,32 @@ func TestTrustPromptOnFirstOpen(t *testing.T) {
 			require.Equal(t, tc.want == trust.Untrusted, asked, "asked again only while undecided")
 		})
 	}
+
+	t.Run("stray key", func(t *testing.T) {
+		db := freshTrust(t)
+		root := t.TempDir()
+		markerScript(t, filepath.Join(root, ".bin", "tool"), filepath.Join(t.TempDir(), "m"), "")
+		h := startEditor(t, Options{Path: root})
+		h.untilPrompt("trust it? (y/n)")
+		h.typeText("y")
+		h.until("the y typed, the question still open", func(e *session) bool {
+			return e.prompt != nil && e.prompt.text == "y" && strings.Contains(e.prompt.hint, "Enter: trust it")
+		})
+		r, err := db.Status(root)
+		require.NoError(t, err)
+		require.Equal(t, trust.Untrusted, r.Status, "a key without Enter decides nothing")
+		h.e.call(func() { require.True(t, h.e.restricted()) })
+		h.key(tcell.KeyBackspace2)
+		h.typeText("n")
+		h.until("the hint follows the answer", func(e *session) bool {
+			return e.prompt != nil && strings.Contains(e.prompt.hint, "Enter: refuse")
+		})
+		h.key(tcell.KeyEnter)
+		h.until("refused", func(e *session) bool { return strings.Contains(e.msg, "is restricted") })
+		r, err = db.Status(root)
+		require.NoError(t, err)
+		require.Equal(t, trust.Denied, r.Status)
+	})
 
 	freshTrust(t)
 	h := startEditor(t, Options{Path: t.TempDir()})
@@ -278,6 +329,7 @@ func TestChangedWorkspaceIsRestrictedAndSaysWhatChanged(t *testing.T) {
 	`, map[string]string{"ROOT": root})
 	require.Contains(t, out[0], "(changed since you trusted it: .bin/tool changed); M-x trust to run it")
 	h.typeText("y")
+	h.key(tcell.KeyEnter)
 	h.until("trusted", func(e *session) bool { return !e.restricted() })
 }
 
@@ -334,4 +386,84 @@ func TestLuaTrustAPI(t *testing.T) {
 	data, err := os.ReadFile(db.Path())
 	require.NoError(t, err)
 	require.Equal(t, "{not json", string(data), "left as it was")
+}
+
+// Workspace trust (security review, PATH): while the workspace is
+// untrusted, the programs the editor starts inherit a PATH without empty
+// or relative entries and without entries inside the workspace, so a
+// compile's shell (M-c, the workspace its directory) finds none of the
+// checkout's programs by name: not through "bin", not through the empty
+// entry (the current directory), not through an absolute entry inside
+// it; what w.system starts sees the same PATH. Once the workspace is
+// trusted, the children get the PATH the editor was started with, and the
+// same compile runs all three. Before, the children inherited the PATH
+// whole and the compile ran the checkout's programs while restricted.
+func TestUntrustedWorkspaceIsNotOnTheChildrensPath(t *testing.T) {
+	freshTrust(t)
+	root := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "marker")
+	markerScript(t, filepath.Join(root, "bin", "relprog"), marker, "")
+	markerScript(t, filepath.Join(root, "cwdprog"), marker, "")
+	markerScript(t, filepath.Join(root, "tools", "absprog"), marker, "")
+	outside := t.TempDir()
+	started := strings.Join([]string{"bin", "", filepath.Join(root, "tools"), outside, os.Getenv("PATH")}, ":")
+	clean := outside + ":" + os.Getenv("PATH")
+	t.Setenv("PATH", started)
+
+	h := startEditor(t, Options{Path: root})
+	h.waitText(root + ":")
+	h.until("restricted", statusHas("restricted"))
+	h.alt('x')
+	h.waitText("command (")
+	h.typeText(`compile relprog; cwdprog; absprog; echo "PATH=$PATH"`)
+	h.key(tcell.KeyEnter)
+	var lines []string
+	h.until("the compile's end", func(e *session) bool {
+		b := e.findBuffer("*compile*")
+		if b == nil || !strings.Contains(b.Text(), "exited with code") {
+			return false
+		}
+		lines = append([]string(nil), b.lines...)
+		return true
+	})
+	require.Contains(t, lines, "PATH="+clean, "the compile's shell got the cleaned PATH")
+	require.NoFileExists(t, marker, "no program of the checkout ran")
+	out := h.runTask(`return pmacs.workers.system{cmd = {"sh", "-c", "echo $PATH"}}:await().stdout`, nil)
+	require.Equal(t, []string{clean + "\n"}, out)
+
+	h.runTask(`assert(pmacs.trust.allow())`, nil)
+	out = h.runTask(`return pmacs.workers.system{cmd = {"sh", "-c", "echo $PATH"}}:await().stdout`, nil)
+	require.Equal(t, []string{started + "\n"}, out, "trusted: the PATH the editor was started with")
+	h.runTask(`return pmacs.workers.system{cmd = {"sh", "-c", "relprog; cwdprog; absprog"}, cwd = ROOT}:await().code`,
+		map[string]string{"ROOT": root})
+	data, err := os.ReadFile(marker)
+	require.NoError(t, err)
+	require.Equal(t, "ran\nran\nran\n", string(data))
+}
+
+// Workspace trust (security review, PATH): the children's PATH follows the
+// workspace's status as read at every program start, also of a program
+// outside the workspace: a trusted workspace whose .bin changed since (a
+// pull) is restricted again, and the next shell the editor starts gets the
+// cleaned PATH. Before, only the start of a program inside the workspace
+// read the status again, so a shell kept the trusted PATH.
+func TestChildrensPathFollowsAChangedWorkspace(t *testing.T) {
+	db := freshTrust(t)
+	root := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "m")
+	markerScript(t, filepath.Join(root, ".bin", "tool"), marker, "")
+	_, err := db.Allow(root)
+	require.NoError(t, err)
+	clean := os.Getenv("PATH")
+	started := "bin:" + clean
+	t.Setenv("PATH", started)
+
+	h := startEditor(t, Options{Path: root})
+	h.waitText(root + ":")
+	echo := `return pmacs.workers.system{cmd = {"sh", "-c", "echo $PATH"}}:await().stdout`
+	require.Equal(t, []string{started + "\n"}, h.runTask(echo, nil), "trusted: the PATH as started")
+
+	markerScript(t, filepath.Join(root, ".bin", "tool"), marker, "/bin/true")
+	require.Equal(t, []string{clean + "\n"}, h.runTask(echo, nil), "changed since trusted: the cleaned PATH")
+	h.until("restricted", statusHas("restricted"))
 }
