@@ -63,10 +63,11 @@ func connect(t testing.TB, h *Host, mode string) *Conn {
 }
 
 // await runs the frame loop (Tick, which polls the host) until id settles
-// and takes its outcome; ten seconds is a hang, not load.
+// and takes its outcome; a minute is a hang, not load (a 17 MiB reply
+// under the race detector on a loaded machine took over ten seconds).
 func await(t testing.TB, rt *runtime.Runtime, h *Host, id runtime.JobID) runtime.Outcome {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	timer := time.NewTimer(time.Millisecond)
 	defer timer.Stop()
 	for {
