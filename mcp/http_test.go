@@ -46,8 +46,10 @@ func TestStreamableHTTPServer(t *testing.T) {
 	id = c.Call("slow", mcptest.SlowIn{Marker: marker}, RequestOptions{Key: "slow"})
 	// The SDK's server makes the session's DELETE wait for its handlers,
 	// and this one learns of no cancellation once the session closes: it
-	// ends on its own after two seconds, so the test server can stop.
-	pending := c.Call("slow", mcptest.SlowIn{Seconds: 2}, RequestOptions{})
+	// ends on its own after five seconds, so the test server can stop
+	// (long enough that the calls below, under the race detector on a
+	// loaded machine, cannot outlast it: two seconds once did).
+	pending := c.Call("slow", mcptest.SlowIn{Seconds: 5}, RequestOptions{})
 	o = await(t, rt, h, c.Call("big", mcptest.BigIn{Bytes: 1 << 20}, RequestOptions{}))
 	require.Len(t, ext(o).(map[string]any)["text"], 1<<20)
 	rt.Cancel(id)
