@@ -46,7 +46,10 @@ func TestLSPStopHandleSettlesOnceTheServerIsReaped(t *testing.T) {
 		local v, err = h:await()
 		check()
 		assert(v, err)
-		assert(v.code == 0 and v.signal == nil, "exit " .. tostring(v.code) .. " " .. tostring(v.signal))
+		-- A clean exit, or (a server slowed by a loaded machine past
+		-- the stop grace) the grace's SIGTERM: either way reaped.
+		assert((v.code == 0 and v.signal == nil) or v.signal == "SIGTERM",
+			"exit " .. tostring(v.code) .. " " .. tostring(v.signal))
 		assert(c:status().state == "stopped")
 		return "ok"`)
 	requireOK(t, h, task)
