@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pmacs-go/pmacs-go/cmd/demo-editor/internal/editor"
 	"github.com/pmacs-go/pmacs-go/luabind"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -139,7 +140,7 @@ func RunScript(script string, args []string, safe bool, roots []string, stdout, 
 		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
 		return exitFailed
 	}
-	b, err := luabind.New(rt, luabind.Options{Safe: safe, Stdout: stdout, Stderr: stderr})
+	b, err := luabind.New(rt, luabind.Options{Safe: safe, Stdout: stdout, Stderr: stderr, ModuleDirs: editor.ModuleDirs()})
 	if err != nil {
 		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
 		return exitFailed

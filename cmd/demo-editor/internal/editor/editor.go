@@ -294,7 +294,7 @@ func newEditor(opts Options) (*session, error) {
 	e.cur = e.messages
 	out := &messageWriter{e: e}
 	lb, err := luabind.New(rt, luabind.Options{Stdout: out, Stderr: out, FrameBudget: frameBudget, OnTick: e.followResources,
-		ProgramPolicy: e.programPolicy})
+		ProgramPolicy: e.programPolicy, ModuleDirs: ModuleDirs()})
 	if err != nil {
 		rt.Close()
 		return nil, fmt.Errorf("%w: %w", ErrInit, err)

@@ -1,0 +1,25 @@
+package editor
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The user's modules are found in lua/ beside the init file:
+// $XDG_CONFIG_HOME/pmacs/lua, or ~/.config/pmacs/lua when XDG_CONFIG_HOME
+// is unset or relative (which the XDG spec says to ignore). (Issue 26: the
+// module search path.)
+func TestModuleDirsFollowXDGConfigHome(t *testing.T) {
+	home, xdg := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	require.Equal(t, []string{filepath.Join(xdg, "pmacs", "lua")}, ModuleDirs())
+	t.Setenv("XDG_CONFIG_HOME", "relative/dir")
+	require.Equal(t, []string{filepath.Join(home, ".config", "pmacs", "lua")}, ModuleDirs())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	dir, err := ConfigDir()
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(home, ".config", "pmacs"), dir)
+}
