@@ -119,8 +119,6 @@ type Binding struct {
 
 	lsp  lspState // pmacs.lsp clients (lsp.go)
 	mods modules  // require (require.go)
-	// arrayMT marks the tables pmacs.array makes (jsonarray.go).
-	arrayMT *lua.LTable
 
 	// Every task resumes under the current interrupt context; Interrupt
 	// cancels it from any goroutine and installs a fresh one.
