@@ -44,8 +44,8 @@ const maxRequireDepth = maxNesting
 type modules struct {
 	fsys fs.FS    // Options.Modules
 	dirs []string // Options.ModuleDirs
-	// loaded is package.loaded, or under --safe a table of the binding's
-	// own.
+	// loaded is package.loaded: the registry's _LOADED, which holds the
+	// libraries opened (and pmacs) under --safe too, where package is not.
 	loaded *lua.LTable
 	// pkg is the package table (nil under --safe): package.loaders and
 	// package.path are read from it at each require, as Lua does.
@@ -63,9 +63,9 @@ func (b *Binding) installRequire(opts Options) {
 	L := b.ls
 	g := L.G.Global
 	b.mods = modules{fsys: opts.Modules, dirs: slices.Clone(opts.ModuleDirs)}
+	b.mods.loaded, _ = L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable)
 	if pkg, ok := g.RawGetString("package").(*lua.LTable); ok && !b.safe {
 		b.mods.pkg = pkg
-		b.mods.loaded, _ = pkg.RawGetString("loaded").(*lua.LTable)
 		loaders := L.CreateTable(3, 0)
 		if old, ok := pkg.RawGetString("loaders").(*lua.LTable); ok {
 			if pre, ok := old.RawGetInt(1).(*lua.LFunction); ok {
@@ -79,6 +79,7 @@ func (b *Binding) installRequire(opts Options) {
 	}
 	if b.mods.loaded == nil {
 		b.mods.loaded = L.NewTable()
+		L.SetField(L.Get(lua.RegistryIndex), "_LOADED", b.mods.loaded)
 	}
 	g.RawSetString("require", L.NewFunction(b.luaRequire))
 	if b.safe {

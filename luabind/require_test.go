@@ -149,6 +149,7 @@ func TestSafeRequireLoadsOnlyEmbeddedModules(t *testing.T) {
 		local total = require("streams").total(3)
 		local ok, err = pcall(require, "user")
 		assert(not ok and USER_LOADED == nil)
+		assert(require("string") == string and require("pmacs") == pmacs, "opened libraries are loaded modules")
 		return total, err, package == nil`)
 	require.Equal(t, lua.LNumber(6), res[0])
 	require.Contains(t, res[1].String(), "require: not allowed with --safe (module 'user' is not one of the host's embedded modules, and modules on package.path and in the user's lua directory are outside the script's roots)")
