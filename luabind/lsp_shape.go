@@ -27,10 +27,6 @@ type lspShaped struct {
 	n     int
 }
 
-// tables is the nil state whose CreateTable builds tables off the main
-// goroutine (see lspShaped).
-var tables *lua.LState
-
 // shapeLSPResult is the binding's lsp.Config.Shape: a result becomes Lua
 // tables in the JSON shape the server sent, except semantic tokens, whose
 // decoded rows become {line, col, len, type, mods}.

@@ -57,6 +57,11 @@ import (
 // Errors name where the value lies (args.list[3].f: a function has no
 // JSON form).
 
+// tables is the nil state whose CreateTable builds tables off the main
+// goroutine: gopher-lua's table constructors do not touch the state (see
+// lspShaped).
+var tables *lua.LState
+
 // maxJSONDepth bounds the nesting luaToJSON follows: the JSON decoders'
 // own bound, so whatever decodes can be sent back.
 const maxJSONDepth = 10000
