@@ -287,8 +287,8 @@ func TestHeadlessSafeReadsBeneathItsRoots(t *testing.T) {
 // iterates a stream inside a for-in, and the script that requires it
 // awaits the result: the module is compiled through the binding, which
 // gopher-lua's require did not do. Under --safe the same module is refused
-// by name. (Issue 26: a binding-aware require; test a user module that
-// iterates a stream.)
+// by name, while the editor's embedded modules still load. (Issue 26: a
+// binding-aware require; test a user module that iterates a stream.)
 func TestHeadlessUserModuleIteratesAStream(t *testing.T) {
 	cfg := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfg)
@@ -315,6 +315,11 @@ func TestHeadlessUserModuleIteratesAStream(t *testing.T) {
 	code, _, errOut = run(t, p, nil, true)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "require: not allowed with --safe (module 'tally' is not one of the host's embedded modules")
+
+	// The editor's own modules load under --safe.
+	code, out, errOut = run(t, script(t, `print(require("pmacs.path").join("/a", "b"))`), nil, true)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "/a/b\n", out)
 }
 
 // TestHeadlessStalledTasksExitOne proves tasks that wait on each other end

@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"io/fs"
 	"path/filepath"
 	"testing"
 
@@ -22,4 +23,12 @@ func TestModuleDirsFollowXDGConfigHome(t *testing.T) {
 	dir, err := ConfigDir()
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join(home, ".config", "pmacs"), dir)
+}
+
+// The editor's embedded modules are require-able by name: lua/pmacs/path.lua
+// is pmacs.path. (Issue 26: the editor's module files, embedded.)
+func TestEmbeddedModulesAreFoundByName(t *testing.T) {
+	src, err := fs.ReadFile(Modules(), "pmacs/path.lua")
+	require.NoError(t, err)
+	require.Contains(t, string(src), "function M.join")
 }
