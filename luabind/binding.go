@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -49,6 +50,15 @@ type Options struct {
 	// ProgramPolicy, when set, is asked before every program the
 	// binding starts (policy.go); nil lets every program run.
 	ProgramPolicy ProgramPolicy
+	// Modules are the host's own Lua modules, which require finds before
+	// any file (and under Safe, alone): module a.b is a/b.lua or
+	// a/b/init.lua in it. An embed.FS of the host's lua directory is the
+	// usual value; nil means none.
+	Modules fs.FS
+	// ModuleDirs are directories require searches, as dir/?.lua and
+	// dir/?/init.lua, after Modules and before package.path: the user's
+	// own modules (require.go). Not searched under Safe.
+	ModuleDirs []string
 }
 
 // State sizes for the Lua state and every coroutine made from it. gopher-lua
@@ -109,9 +119,8 @@ type Binding struct {
 	mcpMT      *lua.LTable
 	mcpClosing sync.WaitGroup
 
-	lsp lspState // pmacs.lsp clients (lsp.go)
-	// arrayMT marks the tables pmacs.array makes (jsonarray.go).
-	arrayMT *lua.LTable
+	lsp  lspState // pmacs.lsp clients (lsp.go)
+	mods modules  // require (require.go)
 
 	// Every task resumes under the current interrupt context; Interrupt
 	// cancels it from any goroutine and installs a fresh one.
@@ -150,6 +159,7 @@ func New(rt *runtime.Runtime, opts Options) (*Binding, error) {
 		b.ls.Close()
 		return nil, err
 	}
+	b.installRequire(opts)
 	if err := b.install(); err != nil {
 		b.ls.Close()
 		return nil, err
@@ -197,11 +207,6 @@ func (b *Binding) openLibs(safe bool) error {
 	g.RawSetString("load", b.ls.NewFunction(b.luaLoad))
 	g.RawSetString("loadfile", b.ls.NewFunction(b.luaLoadFile))
 	g.RawSetString("dofile", b.ls.NewFunction(b.luaDoFile))
-	if safe {
-		for _, name := range []string{"require", "module"} {
-			g.RawSetString(name, b.ls.NewFunction(b.refuseModules(name)))
-		}
-	}
 	return nil
 }
 

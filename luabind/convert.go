@@ -1,9 +1,6 @@
 package luabind
 
 import (
-	"fmt"
-	"math"
-	"sort"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -36,7 +33,13 @@ func (b *Binding) toLua(kind runtime.Kind, out runtime.Outcome, tr *lua.LUserDat
 		}
 	case runtime.KindMCPRequest, runtime.KindLSPRequest:
 		v, _ := out.External()
-		return anyToLua(b.ls, v)
+		lv, err := luaFromValue(v)
+		if err != nil {
+			// The runtime's MessagePack copy makes only values
+			// luaFromValue takes; say so rather than lose the error.
+			return lua.LString("pmacs: result has no Lua form: " + err.Error())
+		}
+		return lv
 	case runtime.KindSystem:
 		if r, ok := out.Spawn(); ok {
 			return systemToLua(b.ls, r)
@@ -170,74 +173,4 @@ func snapshotToLua(L *lua.LState, s runtime.WorkersSnapshot) *lua.LTable {
 	out.RawSetString("completed", completed)
 	out.RawSetString("fatal", fatal)
 	return out
-}
-
-// anyToLua converts an external job's decoded MessagePack value.
-func anyToLua(L *lua.LState, v any) lua.LValue {
-	switch x := v.(type) {
-	case nil:
-		return lua.LNil
-	case bool:
-		return lua.LBool(x)
-	case string:
-		return lua.LString(x)
-	case []byte:
-		return lua.LString(x)
-	case int8:
-		return lua.LNumber(x)
-	case int16:
-		return lua.LNumber(x)
-	case int32:
-		return lua.LNumber(x)
-	case int64:
-		return lua.LNumber(x)
-	case int:
-		return lua.LNumber(x)
-	case uint8:
-		return lua.LNumber(x)
-	case uint16:
-		return lua.LNumber(x)
-	case uint32:
-		return lua.LNumber(x)
-	case uint64:
-		return lua.LNumber(x)
-	case uint:
-		return lua.LNumber(x)
-	case float32:
-		return lua.LNumber(x)
-	case float64:
-		return lua.LNumber(x)
-	case []any:
-		// RawSetInt, not Append: Append skips a nil, which would shift
-		// every later element down one index.
-		t := L.CreateTable(len(x), 0)
-		for i, e := range x {
-			t.RawSetInt(i+1, anyToLua(L, e))
-		}
-		return t
-	case map[string]any:
-		t := L.NewTable()
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			t.RawSetString(k, anyToLua(L, x[k]))
-		}
-		return t
-	case map[any]any:
-		t := L.NewTable()
-		for k, e := range x {
-			// Lua has no nil or NaN keys: gopher-lua would store them, and
-			// pairs would then restart at the nil key or fail at NaN.
-			kv := anyToLua(L, k)
-			if n, ok := kv.(lua.LNumber); kv == lua.LNil || ok && math.IsNaN(float64(n)) {
-				continue
-			}
-			t.RawSet(kv, anyToLua(L, e))
-		}
-		return t
-	}
-	return lua.LString(fmt.Sprint(v))
 }

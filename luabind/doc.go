@@ -48,8 +48,9 @@
 // The generic for loop is nested the same way in gopher-lua (its iterator is
 // called from inside the VM instruction), which would make
 // "for batch in h:batches() do" impossible. Chunks loaded through the
-// binding (RunFile, LoadString, LoadFile, and Lua's load, loadstring,
-// loadfile and dofile, which the binding replaces) are therefore compiled
+// binding (RunFile, LoadString, LoadFile, Lua's load, loadstring,
+// loadfile and dofile, and the modules require loads, which the binding
+// all replaces: require.go) are therefore compiled
 // with every generic for rewritten into the equivalent while loop of the Lua
 // 5.1 manual (section 2.4.5), whose iterator call is an ordinary call that
 // can yield. Chunks compiled elsewhere still run; only waiting inside their

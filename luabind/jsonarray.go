@@ -9,9 +9,9 @@ import lua "github.com/yuin/gopher-lua"
 // metatable holding jsonTypeKey.
 const jsonTypeKey = "__pmacs_json"
 
-// newArrayMT returns the metatable of marked arrays. Its __metatable
-// hides it from getmetatable and refuses setmetatable, so a script cannot
-// unmark or share it by mistake.
+// newArrayMT returns the metatable of marked arrays (jsonArrayMT). Its
+// __metatable hides it from getmetatable and refuses setmetatable, so a
+// script cannot unmark or share it by mistake.
 func newArrayMT(L *lua.LState) *lua.LTable {
 	mt := L.NewTable()
 	mt.RawSetString(jsonTypeKey, lua.LString("array"))
@@ -41,7 +41,7 @@ func (b *Binding) luaArray(L *lua.LState) int {
 	default:
 		argError(L, "pmacs.array", 1, "t", "a table or nil", v)
 	}
-	t.Metatable = b.arrayMT
+	t.Metatable = jsonArrayMT
 	L.Push(t)
 	return 1
 }

@@ -37,11 +37,10 @@ func TestArrayMarkReachesMCPArguments(t *testing.T) {
 	h := newHarness(t, false)
 	L := h.b.L()
 	require.NoError(t, L.DoString(`EMPTY, OBJ = pmacs.array(), {}`))
-	v, err := luaToJSON(L.GetGlobal("EMPTY"), 0)
+	v, err := luaToJSON(L.GetGlobal("EMPTY"))
 	require.NoError(t, err)
 	require.Equal(t, []any{}, v)
-	v, err = luaToJSON(L.GetGlobal("OBJ"), 0)
+	v, err = luaToJSON(L.GetGlobal("OBJ"))
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{}, v)
-	require.Equal(t, []any{}, luaToGo(L.GetGlobal("EMPTY"), 0))
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	lua "github.com/yuin/gopher-lua"
 	"go.lsp.dev/protocol"
@@ -113,13 +112,16 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	}
 	cfg := lsp.Config{Argv: argv, Dir: root, Root: root, Shape: shapeLSPResult, ShapeDiagnostics: shapeDiagnostics}
 	if s, ok := f.get("settings").(*lua.LTable); ok {
-		m, _ := luaToGo(s, 0).(map[string]any)
+		m, ok := jsonArg(L, fname, "settings", s).(map[string]any)
+		if !ok {
+			f.fail("settings", "a table of named sections", s)
+		}
 		cfg.Settings = m
 	} else if v := f.get("settings"); v != lua.LNil {
 		f.fail("settings", "a table", v)
 	}
 	if v := f.get("init_options"); v != lua.LNil {
-		cfg.InitializationOptions = luaToGo(v, 0)
+		cfg.InitializationOptions = jsonArg(L, fname, "init_options", v)
 	}
 	cfg.ResourceOperations = f.strings("resource_operations")
 	langID := f.str("language_id", false, "")
@@ -197,7 +199,7 @@ func (b *Binding) lspRequest(L *lua.LState) int {
 	const fname = "client:request"
 	c := checkClient(L, fname)
 	method := checkString(L, fname, 2, "method")
-	params := luaToGo(L.Get(3), 0)
+	params := jsonArg(L, fname, "params", L.Get(3))
 	f := checkTable(L, fname, 4, "opts", "option", true, "key", "timeout_ms")
 	var opts lsp.RequestOptions
 	if f.t != nil {
@@ -214,7 +216,7 @@ func (b *Binding) lspNotify(L *lua.LState) int {
 	const fname = "client:notify"
 	c := checkClient(L, fname)
 	method := checkString(L, fname, 2, "method")
-	return pushErr(L, c.c.Notify(method, luaToGo(L.Get(3), 0)))
+	return pushErr(L, c.c.Notify(method, jsonArg(L, fname, "params", L.Get(3))))
 }
 
 // pushErr returns true, or nil and the error's message.
@@ -749,15 +751,13 @@ func (b *Binding) lspNextBatch(j *job) lua.LValue {
 }
 
 // goToLua converts a decoded result to Lua tables in the JSON shape the
-// server sent: protocol types through their JSON encoding, raw JSON
-// directly. Numbers are Lua numbers, JSON null is nil.
+// server sent, by the one JSON-to-Lua conversion (luajson.go): protocol
+// types through their JSON encoding, raw JSON directly. A value that has
+// no JSON form (never one the client decoded) is its message.
 func goToLua(L *lua.LState, v any) lua.LValue {
-	var raw []byte
 	switch x := v.(type) {
 	case nil:
 		return lua.LNil
-	case jsontext.Value:
-		raw = x
 	case lsp.SemanticToken:
 		t := L.CreateTable(0, 5)
 		t.RawSetString("line", lua.LNumber(x.Line))
@@ -778,58 +778,29 @@ func goToLua(L *lua.LState, v any) lua.LValue {
 		}
 		t.RawSetString("tokens", rows)
 		return t
-	default:
-		var err error
-		raw, err = protocol.Marshal(v)
-		if err != nil {
-			return lua.LString(fmt.Sprint(v))
-		}
+	case jsontext.Value:
+		return luaOrMessage(luaFromJSON(x))
 	}
-	var out any
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return lua.LString(string(raw))
+	raw, err := protocol.Marshal(v)
+	if err != nil {
+		return lua.LString("pmacs: result has no JSON form: " + err.Error())
 	}
-	return anyToLua(L, out)
+	return luaOrMessage(luaFromJSON(raw))
 }
 
-// luaToGo converts request parameters to values protocol.Marshal encodes
-// as JSON: a table whose keys are 1..n is an array, any other table an
-// object (an empty table is an empty object), unless pmacs.array marked it
-// an array: then its values at 1..n are the array. Depth is capped so a cyclic
-// table is an error value rather than a hang.
-func luaToGo(v lua.LValue, depth int) any {
-	switch x := v.(type) {
-	case *lua.LNilType:
-		return nil
-	case lua.LBool:
-		return bool(x)
-	case lua.LNumber:
-		f := float64(x)
-		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			return int64(f)
-		}
-		return f
-	case lua.LString:
-		return string(x)
-	case *lua.LTable:
-		if depth > 64 {
-			return "<table nested too deep>"
-		}
-		n := x.Len()
-		count := 0
-		x.ForEach(func(lua.LValue, lua.LValue) { count++ })
-		if (n > 0 && n == count) || isJSONArray(x) {
-			arr := make([]any, n)
-			for i := 1; i <= n; i++ {
-				arr[i-1] = luaToGo(x.RawGetInt(i), depth+1)
-			}
-			return arr
-		}
-		m := make(map[string]any, count)
-		x.ForEach(func(k, e lua.LValue) {
-			m[lua.LVAsString(k)] = luaToGo(e, depth+1)
-		})
-		return m
+func luaOrMessage(v lua.LValue, err error) lua.LValue {
+	if err != nil {
+		return lua.LString("pmacs: result has no Lua form: " + err.Error())
 	}
-	return v.String()
+	return v
+}
+
+// jsonArg converts argument n of fname, named what, to JSON's Go form
+// (luajson.go), raising an error that says where a value has no JSON form.
+func jsonArg(L *lua.LState, fname, what string, v lua.LValue) any {
+	out, err := luaToJSON(v)
+	if err != nil {
+		raise(L, "%s: %s: %v", fname, what, err)
+	}
+	return out
 }

@@ -1,9 +1,6 @@
 package luabind
 
 import (
-	"fmt"
-	"math"
-
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/pmacs-go/pmacs-go/mcp"
@@ -126,7 +123,7 @@ func (b *Binding) mcpCall(L *lua.LState) int {
 			argError(L, fname, 3, "args", "table", v)
 		}
 		var err error
-		if args, err = luaToJSON(v, 0); err != nil {
+		if args, err = luaToJSON(v); err != nil {
 			raise(L, "%s: args: %v", fname, err)
 		}
 	}
@@ -244,67 +241,4 @@ func checkSelfAt[T any](L *lua.LState, fname string, n int, what string) T {
 	argError(L, fname, n, what, what, L.Get(n))
 	var zero T
 	return zero
-}
-
-// luaToJSON converts a Lua value to what encoding/json marshals as the
-// same JSON: a table with keys 1..n is an array, any other table an object
-// with string keys; an empty table is an object, unless pmacs.array marked
-// it an array (then its values at 1..n are the array). Functions, userdata,
-// threads, NaN and nesting deeper than 64 are errors.
-func luaToJSON(v lua.LValue, depth int) (any, error) {
-	if depth > 64 {
-		return nil, fmt.Errorf("nested deeper than 64 levels (a cycle?)")
-	}
-	switch v := v.(type) {
-	case *lua.LNilType:
-		return nil, nil
-	case lua.LBool:
-		return bool(v), nil
-	case lua.LString:
-		return string(v), nil
-	case lua.LNumber:
-		f := float64(v)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%v has no JSON form", f)
-		}
-		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			return int64(f), nil
-		}
-		return f, nil
-	case *lua.LTable:
-		n := v.Len()
-		count := 0
-		v.ForEach(func(lua.LValue, lua.LValue) { count++ })
-		if (n > 0 && count == n) || isJSONArray(v) {
-			out := make([]any, n)
-			for i := 1; i <= n; i++ {
-				x, err := luaToJSON(v.RawGetInt(i), depth+1)
-				if err != nil {
-					return nil, fmt.Errorf("[%d]: %w", i, err)
-				}
-				out[i-1] = x
-			}
-			return out, nil
-		}
-		out := make(map[string]any, count)
-		var err error
-		v.ForEach(func(k, x lua.LValue) {
-			if err != nil {
-				return
-			}
-			ks, ok := k.(lua.LString)
-			if !ok {
-				err = fmt.Errorf("key %s: object keys must be strings", lua.LVAsString(k))
-				return
-			}
-			var gv any
-			if gv, err = luaToJSON(x, depth+1); err != nil {
-				err = fmt.Errorf("%s: %w", string(ks), err)
-				return
-			}
-			out[string(ks)] = gv
-		})
-		return out, err
-	}
-	return nil, fmt.Errorf("a %s has no JSON form", v.Type())
 }

@@ -1,9 +1,7 @@
 package luabind
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -12,22 +10,13 @@ import (
 // (objects and arrays as tables, null as nil), for tool arguments typed by a
 // user; text that is not one JSON value is nil and a message saying where.
 func (b *Binding) mcpJSONDecode(L *lua.LState) int {
-	text := L.CheckString(1)
-	var v any
-	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
-	err := dec.Decode(&v)
-	if err == nil && dec.More() {
-		err = fmt.Errorf("text after the value at offset %d", dec.InputOffset())
-	}
+	v, err := luaFromJSON([]byte(L.CheckString(1)))
 	if err != nil {
-		if se, ok := err.(*json.SyntaxError); ok {
-			err = fmt.Errorf("%w (at offset %d)", se, se.Offset)
-		}
 		L.Push(lua.LNil)
 		L.Push(lua.LString("invalid JSON: " + err.Error()))
 		return 2
 	}
-	L.Push(anyToLua(L, v))
+	L.Push(v)
 	return 1
 }
 
@@ -35,7 +24,7 @@ func (b *Binding) mcpJSONDecode(L *lua.LState) int {
 // spaces with object keys sorted, for showing structured tool results; a
 // value with no JSON form (a function, NaN, a cycle) is nil and a message.
 func (b *Binding) mcpJSONEncode(L *lua.LState) int {
-	v, err := luaToJSON(L.CheckAny(1), 0)
+	v, err := luaToJSON(L.CheckAny(1))
 	var out []byte
 	if err == nil {
 		out, err = json.MarshalIndent(v, "", "  ")

@@ -23,7 +23,7 @@ func TestLuaMCPJSON(t *testing.T) {
 	`)
 	require.Equal(t, []lua.LValue{
 		lua.LString("{\n  \"a\": [\n    1,\n    2\n  ],\n  \"z\": 1\n}"),
-		lua.LString("invalid JSON: invalid character '}' looking for beginning of object key string (at offset 9)"),
+		lua.LString("invalid JSON: invalid character ',' at start of value (at offset 7)"),
 		lua.LString("invalid JSON: text after the value at offset 3"),
 		lua.LString("pmacs.mcp.json_encode: f: a function has no JSON form"),
 		lua.LString("{}"),

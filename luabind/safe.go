@@ -21,8 +21,9 @@ import (
 //   - nothing is written: pmacs.workers.fs.rename, chmod, remove, mkdir;
 //   - files are read only beneath the script's roots, the runtime's
 //     registered roots: pmacs.workers.fs.read_dir and stat, the root of
-//     grep and find_files, client:open, loadfile and dofile (require is
-//     refused: its search path lies outside them).
+//     grep and find_files, client:open, loadfile and dofile; require loads
+//     only the host's embedded modules (Options.Modules), since the files
+//     it would search lie outside them (require.go).
 //
 // Each entry point calls unsafe or safeRead before it does anything, and
 // each refusal is a Lua error naming the API and --safe. Reads are checked
@@ -37,7 +38,7 @@ const (
 	safeNoProgram = "no program may start"
 	safeNoWrite   = "nothing may be written"
 	safeNoServer  = "no MCP server may be reached: its tools act beyond the script's roots"
-	safeNoModules = "modules load from package.path, outside the script's roots"
+	safeNoModules = "modules on package.path and in the user's lua directory are outside the script's roots"
 )
 
 // unsafe raises, under --safe, the Lua error that refuses api for the
@@ -129,7 +130,8 @@ func (b *Binding) openFile(path string) (*os.File, error) {
 	return nil, &fsops.PathError{Op: "open", Path: path, Err: fsops.ErrEscapesRoot}
 }
 
-// refuseModules is require and module under --safe.
+// refuseModules is module under --safe: it registers a module by name
+// in package.loaded, which --safe does not open.
 func (b *Binding) refuseModules(name string) lua.LGFunction {
 	return func(L *lua.LState) int {
 		b.unsafe(L, name, safeNoModules)

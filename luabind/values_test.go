@@ -675,8 +675,8 @@ func TestExternalValueKeepsNilArrayElementsInPlace(t *testing.T) {
 // the table would then restart at the nil key (looping for ever) or raise
 // at NaN.
 func TestAnyToLuaDropsKeysLuaCannotHold(t *testing.T) {
-	h := newHarness(t, false)
-	v := anyToLua(h.b.L(), map[any]any{nil: 1, math.NaN(): 2, "k": 3, int64(4): nil})
+	v, err := luaFromValue(map[any]any{nil: 1, math.NaN(): 2, "k": 3, int64(4): nil})
+	require.NoError(t, err)
 	require.Empty(t, badLuaValues(v, "value", map[*lua.LTable]bool{}))
 	var keys []string
 	v.(*lua.LTable).ForEach(func(k, _ lua.LValue) { keys = append(keys, k.String()) })

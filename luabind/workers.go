@@ -65,7 +65,6 @@ func (b *Binding) install() error {
 	w.RawSetString("fs", fs)
 	async := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"run": b.asyncRun})
 	pmacs := L.NewTable()
-	b.arrayMT = newArrayMT(L)
 	pmacs.RawSetString("array", L.NewFunction(b.luaArray))
 	pmacs.RawSetString("workers", w)
 	pmacs.RawSetString("async", async)

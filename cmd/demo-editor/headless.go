@@ -140,7 +140,8 @@ func RunScript(script string, args []string, safe bool, roots []string, stdout, 
 		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
 		return exitFailed
 	}
-	b, err := luabind.New(rt, luabind.Options{Safe: safe, Stdout: stdout, Stderr: stderr})
+	b, err := luabind.New(rt, luabind.Options{Safe: safe, Stdout: stdout, Stderr: stderr,
+		Modules: editor.Modules(), ModuleDirs: editor.ModuleDirs()})
 	if err != nil {
 		fmt.Fprintf(stderr, "demo-editor: %v\n", err)
 		return exitFailed

@@ -283,6 +283,45 @@ func TestHeadlessSafeReadsBeneathItsRoots(t *testing.T) {
 	require.Contains(t, stderr.String(), "not a directory")
 }
 
+// A user module in lua/ of the config directory ($XDG_CONFIG_HOME/pmacs)
+// iterates a stream inside a for-in, and the script that requires it
+// awaits the result: the module is compiled through the binding, which
+// gopher-lua's require did not do. Under --safe the same module is refused
+// by name, while the editor's embedded modules still load. (Issue 26: a
+// binding-aware require; test a user module that iterates a stream.)
+func TestHeadlessUserModuleIteratesAStream(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	mod := filepath.Join(cfg, "pmacs", "lua", "tally", "init.lua")
+	require.NoError(t, os.MkdirAll(filepath.Dir(mod), 0o755))
+	require.NoError(t, os.WriteFile(mod, []byte(`
+		local M = {}
+		function M.count(n)
+			local items = 0
+			for batch in pmacs.workers.emit_n(n):batches() do items = items + #batch end
+			return items
+		end
+		return M
+	`), 0o644))
+	p := script(t, `
+		local tally = require("tally")
+		local t = pmacs.async.run(function() return tally.count(500) end)
+		print(t:await(), tally.count(7))
+	`)
+	code, out, errOut := run(t, p, nil, false)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "500\t7\n", out)
+
+	code, _, errOut = run(t, p, nil, true)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "require: not allowed with --safe (module 'tally' is not one of the host's embedded modules")
+
+	// The editor's own modules load under --safe.
+	code, out, errOut = run(t, script(t, `print(require("pmacs.path").join("/a", "b"))`), nil, true)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "/a/b\n", out)
+}
+
 // TestHeadlessStalledTasksExitOne proves tasks that wait on each other end
 // the run with an error instead of hanging it.
 func TestHeadlessStalledTasksExitOne(t *testing.T) {

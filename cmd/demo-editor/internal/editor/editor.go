@@ -2,10 +2,11 @@ package editor
 
 import (
 	"context"
-	_ "embed"
+	"embed"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -23,6 +24,21 @@ import (
 
 //go:embed init.lua
 var embeddedInit string
+
+// luaFiles holds the editor's own Lua modules, lua/NAME.lua, which any
+// init file can require (luabind.Options.Modules): under lua/pmacs/, so
+// that no user module shadows one by accident.
+//
+//go:embed lua
+var luaFiles embed.FS
+
+// modules is luaFiles seen from lua/ (fs.Sub fails only on an invalid
+// path, which "lua" is not).
+var modules, _ = fs.Sub(luaFiles, "lua")
+
+// Modules returns the editor's embedded Lua modules, module a.b as a/b.lua,
+// for luabind.Options.Modules.
+func Modules() fs.FS { return modules }
 
 // EmbeddedInit returns the init.lua built into the editor, for a user who
 // wants a copy to start an --init file from.
@@ -299,7 +315,7 @@ func newEditor(opts Options) (*session, error) {
 	e.cur = e.messages
 	out := &messageWriter{e: e}
 	lb, err := luabind.New(rt, luabind.Options{Stdout: out, Stderr: out, FrameBudget: frameBudget, OnTick: e.followResources,
-		ProgramPolicy: e.programPolicy})
+		ProgramPolicy: e.programPolicy, Modules: Modules(), ModuleDirs: ModuleDirs()})
 	if err != nil {
 		rt.Close()
 		e.restorePath()

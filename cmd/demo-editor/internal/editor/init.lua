@@ -56,17 +56,8 @@ ed.map("global", "F1", function(buf)
   ed.show(keys)
 end)
 
-local function dirname(path)
-  local d = path:match("^(.*)/[^/]*$")
-  if d == nil or d == "" then return "/" end
-  return d
-end
-
-local function join(dir, name)
-  if name:sub(1, 1) == "/" then return name end
-  if dir:sub(-1) == "/" then return dir .. name end
-  return dir .. "/" .. name
-end
+local paths = require("pmacs.path") -- an embedded module: lua/pmacs/path.lua
+local dirname, join = paths.dirname, paths.join
 
 -- The directory a command acts in: the shown file's or directory's, else
 -- the project root.
