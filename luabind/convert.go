@@ -10,6 +10,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -21,7 +22,7 @@ func (b *Binding) toLua(kind runtime.Kind, out runtime.Outcome, tr *lua.LUserDat
 		if n, ok := out.Sum(); ok {
 			return lua.LNumber(n)
 		}
-	case runtime.KindParse:
+	case parsejob.Kind:
 		if tr != nil {
 			return tr
 		}

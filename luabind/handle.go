@@ -7,6 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -284,10 +285,10 @@ func (b *Binding) settle(j *job) {
 		return
 	}
 	var t *lua.LUserData
-	if j.kind == runtime.KindParse {
+	if j.kind == parsejob.Kind {
 		// The tree must be taken before the result: TakeResult drops a
 		// tree nobody took.
-		if tr := b.rt.TakeParseTree(j.id); tr != nil {
+		if tr := parsejob.TakeTree(b.rt, j.id); tr != nil {
 			t = b.newTree(tr)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/syntax"
 )
@@ -252,7 +253,7 @@ func (b *Binding) parse(L *lua.LState) int {
 		req.Prior = tr.t
 	}
 	o := b.dispatchOptions(f, false)
-	return b.push(L, o, runtime.KindParse, false, func() runtime.JobID { return b.rt.DispatchParse(req, o) })
+	return b.push(L, o, parsejob.Kind, false, func() runtime.JobID { return parsejob.Dispatch(b.rt, req, o) })
 }
 
 // ---- pmacs.workers.fs ----

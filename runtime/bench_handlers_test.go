@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,13 +8,10 @@ import (
 	"testing"
 	"time"
 
-	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/golang"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
-	"github.com/pmacs-go/pmacs-go/syntax"
 )
 
 func gorootFile(b *testing.B, rel string) []byte {
@@ -30,78 +25,6 @@ func gorootFile(b *testing.B, rel string) []byte {
 		b.Skipf("GOROOT source not available: %v", err)
 	}
 	return src
-}
-
-// settleParse dispatches req and waits for its tree the way the editor loop
-// does, returning the tree.
-func settleParse(b *testing.B, rt *Runtime, req syntax.Request) *syntax.Tree {
-	id := rt.DispatchParse(req, DispatchOptions{})
-	for !rt.IsComplete(id) {
-		<-rt.Ready()
-		rt.Tick()
-	}
-	t := rt.TakeParseTree(id)
-	o, _ := rt.TakeResult(id)
-	if t == nil {
-		b.Fatalf("parse failed: %v", o.Err)
-	}
-	return t
-}
-
-// BenchmarkParseColdThroughRuntime: wall time of a cold parse of asm6.go
-// dispatched through the runtime (heavy lane, handoff, Tick) against the
-// bare binding on the calling goroutine, interleaved in one run (issue 4:
-// at most 1.05x bare).
-func BenchmarkParseColdThroughRuntime(b *testing.B) {
-	src := gorootFile(b, "cmd/internal/obj/x86/asm6.go")
-	rt, err := New(Options{})
-	require.NoError(b, err)
-	defer rt.Close()
-	settleParse(b, rt, syntax.Request{Source: src, Language: "go"}).Close()
-	var ours, bare time.Duration
-	for range b.N {
-		start := monoNow()
-		p := sitter.NewParser()
-		p.SetLanguage(golang.GetLanguage())
-		bt, err := p.ParseCtx(context.Background(), nil, src)
-		require.NoError(b, err)
-		bare += monoNow().sub(start)
-		bt.Close()
-		p.Close()
-
-		start = monoNow()
-		settleParse(b, rt, syntax.Request{Source: src, Language: "go"}).Close()
-		ours += monoNow().sub(start)
-	}
-	b.ReportMetric(float64(ours.Microseconds())/1000/float64(b.N), "runtime-ms")
-	b.ReportMetric(float64(bare.Microseconds())/1000/float64(b.N), "bare-ms")
-	b.ReportMetric(float64(ours)/float64(bare), "ratio")
-}
-
-// BenchmarkParseIncrementalThroughRuntime: a one-character edit of
-// net/http/server.go reparsed through the runtime against the previous tree
-// (issue 4: at most 1 ms).
-func BenchmarkParseIncrementalThroughRuntime(b *testing.B) {
-	src := gorootFile(b, "net/http/server.go")
-	at := bytes.Index(src, []byte("func (c *conn) serve(")) + len("func (c *conn) se")
-	next := append(append(append([]byte(nil), src[:at]...), 'X'), src[at:]...)
-	rt, err := New(Options{})
-	require.NoError(b, err)
-	defer rt.Close()
-	prior := settleParse(b, rt, syntax.Request{Source: src, Language: "go"})
-	defer prior.Close()
-	var total time.Duration
-	lat := make([]time.Duration, 0, b.N)
-	for range b.N {
-		start := monoNow()
-		t := settleParse(b, rt, syntax.Request{Source: next, Language: "go", Prior: prior})
-		d := monoNow().sub(start)
-		total += d
-		lat = append(lat, d)
-		t.Close()
-	}
-	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/reparse")
-	b.ReportMetric(float64(percentile(lat, 50).Microseconds())/1000, "p50-ms")
 }
 
 // BenchmarkReadDir100kThroughRuntime: listing a 100,000-entry directory

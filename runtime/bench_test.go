@@ -174,7 +174,7 @@ func BenchmarkSupersedeCancelLatency(b *testing.B) {
 	defer rt.Close()
 	started := make(chan struct{}, 1)
 	observed := make(chan time.Time, 1)
-	waiter := func(ctx context.Context, _ *task) reply {
+	waiter := func(ctx context.Context, _ *Task) reply {
 		started <- struct{}{}
 		<-ctx.Done()
 		observed <- time.Now()

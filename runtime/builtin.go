@@ -16,7 +16,7 @@ const emitBatch = 256
 // the read lane of BuiltinActor, like compute_sum (emit_n streams there).
 func (rt *Runtime) DispatchSleep(d time.Duration, o DispatchOptions) JobID {
 	j := rt.newJob(KindSleep, o.Key)
-	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *task) reply {
+	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *Task) reply {
 		return runSleep(ctx, d)
 	})
 }
@@ -42,7 +42,7 @@ func runSleep(ctx context.Context, d time.Duration) reply {
 // uint64.
 func (rt *Runtime) DispatchSum(n uint64, o DispatchOptions) JobID {
 	j := rt.newJob(KindComputeSum, o.Key)
-	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *task) reply {
+	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *Task) reply {
 		return runSum(ctx, n)
 	})
 }
@@ -67,12 +67,12 @@ func runSum(ctx context.Context, n uint64) reply {
 func (rt *Runtime) DispatchEmitN(count uint64, o DispatchOptions) JobID {
 	j := rt.newJob(KindEmitN, o.Key)
 	rt.newStream(j, o.MaxBatch)
-	return rt.start(j, BuiltinActor, workers.LaneStream, func(ctx context.Context, w *task) reply {
+	return rt.start(j, BuiltinActor, workers.LaneStream, func(ctx context.Context, w *Task) reply {
 		return runEmitN(ctx, w, count)
 	})
 }
 
-func runEmitN(ctx context.Context, w *task, count uint64) reply {
+func runEmitN(ctx context.Context, w *Task, count uint64) reply {
 	batch := make([]uint64, 0, min(count, emitBatch))
 	for i := uint64(1); i <= count && i != 0; i++ {
 		if ctx.Err() != nil {

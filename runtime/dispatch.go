@@ -13,14 +13,14 @@ import (
 // work is what a handler does on a worker goroutine. It returns the job's
 // terminal reply (the job id is filled in by the caller); streams send their
 // items through w before returning.
-type work func(ctx context.Context, w *task) reply
+type work func(ctx context.Context, w *Task) reply
 
 // task is the worker's view of one job: its context and its way back over
 // the bus. It lives inside the job's pending entry to save an allocation,
 // but the worker touches nothing else of the entry. Its fields are set
 // before the job is submitted and never change, so the worker and the main
 // goroutine share it without locks (the context synchronises itself).
-type task struct {
+type Task struct {
 	ctx    jobCtx
 	id     JobID
 	kind   Kind
@@ -49,8 +49,8 @@ type task struct {
 // is nobody left to tell. A reply that cannot be encoded fails the job
 // instead (with a fixed-shape reply, which always encodes) and cancels it:
 // dropping it would leave the job Running forever.
-func (w *task) send(r reply) {
-	r.Job = w.id
+func (w *Task) send(r reply) {
+	r.Job, r.kind = w.id, w.kind
 	if r.Kind == replyFailed {
 		w.keepFailure(r.err)
 	}
@@ -68,7 +68,7 @@ func (w *task) send(r reply) {
 
 // sendItems waits for credit for the batch, then sends it. It returns the
 // context's error if the job was cancelled while waiting.
-func (w *task) sendItems(ctx context.Context, r *reply) error {
+func (w *Task) sendItems(ctx context.Context, r *reply) error {
 	if err := w.acquire(ctx, len(r.Ints)+len(r.Matches)); err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (w *task) sendItems(ctx context.Context, r *reply) error {
 // actor (a script that renames inside its grep loop), so it happens inside
 // a parking section: the job gives up its worker and ActorCap slots while it
 // waits. It returns the context's error if the job was cancelled meanwhile.
-func (w *task) acquire(ctx context.Context, n int) error {
+func (w *Task) acquire(ctx context.Context, n int) error {
 	if w.credit.TryAcquire(n) {
 		return nil
 	}
@@ -182,7 +182,7 @@ type failureBox struct{ err error }
 
 // keepFailure records err as the job's in-process failure, unless one is
 // already recorded: the first failure sent is the one that settles the job.
-func (w *task) keepFailure(err error) {
+func (w *Task) keepFailure(err error) {
 	if err != nil {
 		w.failed.CompareAndSwap(nil, &failureBox{err})
 	}

@@ -31,12 +31,26 @@
 // reply of any honest size decodes and a hostile one costs memory in
 // proportion to its own bytes, not to what it claims.
 //
+// # Kinds
+//
+// A kind is a package that registers with the runtime (RegisterKind), as a
+// database/sql driver or an image format does: its label, the codecs that
+// carry its stream items, values and progress detail across the bus, whether
+// its batches are snapshots, what the completion ring keeps of its values,
+// and what to drop when nobody takes a job's value (KindSpec.Discard). It
+// starts its jobs with [Runtime.Start], giving the lane, the actor (or a path
+// whose root owns the job), the filesystem mutation it reports, and the work.
+// State a kind keeps per runtime (its handoff, its caches) lives in
+// [StateOf], and takes part in Close and Tick through the interfaces StateOf
+// lists. The parse kind is kinds/parsejob; the grep, text search, finder,
+// filesystem and process kinds still live here, on their way out.
+//
 // # Results, errors and contexts
 //
 // TakeResult (or a stream's closing batch) gives an Outcome. Its value is
 // read with the accessor of the job's kind (Outcome.Listing for read_dir,
-// Outcome.Parse for parse, Outcome.External for an external job, ...), so
-// no caller type-asserts an interface. Outcome.Err is nil when the job
+// parsejob.ResultOf for parse, Outcome.External for an external job, ...),
+// so no caller type-asserts an interface. Outcome.Err is nil when the job
 // completed. A failure is a *JobError: its Code is what Lua and the
 // *workers* view show (an errno name, an executor or protocol code), and it
 // wraps the handler's own error when the job ran in this process, so
@@ -72,8 +86,9 @@
 // A Runtime belongs to one goroutine, the editor's main loop, like the
 // original design it re-creates: none of its methods may be called from
 // another goroutine, and it takes no locks for its own tables. Only the bus,
-// the per-job cancel funcs, the executor's submit and the parse-tree handoff
-// cross goroutines, and each of those is safe on its own. The race detector
+// the per-job cancel funcs, the executor's submit and what a kind hands over
+// outside the bus (parse trees) cross goroutines, and each of those is safe
+// on its own. The race detector
 // keeps this honest in the tests. Two things the Runtime hands out may leave
 // the loop: the [workers.Executor] from Runtime.Executor, safe from any
 // goroutine, and the context.Context of an external job (RegisterExternal),

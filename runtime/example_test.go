@@ -12,7 +12,6 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/runtime"
-	"github.com/pmacs-go/pmacs-go/syntax"
 )
 
 // settle runs the editor loop's core until id has settled: wait for the
@@ -124,40 +123,6 @@ func ExampleMatchBlock() {
 	fmt.Println(count, "matches; first row:", m.File, m.Line, m.Text)
 	// Output:
 	// 1000 matches; first row: big.txt 1 row 0: needle
-}
-
-// A parse job runs on a worker against a clone of the prior tree, so the main
-// goroutine keeps its tree while the reparse runs; the new tree waits in the
-// handoff until TakeParseTree, before TakeResult.
-func ExampleRuntime_DispatchParse() {
-	rt, err := runtime.New(runtime.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer rt.Close()
-
-	parse := func(src string, prior *syntax.Tree) *syntax.Tree {
-		id := rt.DispatchParse(syntax.Request{Source: []byte(src), Language: "lua", Prior: prior},
-			runtime.DispatchOptions{Key: "parse:buffer1"})
-		for !rt.IsComplete(id) {
-			<-rt.Ready()
-			rt.Tick()
-		}
-		tree := rt.TakeParseTree(id)
-		o, _ := rt.TakeResult(id)
-		res, _ := o.Parse()
-		fmt.Println(o.State, res.Duration > 0)
-		return tree
-	}
-	v1 := parse("local x = 1\n", nil)
-	defer v1.Close()
-	v2 := parse("local x = f(1)\n", v1) // the edit is computed from the two texts
-	defer v2.Close()
-	fmt.Println(v1.HasError(), v2.HasError(), string(v1.Source()))
-	// Output:
-	// complete true
-	// complete true
-	// false false local x = 1
 }
 
 // A filesystem job that fails wraps fsops' error, so errors.Is matches the

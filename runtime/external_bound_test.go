@@ -197,7 +197,7 @@ func TestPeekJobIDReadsEveryIntegerForm(t *testing.T) {
 func TestUnencodableWorkerReplyFailsTheJob(t *testing.T) {
 	rt := newRT(t, 2)
 	j := rt.newJob(KindLSPRequest, "")
-	rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *task) reply {
+	rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *Task) reply {
 		return reply{Kind: replyValue, Value: make(chan int)}
 	})
 	o := outcomeOf(t, rt, j.id)

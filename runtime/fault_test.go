@@ -14,7 +14,6 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
-	"github.com/pmacs-go/pmacs-go/syntax"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -36,7 +35,7 @@ import (
 func TestMalformedRepliesFromAWorkerNeverStopTheLoop(t *testing.T) {
 	rt := newRT(t, 2)
 	j := rt.newJob(KindComputeSum, "")
-	rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *task) reply {
+	rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *Task) reply {
 		_ = rt.wbus.SendEnvelope(busEnvelope([]byte{0xc1}))
 		_ = rt.wbus.SendEnvelope(busEnvelope([]byte{0x92, 0xcd, 0x30, 0x39, 0x7f})) // job 12345
 		_ = rt.wbus.SendEnvelope(busEnvelope(bytes.Repeat([]byte{0xdd, 0xff, 0xff, 0xff, 0xff}, 8)))
@@ -89,7 +88,7 @@ func TestCloseWhileJobsRunSettlesEveryJob(t *testing.T) {
 	ids := []JobID{
 		rt.DispatchSleep(time.Hour, DispatchOptions{}),
 		rt.DispatchSum(1<<62, DispatchOptions{}),
-		rt.DispatchParse(syntax.Request{Source: src.Bytes(), Language: "lua"}, DispatchOptions{}),
+		dispatchKept(rt, src.Bytes(), DispatchOptions{}),
 		rt.DispatchReadDir(root, fsops.PerEntry, DispatchOptions{}),
 		rt.DispatchStat(root, DispatchOptions{}),
 		rt.DispatchRename(filepath.Join(root, "f0.txt"), filepath.Join(root, "g.txt"), false, DispatchOptions{}),
@@ -163,5 +162,5 @@ func TestCloseWhileJobsRunSettlesEveryJob(t *testing.T) {
 	}
 	require.Zero(t, rt.PendingLen())
 	require.Zero(t, rt.SupersedeLen())
-	require.Zero(t, rt.ParseHandoffLen())
+	require.Zero(t, rt.Stats().Held)
 }

@@ -222,7 +222,7 @@ func (rt *Runtime) DispatchFindFiles(spec FindSpec, o DispatchOptions) JobID {
 			err = errors.New("empty root")
 		}
 		err = fmt.Errorf("find_files: root %q: %w", spec.Root, err)
-		return rt.start(j, DefaultActor, workers.LaneStream, func(context.Context, *task) reply {
+		return rt.start(j, DefaultActor, workers.LaneStream, func(context.Context, *Task) reply {
 			return reply{Kind: replyFailed, Msg: err.Error(), Code: "EINVAL", err: err}
 		})
 	}
@@ -230,7 +230,7 @@ func (rt *Runtime) DispatchFindFiles(spec FindSpec, o DispatchOptions) JobID {
 	limit := findLimit(spec.Limit)
 	pat := fuzzy.ParsePattern(spec.Query)
 	key := o.Key
-	return rt.start(j, rt.actorFor(root), workers.LaneStream, func(ctx context.Context, w *task) reply {
+	return rt.start(j, rt.actorFor(root), workers.LaneStream, func(ctx context.Context, w *Task) reply {
 		if err := lockCache(ctx, w, c.lock); err != nil {
 			return terminal(ctx, err, "")
 		}
@@ -290,7 +290,7 @@ func (rt *Runtime) DispatchFuzzy(spec FuzzySpec, o DispatchOptions) JobID {
 		src = rt.finder.sources[spec.Source]
 		if src == nil {
 			err := fmt.Errorf("%w %d", ErrUnknownSource, spec.Source)
-			return rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *task) reply {
+			return rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *Task) reply {
 				return reply{Kind: replyFailed, Msg: err.Error(), Code: "ENOENT", err: err}
 			})
 		}
@@ -304,7 +304,7 @@ func (rt *Runtime) DispatchFuzzy(spec FuzzySpec, o DispatchOptions) JobID {
 	if spec.Items != nil {
 		key = "" // a one-off list has no previous result
 	}
-	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *task) reply {
+	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *Task) reply {
 		if err := lockCache(ctx, w, src.lock); err != nil {
 			return terminal(ctx, err, "")
 		}
@@ -402,7 +402,7 @@ func under(root, p string) bool {
 
 // lockCache takes a cache's lock, parking the job while another job holds
 // it: that one may be waiting on the consumer too.
-func lockCache(ctx context.Context, w *task, lock chan struct{}) error {
+func lockCache(ctx context.Context, w *Task, lock chan struct{}) error {
 	select {
 	case lock <- struct{}{}:
 		return nil
@@ -429,7 +429,7 @@ func lockCache(ctx context.Context, w *task, lock chan struct{}) error {
 
 // find brings the cache up to date (walking, or re-listing what changed) and
 // ranks it. It runs on a worker holding c.lock.
-func (c *fileCache) find(ctx context.Context, w *task, pat fuzzy.Pattern, limit int, key string) (*Ranking, error) {
+func (c *fileCache) find(ctx context.Context, w *Task, pat fuzzy.Pattern, limit int, key string) (*Ranking, error) {
 	c.inboxMu.Lock()
 	ops, overflow := c.inbox, c.overflow
 	c.inbox, c.overflow = nil, false
@@ -464,7 +464,7 @@ func (c *fileCache) find(ctx context.Context, w *task, pat fuzzy.Pattern, limit 
 // one is running already), moving its chunks into the store and sending a
 // ranked snapshot about every findSnapshotEvery until it ends. Cancelling
 // ctx stops this job within one chunk; the walk goes on for the next job.
-func (c *fileCache) walkAll(ctx context.Context, w *task, pat fuzzy.Pattern, limit int) error {
+func (c *fileCache) walkAll(ctx context.Context, w *Task, pat fuzzy.Pattern, limit int) error {
 	if c.bg == nil {
 		if err := c.startWalk(); err != nil {
 			return err
@@ -608,7 +608,7 @@ func (bg *bgWalk) waitTaken(life context.Context) error {
 }
 
 // waitWake waits, parked, for the walk's next chunk or the job's cancel.
-func waitWake(ctx context.Context, w *task, wake chan struct{}) error {
+func waitWake(ctx context.Context, w *Task, wake chan struct{}) error {
 	select {
 	case <-wake:
 		return nil

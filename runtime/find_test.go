@@ -292,7 +292,7 @@ func TestLockCacheCancelledWaiterLeavesTheHolder(t *testing.T) {
 	lock <- struct{}{} // held by another job
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.ErrorIs(t, lockCache(ctx, &task{}, lock), context.Canceled)
+	require.ErrorIs(t, lockCache(ctx, &Task{}, lock), context.Canceled)
 	require.Len(t, lock, 1, "the holder still holds the cache")
 }
 

@@ -32,7 +32,7 @@ import (
 func (rt *Runtime) DispatchReadDir(path string, tol fsops.Tolerance, o DispatchOptions) JobID {
 	j := rt.newJob(KindFSReadDir, o.Key)
 	fsys := rt.fsys(o)
-	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *task) reply {
+	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *Task) reply {
 		l, err := fsys.ReadDir(ctx, path, tol)
 		if err != nil {
 			return fsFailure(ctx, err)
@@ -45,7 +45,7 @@ func (rt *Runtime) DispatchReadDir(path string, tol fsops.Tolerance, o DispatchO
 func (rt *Runtime) DispatchStat(path string, o DispatchOptions) JobID {
 	j := rt.newJob(KindFSStat, o.Key)
 	fsys := rt.fsys(o)
-	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *task) reply {
+	return rt.start(j, rt.actorFor(path), workers.LaneRead, func(ctx context.Context, _ *Task) reply {
 		e, err := fsys.Stat(ctx, path)
 		if err != nil {
 			return fsFailure(ctx, err)
@@ -60,7 +60,7 @@ func (rt *Runtime) DispatchRename(from, to string, overwrite bool, o DispatchOpt
 	j := rt.newJob(KindFSRename, o.Key)
 	j.resource = &ResourceOp{Op: ResourceRename, From: from, To: to}
 	fsys := rt.fsys(o)
-	return rt.start(j, rt.actorFor(from), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
+	return rt.start(j, rt.actorFor(from), workers.LaneMutating, func(ctx context.Context, _ *Task) reply {
 		return fsFailure(ctx, fsys.Rename(ctx, from, to, overwrite))
 	})
 }
@@ -69,7 +69,7 @@ func (rt *Runtime) DispatchRename(from, to string, overwrite bool, o DispatchOpt
 func (rt *Runtime) DispatchChmod(path string, mode uint32, o DispatchOptions) JobID {
 	j := rt.newJob(KindFSChmod, o.Key)
 	fsys := rt.fsys(o)
-	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
+	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *Task) reply {
 		return fsFailure(ctx, fsys.Chmod(ctx, path, mode))
 	})
 }
@@ -80,7 +80,7 @@ func (rt *Runtime) DispatchRemove(path string, o DispatchOptions) JobID {
 	j := rt.newJob(KindFSRemove, o.Key)
 	j.resource = &ResourceOp{Op: ResourceRemove, From: path}
 	fsys := rt.fsys(o)
-	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
+	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *Task) reply {
 		return fsFailure(ctx, fsys.Remove(ctx, path))
 	})
 }
@@ -92,7 +92,7 @@ func (rt *Runtime) DispatchMkdir(path string, o DispatchOptions) JobID {
 	j := rt.newJob(KindFSMkdir, o.Key)
 	j.resource = &ResourceOp{Op: ResourceMkdir, From: path}
 	fsys := rt.fsys(o)
-	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *task) reply {
+	return rt.start(j, rt.actorFor(path), workers.LaneMutating, func(ctx context.Context, _ *Task) reply {
 		return fsFailure(ctx, fsys.Mkdir(ctx, path))
 	})
 }

@@ -80,9 +80,12 @@ func (o Outcome) OK() bool { return o.State == Complete }
 // Sum is a compute_sum job's result.
 func (o Outcome) Sum() (uint64, bool) { return as[uint64](o) }
 
-// Parse is a parse job's result; the tree itself is taken with
-// Runtime.TakeParseTree.
-func (o Outcome) Parse() (*ParseResult, bool) { return as[*ParseResult](o) }
+// Value is the value a job completed with, for its kind's package to read
+// (parsejob.ResultOf, ...); false for an outcome that did not complete and
+// for an external job's (see External).
+func (o Outcome) Value() (any, bool) {
+	return o.value, o.State == Complete && !o.external
+}
 
 // Listing is a read_dir job's result.
 func (o Outcome) Listing() (fsops.Listing, bool) { return as[fsops.Listing](o) }

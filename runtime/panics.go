@@ -37,7 +37,7 @@ var (
 // reply) is ignored by Tick, and the worker replaces its reply with this
 // failure anyway (see start), so the job settles Failed whichever arrives
 // first.
-func (w *task) failPanic(where string, p any) {
+func (w *Task) failPanic(where string, p any) {
 	msg := fmt.Sprintf("%s: panicked in %s: %v", jobName(w.kind, w.id), where, p)
 	if !w.panicked.CompareAndSwap(nil, &msg) {
 		return
@@ -48,14 +48,14 @@ func (w *task) failPanic(where string, p any) {
 
 // recoverPanic is deferred at the top of a job's goroutine that runs
 // outside the executor.
-func (w *task) recoverPanic(where string) {
+func (w *Task) recoverPanic(where string) {
 	if p := recover(); p != nil {
 		w.failPanic(where, p)
 	}
 }
 
 // panicReply returns the failure a recovered panic recorded, if any.
-func (w *task) panicReply() (reply, bool) {
+func (w *Task) panicReply() (reply, bool) {
 	if m := w.panicked.Load(); m != nil {
 		return reply{Kind: replyFailed, Msg: *m, Code: workers.CodeInternal}, true
 	}

@@ -1,8 +1,12 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
+	"sync"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/pmacs-go/pmacs-go/bus"
 	"github.com/pmacs-go/pmacs-go/workers"
@@ -35,9 +39,6 @@ const (
 	// of their own because a long sleep holds its actor's read gate: on the
 	// default actor it would hold back every rename until it ended.
 	BuiltinActor workers.ActorID = "pmacs:builtin"
-	// SyntaxActor runs parses in the heavy lane. Its install gate is then
-	// never held up by unrelated reads.
-	SyntaxActor workers.ActorID = "pmacs:syntax"
 )
 
 // Options configures a Runtime. The zero value is ready to use.
@@ -104,7 +105,6 @@ type Runtime struct {
 	ready     []JobID // streams with something to deliver, in the order they became ready
 	spare     []JobID
 	ring      completionRing
-	handoff   *handoff
 	roots     roots
 
 	frameTarget     time.Duration
@@ -122,6 +122,18 @@ type Runtime struct {
 	closed      bool
 	spawns      spawnTable
 	finder      finderState
+	// states holds each kind's per-runtime state (StateOf), stateOrder
+	// the order they were made in, which Close keeps.
+	states     map[Kind]any
+	stateOrder []Kind
+	// kindActors are the actors kinds named that are not roots.
+	kindActors []workers.ActorID
+	// detached counts the jobs running on goroutines of their own
+	// (Job.Detached): Close waits for them.
+	detached sync.WaitGroup
+	// kread and kdec decode kinds' payloads (see applyKindReply).
+	kread bytes.Reader
+	kdec  *msgpack.Decoder
 }
 
 // New starts a runtime and its worker pool.
@@ -142,16 +154,15 @@ func New(opts Options) (*Runtime, error) {
 		nextID:          1,
 		pending:         make(map[JobID]*job),
 		supersede:       make(map[string]JobID),
-		handoff:         newHandoff(),
 		frameTarget:     DefaultFrameTarget,
 		defaultMaxBatch: DefaultMaxBatch,
 		streamCredit:    min(max(credit, 1), MaxStreamCredit),
 		confine:         opts.ConfineFS,
 		dec:             reg.NewDecoder(),
 	}
+	rt.kdec = msgpack.NewDecoder(&rt.kread)
 	rt.exec.RegisterActor(DefaultActor)
 	rt.exec.RegisterActor(BuiltinActor)
-	rt.exec.RegisterActor(SyntaxActor)
 	return rt, nil
 }
 
@@ -179,9 +190,20 @@ func (rt *Runtime) Close() {
 		j.cancel(ErrClosed)
 	}
 	rt.spawns.kill()
+	rt.eachState(func(s any) {
+		if k, ok := s.(interface{ Kill() }); ok {
+			k.Kill()
+		}
+	})
 	rt.exec.Close()
 	rt.closeFinder()
 	rt.spawns.wait()
+	rt.detached.Wait()
+	rt.eachState(func(s any) {
+		if c, ok := s.(interface{ Close() }); ok {
+			c.Close()
+		}
+	})
 	rt.wbus.Close()
 }
 
@@ -247,9 +269,10 @@ func (rt *Runtime) Lookup(id JobID) (Kind, State, bool) {
 }
 
 // TakeResult removes a settled job from the pending table and returns its
-// outcome; false if the job is unknown, still running or already taken. A
-// parse tree that was never taken with TakeParseTree is dropped here, so a
-// forgetful caller cannot leak trees.
+// outcome; false if the job is unknown, still running or already taken.
+// What the job's kind kept for it outside the outcome is dropped here
+// (KindSpec.Discard: a parse tree nobody took), so a forgetful caller
+// cannot leak it.
 func (rt *Runtime) TakeResult(id JobID) (Outcome, bool) {
 	j := rt.pending[id]
 	if j == nil || j.state == Running {
@@ -259,8 +282,8 @@ func (rt *Runtime) TakeResult(id JobID) (Outcome, bool) {
 	if j.stream != nil {
 		j.stream.discard()
 	}
-	if j.kind == KindParse {
-		rt.handoff.drop(id)
+	if d := j.kind.spec().Discard; d != nil {
+		d(rt, id)
 	}
 	return j.outcome(), true
 }
@@ -353,6 +376,9 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 				rt.apply(&rt.scratch, now, &out)
 				continue
 			}
+			if env.Topic == replyTopic && rt.applyKindReply(env.Payload, now, &out) {
+				continue
+			}
 			rt.scratch = reply{}
 			if err := rt.dec.Decode(*env, &rt.scratch); err != nil {
 				rt.malformed++
@@ -424,7 +450,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 
 	}
 	switch r.Kind {
-	case replyInts, replyMatches, replyLines, replyRanked:
+	case replyInts, replyMatches, replyLines, replyRanked, replyItems:
 		rt.pushItems(j, r)
 		return
 	case replyProgress:
@@ -432,6 +458,9 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 			j.stream.progress = r.N
 			if r.Skipped != nil {
 				j.stream.skipped = *r.Skipped
+			}
+			if r.detail != nil {
+				j.stream.detail = r.detail
 			}
 		}
 		return
@@ -465,11 +494,10 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	switch r.Kind {
 	case replyUnit, replyClosed:
 		j.state = Complete
+	case replyResult:
+		j.state, j.value = Complete, r.Value
 	case replySum:
 		j.state, j.value = Complete, r.N
-	case replyParse:
-		j.state = Complete
-		j.value = &ParseResult{Duration: time.Duration(r.N)}
 	case replyListing:
 		j.state, j.value = Complete, *r.Listing
 	case replyEntry:
@@ -517,6 +545,12 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	if j.resource != nil && j.state == Complete {
 		out.Resources = append(out.Resources, *j.resource)
 		rt.noteResource(*j.resource)
+		op := *j.resource
+		rt.eachState(func(s any) {
+			if n, ok := s.(interface{ NoteResource(ResourceOp) }); ok {
+				n.NoteResource(op)
+			}
+		})
 	}
 	if j.key != "" && rt.supersede[j.key] == j.id {
 		delete(rt.supersede, j.key)
@@ -529,8 +563,10 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 		id: j.id, kind: j.kind, key: j.key, state: j.state, err: failure,
 		result: summarize(j), dispatchedAt: j.dispatchedAt, settledAt: now,
 	})
-	if j.state != Complete && j.kind == KindParse {
-		rt.handoff.drop(j.id)
+	if j.state != Complete {
+		if d := j.kind.spec().Discard; d != nil {
+			d(rt, j.id)
+		}
 	}
 	if j.stream != nil {
 		// A superseded search must not land late; an explicitly cancelled

@@ -194,7 +194,7 @@ func (rt *Runtime) startProc(j *job, spec proc.Spec, maxOutput int) JobID {
 }
 
 // runProc runs the program and returns the job's terminal reply.
-func runProc(w *task, sp *spawnEntry, spec proc.Spec, maxOutput int) reply {
+func runProc(w *Task, sp *spawnEntry, spec proc.Spec, maxOutput int) reply {
 	ctx := &w.ctx
 	var out *systemOutput
 	if maxOutput > 0 {
@@ -252,7 +252,7 @@ func runProc(w *task, sp *spawnEntry, spec proc.Spec, maxOutput int) reply {
 // recoverOutput is deferred by a spawn's output callbacks, which run on
 // proc's reader goroutines: a panic there fails the job (which kills the
 // program) and stops the reads, instead of ending the process.
-func (w *task) recoverOutput(err *error) {
+func (w *Task) recoverOutput(err *error) {
 	if p := recover(); p != nil {
 		w.failPanic("the spawn output callback", p)
 		*err = errPanicked

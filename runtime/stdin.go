@@ -16,7 +16,7 @@ type stdinQueue struct {
 	mu      sync.Mutex
 	chunks  [][]byte
 	queued  int
-	waiters []*task // write-wait jobs to settle once queued <= StdinHighWater
+	waiters []*Task // write-wait jobs to settle once queued <= StdinHighWater
 	closing bool    // close the pipe once the queue is written
 	err     error   // the write failure; the queue then takes nothing more
 	wake    chan struct{}
@@ -55,7 +55,7 @@ func (q *stdinQueue) push(data []byte) (bool, error) {
 
 // addWaiter registers a write-wait job; false if there is nothing to wait
 // for any more (the queue drained or failed).
-func (q *stdinQueue) addWaiter(t *task) bool {
+func (q *stdinQueue) addWaiter(t *Task) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.err != nil || q.queued <= StdinHighWater {
@@ -66,7 +66,7 @@ func (q *stdinQueue) addWaiter(t *task) bool {
 }
 
 // removeWaiter takes t off the waiters; false if it was settled already.
-func (q *stdinQueue) removeWaiter(t *task) bool {
+func (q *stdinQueue) removeWaiter(t *Task) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for i, x := range q.waiters {
@@ -155,7 +155,7 @@ func (q *stdinQueue) run(p *proc.Process) {
 		}
 		q.mu.Lock()
 		q.queued -= len(chunk)
-		var ready []*task
+		var ready []*Task
 		if q.queued <= StdinHighWater {
 			ready, q.waiters = q.waiters, nil
 		}

@@ -25,13 +25,19 @@ type streamBuf struct {
 	ranking   *Ranking        // the latest undelivered snapshot; a newer one replaces it
 	progress  uint64          // producer-reported progress (grep: files searched)
 	skipped   grep.SkipCounts // grep: what the search left out so far
-	received  uint64          // items the stream has sent in all, for the completion ring
-	queued    bool            // in rt.ready
-	held      bool            // HoldStream: deliver nothing until released
+	// buf holds the items of a kind that carries its own (replyItems);
+	// codec, when set, decodes them instead of the kind's codec.
+	buf   Items
+	codec ItemsCodec
+	// detail is the kind's last progress detail (KindSpec.Detail).
+	detail   any
+	received uint64 // items the stream has sent in all, for the completion ring
+	queued   bool   // in rt.ready
+	held     bool   // HoldStream: deliver nothing until released
 }
 
 func (s *streamBuf) len() int {
-	n := len(s.ints) + len(s.matches) + s.blockItems + len(s.lines)
+	n := len(s.ints) + len(s.matches) + s.blockItems + len(s.lines) + itemsLen(s.buf)
 	if s.ranking != nil {
 		n++ // a snapshot takes one item of credit
 	}
@@ -41,7 +47,21 @@ func (s *streamBuf) len() int {
 // units is the credit the undelivered items hold: one per item, except
 // lines, which weigh by their length.
 func (s *streamBuf) units() int {
-	return s.len() - len(s.lines) + s.lineUnits
+	return s.len() - len(s.lines) + s.lineUnits - itemsLen(s.buf) + itemsWeight(s.buf)
+}
+
+func itemsLen(it Items) int {
+	if it == nil {
+		return 0
+	}
+	return it.Len()
+}
+
+func itemsWeight(it Items) int {
+	if it == nil {
+		return 0
+	}
+	return it.Weight()
 }
 
 // lineUnit is how many bytes of a spawned program's line one unit of
@@ -78,7 +98,7 @@ func (rt *Runtime) dropSuperseded(p []byte) bool {
 	id, ok1 := w.uint()
 	kind, ok2 := w.uint()
 	if !ok1 || !ok2 || (kind != uint64(replyMatches) && kind != uint64(replyInts)) {
-		return false
+		return rt.dropSupersededItems(p)
 	}
 	j := rt.pending[JobID(id)]
 	if j == nil || j.stream == nil || !j.superseded || j.state != Running {
@@ -100,7 +120,7 @@ func (rt *Runtime) dropSuperseded(p []byte) bool {
 // waiting on a cancelled or abandoned stream is not stuck.
 func (s *streamBuf) discard() {
 	n := s.units()
-	s.ints, s.matches, s.lines, s.ranking, s.lineUnits = nil, nil, nil, nil, 0
+	s.ints, s.matches, s.lines, s.ranking, s.lineUnits, s.buf = nil, nil, nil, nil, 0, nil
 	s.blocks, s.blockItems = nil, 0
 	s.credit.Release(n)
 }
@@ -118,6 +138,12 @@ type StreamBatch struct {
 	Blocks []*MatchBlock
 	// Lines holds spawn output lines.
 	Lines []SpawnLine
+	// Items holds the items of a kind that carries its own, in the
+	// kind's form (its package says which type).
+	Items Items
+	// Detail is the kind's last progress detail (KindSpec.Detail), nil
+	// for none.
+	Detail any
 	// Ranking is a find_files snapshot: the current top matches as a
 	// whole, not items to append. Only the latest undelivered snapshot is
 	// kept, so a consumer that is a frame behind skips the ones it missed.
@@ -143,7 +169,7 @@ type StreamBatch struct {
 
 // Len returns the number of items in the batch.
 func (b *StreamBatch) Len() int {
-	n := len(b.Ints) + len(b.Matches) + blocksLen(b.Blocks) + len(b.Lines)
+	n := len(b.Ints) + len(b.Matches) + blocksLen(b.Blocks) + len(b.Lines) + itemsLen(b.Items)
 	if b.Ranking != nil {
 		n++
 	}
@@ -155,7 +181,7 @@ func (b *StreamBatch) Len() int {
 // costs one per started 4 KiB of its text. A consumer that keeps batches
 // of its own can bound them by the same measure.
 func (b *StreamBatch) Weight() int {
-	return b.Len() - len(b.Lines) + linesWeight(b.Lines)
+	return b.Len() - len(b.Lines) + linesWeight(b.Lines) - itemsLen(b.Items) + itemsWeight(b.Items)
 }
 
 func (rt *Runtime) pushItems(j *job, r *reply) {
@@ -163,12 +189,12 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		// Decoded by the general decoder: the stream still takes blocks.
 		r.block, r.Matches = &MatchBlock{ms: r.Matches}, nil
 	}
-	n := len(r.Ints) + len(r.Matches) + r.block.Len() + len(r.Lines)
+	n := len(r.Ints) + len(r.Matches) + r.block.Len() + len(r.Lines) + itemsLen(r.items)
 	if r.Ranking != nil {
 		n++
 	}
 	lineUnits := linesWeight(r.Lines)
-	units := n - len(r.Lines) + lineUnits
+	units := n - len(r.Lines) + lineUnits - itemsLen(r.items) + itemsWeight(r.items)
 	s := j.stream
 	if s == nil || j.state != Running {
 		// Items for a request/reply job are a handler bug; items after a
@@ -186,6 +212,18 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 			s.credit.Release(1) // the snapshot it replaces will never be delivered
 		}
 		s.ranking = r.Ranking
+	}
+	if r.items != nil {
+		switch {
+		case s.buf == nil || s.buf.Len() == 0:
+			s.buf = r.items
+		case j.kind.spec().Snapshots:
+			// The snapshot it replaces will never be delivered.
+			s.credit.Release(s.buf.Weight())
+			s.buf = r.items
+		default:
+			s.buf = s.buf.Append(r.items)
+		}
 	}
 	if len(s.ints) == 0 && r.Ints != nil {
 		s.ints = r.Ints
@@ -249,7 +287,7 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 			// stale.
 			continue
 		}
-		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress, Skipped: s.skipped}
+		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress, Skipped: s.skipped, Detail: s.detail}
 		take := min(s.len(), s.maxBatch)
 		if s.ranking != nil {
 			take = 1
@@ -260,6 +298,12 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		} else if len(s.matches) > 0 {
 			b.Matches = s.matches[:take:take]
 			s.matches = s.matches[take:]
+		} else if itemsLen(s.buf) > 0 {
+			if take >= s.buf.Len() {
+				b.Items, s.buf = s.buf, nil
+			} else {
+				b.Items, s.buf = s.buf.Cut(take)
+			}
 		} else if s.blockItems > 0 {
 			b.Blocks = s.takeBlocks(take)
 		} else if len(s.lines) > 0 {
@@ -344,4 +388,25 @@ func (s *streamBuf) takeBlocks(n int) []*MatchBlock {
 		n -= l
 	}
 	return out
+}
+
+// dropSupersededItems is dropSuperseded for a batch in its kind's form,
+// whose weight its header carries.
+func (rt *Runtime) dropSupersededItems(p []byte) bool {
+	w := wireBytes{p: p}
+	if n, ok := w.arrayLen(); !ok || n != 4 {
+		return false
+	}
+	id, ok1 := w.uint()
+	kind, ok2 := w.uint()
+	weight, ok3 := w.uint()
+	if !ok1 || !ok2 || !ok3 || kind != uint64(replyItems) || weight > uint64(w.left()) {
+		return false
+	}
+	j := rt.pending[JobID(id)]
+	if j == nil || j.stream == nil || !j.superseded || j.state != Running {
+		return false
+	}
+	j.stream.credit.Release(int(weight))
+	return true
 }

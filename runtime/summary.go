@@ -52,6 +52,9 @@ func summarize(j *job) resultSummary {
 		}
 		return s
 	}
+	if f := j.kind.spec().Summary; f != nil && j.value != nil {
+		return resultSummary{shape: shapeOther, small: f(j.value)}
+	}
 	switch v := j.value.(type) {
 	case nil:
 		return resultSummary{}
@@ -74,7 +77,7 @@ func summarize(j *job) resultSummary {
 	case map[string]any:
 		return resultSummary{shape: shapeMap, n: uint64(len(v))}
 	case bool, int8, int16, int32, int64, int, uint8, uint16, uint32, uint64, uint,
-		float32, float64, *ParseResult, fsops.Entry, time.Time:
+		float32, float64, fsops.Entry, time.Time:
 	default:
 		return resultSummary{shape: shapeOther, small: fmt.Sprintf("%T", v)}
 	}
@@ -90,8 +93,6 @@ func (s resultSummary) String() string {
 		switch v := s.small.(type) {
 		case string:
 			return strconv.Quote(v)
-		case *ParseResult:
-			return "tree, parsed in " + v.Duration.Round(time.Microsecond).String()
 		case fsops.Entry:
 			return fmt.Sprintf("%s %q, %d bytes", v.Kind, v.Name, v.Size)
 		}

@@ -102,7 +102,7 @@ func (rt *Runtime) DispatchTextSearch(spec TextSearchSpec, o DispatchOptions) Jo
 			}
 		})
 	}
-	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *task) reply {
+	return rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *Task) reply {
 		if checkErr != nil {
 			return terminal(ctx, checkErr, "")
 		}

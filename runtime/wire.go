@@ -26,7 +26,7 @@ const (
 	replyInts                           // stream items: Ints
 	replyMatches                        // stream items: Matches
 	replyClosed                         // stream completed
-	replyParse                          // parse completed; N = duration ns, tree in the handoff
+	_                                   // once parse's; parse now carries its own value
 	replyListing                        // read_dir completed
 	replyEntry                          // stat completed
 	replyValue                          // external job completed with Value
@@ -36,6 +36,8 @@ const (
 	replyExternal                       // external job completed; its value waits in the job entry
 	replyRanked                         // stream item: a ranked snapshot (find_files)
 	replyRanking                        // find_files or fuzzy completed with its final Ranking
+	replyItems                          // stream items in their kind's form: [job, kind, weight, items]
+	replyResult                         // completed with a value in its kind's form: [job, kind, value]
 	replyKindEnd
 )
 
@@ -66,6 +68,11 @@ type reply struct {
 	// block is a grep batch for a stream that takes matches in blocks,
 	// checked but not decoded (see applyMatchBlock).
 	block *MatchBlock
+	// items and detail are a kind's stream batch and progress detail,
+	// carried by its codecs; kind names the codecs on the sending side.
+	items  Items
+	detail any
+	kind   Kind
 	// err is a failed reply's error in this process; it never crosses the
 	// bus (the job entry keeps it, see task.keepFailure).
 	err error
@@ -76,12 +83,15 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	switch r.Kind {
 	case replyFailed:
 		fields = 4
-	case replySum, replyParse, replyProgress, replyInts, replyMatches, replyListing, replyEntry, replyValue,
+	case replySum, replyProgress, replyInts, replyMatches, replyListing, replyEntry, replyValue,
 		replyLines, replyExit, replyRanked, replyRanking:
 		fields = 3
 	}
-	if r.Kind == replyProgress && r.Skipped != nil {
+	if r.Kind == replyProgress && (r.Skipped != nil || r.detail != nil) || r.Kind == replyItems {
 		fields = 4
+	}
+	if r.Kind == replyResult {
+		fields = 3
 	}
 	if err := e.EncodeArrayLen(fields); err != nil {
 		return err
@@ -100,8 +110,30 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 		if r.Skipped != nil {
 			return encodeSkipped(e, r.Skipped)
 		}
+		if r.detail != nil {
+			c := r.kind.spec().Detail
+			if c == nil {
+				return fmt.Errorf("reply: kind %s has no detail codec", r.kind)
+			}
+			return c.EncodeValue(e, r.detail)
+		}
 		return nil
-	case replySum, replyParse:
+	case replyItems:
+		c := r.kind.spec().Items
+		if c == nil {
+			return fmt.Errorf("reply: kind %s has no items codec", r.kind)
+		}
+		if err := e.EncodeUint(r.N); err != nil {
+			return err
+		}
+		return c.EncodeItems(e, r.items)
+	case replyResult:
+		c := r.kind.spec().Value
+		if c == nil {
+			return fmt.Errorf("reply: kind %s has no value codec for %T", r.kind, r.Value)
+		}
+		return c.EncodeValue(e, r.Value)
+	case replySum:
 		return e.EncodeUint(r.N)
 	case replyFailed:
 		if err := e.EncodeString(r.Msg); err != nil {
@@ -161,7 +193,7 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 	want := 2
 	switch r.Kind {
 	case replyUnit, replyCancelled, replyClosed, replyExternal:
-	case replySum, replyParse:
+	case replySum:
 		want = 3
 		r.N, err = d.DecodeUint64()
 	case replyProgress:
@@ -510,4 +542,111 @@ func decodeSkipped(d *msgpack.Decoder) (*grep.SkipCounts, error) {
 		}
 	}
 	return c, nil
+}
+
+// applyKindReply applies a reply whose payload is in its kind's form (a
+// stream batch, a value, a progress detail), decoding it with the kind's
+// codec; it reports false, applying nothing, for any other reply, which the
+// general decoder then decides. A payload the codec refuses fails its job
+// as an undecodable reply does.
+func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
+	w := wireBytes{p: p}
+	n, ok := w.arrayLen()
+	if !ok {
+		return false
+	}
+	id, ok1 := w.uint()
+	rk, ok2 := w.uint()
+	if !ok1 || !ok2 {
+		return false
+	}
+	var weight uint64
+	switch {
+	case rk == uint64(replyItems) && n == 4:
+		if weight, ok = w.uint(); !ok {
+			return false
+		}
+	case rk == uint64(replyResult) && n == 3:
+	case rk == uint64(replyProgress) && n == 4:
+		if weight, ok = w.uint(); !ok { // the count
+			return false
+		}
+	default:
+		return false
+	}
+	j := rt.pending[JobID(id)]
+	if j == nil {
+		rt.scratch = reply{}
+		return true // unknown or already taken: a late duplicate
+	}
+	spec := j.kind.spec()
+	if rk == uint64(replyProgress) && spec.Detail == nil {
+		return false // grep's skip counts, until grep carries its own
+	}
+	v, err := rt.decodeKind(p[w.i:], func(d *msgpack.Decoder) (any, error) {
+		switch replyKind(rk) {
+		case replyItems:
+			c := spec.Items
+			if j.stream != nil && j.stream.codec != nil {
+				c = j.stream.codec
+			}
+			if c == nil {
+				return nil, fmt.Errorf("kind %s streams no items", j.kind)
+			}
+			return c.DecodeItems(p[w.i:], d)
+		case replyResult:
+			if spec.Value == nil {
+				return nil, fmt.Errorf("kind %s completes with no value", j.kind)
+			}
+			return spec.Value.DecodeValue(d)
+		}
+		return spec.Detail.DecodeValue(d)
+	})
+	if err != nil {
+		rt.malformed++
+		rt.failUndecodable(j.id, err, now, out)
+		return true
+	}
+	rt.scratch = reply{Job: j.id, Kind: replyKind(rk)}
+	switch replyKind(rk) {
+	case replyItems:
+		it, _ := v.(Items)
+		if it == nil || uint64(it.Weight()) != weight {
+			rt.malformed++
+			rt.failUndecodable(j.id, fmt.Errorf("a batch of weight %d decoded to %T", weight, v), now, out)
+			return true
+		}
+		rt.scratch.items = it
+	case replyResult:
+		rt.scratch.Value = v
+	default:
+		rt.scratch.N, rt.scratch.detail = weight, v
+	}
+	rt.apply(&rt.scratch, now, out)
+	rt.scratch = reply{}
+	return true
+}
+
+// decodeKind runs a kind's decoder over p, which it must read to the end;
+// a panic in the decoder is its error.
+func (rt *Runtime) decodeKind(p []byte, dec func(*msgpack.Decoder) (any, error)) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("its decoder panicked: %v", r)
+		}
+		if err != nil {
+			// As the bus's decoder does: a failed decode may have grown
+			// the decoder's buffer to what a hostile prefix claimed.
+			rt.kdec = msgpack.NewDecoder(&rt.kread)
+		}
+	}()
+	rt.kread.Reset(p)
+	rt.kdec.Reset(&rt.kread)
+	if v, err = dec(rt.kdec); err != nil {
+		return nil, err
+	}
+	if left := rt.kread.Len(); left != 0 {
+		return nil, fmt.Errorf("%d bytes left after the payload", left)
+	}
+	return v, nil
 }

@@ -17,7 +17,7 @@ func (r *reply) appendFixed(b []byte) ([]byte, bool) {
 		b = append(b, 0x92)
 		b = appendUint(b, uint64(r.Job))
 		return appendUint(b, uint64(r.Kind)), true
-	case replySum, replyParse, replyProgress:
+	case replySum, replyProgress:
 		if r.Skipped != nil {
 			return b, false // grep's skip counts take the encoder's path
 		}

@@ -17,7 +17,7 @@ func TestAppendFixedMatchesEncoder(t *testing.T) {
 		strings.Repeat("d", 256), strings.Repeat("e", 65535), strings.Repeat("f", 65536)}
 	var cases []reply
 	for _, n := range nums {
-		for _, k := range []replyKind{replyUnit, replyCancelled, replyClosed, replySum, replyParse, replyProgress} {
+		for _, k := range []replyKind{replyUnit, replyCancelled, replyClosed, replySum, replyProgress} {
 			cases = append(cases, reply{Job: JobID(n), Kind: k, N: n})
 		}
 	}

@@ -40,7 +40,6 @@ func TestReplyKindsRoundTripThroughTheBus(t *testing.T) {
 		{Job: 5, Kind: replyInts, Ints: []uint64{1, 2, 1 << 40}},
 		{Job: 6, Kind: replyMatches, Matches: []grep.Match{sampleMatch, {File: "a", Line: 1, Text: ""}}},
 		{Job: 7, Kind: replyClosed},
-		{Job: 8, Kind: replyParse, N: 12345},
 		{Job: 9, Kind: replyListing, Listing: &fsops.Listing{Entries: []fsops.Entry{entry, {Name: "z"}}}},
 		{Job: 10, Kind: replyEntry, Entry: &entry},
 		{Job: 11, Kind: replyValue, Value: map[string]any{"k": "v"}},
