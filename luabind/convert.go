@@ -10,23 +10,16 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
-	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
-// toLua converts a completed job's value. tr is the parse tree's userdata
-// for a parse job.
-func (b *Binding) toLua(kind runtime.Kind, out runtime.Outcome, tr *lua.LUserData) lua.LValue {
+// toLua converts a completed job's value; taken is what the kind's take
+// handed over before TakeResult.
+func (b *Binding) toLua(kind runtime.Kind, out runtime.Outcome, taken any) lua.LValue {
+	if k, ok := kindsLua[kind]; ok && k.value != nil {
+		return k.value(b, out, taken)
+	}
 	switch kind {
-	case runtime.KindComputeSum:
-		if n, ok := out.Sum(); ok {
-			return lua.LNumber(n)
-		}
-	case parsejob.Kind:
-		if tr != nil {
-			return tr
-		}
-		return lua.LNil
 	case runtime.KindFSReadDir:
 		if l, ok := out.Listing(); ok {
 			return listingToLua(b.ls, l)
@@ -91,8 +84,10 @@ func batchToLua(L *lua.LState, sb *runtime.StreamBatch) *lua.LTable {
 		return rankingToLua(L, sb.Ranking, false)
 	}
 	t := L.CreateTable(sb.Len(), 0)
-	for _, n := range sb.Ints {
-		t.Append(lua.LNumber(n))
+	if sb.Items != nil {
+		if k := kindsLua[sb.Kind]; k.items != nil {
+			k.items(L, t, sb.Items)
+		}
 	}
 	for i := range sb.Matches {
 		t.Append(matchToLua(L, &sb.Matches[i]))

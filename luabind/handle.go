@@ -7,7 +7,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -284,13 +283,9 @@ func (b *Binding) settle(j *job) {
 		b.settleLSP(j, c)
 		return
 	}
-	var t *lua.LUserData
-	if j.kind == parsejob.Kind {
-		// The tree must be taken before the result: TakeResult drops a
-		// tree nobody took.
-		if tr := parsejob.TakeTree(b.rt, j.id); tr != nil {
-			t = b.newTree(tr)
-		}
+	var taken any
+	if k := kindsLua[j.kind]; k.take != nil {
+		taken = k.take(b, j.id)
 	}
 	out, ok := b.rt.TakeResult(j.id)
 	if !ok {
@@ -298,7 +293,7 @@ func (b *Binding) settle(j *job) {
 	}
 	var value lua.LValue = lua.LTrue
 	if out.State == runtime.Complete {
-		value = b.toLua(j.kind, out, t)
+		value = b.toLua(j.kind, out, taken)
 	}
 	b.settled(j, out, value)
 }
@@ -463,6 +458,8 @@ func (b *Binding) Adopt(id runtime.JobID) (lua.LValue, error) {
 	case b.jobs[id] != nil:
 		return nil, fmt.Errorf("%w: job %d is already adopted", ErrUnknownJob, id)
 	}
-	stream := kind == runtime.KindEmitN || kind == runtime.KindGrep || kind == runtime.KindSpawn || kind == runtime.KindFindFiles
+	// Only a stream reports progress: the runtime knows which jobs are
+	// streams, whatever their kind.
+	_, stream := b.rt.StreamProgress(id)
 	return b.newHandle(b.ls, id, kind, stream), nil
 }

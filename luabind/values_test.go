@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -521,7 +522,7 @@ func TestEveryPmacsFunctionReturnsComparableValues(t *testing.T) {
 
 	mk, err := h.b.LoadString(sweepCallsLua, "sweep_calls.lua")
 	require.NoError(t, err)
-	snap := TextSnapshotValue(L, runtime.NewTextSnapshot([]string{"alpha foo", "", "beta FOO foo"}))
+	snap := TextSnapshotValue(L, textsearch.NewSnapshot([]string{"alpha foo", "", "beta FOO foo"}))
 	require.NoError(t, L.CallByParam(lua.P{Fn: mk, NRet: 1, Protect: true}, lua.LString(dir), snap))
 	calls := L.Get(-1).(*lua.LTable)
 	L.Pop(1)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/kinds/demojob"
 	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/syntax"
@@ -189,21 +190,21 @@ func (b *Binding) sleep(L *lua.LState) int {
 	msv := checkNumber(L, fname, 1, "ms")
 	o, _ := b.opts(L, fname, 2, false)
 	d := time.Duration(min(max(msv, 0), float64(1<<62/time.Millisecond)) * float64(time.Millisecond))
-	return b.push(L, o, runtime.KindSleep, false, func() runtime.JobID { return b.rt.DispatchSleep(d, o) })
+	return b.push(L, o, demojob.Sleep, false, func() runtime.JobID { return demojob.DispatchSleep(b.rt, d, o) })
 }
 
 func (b *Binding) sum(L *lua.LState) int {
 	const fname = "pmacs.workers.sum"
 	n := checkCount(L, fname, 1, "n")
 	o, _ := b.opts(L, fname, 2, false)
-	return b.push(L, o, runtime.KindComputeSum, false, func() runtime.JobID { return b.rt.DispatchSum(n, o) })
+	return b.push(L, o, demojob.Sum, false, func() runtime.JobID { return demojob.DispatchSum(b.rt, n, o) })
 }
 
 func (b *Binding) emitN(L *lua.LState) int {
 	const fname = "pmacs.workers.emit_n"
 	n := checkCount(L, fname, 1, "count")
 	o, _ := b.opts(L, fname, 2, true)
-	return b.push(L, o, runtime.KindEmitN, true, func() runtime.JobID { return b.rt.DispatchEmitN(n, o) })
+	return b.push(L, o, demojob.EmitN, true, func() runtime.JobID { return demojob.DispatchEmitN(b.rt, n, o) })
 }
 
 func (b *Binding) grep(L *lua.LState) int {

@@ -69,7 +69,7 @@ func (w *Task) send(r reply) {
 // sendItems waits for credit for the batch, then sends it. It returns the
 // context's error if the job was cancelled while waiting.
 func (w *Task) sendItems(ctx context.Context, r *reply) error {
-	if err := w.acquire(ctx, len(r.Ints)+len(r.Matches)); err != nil {
+	if err := w.acquire(ctx, len(r.Matches)); err != nil {
 		return err
 	}
 	w.send(*r)

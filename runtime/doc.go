@@ -42,7 +42,8 @@
 // whose root owns the job), the filesystem mutation it reports, and the work.
 // State a kind keeps per runtime (its handoff, its caches) lives in
 // [StateOf], and takes part in Close and Tick through the interfaces StateOf
-// lists. The parse kind is kinds/parsejob; the grep, text search, finder,
+// lists. The parse, text search and demonstration kinds (sleep,
+// compute_sum, emit_n) are packages under kinds/; the grep, finder,
 // filesystem and process kinds still live here, on their way out.
 //
 // # Results, errors and contexts
@@ -118,7 +119,7 @@
 //   - a request/reply read (read_dir, stat) dispatched after a mutation
 //     sees it, and one dispatched before a mutation completes before the
 //     mutation starts;
-//   - a stream (grep, emit_n, find_files) starts after every mutation dispatched before
+//   - a stream (grep, find_files, emit_n) starts after every mutation dispatched before
 //     it has finished, but runs in the stream lane, holding no gate: a
 //     mutation dispatched after the stream started does not wait for it
 //     and runs while it runs, so the stream may or may not see it;

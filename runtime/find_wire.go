@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/pmacs-go/pmacs-go/bus/wire"
 )
 
 // RankedMatch is one entry of a ranking.
@@ -91,7 +93,7 @@ func decodeRanking(d *msgpack.Decoder) (*Ranking, error) {
 	if r.Candidates, err = d.DecodeInt(); err != nil {
 		return nil, err
 	}
-	count, err := decodeLen(d, minRankedBytes)
+	count, err := wire.DecodeLen(d, minRankedBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +116,7 @@ func decodeRanking(d *msgpack.Decoder) (*Ranking, error) {
 		if m.Score, err = d.DecodeInt(); err != nil {
 			return nil, err
 		}
-		np, err := decodeLen(d, 1)
+		np, err := wire.DecodeLen(d, 1)
 		if err != nil {
 			return nil, err
 		}

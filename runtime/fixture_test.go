@@ -7,6 +7,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/pmacs-go/pmacs-go/bus/wire"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -84,4 +85,126 @@ func (keptCodec) EncodeValue(e *msgpack.Encoder, v any) error {
 func (keptCodec) DecodeValue(d *msgpack.Decoder) (any, error) {
 	n, err := d.DecodeInt64()
 	return time.Duration(n), err
+}
+
+// The demo kinds as test fixtures (kinds/demojob has the real ones, which
+// this package's tests cannot import): a wait, a computation with a value,
+// a stream of integers.
+var (
+	KindSleep      = RegisterKind(KindSpec{Name: "sleep"})
+	KindComputeSum = RegisterKind(KindSpec{Name: "compute_sum"})
+	KindEmitN      = RegisterKind(KindSpec{Name: "emit_n", Items: intsCodec{}})
+)
+
+// emitBatch is how many emit_n items a producer packs into one envelope.
+const emitBatch = 256
+
+func (rt *Runtime) DispatchSleep(d time.Duration, o DispatchOptions) JobID {
+	return rt.Start(Job{Kind: KindSleep, Actor: BuiltinActor, Lane: workers.LaneRead,
+		Run: func(ctx context.Context, _ *Task) (any, error) {
+			if d > 0 {
+				t := time.NewTimer(d)
+				defer t.Stop()
+				select {
+				case <-ctx.Done():
+				case <-t.C:
+				}
+			}
+			return nil, ctx.Err()
+		}}, o)
+}
+
+func (rt *Runtime) DispatchSum(n uint64, o DispatchOptions) JobID {
+	return rt.Start(Job{Kind: KindComputeSum, Actor: BuiltinActor, Lane: workers.LaneRead,
+		Run: func(ctx context.Context, _ *Task) (any, error) {
+			var acc uint64
+			for i := uint64(1); i <= n && i != 0; i++ {
+				if i&1023 == 0 && ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				acc += i
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return acc, nil
+		}}, o)
+}
+
+func (rt *Runtime) DispatchEmitN(count uint64, o DispatchOptions) JobID {
+	return rt.Start(Job{Kind: KindEmitN, Actor: BuiltinActor, Lane: workers.LaneStream, Stream: true,
+		Run: func(ctx context.Context, w *Task) (any, error) {
+			batch := make(testInts, 0, min(count, emitBatch))
+			for i := uint64(1); i <= count && i != 0; i++ {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				batch = append(batch, i)
+				if len(batch) == emitBatch {
+					if err := w.Send(ctx, batch); err != nil {
+						return nil, err
+					}
+					batch = make(testInts, 0, min(count-i, emitBatch))
+				}
+			}
+			if len(batch) > 0 {
+				if err := w.Send(ctx, batch); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		}}, o)
+}
+
+// testInts is an emit_n batch.
+type testInts []uint64
+
+func (s testInts) Len() int                     { return len(s) }
+func (s testInts) Weight() int                  { return len(s) }
+func (s testInts) Append(more Items) Items      { return append(s, more.(testInts)...) }
+func (s testInts) Cut(n int) (head, rest Items) { return s[:n:n], s[n:] }
+
+type intsCodec struct{}
+
+func (intsCodec) EncodeItems(e *msgpack.Encoder, items Items) error {
+	s := items.(testInts)
+	if err := e.EncodeArrayLen(len(s)); err != nil {
+		return err
+	}
+	for _, v := range s {
+		if err := e.EncodeUint(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (intsCodec) DecodeItems(_ []byte, d *msgpack.Decoder) (Items, error) {
+	n, err := wire.DecodeLen(d, 1)
+	if err != nil {
+		return nil, err
+	}
+	out := make(testInts, 0, min(n, 4096))
+	for range n {
+		v, err := d.DecodeUint64()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// intsReply is a worker's batch of emit_n items for job id.
+func intsReply(id JobID, v ...uint64) *reply {
+	return &reply{Job: id, Kind: replyItems, N: uint64(len(v)), items: testInts(v), kind: KindEmitN}
+}
+
+// intsOf is a batch's emit_n items, nil for none.
+func intsOf(b StreamBatch) []uint64 {
+	s, _ := b.Items.(testInts)
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }

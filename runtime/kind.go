@@ -10,9 +10,6 @@ type Kind uint8
 
 // The built-in kinds, until each moves to a package of its own.
 var (
-	KindSleep      = RegisterKind(KindSpec{Name: "sleep"})
-	KindComputeSum = RegisterKind(KindSpec{Name: "compute_sum"})
-	KindEmitN      = RegisterKind(KindSpec{Name: "emit_n"})
 	KindGrep       = RegisterKind(KindSpec{Name: "grep"})
 	KindFSReadDir  = RegisterKind(KindSpec{Name: "fs_read_dir"})
 	KindFSStat     = RegisterKind(KindSpec{Name: "fs_stat"})
@@ -26,7 +23,6 @@ var (
 	KindSpawnWrite = RegisterKind(KindSpec{Name: "spawn_write"})
 	KindFindFiles  = RegisterKind(KindSpec{Name: "find_files"})
 	KindFuzzy      = RegisterKind(KindSpec{Name: "fuzzy"})
-	KindTextSearch = RegisterKind(KindSpec{Name: "text_search"})
 	KindFSMkdir    = RegisterKind(KindSpec{Name: "fs_mkdir"})
 )
 

@@ -62,11 +62,12 @@ func (e *JobError) Is(target error) bool {
 //
 // The value a job completed with is read with the accessor for its kind,
 // each of which reports false for an outcome of another kind or one that did
-// not complete: Sum (compute_sum), Parse (parse), Listing (read_dir), Entry
+// not complete: Listing (read_dir), Entry
 // (stat), Spawn (spawn and system), Ranking (fuzzy and find_files) and
 // External (lsp_request, mcp_request and any other external job). Sleep,
-// emit_n, grep, text_search and the filesystem mutations complete with no
-// value.
+// grep and the filesystem mutations complete with no value. A kind that
+// lives in a package of its own reads its value with Value (demojob.SumOf,
+// parsejob.ResultOf).
 type Outcome struct {
 	State    State
 	Err      error
@@ -76,9 +77,6 @@ type Outcome struct {
 
 // OK reports whether the job completed.
 func (o Outcome) OK() bool { return o.State == Complete }
-
-// Sum is a compute_sum job's result.
-func (o Outcome) Sum() (uint64, bool) { return as[uint64](o) }
 
 // Value is the value a job completed with, for its kind's package to read
 // (parsejob.ResultOf, ...); false for an outcome that did not complete and
@@ -114,7 +112,7 @@ func (o Outcome) External() (any, bool) {
 
 // as is the typed read behind the accessors. An external job's value is
 // never one of the built-in results, even when it has the same Go type
-// (a uint64 an LSP server sent is not a compute_sum).
+// (a uint64 an LSP server sent is not a compute_sum's sum).
 func as[T any](o Outcome) (T, bool) {
 	v, ok := o.value.(T)
 	return v, ok && o.State == Complete && !o.external

@@ -35,7 +35,7 @@ const (
 	// DefaultActor runs filesystem and grep jobs whose path lies under no
 	// registered root.
 	DefaultActor workers.ActorID = ""
-	// BuiltinActor runs sleep, compute_sum and emit_n. They have an actor
+	// BuiltinActor runs the demo kinds, text search and fuzzy. They have an actor
 	// of their own because a long sleep holds its actor's read gate: on the
 	// default actor it would hold back every rename until it ended.
 	BuiltinActor workers.ActorID = "pmacs:builtin"
@@ -450,7 +450,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 
 	}
 	switch r.Kind {
-	case replyInts, replyMatches, replyLines, replyRanked, replyItems:
+	case replyMatches, replyLines, replyRanked, replyItems:
 		rt.pushItems(j, r)
 		return
 	case replyProgress:

@@ -34,7 +34,7 @@ func drainSpawn(t *testing.T, rt *Runtime, id JobID) spawnResult {
 			if b.ID != id {
 				continue
 			}
-			require.Empty(t, b.Ints)
+			require.Empty(t, intsOf(b))
 			require.Empty(t, b.Matches)
 			res.lines = append(res.lines, b.Lines...)
 			if b.Closed {

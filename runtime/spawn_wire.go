@@ -5,6 +5,8 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/pmacs-go/pmacs-go/bus/wire"
+
 	"github.com/pmacs-go/pmacs-go/proc"
 )
 
@@ -53,7 +55,7 @@ func spawnLinesToProc(ls []SpawnLine) []proc.Line {
 
 func decodeLines(d *msgpack.Decoder) ([]SpawnLine, error) {
 	// Each line is a flag byte and a string header: at least two bytes.
-	n, err := decodeLen(d, 1)
+	n, err := wire.DecodeLen(d, 1)
 	if err != nil {
 		return nil, err
 	}

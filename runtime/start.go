@@ -47,6 +47,11 @@ type Job struct {
 	// no worker slot and no actor gate. Close waits for it, after the
 	// kinds' states have been told to Kill.
 	Detached bool
+	// Prepare, when set, is called on the main goroutine once the job is
+	// published and before it can run: where a kind hooks the job's
+	// context (context.AfterFunc on Task.Context) to give back what it
+	// lent the job should the job end before it ran.
+	Prepare func(t *Task)
 	// Attach, instead of Run, hands the job to whoever will settle it
 	// (Task.Finish, from any goroutine): a wait on something a kind
 	// already follows. It is called on the main goroutine.
@@ -76,6 +81,9 @@ func (rt *Runtime) Start(job Job, o DispatchOptions) JobID {
 		rt.knowActor(actor)
 	}
 	t := &j.t
+	if job.Prepare != nil && !rt.closed {
+		job.Prepare(t)
+	}
 	switch {
 	case job.Attach != nil:
 		if rt.prepare(j) {

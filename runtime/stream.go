@@ -10,7 +10,6 @@ import (
 type streamBuf struct {
 	maxBatch int
 	credit   *bus.Credit
-	ints     []uint64
 	matches  []grep.Match
 	// blocks holds the matches of a stream that takes them in blocks
 	// (wantBlocks), blockItems how many they are.
@@ -37,7 +36,7 @@ type streamBuf struct {
 }
 
 func (s *streamBuf) len() int {
-	n := len(s.ints) + len(s.matches) + s.blockItems + len(s.lines) + itemsLen(s.buf)
+	n := len(s.matches) + s.blockItems + len(s.lines) + itemsLen(s.buf)
 	if s.ranking != nil {
 		n++ // a snapshot takes one item of credit
 	}
@@ -83,7 +82,7 @@ func linesWeight(ls []SpawnLine) int {
 	return n
 }
 
-// dropSuperseded takes a reply of grep matches or emit_n integers for a
+// dropSuperseded takes a reply of grep matches for a
 // superseded stream that has not stopped yet, and drops it undecoded,
 // returning its items' credit: nothing will deliver them (a superseded
 // stream closes without its items), and decoding them would cost the frame
@@ -97,19 +96,15 @@ func (rt *Runtime) dropSuperseded(p []byte) bool {
 	}
 	id, ok1 := w.uint()
 	kind, ok2 := w.uint()
-	if !ok1 || !ok2 || (kind != uint64(replyMatches) && kind != uint64(replyInts)) {
+	if !ok1 || !ok2 || kind != uint64(replyMatches) {
 		return rt.dropSupersededItems(p)
 	}
 	j := rt.pending[JobID(id)]
 	if j == nil || j.stream == nil || !j.superseded || j.state != Running {
 		return false
 	}
-	minItem := 1
-	if kind == uint64(replyMatches) {
-		minItem = minMatchBytes
-	}
 	items, ok := w.arrayLen()
-	if !ok || items > w.left()/minItem {
+	if !ok || items > w.left()/minMatchBytes {
 		return false
 	}
 	j.stream.credit.Release(items)
@@ -120,7 +115,7 @@ func (rt *Runtime) dropSuperseded(p []byte) bool {
 // waiting on a cancelled or abandoned stream is not stuck.
 func (s *streamBuf) discard() {
 	n := s.units()
-	s.ints, s.matches, s.lines, s.ranking, s.lineUnits, s.buf = nil, nil, nil, nil, 0, nil
+	s.matches, s.lines, s.ranking, s.lineUnits, s.buf = nil, nil, nil, 0, nil
 	s.blocks, s.blockItems = nil, 0
 	s.credit.Release(n)
 }
@@ -129,9 +124,8 @@ func (s *streamBuf) discard() {
 type StreamBatch struct {
 	ID   JobID
 	Kind Kind
-	// Ints holds emit_n items, Matches grep items; at most the stream's
-	// max batch in all. The slices are the consumer's to keep.
-	Ints    []uint64
+	// Matches holds grep items; at most the stream's max batch in all.
+	// The slices are the consumer's to keep.
 	Matches []grep.Match
 	// Blocks holds the grep items of a stream dispatched with
 	// DispatchOptions.MatchBlocks, instead of Matches.
@@ -169,7 +163,7 @@ type StreamBatch struct {
 
 // Len returns the number of items in the batch.
 func (b *StreamBatch) Len() int {
-	n := len(b.Ints) + len(b.Matches) + blocksLen(b.Blocks) + len(b.Lines) + itemsLen(b.Items)
+	n := len(b.Matches) + blocksLen(b.Blocks) + len(b.Lines) + itemsLen(b.Items)
 	if b.Ranking != nil {
 		n++
 	}
@@ -189,7 +183,7 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		// Decoded by the general decoder: the stream still takes blocks.
 		r.block, r.Matches = &MatchBlock{ms: r.Matches}, nil
 	}
-	n := len(r.Ints) + len(r.Matches) + r.block.Len() + len(r.Lines) + itemsLen(r.items)
+	n := len(r.Matches) + r.block.Len() + len(r.Lines) + itemsLen(r.items)
 	if r.Ranking != nil {
 		n++
 	}
@@ -224,11 +218,6 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		default:
 			s.buf = s.buf.Append(r.items)
 		}
-	}
-	if len(s.ints) == 0 && r.Ints != nil {
-		s.ints = r.Ints
-	} else {
-		s.ints = append(s.ints, r.Ints...)
 	}
 	if len(s.matches) == 0 && r.Matches != nil {
 		s.matches = r.Matches
@@ -292,9 +281,6 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		if s.ranking != nil {
 			take = 1
 			b.Ranking, s.ranking = s.ranking, nil
-		} else if len(s.ints) > 0 {
-			b.Ints = s.ints[:take:take]
-			s.ints = s.ints[take:]
 		} else if len(s.matches) > 0 {
 			b.Matches = s.matches[:take:take]
 			s.matches = s.matches[take:]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/pmacs-go/pmacs-go/bus/wire"
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/proc"
@@ -23,7 +24,7 @@ const (
 	replySum                            // completed with N
 	replyCancelled                      // observed cancellation
 	replyFailed                         // Msg, Code
-	replyInts                           // stream items: Ints
+	_                                   // once emit_n's and text search's items; now replyItems
 	replyMatches                        // stream items: Matches
 	replyClosed                         // stream completed
 	_                                   // once parse's; parse now carries its own value
@@ -53,7 +54,6 @@ type reply struct {
 	N       uint64
 	Msg     string
 	Code    string
-	Ints    []uint64
 	Matches []grep.Match
 	Listing *fsops.Listing
 	Entry   *fsops.Entry
@@ -83,7 +83,7 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	switch r.Kind {
 	case replyFailed:
 		fields = 4
-	case replySum, replyProgress, replyInts, replyMatches, replyListing, replyEntry, replyValue,
+	case replySum, replyProgress, replyMatches, replyListing, replyEntry, replyValue,
 		replyLines, replyExit, replyRanked, replyRanking:
 		fields = 3
 	}
@@ -140,16 +140,6 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 			return err
 		}
 		return e.EncodeString(r.Code)
-	case replyInts:
-		if err := e.EncodeArrayLen(len(r.Ints)); err != nil {
-			return err
-		}
-		for _, v := range r.Ints {
-			if err := e.EncodeUint(v); err != nil {
-				return err
-			}
-		}
-		return nil
 	case replyMatches:
 		return encodeMatches(e, r.Matches)
 	case replyListing:
@@ -209,9 +199,6 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 		if r.Msg, err = d.DecodeString(); err == nil {
 			r.Code, err = d.DecodeString()
 		}
-	case replyInts:
-		want = 3
-		r.Ints, err = decodeInts(d)
 	case replyMatches:
 		want = 3
 		r.Matches, err = decodeMatches(d)
@@ -296,32 +283,6 @@ func encodeValue(e *msgpack.Encoder, v any, depth int) error {
 	return e.Encode(v)
 }
 
-// remainingBytes reports how many payload bytes d has left to read, when it
-// reads from memory (the bus decoders read from a bytes.Reader).
-func remainingBytes(d *msgpack.Decoder) (int, bool) {
-	if r, ok := d.Buffered().(interface{ Len() int }); ok {
-		return r.Len(), true
-	}
-	return 0, false
-}
-
-// checkClaim refuses a length prefix of n items when the payload does not
-// hold the minItem bytes each of them needs at the least. That, and never
-// sizing a slice or map by a prefix it has not checked, is what keeps a
-// hostile few bytes from costing gigabytes: a fixed item bound would also
-// refuse honest replies (an LSP semantic-tokens array of a mid-sized file
-// has 70,000 integers). A decoder that does not read from memory skips the
-// check; allocation is then still bounded by the items actually read.
-func checkClaim(d *msgpack.Decoder, what string, n, minItem int) error {
-	if n < 0 {
-		return nil
-	}
-	if left, ok := remainingBytes(d); ok && n > left/minItem {
-		return fmt.Errorf("%s claims %d items but only %d bytes remain", what, n, left)
-	}
-	return nil
-}
-
 // decodeValue decodes an arbitrary value as DecodeInterface does (arrays as
 // []any, maps as map[string]any), but checks every length prefix against the
 // bytes left and refuses values nested deeper than maxWireDepth.
@@ -337,7 +298,7 @@ func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
 	}
 	switch {
 	case msgpcode.IsFixedArray(c) || c == msgpcode.Array16 || c == msgpcode.Array32:
-		n, err := decodeLen(d, 1)
+		n, err := wire.DecodeLen(d, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -355,7 +316,7 @@ func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkClaim(d, "map", n, 2); err != nil {
+		if err := wire.CheckClaim(d, "map", n, 2); err != nil {
 			return nil, err
 		}
 		out := make(map[string]any, min(n, 64))
@@ -420,38 +381,6 @@ func checkScalarClaim(d *msgpack.Decoder, c byte) error {
 		return fmt.Errorf("value claims %d bytes but only %d remain", size, left)
 	}
 	return nil
-}
-
-// decodeLen reads an array header whose items take at least minItem bytes
-// each and refuses a length the payload cannot hold.
-func decodeLen(d *msgpack.Decoder, minItem int) (int, error) {
-	n, err := d.DecodeArrayLen()
-	if err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		return 0, nil // nil array
-	}
-	if err := checkClaim(d, "array", n, minItem); err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
-func decodeInts(d *msgpack.Decoder) ([]uint64, error) {
-	n, err := decodeLen(d, 1)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uint64, 0, min(n, 4096))
-	for range n {
-		v, err := d.DecodeUint64()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 // peekJobID reads the job id of a reply that failed to decode: the first
@@ -578,6 +507,13 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	if j == nil {
 		rt.scratch = reply{}
 		return true // unknown or already taken: a late duplicate
+	}
+	if rk == uint64(replyItems) && j.stream == nil {
+		// Items for a request/reply job are a handler's bug: nothing
+		// would deliver them, and its kind has no codec to read them.
+		rt.malformed++
+		rt.scratch = reply{}
+		return true
 	}
 	spec := j.kind.spec()
 	if rk == uint64(replyProgress) && spec.Detail == nil {

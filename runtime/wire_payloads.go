@@ -5,6 +5,8 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/pmacs-go/pmacs-go/bus/wire"
+
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
 )
@@ -63,7 +65,7 @@ func decodeFile(d *msgpack.Decoder, last string, buf []byte) (string, error) {
 	if err != nil || n <= 0 {
 		return "", err
 	}
-	if err := checkClaim(d, "file name", n, 1); err != nil {
+	if err := wire.CheckClaim(d, "file name", n, 1); err != nil {
 		return "", err
 	}
 	if n > len(buf) {
@@ -84,7 +86,7 @@ func decodeFile(d *msgpack.Decoder, last string, buf []byte) (string, error) {
 }
 
 func decodeMatches(d *msgpack.Decoder) ([]grep.Match, error) {
-	n, err := decodeLen(d, minMatchBytes)
+	n, err := wire.DecodeLen(d, minMatchBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +119,7 @@ func decodeMatches(d *msgpack.Decoder) ([]grep.Match, error) {
 		if m.MatchEnd, err = d.DecodeUint32(); err != nil {
 			return nil, err
 		}
-		flat, err := decodeLen(d, 1)
+		flat, err := wire.DecodeLen(d, 1)
 		if err != nil {
 			return nil, err
 		}

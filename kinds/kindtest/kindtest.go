@@ -80,3 +80,74 @@ func JobErr(t testing.TB, err error) *runtime.JobError {
 	require.ErrorAs(t, err, &je)
 	return je
 }
+
+// Stream is what Drain collected of a stream.
+type Stream struct {
+	// Items are the stream's batches' items, in order (nil when none came).
+	Items    runtime.Items
+	Batches  int
+	MaxLen   int // the largest batch
+	Progress uint64
+	Detail   any
+	Outcome  runtime.Outcome
+}
+
+// Add records one batch and reports whether it was the closing one.
+func (r *Stream) Add(b *runtime.StreamBatch) bool {
+	r.Batches++
+	r.MaxLen = max(r.MaxLen, b.Len())
+	if b.Items != nil {
+		if r.Items == nil {
+			r.Items = b.Items
+		} else {
+			r.Items = r.Items.Append(b.Items)
+		}
+	}
+	if b.Closed {
+		r.Outcome, r.Progress, r.Detail = b.Outcome, b.Progress, b.Detail
+	}
+	return b.Closed
+}
+
+// Drain ticks at the given frame cadence until stream id closes, failing
+// after limit.
+func Drain(t testing.TB, rt *runtime.Runtime, id runtime.JobID, frame, limit time.Duration) Stream {
+	t.Helper()
+	var res Stream
+	deadline := time.Now().Add(limit)
+	for {
+		require.True(t, time.Now().Before(deadline), "stream %d did not close in time", id)
+		rt.Tick()
+		for _, b := range rt.TakeStreamBatches() {
+			if b.ID == id && res.Add(&b) {
+				return res
+			}
+		}
+		WaitReady(rt, frame)
+		if frame > time.Millisecond {
+			time.Sleep(frame) // a frame cadence: replies pile up between drains
+		}
+	}
+}
+
+// DrainAll collects several streams until every one has closed.
+func DrainAll(t testing.TB, rt *runtime.Runtime, limit time.Duration, ids ...runtime.JobID) map[runtime.JobID]*Stream {
+	t.Helper()
+	res := make(map[runtime.JobID]*Stream, len(ids))
+	for _, id := range ids {
+		res[id] = &Stream{}
+	}
+	open := len(ids)
+	deadline := time.Now().Add(limit)
+	for open > 0 {
+		require.True(t, time.Now().Before(deadline), "%d streams did not close in time", open)
+		rt.Tick()
+		for _, b := range rt.TakeStreamBatches() {
+			if r := res[b.ID]; r != nil && r.Add(&b) {
+				open--
+			}
+		}
+		WaitReady(rt, time.Millisecond)
+	}
+	return res
+}

@@ -1,0 +1,63 @@
+package luabind
+
+import (
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/kinds/demojob"
+	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
+	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// kindLua is a kind's Lua surface in the binding: how what its jobs settle
+// with and what its streams deliver become Lua values. Each kind registers
+// its own (registerKindLua), so the binding's core follows the registry
+// instead of switching on kinds.
+type kindLua struct {
+	// take runs before TakeResult, for a kind that hands something over
+	// outside the outcome (a parse tree); value gets what it returned.
+	take func(b *Binding, id runtime.JobID) any
+	// value converts a completed job's value; nil settles with true.
+	value func(b *Binding, out runtime.Outcome, taken any) lua.LValue
+	// items appends a batch's items (StreamBatch.Items) to t.
+	items func(L *lua.LState, t *lua.LTable, it runtime.Items)
+}
+
+var kindsLua = map[runtime.Kind]kindLua{}
+
+// registerKindLua makes kind's Lua surface known; called at init.
+func registerKindLua(kind runtime.Kind, k kindLua) { kindsLua[kind] = k }
+
+// numbersToLua appends integers as Lua numbers.
+func numbersToLua[S ~[]uint64](_ *lua.LState, t *lua.LTable, it runtime.Items) {
+	for _, n := range it.(S) {
+		t.Append(lua.LNumber(n))
+	}
+}
+
+func init() {
+	registerKindLua(demojob.EmitN, kindLua{items: numbersToLua[demojob.Ints]})
+	registerKindLua(demojob.Sum, kindLua{value: func(_ *Binding, out runtime.Outcome, _ any) lua.LValue {
+		if n, ok := demojob.SumOf(out); ok {
+			return lua.LNumber(n)
+		}
+		return lua.LTrue
+	}})
+	registerKindLua(textsearch.Kind, kindLua{items: numbersToLua[textsearch.Matches]})
+	registerKindLua(parsejob.Kind, kindLua{
+		// The tree must be taken before the result: TakeResult drops a
+		// tree nobody took.
+		take: func(b *Binding, id runtime.JobID) any {
+			if tr := parsejob.TakeTree(b.rt, id); tr != nil {
+				return b.newTree(tr)
+			}
+			return nil
+		},
+		value: func(_ *Binding, _ runtime.Outcome, taken any) lua.LValue {
+			if t, ok := taken.(*lua.LUserData); ok {
+				return t
+			}
+			return lua.LNil
+		},
+	})
+}
