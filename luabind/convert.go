@@ -20,14 +20,6 @@ func (b *Binding) toLua(kind runtime.Kind, out runtime.Outcome, taken any) lua.L
 		return k.value(b, out, taken)
 	}
 	switch kind {
-	case runtime.KindFSReadDir:
-		if l, ok := out.Listing(); ok {
-			return listingToLua(b.ls, l)
-		}
-	case runtime.KindFSStat:
-		if e, ok := out.Entry(); ok {
-			return entryToLua(b.ls, e)
-		}
 	case runtime.KindMCPRequest, runtime.KindLSPRequest:
 		v, _ := out.External()
 		return anyToLua(b.ls, v)

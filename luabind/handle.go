@@ -7,6 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -335,13 +336,7 @@ func outcomeValues(kind runtime.Kind, out runtime.Outcome, value lua.LValue) []l
 	return []lua.LValue{lua.LNil, lua.LString(msg), lua.LString(code)}
 }
 
-func isFS(k runtime.Kind) bool {
-	switch k {
-	case runtime.KindFSReadDir, runtime.KindFSStat, runtime.KindFSRename, runtime.KindFSChmod, runtime.KindFSRemove, runtime.KindFSMkdir:
-		return true
-	}
-	return false
-}
+func isFS(k runtime.Kind) bool { return fsjob.IsKind(k) }
 
 // deliver hands a stream's batch to its job: queued for the iterator, and
 // on the closing batch, the outcome for await.

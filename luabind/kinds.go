@@ -4,6 +4,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/pmacs-go/pmacs-go/kinds/demojob"
+	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
 	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 	"github.com/pmacs-go/pmacs-go/runtime"
@@ -40,6 +41,18 @@ func init() {
 	registerKindLua(demojob.Sum, kindLua{value: func(_ *Binding, out runtime.Outcome, _ any) lua.LValue {
 		if n, ok := demojob.SumOf(out); ok {
 			return lua.LNumber(n)
+		}
+		return lua.LTrue
+	}})
+	registerKindLua(fsjob.ReadDirKind, kindLua{value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+		if l, ok := fsjob.ListingOf(out); ok {
+			return listingToLua(b.ls, l)
+		}
+		return lua.LTrue
+	}})
+	registerKindLua(fsjob.StatKind, kindLua{value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+		if e, ok := fsjob.EntryOf(out); ok {
+			return entryToLua(b.ls, e)
 		}
 		return lua.LTrue
 	}})

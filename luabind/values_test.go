@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
 	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -121,7 +122,7 @@ func TestWaitResultsMissingValuesAreLuaNil(t *testing.T) {
 // way a script-visible fs failure comes without an errno name.
 func TestFailedJobWithoutCodeAwaitsToTwoValues(t *testing.T) {
 	h := newHarness(t, false)
-	id, _ := h.rt.RegisterExternal(runtime.KindFSStat, "")
+	id, _ := h.rt.RegisterExternal(fsjob.StatKind, "")
 	hv, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	h.b.L().SetGlobal("H", hv)

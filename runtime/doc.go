@@ -42,14 +42,14 @@
 // whose root owns the job), the filesystem mutation it reports, and the work.
 // State a kind keeps per runtime (its handoff, its caches) lives in
 // [StateOf], and takes part in Close and Tick through the interfaces StateOf
-// lists. The parse, text search and demonstration kinds (sleep,
-// compute_sum, emit_n) are packages under kinds/; the grep, finder,
-// filesystem and process kinds still live here, on their way out.
+// lists. The parse, filesystem, text search and demonstration kinds
+// (sleep, compute_sum, emit_n) are packages under kinds/; the grep, finder
+// and process kinds still live here, on their way out.
 //
 // # Results, errors and contexts
 //
 // TakeResult (or a stream's closing batch) gives an Outcome. Its value is
-// read with the accessor of the job's kind (Outcome.Listing for read_dir,
+// read with the accessor of the job's kind (fsjob.ListingOf for read_dir,
 // parsejob.ResultOf for parse, Outcome.External for an external job, ...),
 // so no caller type-asserts an interface. Outcome.Err is nil when the job
 // completed. A failure is a *JobError: its Code is what Lua and the

@@ -2,12 +2,14 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/pmacs-go/pmacs-go/bus/wire"
+	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -207,4 +209,66 @@ func intsOf(b StreamBatch) []uint64 {
 		return nil
 	}
 	return s
+}
+
+// The filesystem kinds as test fixtures (kinds/fsjob has the real ones):
+// the mutations report their resources and run in their root's mutating
+// lane, reads in its read lane; a read_dir completes with the number of
+// entries, a stat with the entry's size.
+var (
+	KindFSReadDir = RegisterKind(KindSpec{Name: "fs_read_dir"})
+	KindFSStat    = RegisterKind(KindSpec{Name: "fs_stat"})
+	KindFSRename  = RegisterKind(KindSpec{Name: "fs_rename"})
+	KindFSChmod   = RegisterKind(KindSpec{Name: "fs_chmod"})
+	KindFSRemove  = RegisterKind(KindSpec{Name: "fs_remove"})
+	KindFSMkdir   = RegisterKind(KindSpec{Name: "fs_mkdir"})
+)
+
+// fsFixture runs op as a job of kind on path's root.
+func (rt *Runtime) fsFixture(kind Kind, path string, lane workers.Lane, res *ResourceOp, o DispatchOptions, op func(ctx context.Context) (any, error)) JobID {
+	return rt.Start(Job{Kind: kind, Path: path, Lane: lane, Resource: res,
+		Run: func(ctx context.Context, _ *Task) (any, error) {
+			v, err := op(ctx)
+			switch {
+			case err == nil:
+				return v, nil
+			case errors.Is(err, fsops.ErrCancelled):
+				return nil, context.Canceled
+			}
+			return nil, &JobError{Message: err.Error(), Code: fsops.Errno(err), Err: err}
+		}}, o)
+}
+
+func (rt *Runtime) DispatchReadDir(path string, tol fsops.Tolerance, o DispatchOptions) JobID {
+	return rt.fsFixture(KindFSReadDir, path, workers.LaneRead, nil, o, func(ctx context.Context) (any, error) {
+		l, err := fsops.ReadDir(ctx, path, tol)
+		return uint64(len(l.Entries)), err
+	})
+}
+
+func (rt *Runtime) DispatchStat(path string, o DispatchOptions) JobID {
+	return rt.fsFixture(KindFSStat, path, workers.LaneRead, nil, o, func(ctx context.Context) (any, error) {
+		e, err := fsops.Stat(ctx, path)
+		return uint64(e.Size), err
+	})
+}
+
+func (rt *Runtime) DispatchRename(from, to string, overwrite bool, o DispatchOptions) JobID {
+	return rt.fsFixture(KindFSRename, from, workers.LaneMutating, &ResourceOp{Op: ResourceRename, From: from, To: to}, o,
+		func(ctx context.Context) (any, error) { return nil, fsops.Rename(ctx, from, to, overwrite) })
+}
+
+func (rt *Runtime) DispatchChmod(path string, mode uint32, o DispatchOptions) JobID {
+	return rt.fsFixture(KindFSChmod, path, workers.LaneMutating, nil, o,
+		func(ctx context.Context) (any, error) { return nil, fsops.Chmod(ctx, path, mode) })
+}
+
+func (rt *Runtime) DispatchRemove(path string, o DispatchOptions) JobID {
+	return rt.fsFixture(KindFSRemove, path, workers.LaneMutating, &ResourceOp{Op: ResourceRemove, From: path}, o,
+		func(ctx context.Context) (any, error) { return nil, fsops.Remove(ctx, path) })
+}
+
+func (rt *Runtime) DispatchMkdir(path string, o DispatchOptions) JobID {
+	return rt.fsFixture(KindFSMkdir, path, workers.LaneMutating, &ResourceOp{Op: ResourceMkdir, From: path}, o,
+		func(ctx context.Context) (any, error) { return nil, fsops.Mkdir(ctx, path) })
 }

@@ -11,11 +11,6 @@ type Kind uint8
 // The built-in kinds, until each moves to a package of its own.
 var (
 	KindGrep       = RegisterKind(KindSpec{Name: "grep"})
-	KindFSReadDir  = RegisterKind(KindSpec{Name: "fs_read_dir"})
-	KindFSStat     = RegisterKind(KindSpec{Name: "fs_stat"})
-	KindFSRename   = RegisterKind(KindSpec{Name: "fs_rename"})
-	KindFSChmod    = RegisterKind(KindSpec{Name: "fs_chmod"})
-	KindFSRemove   = RegisterKind(KindSpec{Name: "fs_remove"})
 	KindMCPRequest = RegisterKind(KindSpec{Name: "mcp_request"})
 	KindLSPRequest = RegisterKind(KindSpec{Name: "lsp_request"})
 	KindSpawn      = RegisterKind(KindSpec{Name: "spawn"})
@@ -23,7 +18,6 @@ var (
 	KindSpawnWrite = RegisterKind(KindSpec{Name: "spawn_write"})
 	KindFindFiles  = RegisterKind(KindSpec{Name: "find_files"})
 	KindFuzzy      = RegisterKind(KindSpec{Name: "fuzzy"})
-	KindFSMkdir    = RegisterKind(KindSpec{Name: "fs_mkdir"})
 )
 
 // State is where a job is in its life.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -62,12 +61,10 @@ func (e *JobError) Is(target error) bool {
 //
 // The value a job completed with is read with the accessor for its kind,
 // each of which reports false for an outcome of another kind or one that did
-// not complete: Listing (read_dir), Entry
-// (stat), Spawn (spawn and system), Ranking (fuzzy and find_files) and
-// External (lsp_request, mcp_request and any other external job). Sleep,
-// grep and the filesystem mutations complete with no value. A kind that
-// lives in a package of its own reads its value with Value (demojob.SumOf,
-// parsejob.ResultOf).
+// not complete: Spawn (spawn and system), Ranking (fuzzy and find_files) and
+// External (lsp_request, mcp_request and any other external job); grep
+// completes with no value. A kind that lives in a package of its own reads
+// its value with Value (fsjob.ListingOf, demojob.SumOf, parsejob.ResultOf).
 type Outcome struct {
 	State    State
 	Err      error
@@ -84,12 +81,6 @@ func (o Outcome) OK() bool { return o.State == Complete }
 func (o Outcome) Value() (any, bool) {
 	return o.value, o.State == Complete && !o.external
 }
-
-// Listing is a read_dir job's result.
-func (o Outcome) Listing() (fsops.Listing, bool) { return as[fsops.Listing](o) }
-
-// Entry is a stat job's result.
-func (o Outcome) Entry() (fsops.Entry, bool) { return as[fsops.Entry](o) }
 
 // Spawn is a spawn or system job's result: its exit, and for system its
 // collected output.

@@ -70,15 +70,6 @@ type DispatchOptions struct {
 	// of many matches (a list drawn a screen at a time), whose frames then
 	// pay to decode only what they show. Ignored by other jobs.
 	MatchBlocks bool
-	// Roots, when not empty, confines a filesystem job to these
-	// directories as Options.ConfineFS confines every one to the
-	// registered roots: a path that escapes them fails with
-	// fsops.ErrEscapesRoot before anything is touched, and the job acts
-	// beneath its root through the kernel (fsops.Roots). With ConfineFS
-	// on too, the job acts only where both allow: beneath a root of its
-	// own that lies inside a registered root, or beneath a registered
-	// root that lies inside one of its own. Ignored by other jobs.
-	Roots []string
 }
 
 // TickOutcome is what one Tick observed.
@@ -498,10 +489,6 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 		j.state, j.value = Complete, r.Value
 	case replySum:
 		j.state, j.value = Complete, r.N
-	case replyListing:
-		j.state, j.value = Complete, *r.Listing
-	case replyEntry:
-		j.state, j.value = Complete, *r.Entry
 	case replyValue:
 		j.state, j.value, j.external = Complete, r.Value, true
 	case replyExit:

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/pmacs-go/pmacs-go/fsops"
 )
 
 // resultSummary is what the completion ring keeps of a job's value. It is
@@ -20,15 +18,14 @@ type resultSummary struct {
 type resultShape uint8
 
 const (
-	shapeNone    resultShape = iota // nothing to show
-	shapeSmall                      // small holds the value
-	shapeItems                      // a stream: n items, m files searched (grep)
-	shapeListing                    // n entries, m entry errors
-	shapeString                     // a long string of n bytes
-	shapeBytes                      // n bytes of binary
-	shapeArray                      // n items
-	shapeMap                        // n keys
-	shapeOther                      // small is a type name
+	shapeNone   resultShape = iota // nothing to show
+	shapeSmall                     // small holds the value
+	shapeItems                     // a stream: n items, m files searched (grep)
+	shapeString                    // a long string of n bytes
+	shapeBytes                     // n bytes of binary
+	shapeArray                     // n items
+	shapeMap                       // n keys
+	shapeOther                     // small is a type name
 )
 
 // maxSmallString is the longest string the ring keeps as itself.
@@ -58,8 +55,6 @@ func summarize(j *job) resultSummary {
 	switch v := j.value.(type) {
 	case nil:
 		return resultSummary{}
-	case fsops.Listing:
-		return resultSummary{shape: shapeListing, n: uint64(len(v.Entries)), m: uint64(len(v.Errors))}
 	case string:
 		if len(v) > maxSmallString {
 			return resultSummary{shape: shapeString, n: uint64(len(v))}
@@ -77,7 +72,7 @@ func summarize(j *job) resultSummary {
 	case map[string]any:
 		return resultSummary{shape: shapeMap, n: uint64(len(v))}
 	case bool, int8, int16, int32, int64, int, uint8, uint16, uint32, uint64, uint,
-		float32, float64, fsops.Entry, time.Time:
+		float32, float64, time.Time:
 	default:
 		return resultSummary{shape: shapeOther, small: fmt.Sprintf("%T", v)}
 	}
@@ -93,8 +88,6 @@ func (s resultSummary) String() string {
 		switch v := s.small.(type) {
 		case string:
 			return strconv.Quote(v)
-		case fsops.Entry:
-			return fmt.Sprintf("%s %q, %d bytes", v.Kind, v.Name, v.Size)
 		}
 		return fmt.Sprint(s.small)
 	case shapeItems:
@@ -105,11 +98,6 @@ func (s resultSummary) String() string {
 			return fmt.Sprintf("%d items, %v", s.n, s.small)
 		}
 		return fmt.Sprintf("%d items", s.n)
-	case shapeListing:
-		if s.m > 0 {
-			return fmt.Sprintf("listing of %d entries, %d errors", s.n, s.m)
-		}
-		return fmt.Sprintf("listing of %d entries", s.n)
 	case shapeString:
 		return fmt.Sprintf("string of %d bytes", s.n)
 	case shapeBytes:

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/proc"
 )
@@ -47,9 +46,7 @@ func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
 	}
 	want[take(rt.DispatchSum(10, DispatchOptions{}))] = "55"
 	want[take(rt.DispatchSleep(0, DispatchOptions{}))] = ""
-	want[take(rt.DispatchReadDir(dir, fsops.PerEntry, DispatchOptions{}))] = fmt.Sprintf("listing of %d entries", files)
-	want[take(rt.DispatchStat(filepath.Join(dir, "f0.txt"), DispatchOptions{}))] = `file "f0.txt", 7 bytes`
-	want[take(rt.DispatchStat(filepath.Join(dir, "missing"), DispatchOptions{}))] = ""
+	// What a listing and an entry show: fsjob's TestSnapshotShowsListingAndEntry.
 
 	for v, line := range map[string]any{
 		"array of 70000 items":    make([]any, 70_000),

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pmacs-go/pmacs-go/bus/wire"
-	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/proc"
 
@@ -28,8 +27,8 @@ const (
 	replyMatches                        // stream items: Matches
 	replyClosed                         // stream completed
 	_                                   // once parse's; parse now carries its own value
-	replyListing                        // read_dir completed
-	replyEntry                          // stat completed
+	_                                   // once read_dir's value; now replyResult
+	_                                   // once stat's value; now replyResult
 	replyValue                          // external job completed with Value
 	replyProgress                       // stream progress: N = units done (grep: files searched)
 	replyLines                          // stream items: spawn output lines
@@ -55,8 +54,6 @@ type reply struct {
 	Msg     string
 	Code    string
 	Matches []grep.Match
-	Listing *fsops.Listing
-	Entry   *fsops.Entry
 	Value   any
 	Lines   []SpawnLine      // decoded spawn lines
 	Exit    *SpawnResult     // spawn and system outcome
@@ -83,7 +80,7 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	switch r.Kind {
 	case replyFailed:
 		fields = 4
-	case replySum, replyProgress, replyMatches, replyListing, replyEntry, replyValue,
+	case replySum, replyProgress, replyMatches, replyValue,
 		replyLines, replyExit, replyRanked, replyRanking:
 		fields = 3
 	}
@@ -142,10 +139,6 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 		return e.EncodeString(r.Code)
 	case replyMatches:
 		return encodeMatches(e, r.Matches)
-	case replyListing:
-		return encodeListing(e, r.Listing)
-	case replyEntry:
-		return encodeEntry(e, r.Entry)
 	case replyValue:
 		return encodeValue(e, r.Value, 0)
 	case replyLines:
@@ -202,14 +195,6 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 	case replyMatches:
 		want = 3
 		r.Matches, err = decodeMatches(d)
-	case replyListing:
-		want = 3
-		r.Listing, err = decodeListing(d)
-	case replyEntry:
-		want = 3
-		var ent fsops.Entry
-		ent, err = decodeEntry(d)
-		r.Entry = &ent
 	case replyValue:
 		want = 3
 		r.Value, err = decodeValue(d, 0)

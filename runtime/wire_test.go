@@ -9,7 +9,6 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/pmacs-go/pmacs-go/bus"
-	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/walk"
 )
@@ -31,7 +30,6 @@ var sampleMatch = grep.Match{File: "src/net/http/server.go", Line: 2031, Text: "
 // types included (issue 3: the wire types round-trip through the bus).
 func TestReplyKindsRoundTripThroughTheBus(t *testing.T) {
 	reg := wireRegistry(t)
-	entry := fsops.Entry{Name: "x", Kind: fsops.KindSymlink, Size: 3, Mode: 0o755, MTime: -5, Target: "../y"}
 	cases := []reply{
 		{Job: 1, Kind: replyUnit},
 		{Job: 2, Kind: replySum, N: 1 << 63},
@@ -39,8 +37,6 @@ func TestReplyKindsRoundTripThroughTheBus(t *testing.T) {
 		{Job: 4, Kind: replyFailed, Msg: `rename "a" -> "b": destination exists`, Code: "EEXIST"},
 		{Job: 6, Kind: replyMatches, Matches: []grep.Match{sampleMatch, {File: "a", Line: 1, Text: ""}}},
 		{Job: 7, Kind: replyClosed},
-		{Job: 9, Kind: replyListing, Listing: &fsops.Listing{Entries: []fsops.Entry{entry, {Name: "z"}}}},
-		{Job: 10, Kind: replyEntry, Entry: &entry},
 		{Job: 11, Kind: replyValue, Value: map[string]any{"k": "v"}},
 		{Job: 12, Kind: replyProgress, N: 7955},
 		{Job: 13, Kind: replyProgress, N: 7955, Skipped: &grep.SkipCounts{
@@ -55,21 +51,6 @@ func TestReplyKindsRoundTripThroughTheBus(t *testing.T) {
 		require.NoError(t, reg.Decode(env, &out), "kind %d", in.Kind)
 		require.Equal(t, in, out, "kind %d", in.Kind)
 	}
-}
-
-// Listing errors cross as message plus errno name.
-func TestListingErrorsCrossAsMessageAndErrno(t *testing.T) {
-	reg := wireRegistry(t)
-	pe := &fsops.PathError{Op: "lstat", Path: "/d/x", Err: fsops.ErrNonUTF8Path}
-	in := reply{Job: 1, Kind: replyListing, Listing: &fsops.Listing{Errors: []fsops.EntryError{{Name: "x", Err: pe}}}}
-	env, err := reg.Encode(replyTopic, &in)
-	require.NoError(t, err)
-	var out reply
-	require.NoError(t, reg.Decode(env, &out))
-	require.Len(t, out.Listing.Errors, 1)
-	got := out.Listing.Errors[0]
-	require.Equal(t, "x", got.Name)
-	require.Equal(t, &JobError{Message: pe.Error(), Code: fsops.Errno(pe)}, got.Err)
 }
 
 // Hostile length prefixes and wrong field counts are errors, not huge
@@ -97,7 +78,6 @@ func FuzzReplyDecode(f *testing.F) {
 	reg := wireRegistry(f)
 	for _, r := range []reply{
 		{Job: 6, Kind: replyMatches, Matches: []grep.Match{sampleMatch}},
-		{Job: 9, Kind: replyListing, Listing: &fsops.Listing{Entries: []fsops.Entry{{Name: "n"}}}},
 		{Job: 4, Kind: replyFailed, Msg: "m", Code: "c"},
 		{Job: 11, Kind: replyValue, Value: []any{1, "x"}},
 	} {
@@ -143,16 +123,6 @@ func normalReply(r reply) reply {
 		if len(r.Matches[i].Spans) == 0 {
 			r.Matches[i].Spans = nil
 		}
-	}
-	if r.Listing != nil {
-		l := *r.Listing
-		if len(l.Entries) == 0 {
-			l.Entries = nil
-		}
-		if len(l.Errors) == 0 {
-			l.Errors = nil
-		}
-		r.Listing = &l
 	}
 	return r
 }

@@ -1,4 +1,4 @@
-package runtime
+package fsjob
 
 import (
 	"fmt"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
+	"github.com/pmacs-go/pmacs-go/kinds/kindtest"
+	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -26,31 +28,31 @@ func TestFsMutationsReportResourcesOnlyOnSuccess(t *testing.T) {
 	ok2 := rt.DispatchRemove(filepath.Join(root, "b"), DispatchOptions{})
 	ok3 := rt.DispatchMkdir(filepath.Join(root, "d"), DispatchOptions{})
 	exists := rt.DispatchMkdir(filepath.Join(root, "c"), DispatchOptions{})
-	var resources []ResourceOp
-	settled := map[JobID]bool{}
-	tickUntil(t, rt, 2*time.Second, func(out TickOutcome) bool {
+	var resources []runtime.ResourceOp
+	settled := map[runtime.JobID]bool{}
+	tickUntil(t, rt, 2*time.Second, func(out runtime.TickOutcome) bool {
 		resources = append(resources, out.Resources...)
 		for _, id := range out.Settled {
 			settled[id] = true
 		}
 		return len(settled) == 5
 	})
-	require.Equal(t, []ResourceOp{
-		{Op: ResourceRename, From: filepath.Join(root, "a"), To: filepath.Join(root, "c")},
-		{Op: ResourceRemove, From: filepath.Join(root, "b")},
-		{Op: ResourceMkdir, From: filepath.Join(root, "d")},
+	require.Equal(t, []runtime.ResourceOp{
+		{Op: runtime.ResourceRename, From: filepath.Join(root, "a"), To: filepath.Join(root, "c")},
+		{Op: runtime.ResourceRemove, From: filepath.Join(root, "b")},
+		{Op: runtime.ResourceMkdir, From: filepath.Join(root, "d")},
 	}, resources, "one root: mutations execute and arrive in dispatch order")
 	require.DirExists(t, filepath.Join(root, "d"))
 	o, _ := rt.TakeResult(exists)
-	require.Equal(t, Failed, o.State, "mkdir of the renamed file's path")
+	require.Equal(t, runtime.Failed, o.State, "mkdir of the renamed file's path")
 	require.Equal(t, "EEXIST", jobErr(t, o.Err).Code)
 	o, _ = rt.TakeResult(bad)
-	require.Equal(t, Failed, o.State)
+	require.Equal(t, runtime.Failed, o.State)
 	require.Equal(t, "ENOENT", jobErr(t, o.Err).Code)
 	require.Contains(t, jobErr(t, o.Err).Message, "missing")
-	for _, id := range []JobID{ok1, ok2, ok3} {
+	for _, id := range []runtime.JobID{ok1, ok2, ok3} {
 		o, _ := rt.TakeResult(id)
-		require.Equal(t, Complete, o.State)
+		require.Equal(t, runtime.Complete, o.State)
 	}
 }
 
@@ -63,23 +65,23 @@ func TestChainedRenamesExecuteInDispatchOrder(t *testing.T) {
 	_, err := rt.RegisterRoot(root)
 	require.NoError(t, err)
 	const n = 1000
-	ids := make([]JobID, n)
+	ids := make([]runtime.JobID, n)
 	for i := range n {
 		ids[i] = rt.DispatchRename(filepath.Join(root, fmt.Sprintf("a%d", i)), filepath.Join(root, fmt.Sprintf("a%d", i+1)), false, DispatchOptions{})
 	}
 	list := rt.DispatchReadDir(root, fsops.Fatal, DispatchOptions{})
-	var order []JobID
-	tickUntil(t, rt, 20*time.Second, func(out TickOutcome) bool {
+	var order []runtime.JobID
+	tickUntil(t, rt, 20*time.Second, func(out runtime.TickOutcome) bool {
 		order = append(order, out.Settled...)
 		return rt.IsComplete(list) && len(order) == n+1
 	})
-	require.Equal(t, append(append([]JobID{}, ids...), list), order, "settled in dispatch order")
+	require.Equal(t, append(append([]runtime.JobID{}, ids...), list), order, "settled in dispatch order")
 	for _, id := range ids {
 		o, _ := rt.TakeResult(id)
-		require.Equal(t, Complete, o.State, "rename %d", id)
+		require.Equal(t, runtime.Complete, o.State, "rename %d", id)
 	}
 	o, _ := rt.TakeResult(list)
-	l := o.value.(fsops.Listing)
+	l := mustListing(t, o)
 	require.Len(t, l.Entries, 1)
 	require.Equal(t, fmt.Sprintf("a%d", n), l.Entries[0].Name)
 	data, err := os.ReadFile(filepath.Join(root, fmt.Sprintf("a%d", n)))
@@ -94,7 +96,7 @@ func TestFsReadsReturnValues(t *testing.T) {
 	require.NoError(t, os.Symlink("x.txt", filepath.Join(root, "link")))
 	rt := newRT(t, 2)
 	o := outcomeOf(t, rt, rt.DispatchReadDir(root, fsops.PerEntry, DispatchOptions{}))
-	l := o.value.(fsops.Listing)
+	l := mustListing(t, o)
 	var names []string
 	for _, e := range l.Entries {
 		names = append(names, e.Name+":"+e.Kind.String())
@@ -102,7 +104,7 @@ func TestFsReadsReturnValues(t *testing.T) {
 	require.Equal(t, []string{"link:symlink", "sub:dir", "x.txt:file"}, names)
 	require.Equal(t, "x.txt", l.Entries[0].Target)
 	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(root, "x.txt"), DispatchOptions{}))
-	e := o.value.(fsops.Entry)
+	e := mustEntry(t, o)
 	require.Equal(t, int64(5), e.Size)
 	require.Equal(t, uint32(0o644), e.Mode)
 	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(root, "nope"), DispatchOptions{}))
@@ -114,12 +116,12 @@ func TestFsChmod(t *testing.T) {
 	root := makeTree(t, map[string]string{"f": ""})
 	rt := newRT(t, 2)
 	o := outcomeOf(t, rt, rt.DispatchChmod(filepath.Join(root, "f"), 0o600, DispatchOptions{}))
-	require.Equal(t, Complete, o.State)
+	require.Equal(t, runtime.Complete, o.State)
 	st, err := os.Stat(filepath.Join(root, "f"))
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 	o = outcomeOf(t, rt, rt.DispatchChmod(filepath.Join(root, "f"), 0o170000, DispatchOptions{}))
-	require.Equal(t, Failed, o.State)
+	require.Equal(t, runtime.Failed, o.State)
 	require.NotEmpty(t, jobErr(t, o.Err).Code)
 }
 
@@ -129,12 +131,10 @@ func TestConfinementRefusesEscapes(t *testing.T) {
 	outside := makeTree(t, map[string]string{"victim": "keep"})
 	root := makeTree(t, map[string]string{"inside": "x"})
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "door")))
-	rt, err := New(Options{ConfineFS: true, Executor: workers.Config{PoolSize: 2}})
+	rt := testRT{kindtest.NewWith(t, runtime.Options{ConfineFS: true, Executor: workers.Config{PoolSize: 2}})}
+	_, err := rt.RegisterRoot(root)
 	require.NoError(t, err)
-	t.Cleanup(rt.Close)
-	_, err = rt.RegisterRoot(root)
-	require.NoError(t, err)
-	escapes := []JobID{
+	escapes := []runtime.JobID{
 		rt.DispatchRemove(filepath.Join(root, "..", filepath.Base(outside), "victim"), DispatchOptions{}),
 		rt.DispatchRemove(filepath.Join(outside, "victim"), DispatchOptions{}),
 		rt.DispatchRemove(filepath.Join(root, "door", "victim"), DispatchOptions{}),
@@ -144,7 +144,7 @@ func TestConfinementRefusesEscapes(t *testing.T) {
 	}
 	for i, id := range escapes {
 		o := outcomeOf(t, rt, id)
-		require.Equal(t, Failed, o.State, "escape %d", i)
+		require.Equal(t, runtime.Failed, o.State, "escape %d", i)
 		require.Contains(t, jobErr(t, o.Err).Message, "escapes", "escape %d", i)
 	}
 	_, err = os.Stat(filepath.Join(outside, "victim"))
@@ -153,7 +153,7 @@ func TestConfinementRefusesEscapes(t *testing.T) {
 	_, err = os.Stat(filepath.Join(root, "inside"))
 	require.NoError(t, err)
 	o := outcomeOf(t, rt, rt.DispatchRemove(filepath.Join(root, "inside"), DispatchOptions{}))
-	require.Equal(t, Complete, o.State, "a path inside a root is allowed")
+	require.Equal(t, runtime.Complete, o.State, "a path inside a root is allowed")
 }
 
 // DispatchOptions.Roots confines one job, whatever the runtime's
@@ -168,7 +168,7 @@ func TestPerDispatchRootsConfineOneJob(t *testing.T) {
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "door")))
 	rt := newRT(t, 2)
 	in := DispatchOptions{Roots: []string{root}}
-	escapes := []JobID{
+	escapes := []runtime.JobID{
 		rt.DispatchRemove(filepath.Join(root, "..", filepath.Base(outside), "victim"), in),
 		rt.DispatchRemove(filepath.Join(outside, "victim"), in),
 		rt.DispatchRemove(filepath.Join(root, "door", "victim"), in),
@@ -181,7 +181,7 @@ func TestPerDispatchRootsConfineOneJob(t *testing.T) {
 	}
 	for i, id := range escapes {
 		o := outcomeOf(t, rt, id)
-		require.Equal(t, Failed, o.State, "escape %d", i)
+		require.Equal(t, runtime.Failed, o.State, "escape %d", i)
 		require.ErrorIs(t, o.Err, fsops.ErrEscapesRoot, "escape %d", i)
 		require.Equal(t, "EACCES", jobErr(t, o.Err).Code, "escape %d", i)
 	}
@@ -195,10 +195,10 @@ func TestPerDispatchRootsConfineOneJob(t *testing.T) {
 	require.NoDirExists(t, filepath.Join(outside, "made"))
 
 	o := outcomeOf(t, rt, rt.DispatchRename(filepath.Join(root, "inside"), filepath.Join(root, "sub", "moved"), false, in))
-	require.Equal(t, Complete, o.State, "a rename inside the job's roots: %v", o.Err)
+	require.Equal(t, runtime.Complete, o.State, "a rename inside the job's roots: %v", o.Err)
 	require.FileExists(t, filepath.Join(root, "sub", "moved"))
 	o = outcomeOf(t, rt, rt.DispatchRemove(filepath.Join(outside, "other"), DispatchOptions{}))
-	require.Equal(t, Complete, o.State, "a job without roots is not confined: %v", o.Err)
+	require.Equal(t, runtime.Complete, o.State, "a job without roots is not confined: %v", o.Err)
 }
 
 // With ConfineFS on too, a job acts only where its roots and the
@@ -208,23 +208,21 @@ func TestPerDispatchRootsNarrowConfineFS(t *testing.T) {
 	top := t.TempDir()
 	testenv.WriteTree(t, top, map[string]string{"proj/a": "1", "proj/deep/b": "2", "beside/c": "3"})
 	proj := filepath.Join(top, "proj")
-	rt, err := New(Options{ConfineFS: true, Executor: workers.Config{PoolSize: 2}})
-	require.NoError(t, err)
-	t.Cleanup(rt.Close)
-	_, err = rt.RegisterRoot(proj)
+	rt := testRT{kindtest.NewWith(t, runtime.Options{ConfineFS: true, Executor: workers.Config{PoolSize: 2}})}
+	_, err := rt.RegisterRoot(proj)
 	require.NoError(t, err)
 
 	wide := DispatchOptions{Roots: []string{top}}
 	o := outcomeOf(t, rt, rt.DispatchRemove(filepath.Join(top, "beside", "c"), wide))
 	require.ErrorIs(t, o.Err, fsops.ErrEscapesRoot, "a job root wider than the registered one is narrowed to it")
 	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(proj, "a"), wide))
-	require.Equal(t, Complete, o.State, "%v", o.Err)
+	require.Equal(t, runtime.Complete, o.State, "%v", o.Err)
 
 	deep := DispatchOptions{Roots: []string{filepath.Join(proj, "deep")}}
 	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(proj, "a"), deep))
 	require.ErrorIs(t, o.Err, fsops.ErrEscapesRoot, "a job root inside the registered one narrows it")
 	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(proj, "deep", "b"), deep))
-	require.Equal(t, Complete, o.State, "%v", o.Err)
+	require.Equal(t, runtime.Complete, o.State, "%v", o.Err)
 
 	o = outcomeOf(t, rt, rt.DispatchStat(filepath.Join(top, "beside", "c"), DispatchOptions{Roots: []string{filepath.Join(top, "beside")}}))
 	require.ErrorIs(t, o.Err, fsops.ErrEscapesRoot, "a job root beside the registered one allows nothing")
@@ -237,18 +235,32 @@ func TestCancelledMutationIsNotHarvested(t *testing.T) {
 	rt := newRT(t, 2)
 	id := rt.DispatchRemove(filepath.Join(root, "a"), DispatchOptions{})
 	rt.Cancel(id) // before any worker picks it up the context is already done
-	var resources []ResourceOp
-	tickUntil(t, rt, 2*time.Second, func(out TickOutcome) bool {
+	var resources []runtime.ResourceOp
+	tickUntil(t, rt, 2*time.Second, func(out runtime.TickOutcome) bool {
 		resources = append(resources, out.Resources...)
 		return rt.IsComplete(id)
 	})
 	o, _ := rt.TakeResult(id)
-	if o.State == Cancelled {
+	if o.State == runtime.Cancelled {
 		require.Empty(t, resources)
 		_, err := os.Stat(filepath.Join(root, "a"))
 		require.NoError(t, err, "a cancelled remove touched nothing")
 	} else {
-		require.Equal(t, Complete, o.State)
+		require.Equal(t, runtime.Complete, o.State)
 		require.Len(t, resources, 1, "a remove that ran is reported")
 	}
+}
+
+func mustListing(t testing.TB, o runtime.Outcome) fsops.Listing {
+	t.Helper()
+	l, ok := ListingOf(o)
+	require.True(t, ok, "a listing: %v", o)
+	return l
+}
+
+func mustEntry(t testing.TB, o runtime.Outcome) fsops.Entry {
+	t.Helper()
+	e, ok := EntryOf(o)
+	require.True(t, ok, "an entry: %v", o)
+	return e
 }

@@ -1,30 +1,24 @@
-package runtime
+package fsjob
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/fsops"
-	"github.com/pmacs-go/pmacs-go/internal/testenv"
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
-func gorootFile(b *testing.B, rel string) []byte {
-	b.Helper()
-	root, err := testenv.GoSrc()
-	if err != nil {
-		b.Skip(err)
-	}
-	src, err := os.ReadFile(filepath.Join(root, rel))
-	if err != nil {
-		b.Skipf("GOROOT source not available: %v", err)
-	}
-	return src
+// percentile returns the p-th percentile (0..100) of ds, sorting it.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	slices.Sort(ds)
+	return ds[int(float64(len(ds)-1)*p/100)]
 }
 
 // BenchmarkReadDir100kThroughRuntime: listing a 100,000-entry directory
@@ -38,17 +32,18 @@ func BenchmarkReadDir100kThroughRuntime(b *testing.B) {
 		require.NoError(b, err)
 		f.Close()
 	}
-	rt, err := New(Options{})
+	rt, err := runtime.New(runtime.Options{})
 	require.NoError(b, err)
 	defer rt.Close()
 	list := func() fsops.Listing {
-		id := rt.DispatchReadDir(dir, fsops.Fatal, DispatchOptions{})
+		id := ReadDir(rt, dir, fsops.Fatal, Scope{}, runtime.DispatchOptions{})
 		for !rt.IsComplete(id) {
 			<-rt.Ready()
 			rt.Tick()
 		}
 		o, _ := rt.TakeResult(id)
-		return o.value.(fsops.Listing)
+		l, _ := ListingOf(o)
+		return l
 	}
 	require.Len(b, list().Entries, 100_000)
 	var ours, bare time.Duration
@@ -56,19 +51,19 @@ func BenchmarkReadDir100kThroughRuntime(b *testing.B) {
 	var allocs uint64
 	b.ResetTimer()
 	for range b.N {
-		start := monoNow()
+		start := time.Now()
 		ents, err := os.ReadDir(dir)
 		require.NoError(b, err)
 		for _, e := range ents {
 			_, err := os.Lstat(filepath.Join(dir, e.Name()))
 			require.NoError(b, err)
 		}
-		bare += monoNow().sub(start)
+		bare += time.Since(start)
 
 		goruntime.ReadMemStats(&ms0)
-		start = monoNow()
+		start = time.Now()
 		l := list()
-		ours += monoNow().sub(start)
+		ours += time.Since(start)
 		goruntime.ReadMemStats(&ms1)
 		allocs += ms1.Mallocs - ms0.Mallocs
 		require.Len(b, l.Entries, 100_000)
@@ -81,17 +76,17 @@ func BenchmarkReadDir100kThroughRuntime(b *testing.B) {
 
 	var cancelLat []time.Duration
 	for range 20 {
-		id := rt.DispatchReadDir(dir, fsops.Fatal, DispatchOptions{})
+		id := ReadDir(rt, dir, fsops.Fatal, Scope{}, runtime.DispatchOptions{})
 		time.Sleep(20 * time.Millisecond) // mid-listing
-		start := monoNow()
+		start := time.Now()
 		rt.Cancel(id)
 		for !rt.IsComplete(id) {
 			<-rt.Ready()
 			rt.Tick()
 		}
 		o, _ := rt.TakeResult(id)
-		if o.State == Cancelled {
-			cancelLat = append(cancelLat, monoNow().sub(start))
+		if o.State == runtime.Cancelled {
+			cancelLat = append(cancelLat, time.Since(start))
 		}
 	}
 	if len(cancelLat) > 0 {
