@@ -23,10 +23,6 @@ func (b *Binding) toLua(kind runtime.Kind, out runtime.Outcome, taken any) lua.L
 	case runtime.KindMCPRequest, runtime.KindLSPRequest:
 		v, _ := out.External()
 		return anyToLua(b.ls, v)
-	case runtime.KindSystem:
-		if r, ok := out.Spawn(); ok {
-			return systemToLua(b.ls, r)
-		}
 	case runtime.KindFuzzy, runtime.KindFindFiles:
 		if r, ok := out.Ranking(); ok {
 			return rankingToLua(b.ls, &r, kind == runtime.KindFuzzy)
@@ -83,9 +79,6 @@ func batchToLua(L *lua.LState, sb *runtime.StreamBatch) *lua.LTable {
 	}
 	for i := range sb.Matches {
 		t.Append(matchToLua(L, &sb.Matches[i]))
-	}
-	for i := range sb.Lines {
-		t.Append(lineToLua(L, &sb.Lines[i]))
 	}
 	return t
 }

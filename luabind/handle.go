@@ -357,8 +357,8 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 			t.RawSetString("files_searched", lua.LNumber(sb.Progress))
 			value = t
 		}
-		if r, ok := sb.Outcome.Spawn(); ok && j.kind == runtime.KindSpawn {
-			value = exitToLua(b.ls, r)
+		if k := kindsLua[j.kind]; k.value != nil && sb.Outcome.State == runtime.Complete {
+			value = k.value(b, sb.Outcome, nil)
 		}
 		if j.kind == runtime.KindFindFiles && sb.Outcome.State == runtime.Complete {
 			value = b.toLua(j.kind, sb.Outcome, nil)

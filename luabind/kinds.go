@@ -6,6 +6,7 @@ import (
 	"github.com/pmacs-go/pmacs-go/kinds/demojob"
 	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
 	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
+	"github.com/pmacs-go/pmacs-go/kinds/procjob"
 	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -53,6 +54,26 @@ func init() {
 	registerKindLua(fsjob.StatKind, kindLua{value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
 		if e, ok := fsjob.EntryOf(out); ok {
 			return entryToLua(b.ls, e)
+		}
+		return lua.LTrue
+	}})
+	registerKindLua(procjob.SpawnKind, kindLua{
+		value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+			if r, ok := procjob.ResultOf(out); ok {
+				return exitToLua(b.ls, r)
+			}
+			return lua.LTrue
+		},
+		items: func(L *lua.LState, t *lua.LTable, it runtime.Items) {
+			ls := it.(procjob.Lines)
+			for i := range ls {
+				t.Append(lineToLua(L, &ls[i]))
+			}
+		},
+	})
+	registerKindLua(procjob.SystemKind, kindLua{value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+		if r, ok := procjob.ResultOf(out); ok {
+			return systemToLua(b.ls, r)
 		}
 		return lua.LTrue
 	}})

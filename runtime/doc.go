@@ -42,9 +42,9 @@
 // whose root owns the job), the filesystem mutation it reports, and the work.
 // State a kind keeps per runtime (its handoff, its caches) lives in
 // [StateOf], and takes part in Close and Tick through the interfaces StateOf
-// lists. The parse, filesystem, text search and demonstration kinds
-// (sleep, compute_sum, emit_n) are packages under kinds/; the grep, finder
-// and process kinds still live here, on their way out.
+// lists. The parse, filesystem, process, text search and demonstration
+// kinds (sleep, compute_sum, emit_n) are packages under kinds/; the grep
+// and finder kinds still live here, on their way out.
 //
 // # Results, errors and contexts
 //
@@ -169,19 +169,13 @@
 // once: results of a superseded search never land late. It closes
 // Cancelled even if its worker finished before it saw the cancel.
 //
-// # Process jobs
+// # Jobs outside the pool
 //
-// Spawn and system jobs are the exception to "a closure on the executor":
-// a program may run for the editor's whole session (a language server, a
-// watch build), so it runs on proc's goroutines and holds no worker slot
-// and no actor gate. The runtime keeps a lock-guarded table of the running
-// programs beside the pending table, for stdin writes and for Close, which
-// kills every program's tree at once (its group and every descendant proc
-// finds, setsid grandchildren included) while the pool stops, and waits
-// for each job's last reply. Cancel, supersede and a timeout end the tree
-// too, with SIGTERM first. Nothing a program does holds Close more than
-// proc's bound (see Runtime.Close). A program's stdin queue asks its writer
-// to wait past StdinHighWater (1 MiB) and refuses a write past
-// StdinMaxQueued (64 MiB, ENOBUFS): a writer that does not wait cannot grow
-// it without limit.
+// A kind whose job waits on something outside for long (a program, which
+// may run for the editor's whole session) starts it detached (Job.Detached):
+// it runs on a goroutine of its own and holds no worker slot and no actor
+// gate. Close tells every kind state that can Kill to end what it runs
+// (the process kind kills every program's tree at once while the pool
+// stops), then waits for the detached jobs' last replies. kinds/procjob
+// says what bounds that wait.
 package runtime

@@ -272,3 +272,18 @@ func (rt *Runtime) DispatchMkdir(path string, o DispatchOptions) JobID {
 	return rt.fsFixture(KindFSMkdir, path, workers.LaneMutating, &ResourceOp{Op: ResourceMkdir, From: path}, o,
 		func(ctx context.Context) (any, error) { return nil, fsops.Mkdir(ctx, path) })
 }
+
+// testLines are items that weigh by their length, as a program's lines
+// do: one unit per started 4 KiB.
+type testLines []string
+
+func (s testLines) Len() int { return len(s) }
+func (s testLines) Weight() int {
+	n := 0
+	for _, l := range s {
+		n += 1 + len(l)/4096
+	}
+	return n
+}
+func (s testLines) Append(more Items) Items      { return append(s, more.(testLines)...) }
+func (s testLines) Cut(n int) (head, rest Items) { return s[:n:n], s[n:] }

@@ -61,10 +61,11 @@ func (e *JobError) Is(target error) bool {
 //
 // The value a job completed with is read with the accessor for its kind,
 // each of which reports false for an outcome of another kind or one that did
-// not complete: Spawn (spawn and system), Ranking (fuzzy and find_files) and
+// not complete: Ranking (fuzzy and find_files) and
 // External (lsp_request, mcp_request and any other external job); grep
 // completes with no value. A kind that lives in a package of its own reads
-// its value with Value (fsjob.ListingOf, demojob.SumOf, parsejob.ResultOf).
+// its value with Value (fsjob.ListingOf, procjob.ResultOf, demojob.SumOf,
+// parsejob.ResultOf).
 type Outcome struct {
 	State    State
 	Err      error
@@ -81,10 +82,6 @@ func (o Outcome) OK() bool { return o.State == Complete }
 func (o Outcome) Value() (any, bool) {
 	return o.value, o.State == Complete && !o.external
 }
-
-// Spawn is a spawn or system job's result: its exit, and for system its
-// collected output.
-func (o Outcome) Spawn() (SpawnResult, bool) { return as[SpawnResult](o) }
 
 // Ranking is a fuzzy or find_files job's final ranking.
 func (o Outcome) Ranking() (Ranking, bool) { return as[Ranking](o) }

@@ -11,8 +11,7 @@ import (
 // Panics outside the executor's workers. The executor recovers a handler's
 // panic on its worker, but a job also runs code on goroutines the executor
 // never sees: grep's flush timer and progress reporter, the match callback
-// that grep's fanout goroutines call, a spawn's output callbacks (run on
-// proc's reader goroutines), and the callbacks registered on a
+// that grep's fanout goroutines call, and the callbacks registered on a
 // job's context (context.AfterFunc, and contexts derived from it). An
 // unrecovered panic on any of them would end the process. Each recovers,
 // fails its job with internal_error and the panic value, and cancels the
@@ -29,7 +28,6 @@ var (
 	grepFlushHook    func() // the flush timer, with a batch to send
 	grepProgressHook func() // the progress reporter, with a count to send
 	grepEmitHook     func() // the match callback, on a grep fanout goroutine
-	spawnOutputHook  func() // a spawn's output callback, on a proc reader goroutine
 )
 
 // failPanic records p as the job's failure, sends it and cancels the job.

@@ -111,7 +111,6 @@ type Runtime struct {
 	scratch     reply
 	malformed   uint64
 	closed      bool
-	spawns      spawnTable
 	finder      finderState
 	// states holds each kind's per-runtime state (StateOf), stateOrder
 	// the order they were made in, which Close keeps.
@@ -157,10 +156,11 @@ func New(opts Options) (*Runtime, error) {
 	return rt, nil
 }
 
-// Close cancels every running job, kills the tree of every running program
-// (spawn and system jobs, see proc), waits for the worker pool to stop
-// (jobs still queued settle with a shutdown failure) and for the programs
-// to be reaped, and closes the bus. Settles produced by the shutdown are
+// Close cancels every running job, tells every kind state that can Kill
+// to end what it runs outside the pool (the process kind kills every
+// program's tree), waits for the worker pool to stop (jobs still queued
+// settle with a shutdown failure) and for the detached jobs to send their
+// last replies (the programs to be reaped), and closes the bus. Settles produced by the shutdown are
 // still delivered by a later Tick. Idempotent.
 //
 // Close returns within workers.DefaultCloseWait (1 s) whatever the handlers
@@ -180,7 +180,6 @@ func (rt *Runtime) Close() {
 	for _, j := range rt.pending {
 		j.cancel(ErrClosed)
 	}
-	rt.spawns.kill()
 	rt.eachState(func(s any) {
 		if k, ok := s.(interface{ Kill() }); ok {
 			k.Kill()
@@ -188,7 +187,6 @@ func (rt *Runtime) Close() {
 	})
 	rt.exec.Close()
 	rt.closeFinder()
-	rt.spawns.wait()
 	rt.detached.Wait()
 	rt.eachState(func(s any) {
 		if c, ok := s.(interface{ Close() }); ok {
@@ -441,7 +439,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 
 	}
 	switch r.Kind {
-	case replyMatches, replyLines, replyRanked, replyItems:
+	case replyMatches, replyRanked, replyItems:
 		rt.pushItems(j, r)
 		return
 	case replyProgress:
@@ -491,8 +489,6 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 		j.state, j.value = Complete, r.N
 	case replyValue:
 		j.state, j.value, j.external = Complete, r.Value, true
-	case replyExit:
-		j.state, j.value = Complete, *r.Exit
 	case replyRanking:
 		j.state, j.value = Complete, *r.Ranking
 	case replyCancelled:

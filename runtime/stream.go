@@ -16,14 +16,9 @@ type streamBuf struct {
 	blocks     []*MatchBlock
 	blockItems int
 	wantBlocks bool
-	lines      []SpawnLine
-	// lineUnits is the credit the queued lines hold: a line costs one unit
-	// per started lineUnit of its text, so long lines cannot fill memory a
-	// line at a time (see lineWeight).
-	lineUnits int
-	ranking   *Ranking        // the latest undelivered snapshot; a newer one replaces it
-	progress  uint64          // producer-reported progress (grep: files searched)
-	skipped   grep.SkipCounts // grep: what the search left out so far
+	ranking    *Ranking        // the latest undelivered snapshot; a newer one replaces it
+	progress   uint64          // producer-reported progress (grep: files searched)
+	skipped    grep.SkipCounts // grep: what the search left out so far
 	// buf holds the items of a kind that carries its own (replyItems);
 	// codec, when set, decodes them instead of the kind's codec.
 	buf   Items
@@ -36,7 +31,7 @@ type streamBuf struct {
 }
 
 func (s *streamBuf) len() int {
-	n := len(s.matches) + s.blockItems + len(s.lines) + itemsLen(s.buf)
+	n := len(s.matches) + s.blockItems + itemsLen(s.buf)
 	if s.ranking != nil {
 		n++ // a snapshot takes one item of credit
 	}
@@ -44,9 +39,9 @@ func (s *streamBuf) len() int {
 }
 
 // units is the credit the undelivered items hold: one per item, except
-// lines, which weigh by their length.
+// items whose kind weighs them (Items.Weight).
 func (s *streamBuf) units() int {
-	return s.len() - len(s.lines) + s.lineUnits - itemsLen(s.buf) + itemsWeight(s.buf)
+	return s.len() - itemsLen(s.buf) + itemsWeight(s.buf)
 }
 
 func itemsLen(it Items) int {
@@ -61,25 +56,6 @@ func itemsWeight(it Items) int {
 		return 0
 	}
 	return it.Weight()
-}
-
-// lineUnit is how many bytes of a spawned program's line one unit of
-// stream credit covers. A spawn's credit is a few thousand units, so with
-// lines weighed this way the text waiting for a slow consumer stays in the
-// tens of MiB whatever the lines' length (counted per line, 4,096 lines of
-// 1 MiB each would have been 4 GiB).
-const lineUnit = 4096
-
-// lineWeight is the credit one line of n bytes costs.
-func lineWeight(n int) int { return 1 + n/lineUnit }
-
-// linesWeight is the credit of ls.
-func linesWeight(ls []SpawnLine) int {
-	n := 0
-	for i := range ls {
-		n += lineWeight(len(ls[i].Text))
-	}
-	return n
 }
 
 // dropSuperseded takes a reply of grep matches for a
@@ -115,7 +91,7 @@ func (rt *Runtime) dropSuperseded(p []byte) bool {
 // waiting on a cancelled or abandoned stream is not stuck.
 func (s *streamBuf) discard() {
 	n := s.units()
-	s.matches, s.lines, s.ranking, s.lineUnits, s.buf = nil, nil, nil, 0, nil
+	s.matches, s.ranking, s.buf = nil, nil, nil
 	s.blocks, s.blockItems = nil, 0
 	s.credit.Release(n)
 }
@@ -130,8 +106,6 @@ type StreamBatch struct {
 	// Blocks holds the grep items of a stream dispatched with
 	// DispatchOptions.MatchBlocks, instead of Matches.
 	Blocks []*MatchBlock
-	// Lines holds spawn output lines.
-	Lines []SpawnLine
 	// Items holds the items of a kind that carries its own, in the
 	// kind's form (its package says which type).
 	Items Items
@@ -163,7 +137,7 @@ type StreamBatch struct {
 
 // Len returns the number of items in the batch.
 func (b *StreamBatch) Len() int {
-	n := len(b.Matches) + blocksLen(b.Blocks) + len(b.Lines) + itemsLen(b.Items)
+	n := len(b.Matches) + blocksLen(b.Blocks) + itemsLen(b.Items)
 	if b.Ranking != nil {
 		n++
 	}
@@ -171,11 +145,12 @@ func (b *StreamBatch) Len() int {
 }
 
 // Weight is the stream credit the batch's items held while they waited in
-// the runtime: one unit an item, except a spawned program's line, which
-// costs one per started 4 KiB of its text. A consumer that keeps batches
-// of its own can bound them by the same measure.
+// the runtime: one unit an item, except items whose kind weighs them
+// (a spawned program's line costs one per started 4 KiB of its text). A
+// consumer that keeps batches of its own can bound them by the same
+// measure.
 func (b *StreamBatch) Weight() int {
-	return b.Len() - len(b.Lines) + linesWeight(b.Lines) - itemsLen(b.Items) + itemsWeight(b.Items)
+	return b.Len() - itemsLen(b.Items) + itemsWeight(b.Items)
 }
 
 func (rt *Runtime) pushItems(j *job, r *reply) {
@@ -183,12 +158,11 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		// Decoded by the general decoder: the stream still takes blocks.
 		r.block, r.Matches = &MatchBlock{ms: r.Matches}, nil
 	}
-	n := len(r.Matches) + r.block.Len() + len(r.Lines) + itemsLen(r.items)
+	n := len(r.Matches) + r.block.Len() + itemsLen(r.items)
 	if r.Ranking != nil {
 		n++
 	}
-	lineUnits := linesWeight(r.Lines)
-	units := n - len(r.Lines) + lineUnits - itemsLen(r.items) + itemsWeight(r.items)
+	units := n - itemsLen(r.items) + itemsWeight(r.items)
 	s := j.stream
 	if s == nil || j.state != Running {
 		// Items for a request/reply job are a handler bug; items after a
@@ -199,7 +173,6 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		}
 		return
 	}
-	s.lineUnits += lineUnits
 	s.received += uint64(n)
 	if r.Ranking != nil {
 		if s.ranking != nil {
@@ -227,11 +200,6 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 	if r.block.Len() > 0 {
 		s.blocks = append(s.blocks, r.block)
 		s.blockItems += r.block.Len()
-	}
-	if len(s.lines) == 0 && r.Lines != nil {
-		s.lines = r.Lines
-	} else {
-		s.lines = append(s.lines, r.Lines...)
 	}
 	if n > 0 {
 		rt.markReady(j)
@@ -292,10 +260,6 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 			}
 		} else if s.blockItems > 0 {
 			b.Blocks = s.takeBlocks(take)
-		} else if len(s.lines) > 0 {
-			b.Lines = s.lines[:take:take]
-			s.lines = s.lines[take:]
-			s.lineUnits -= linesWeight(b.Lines)
 		}
 		s.credit.Release(b.Weight())
 		switch {

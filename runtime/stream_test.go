@@ -255,9 +255,7 @@ func TestHeldStreamSupersededClosesAtOnce(t *testing.T) {
 // A batch's weight is what its items held of the stream's credit: an item
 // is one unit, a program's line one per started 4 KiB of its text.
 func TestStreamBatchWeight(t *testing.T) {
-	lines := &StreamBatch{Lines: []SpawnLine{
-		{Text: ""}, {Text: strings.Repeat("x", 4095)}, {Text: strings.Repeat("x", 4096)}, {Text: strings.Repeat("x", 10_000)},
-	}}
+	lines := &StreamBatch{Items: testLines{"", strings.Repeat("x", 4095), strings.Repeat("x", 4096), strings.Repeat("x", 10_000)}}
 	require.Equal(t, 4, lines.Len())
 	require.Equal(t, 1+1+2+3, lines.Weight())
 	ints := &StreamBatch{Items: testInts{1, 2, 3}}

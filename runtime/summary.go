@@ -41,8 +41,8 @@ func summarize(j *job) resultSummary {
 		if j.kind == KindGrep {
 			s.m = j.stream.progress + 1 // +1 so that 0 files still shows
 		}
-		if x, ok := j.value.(SpawnResult); ok {
-			s.small = exitSummary(x)
+		if f := j.kind.spec().Summary; f != nil && j.value != nil {
+			s.small = f(j.value)
 		}
 		if x, ok := j.value.(Ranking); ok {
 			s.small = rankingSummary(x)
@@ -61,10 +61,6 @@ func summarize(j *job) resultSummary {
 		}
 	case []byte:
 		return resultSummary{shape: shapeBytes, n: uint64(len(v))}
-	case SpawnResult:
-		// A system job's output may be megabytes: keep only its shape.
-		return resultSummary{shape: shapeOther, small: fmt.Sprintf("%s, %d bytes of stdout, %d of stderr",
-			exitSummary(v), len(v.Stdout), len(v.Stderr))}
 	case Ranking:
 		return resultSummary{shape: shapeOther, small: rankingSummary(v)}
 	case []any:
@@ -110,14 +106,6 @@ func (s resultSummary) String() string {
 		return fmt.Sprint(s.small)
 	}
 	return ""
-}
-
-// exitSummary says how a program ended: "exit 0" or "signal SIGTERM".
-func exitSummary(x SpawnResult) string {
-	if x.Signal != "" {
-		return "signal " + x.Signal
-	}
-	return fmt.Sprintf("exit %d", x.Code)
 }
 
 // rankingSummary keeps a ranking's counts, not its matches.

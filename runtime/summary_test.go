@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/grep"
-	"github.com/pmacs-go/pmacs-go/proc"
 )
 
 // resultOf returns the ring's Result for id.
@@ -67,12 +66,7 @@ func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
 	require.Equal(t, Complete, drainStream(t, rt, g, time.Millisecond, 5*time.Second).outcome.State)
 	want[g] = fmt.Sprintf("%d items, %d files searched", files, files)
 
-	sys := rt.DispatchSystem(proc.Spec{Argv: []string{"sh", "-c", "printf abc; printf de >&2; exit 3"}}, 0, DispatchOptions{})
-	outcomeOf(t, rt, sys)
-	want[sys] = "exit 3, 3 bytes of stdout, 2 of stderr"
-	sp := rt.DispatchSpawn(proc.Spec{Argv: []string{"sh", "-c", "echo a; echo b; kill -TERM $$"}}, DispatchOptions{})
-	require.Equal(t, Complete, drainStream(t, rt, sp, time.Millisecond, 5*time.Second).outcome.State)
-	want[sp] = "2 items, signal SIGTERM"
+	// What a program's jobs show: procjob's TestSnapshotShowsProgramResults.
 
 	for id, line := range want {
 		require.Equal(t, line, resultOf(t, rt, id), "job %d", id)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/bus/wire"
 	"github.com/pmacs-go/pmacs-go/grep"
-	"github.com/pmacs-go/pmacs-go/proc"
 
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
@@ -31,8 +30,8 @@ const (
 	_                                   // once stat's value; now replyResult
 	replyValue                          // external job completed with Value
 	replyProgress                       // stream progress: N = units done (grep: files searched)
-	replyLines                          // stream items: spawn output lines
-	replyExit                           // spawn or system completed: Exit
+	_                                   // once spawn's lines; now replyItems
+	_                                   // once spawn's and system's exit; now replyResult
 	replyExternal                       // external job completed; its value waits in the job entry
 	replyRanked                         // stream item: a ranked snapshot (find_files)
 	replyRanking                        // find_files or fuzzy completed with its final Ranking
@@ -55,13 +54,8 @@ type reply struct {
 	Code    string
 	Matches []grep.Match
 	Value   any
-	Lines   []SpawnLine      // decoded spawn lines
-	Exit    *SpawnResult     // spawn and system outcome
 	Ranking *Ranking         // find_files snapshot or final ranking, fuzzy ranking
 	Skipped *grep.SkipCounts // grep progress: what the search left out so far
-	// rawLines are a worker's lines, encoded straight from proc's buffer
-	// (sending encodes before it returns, so aliasing it is safe).
-	rawLines []proc.Line
 	// block is a grep batch for a stream that takes matches in blocks,
 	// checked but not decoded (see applyMatchBlock).
 	block *MatchBlock
@@ -80,8 +74,7 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	switch r.Kind {
 	case replyFailed:
 		fields = 4
-	case replySum, replyProgress, replyMatches, replyValue,
-		replyLines, replyExit, replyRanked, replyRanking:
+	case replySum, replyProgress, replyMatches, replyValue, replyRanked, replyRanking:
 		fields = 3
 	}
 	if r.Kind == replyProgress && (r.Skipped != nil || r.detail != nil) || r.Kind == replyItems {
@@ -141,15 +134,6 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 		return encodeMatches(e, r.Matches)
 	case replyValue:
 		return encodeValue(e, r.Value, 0)
-	case replyLines:
-		if r.rawLines == nil && len(r.Lines) > 0 {
-			// A reply that was decoded (or built) with its lines already
-			// decoded: encoding only rawLines would drop every one.
-			return encodeLines(e, spawnLinesToProc(r.Lines))
-		}
-		return encodeLines(e, r.rawLines)
-	case replyExit:
-		return encodeExit(e, r.Exit)
 	case replyRanked, replyRanking:
 		return encodeRanking(e, r.Ranking)
 	}
@@ -198,12 +182,6 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 	case replyValue:
 		want = 3
 		r.Value, err = decodeValue(d, 0)
-	case replyLines:
-		want = 3
-		r.Lines, err = decodeLines(d)
-	case replyExit:
-		want = 3
-		r.Exit, err = decodeExit(d)
 	case replyRanked, replyRanking:
 		want = 3
 		r.Ranking, err = decodeRanking(d)

@@ -64,4 +64,3 @@ func ExampleRename() {
 	// rename a.txt -> b.txt
 	// complete true
 }
-

@@ -1,8 +1,10 @@
 //go:build linux
 
-package runtime
+package procjob
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/workers"
@@ -19,11 +22,11 @@ func shSpec(script string) proc.Spec { return proc.Spec{Argv: []string{"sh", "-c
 
 // spawnResult collects a spawn stream until its closing batch.
 type spawnResult struct {
-	lines   []SpawnLine
+	lines   []Line
 	outcome Outcome
 }
 
-func drainSpawn(t *testing.T, rt *Runtime, id JobID) spawnResult {
+func drainSpawn(t *testing.T, rt testRT, id JobID) spawnResult {
 	t.Helper()
 	var res spawnResult
 	deadline := time.Now().Add(30 * time.Second)
@@ -34,9 +37,8 @@ func drainSpawn(t *testing.T, rt *Runtime, id JobID) spawnResult {
 			if b.ID != id {
 				continue
 			}
-			require.Empty(t, intsOf(b))
-			require.Empty(t, b.Matches)
-			res.lines = append(res.lines, b.Lines...)
+			require.Nil(t, b.Matches)
+			res.lines = append(res.lines, LinesOf(b)...)
 			if b.Closed {
 				res.outcome = b.Outcome
 				return res
@@ -75,16 +77,16 @@ func subreaper(t *testing.T) {
 
 // spawnPgid waits until the job's program runs with at least n processes
 // in its group and returns the group id.
-func spawnPgid(t *testing.T, rt *Runtime, id JobID, n int) int {
+func spawnPgid(t *testing.T, rt testRT, id JobID, n int) int {
 	t.Helper()
 	var pgid int
 	require.Eventually(t, func() bool {
-		rt.spawns.mu.Lock()
-		e := rt.spawns.byJob[id]
+		rt.spawns().mu.Lock()
+		e := rt.spawns().byJob[id]
 		if e != nil && e.p != nil {
 			pgid = e.p.Pid()
 		}
-		rt.spawns.mu.Unlock()
+		rt.spawns().mu.Unlock()
 		return pgid != 0 && len(groupAlive(pgid)) >= n
 	}, 10*time.Second, time.Millisecond)
 	return pgid
@@ -98,8 +100,8 @@ func TestSpawnStreamsLinesAndExit(t *testing.T) {
 	id := rt.DispatchSpawn(shSpec(`echo a; echo e1 >&2; printf 'b\r\n'; echo e2 >&2; printf 'c\0d'; exit 3`), DispatchOptions{})
 	res := drainSpawn(t, rt, id)
 	require.Equal(t, Complete, res.outcome.State)
-	require.Equal(t, SpawnResult{Code: 3}, res.outcome.value)
-	var out, errs []SpawnLine
+	require.Equal(t, Result{Code: 3}, valueOf(res.outcome))
+	var out, errs []Line
 	for _, l := range res.lines {
 		if l.Stream == proc.Stdout {
 			out = append(out, l)
@@ -107,9 +109,9 @@ func TestSpawnStreamsLinesAndExit(t *testing.T) {
 			errs = append(errs, l)
 		}
 	}
-	require.Equal(t, []SpawnLine{{Stream: proc.Stdout, Text: "a"}, {Stream: proc.Stdout, Text: "b"},
+	require.Equal(t, []Line{{Stream: proc.Stdout, Text: "a"}, {Stream: proc.Stdout, Text: "b"},
 		{Stream: proc.Stdout, Text: "c\x00d", Partial: true}}, out)
-	require.Equal(t, []SpawnLine{{Stream: proc.Stderr, Text: "e1"}, {Stream: proc.Stderr, Text: "e2"}}, errs)
+	require.Equal(t, []Line{{Stream: proc.Stderr, Text: "e1"}, {Stream: proc.Stderr, Text: "e2"}}, errs)
 	require.Zero(t, rt.PendingLen())
 }
 
@@ -122,22 +124,22 @@ func TestSpawnMaxBatchAndTruncation(t *testing.T) {
 	_ = rt.DispatchSpawn(spec, DispatchOptions{MaxBatch: 7})
 	var n int
 	deadline := time.Now().Add(30 * time.Second)
-	var last SpawnLine
+	var last Line
 	for closed := false; !closed; {
 		require.True(t, time.Now().Before(deadline))
 		rt.Tick()
 		for _, b := range rt.TakeStreamBatches() {
-			require.LessOrEqual(t, len(b.Lines), 7)
-			n += len(b.Lines)
-			if len(b.Lines) > 0 {
-				last = b.Lines[len(b.Lines)-1]
+			require.LessOrEqual(t, len(LinesOf(b)), 7)
+			n += len(LinesOf(b))
+			if len(LinesOf(b)) > 0 {
+				last = LinesOf(b)[len(LinesOf(b))-1]
 			}
 			closed = closed || b.Closed
 		}
 		waitReady(rt, time.Millisecond)
 	}
 	require.Equal(t, 51, n)
-	require.Equal(t, SpawnLine{Stream: proc.Stdout, Text: "0123", Truncated: true}, last)
+	require.Equal(t, Line{Stream: proc.Stdout, Text: "0123", Truncated: true}, last)
 }
 
 // TestSpawnStartFailuresCarryErrno: programs that cannot start fail with
@@ -188,8 +190,8 @@ func TestSpawnCancelAndSupersedeKillTheGroup(t *testing.T) {
 	pgid = spawnPgid(t, rt, first, 4)
 	second := rt.DispatchSpawn(shSpec("echo second"), DispatchOptions{Key: "compile"})
 	res := drainStreams(t, rt, 30*time.Second, first, second)
-	require.Equal(t, Cancelled, res[first].outcome.State)
-	require.Equal(t, Complete, res[second].outcome.State)
+	require.Equal(t, Cancelled, res[first].Outcome.State)
+	require.Equal(t, Complete, res[second].Outcome.State)
 	require.Empty(t, groupAlive(pgid))
 }
 
@@ -212,19 +214,18 @@ func TestSpawnCreditBoundsUndeliveredLines(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(rt.Close)
 	id := rt.DispatchSpawn(proc.Spec{Argv: []string{"yes"}}, DispatchOptions{})
-	j := rt.pending[id]
-	require.Eventually(t, func() bool { rt.Tick(); return j.stream.len() >= 2048 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { rt.Tick(); return rt.backlog(t, id).Queued >= 2048 }, 10*time.Second, time.Millisecond)
 	// However long it runs, nothing more arrives until the consumer takes.
 	for range 50 {
 		rt.Tick()
 		waitReady(rt, time.Millisecond)
-		require.LessOrEqual(t, j.stream.len(), 2048+proc.BatchLines)
+		require.LessOrEqual(t, rt.backlog(t, id).Queued, 2048+proc.BatchLines)
 	}
 	got := 0
 	for got < 10*2048 {
 		rt.Tick()
 		for _, b := range rt.TakeStreamBatches() {
-			got += len(b.Lines)
+			got += len(LinesOf(b))
 		}
 		waitReady(rt, time.Millisecond)
 	}
@@ -242,35 +243,29 @@ func TestSpawnCreditWeighsLongLinesByTheirBytes(t *testing.T) {
 	t.Cleanup(rt.Close)
 	line := strings.Repeat("x", 100<<10) // an argument may not pass 128 KiB
 	id := rt.DispatchSpawn(proc.Spec{Argv: []string{"yes", line}}, DispatchOptions{})
-	j := rt.pending[id]
-	bytesWaiting := func() int {
-		n := 0
-		for _, l := range j.stream.lines {
-			n += len(l.Text)
-		}
-		return n
-	}
-	require.Eventually(t, func() bool { rt.Tick(); return bytesWaiting() >= 4<<20 }, 20*time.Second, time.Millisecond)
+	// A line of 100 KiB weighs 26 units: the weight waiting bounds the
+	// text waiting to 4 KiB a unit.
+	weightWaiting := func() int { return rt.backlog(t, id).QueuedWeight }
+	require.Eventually(t, func() bool { rt.Tick(); return weightWaiting() >= 1024 }, 20*time.Second, time.Millisecond)
 	for range 50 {
 		rt.Tick()
 		waitReady(rt, time.Millisecond)
-		require.LessOrEqual(t, bytesWaiting(), 2048*lineUnit+2*len(line), "text waiting for the consumer")
-		require.Equal(t, linesWeight(j.stream.lines), j.stream.lineUnits)
+		require.LessOrEqual(t, weightWaiting(), 2048+2*lineWeight(len(line)), "text waiting for the consumer")
+		require.LessOrEqual(t, rt.backlog(t, id).InFlight, 2048+2*lineWeight(len(line)), "credit the producer holds")
 	}
 	got := 0
 	for got < 100 {
 		rt.Tick()
 		for _, b := range rt.TakeStreamBatches() {
-			for _, l := range b.Lines {
+			for _, l := range LinesOf(b) {
 				require.Len(t, l.Text, len(line))
 			}
-			got += len(b.Lines)
+			got += len(LinesOf(b))
 		}
 		waitReady(rt, time.Millisecond)
 	}
 	rt.Cancel(id)
 	require.Equal(t, Cancelled, drainSpawn(t, rt, id).outcome.State)
-	require.Zero(t, j.stream.credit.InFlight(), "every unit given back")
 }
 
 // TestSpawnStdinPipe: writes reach the program in order, close_stdin ends
@@ -288,7 +283,7 @@ func TestSpawnStdinPipe(t *testing.T) {
 	_, err := rt.SpawnWrite(id, []byte("late"))
 	require.Error(t, err)
 	res := drainSpawn(t, rt, id)
-	require.Equal(t, SpawnResult{}, res.outcome.value)
+	require.Equal(t, Result{}, valueOf(res.outcome))
 	require.Len(t, res.lines, 100)
 	for i, l := range res.lines {
 		require.Equal(t, "l"+strconv.Itoa(i), l.Text)
@@ -322,7 +317,7 @@ func TestSpawnStdinHighWaterWaits(t *testing.T) {
 	require.Equal(t, Complete, outcomeOf(t, rt, wait).State)
 	require.NoError(t, rt.SpawnCloseStdin(id))
 	res := drainSpawn(t, rt, id)
-	require.Equal(t, []SpawnLine{{Stream: proc.Stdout, Text: strconv.Itoa(len(big))}}, res.lines)
+	require.Equal(t, []Line{{Stream: proc.Stdout, Text: strconv.Itoa(len(big))}}, res.lines)
 
 	stuck := rt.DispatchSpawn(proc.Spec{Argv: []string{"sleep", "60"}, StdinPipe: true}, DispatchOptions{})
 	spawnPgid(t, rt, stuck, 1) // running: a cancel before the start fails the wait ECANCELED instead
@@ -343,15 +338,15 @@ func TestSystemCollectsOutput(t *testing.T) {
 	rt := newRT(t, 2)
 	o := outcomeOf(t, rt, rt.DispatchSystem(shSpec(`printf 'a\r\nb'; printf err >&2; exit 4`), 0, DispatchOptions{}))
 	require.Equal(t, Complete, o.State)
-	require.Equal(t, SpawnResult{Code: 4, Stdout: "a\r\nb", Stderr: "err"}, o.value)
+	require.Equal(t, Result{Code: 4, Stdout: "a\r\nb", Stderr: "err"}, valueOf(o))
 
 	o = outcomeOf(t, rt, rt.DispatchSystem(shSpec(`head -c 300000 /dev/zero | tr '\0' y`), 1000, DispatchOptions{}))
 	require.Equal(t, Complete, o.State)
-	require.Equal(t, SpawnResult{Stdout: strings.Repeat("y", 1000), Truncated: true}, o.value)
+	require.Equal(t, Result{Stdout: strings.Repeat("y", 1000), Truncated: true}, valueOf(o))
 
 	in := proc.Spec{Argv: []string{"cat"}, Stdin: strings.NewReader("fed\n")}
 	o = outcomeOf(t, rt, rt.DispatchSystem(in, 0, DispatchOptions{}))
-	require.Equal(t, SpawnResult{Stdout: "fed\n"}, o.value)
+	require.Equal(t, Result{Stdout: "fed\n"}, valueOf(o))
 }
 
 // TestCloseKillsEverySpawn: Close returns well within the kill grace even
@@ -395,24 +390,24 @@ func TestCloseKillsEverySpawn(t *testing.T) {
 // TestSpawnWireRoundTrip: lines (any bytes, every flag) and exits cross the
 // bus unchanged.
 func TestSpawnWireRoundTrip(t *testing.T) {
-	reg := wireRegistry(t)
-	in := reply{Job: 3, Kind: replyLines, rawLines: []proc.Line{
+	var buf bytes.Buffer
+	in := rawLines{
 		{Stream: proc.Stdout, Text: []byte("a\x00\xff")},
 		{Stream: proc.Stderr, Text: nil, Partial: true, Truncated: true},
-	}}
-	env, err := reg.Encode(replyTopic, &in)
+	}
+	require.NoError(t, linesCodec{}.EncodeItems(msgpack.NewEncoder(&buf), in))
+	out, err := linesCodec{}.DecodeItems(buf.Bytes(), msgpack.NewDecoder(bytes.NewReader(buf.Bytes())))
 	require.NoError(t, err)
-	var out reply
-	require.NoError(t, reg.Decode(env, &out))
-	require.Equal(t, []SpawnLine{{Stream: proc.Stdout, Text: "a\x00\xff"},
-		{Stream: proc.Stderr, Partial: true, Truncated: true}}, out.Lines)
+	require.Equal(t, Lines{{Stream: proc.Stdout, Text: "a\x00\xff"},
+		{Stream: proc.Stderr, Partial: true, Truncated: true}}, out)
+	require.Equal(t, in.Weight(), out.Weight(), "the weight survives the trip")
 
-	ex := reply{Job: 4, Kind: replyExit, Exit: &SpawnResult{Code: 143, Signal: "SIGTERM", Stdout: "o", Stderr: "e", Truncated: true}}
-	env, err = reg.Encode(replyTopic, &ex)
+	ex := Result{Code: 143, Signal: "SIGTERM", Stdout: "o", Stderr: "e", Truncated: true}
+	buf.Reset()
+	require.NoError(t, resultCodec{}.EncodeValue(msgpack.NewEncoder(&buf), ex))
+	back, err := resultCodec{}.DecodeValue(msgpack.NewDecoder(&buf))
 	require.NoError(t, err)
-	out = reply{}
-	require.NoError(t, reg.Decode(env, &out))
-	require.Equal(t, ex, out)
+	require.Equal(t, ex, back)
 }
 
 // TestSpawnCancelCyclesLeaveNothing: spawn/supersede cycles of a process
@@ -432,7 +427,7 @@ func TestSpawnCancelCyclesLeaveNothing(t *testing.T) {
 	rt.Cancel(ids[len(ids)-1])
 	res := drainStreams(t, rt, 30*time.Second, ids...)
 	for _, id := range ids {
-		require.Equal(t, Cancelled, res[id].outcome.State)
+		require.Equal(t, Cancelled, res[id].Outcome.State)
 	}
 	for _, pg := range pgids {
 		require.Empty(t, groupAlive(pg))
@@ -441,9 +436,9 @@ func TestSpawnCancelCyclesLeaveNothing(t *testing.T) {
 	require.Zero(t, rt.SupersedeLen())
 	// A runner leaves the table just after sending its last reply.
 	require.Eventually(t, func() bool {
-		rt.spawns.mu.Lock()
-		defer rt.spawns.mu.Unlock()
-		return len(rt.spawns.byJob) == 0
+		rt.spawns().mu.Lock()
+		defer rt.spawns().mu.Unlock()
+		return len(rt.spawns().byJob) == 0
 	}, 10*time.Second, time.Millisecond)
 }
 
@@ -452,14 +447,12 @@ func TestSpawnCancelCyclesLeaveNothing(t *testing.T) {
 // with ECANCELED rather than a bare context error.
 func TestSpawnCancelledBeforeStartFailsStdin(t *testing.T) {
 	rt := newRT(t, 2)
-	j := rt.newJob(KindSpawn, "")
-	rt.newStream(j, 0)
-	j.t.credit = j.stream.credit
-	j.t.ctx.cancel()
-	sp := &spawnEntry{table: &rt.spawns, stdin: newStdinQueue()}
-	r := runProc(&j.t, sp, proc.Spec{Argv: []string{"cat"}, StdinPipe: true}, 0)
-	require.Equal(t, replyCancelled, r.Kind)
-	_, err := sp.stdin.push([]byte("x"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sp := &spawnEntry{table: rt.spawns(), stdin: newStdinQueue()}
+	_, err := runProc(ctx, nil, sp, proc.Spec{Argv: []string{"cat"}, StdinPipe: true}, 0)
+	require.ErrorIs(t, err, context.Canceled, "the job settles cancelled")
+	_, err = sp.stdin.push([]byte("x"))
 	require.EqualError(t, err, "write: the job was cancelled before the program started")
 	require.Equal(t, "ECANCELED", proc.Code(err))
 }
@@ -480,4 +473,10 @@ func TestSpawnWriteWaitIsCancellable(t *testing.T) {
 	require.Equal(t, Running, state)
 	rt.Cancel(id)
 	require.Equal(t, Cancelled, drainSpawn(t, rt, id).outcome.State)
+}
+
+// valueOf is a completed job's value.
+func valueOf(o Outcome) any {
+	v, _ := o.Value()
+	return v
 }

@@ -1,4 +1,4 @@
-package runtime
+package procjob
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func TestSpawnStdinQueueIsBoundedInBytes(t *testing.T) {
 	require.ErrorIs(t, err, ErrStdinFull)
 	require.Equal(t, "ENOBUFS", proc.Code(err))
 	require.Contains(t, err.Error(), "nothing was queued")
-	q := rt.spawns.stdin(id)
+	q := rt.spawns().stdin(id)
 	q.mu.Lock()
 	queued := q.queued
 	q.mu.Unlock()

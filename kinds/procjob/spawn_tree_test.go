@@ -1,6 +1,6 @@
 //go:build linux
 
-package runtime
+package procjob
 
 import (
 	"path/filepath"
@@ -19,7 +19,7 @@ const teardownBound = 3 * time.Second
 // hostileSpawn dispatches a spawn whose program misbehaves as kind says
 // (see proctest.Hostile) and returns the job and the misbehaving
 // descendant once it is in place.
-func hostileSpawn(t *testing.T, rt *Runtime, kind string, o DispatchOptions) (JobID, proctest.Proc) {
+func hostileSpawn(t *testing.T, rt testRT, kind string, o DispatchOptions) (JobID, proctest.Proc) {
 	t.Helper()
 	pf := filepath.Join(t.TempDir(), "pid")
 	prefix, comm := proctest.Hostile(kind, pf)
@@ -77,7 +77,7 @@ func TestSpawnStopEndsSetsidGrandchild(t *testing.T) {
 	first, gc := hostileSpawn(t, rt, proctest.Grandchild, DispatchOptions{Key: "build"})
 	second := rt.DispatchSpawn(shSpec("echo second"), DispatchOptions{Key: "build"})
 	res := drainStreams(t, rt, 30*time.Second, first, second)
-	require.Equal(t, Cancelled, res[first].outcome.State)
+	require.Equal(t, Cancelled, res[first].Outcome.State)
 	proctest.Gone(t, teardownBound, gc)
 
 	pf := filepath.Join(t.TempDir(), "pid")

@@ -1,4 +1,4 @@
-package runtime
+package procjob
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/pmacs-go/pmacs-go/proc"
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // stdinQueue carries a spawn's stdin writes from the main goroutine, which
@@ -16,17 +17,17 @@ type stdinQueue struct {
 	mu      sync.Mutex
 	chunks  [][]byte
 	queued  int
-	waiters []*Task // write-wait jobs to settle once queued <= StdinHighWater
-	closing bool    // close the pipe once the queue is written
-	err     error   // the write failure; the queue then takes nothing more
+	waiters []*runtime.Task // write-wait jobs to settle once queued <= StdinHighWater
+	closing bool            // close the pipe once the queue is written
+	err     error           // the write failure; the queue then takes nothing more
 	wake    chan struct{}
 }
 
 func newStdinQueue() *stdinQueue { return &stdinQueue{wake: make(chan struct{}, 1)} }
 
-// ErrStdinFull is the cause of a SpawnWrite refused because the program has
+// ErrStdinFull is the cause of a Write refused because the program has
 // left StdinMaxQueued bytes unread (code "ENOBUFS").
-var ErrStdinFull = errors.New("runtime: the program's input queue is full")
+var ErrStdinFull = errors.New("procjob: the program's input queue is full")
 
 // push queues a copy of data and reports whether the queue is now over the
 // high-water mark. A write that would take the queue past StdinMaxQueued
@@ -55,7 +56,7 @@ func (q *stdinQueue) push(data []byte) (bool, error) {
 
 // addWaiter registers a write-wait job; false if there is nothing to wait
 // for any more (the queue drained or failed).
-func (q *stdinQueue) addWaiter(t *Task) bool {
+func (q *stdinQueue) addWaiter(t *runtime.Task) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.err != nil || q.queued <= StdinHighWater {
@@ -66,7 +67,7 @@ func (q *stdinQueue) addWaiter(t *Task) bool {
 }
 
 // removeWaiter takes t off the waiters; false if it was settled already.
-func (q *stdinQueue) removeWaiter(t *Task) bool {
+func (q *stdinQueue) removeWaiter(t *runtime.Task) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for i, x := range q.waiters {
@@ -110,7 +111,7 @@ func (q *stdinQueue) fail(err error) {
 	q.waiters = nil
 	q.mu.Unlock()
 	for _, t := range waiters {
-		t.send(reply{Kind: replyFailed, Msg: err.Error(), Code: proc.Code(err), err: err})
+		t.Finish(nil, jobError(err))
 	}
 }
 
@@ -155,13 +156,13 @@ func (q *stdinQueue) run(p *proc.Process) {
 		}
 		q.mu.Lock()
 		q.queued -= len(chunk)
-		var ready []*Task
+		var ready []*runtime.Task
 		if q.queued <= StdinHighWater {
 			ready, q.waiters = q.waiters, nil
 		}
 		q.mu.Unlock()
 		for _, t := range ready {
-			t.send(reply{Kind: replyUnit})
+			t.Finish(nil, nil)
 		}
 	}
 }
