@@ -23,10 +23,6 @@ func (b *Binding) toLua(kind runtime.Kind, out runtime.Outcome, taken any) lua.L
 	case runtime.KindMCPRequest, runtime.KindLSPRequest:
 		v, _ := out.External()
 		return anyToLua(b.ls, v)
-	case runtime.KindFuzzy, runtime.KindFindFiles:
-		if r, ok := out.Ranking(); ok {
-			return rankingToLua(b.ls, &r, kind == runtime.KindFuzzy)
-		}
 	}
 	return lua.LTrue
 }
@@ -68,8 +64,8 @@ func listingToLua(L *lua.LState, l fsops.Listing) *lua.LTable {
 // batchToLua makes the list a batch is in Lua, sized up front so the array
 // part is allocated once.
 func batchToLua(L *lua.LState, sb *runtime.StreamBatch) *lua.LTable {
-	if sb.Ranking != nil {
-		return rankingToLua(L, sb.Ranking, false)
+	if k := kindsLua[sb.Kind]; k.batch != nil {
+		return k.batch(L, sb)
 	}
 	t := L.CreateTable(sb.Len(), 0)
 	if sb.Items != nil {

@@ -360,9 +360,6 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 		if k := kindsLua[j.kind]; k.value != nil && sb.Outcome.State == runtime.Complete {
 			value = k.value(b, sb.Outcome, nil)
 		}
-		if j.kind == runtime.KindFindFiles && sb.Outcome.State == runtime.Complete {
-			value = b.toLua(j.kind, sb.Outcome, nil)
-		}
 		b.settled(j, sb.Outcome, value)
 	}
 	if c := j.consumer; c != nil && (len(j.queue) > 0 || j.settled) {

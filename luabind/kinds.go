@@ -4,6 +4,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/pmacs-go/pmacs-go/kinds/demojob"
+	"github.com/pmacs-go/pmacs-go/kinds/findjob"
 	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
 	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/kinds/procjob"
@@ -23,6 +24,9 @@ type kindLua struct {
 	value func(b *Binding, out runtime.Outcome, taken any) lua.LValue
 	// items appends a batch's items (StreamBatch.Items) to t.
 	items func(L *lua.LState, t *lua.LTable, it runtime.Items)
+	// batch, instead of items, makes the whole batch's Lua value: a
+	// snapshot that is a table of its own, not a list of items.
+	batch func(L *lua.LState, sb *runtime.StreamBatch) *lua.LTable
 }
 
 var kindsLua = map[runtime.Kind]kindLua{}
@@ -77,6 +81,22 @@ func init() {
 		}
 		return lua.LTrue
 	}})
+	ranking := func(fuzzy bool) func(*Binding, runtime.Outcome, any) lua.LValue {
+		return func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+			if r, ok := findjob.RankingOf(out); ok {
+				return rankingToLua(b.ls, &r, fuzzy)
+			}
+			return lua.LTrue
+		}
+	}
+	registerKindLua(findjob.FindKind, kindLua{value: ranking(false),
+		batch: func(L *lua.LState, sb *runtime.StreamBatch) *lua.LTable {
+			if r := findjob.SnapshotOf(*sb); r != nil {
+				return rankingToLua(L, r, false)
+			}
+			return L.CreateTable(0, 0)
+		}})
+	registerKindLua(findjob.FuzzyKind, kindLua{value: ranking(true)})
 	registerKindLua(textsearch.Kind, kindLua{items: numbersToLua[textsearch.Matches]})
 	registerKindLua(parsejob.Kind, kindLua{
 		// The tree must be taken before the result: TakeResult drops a

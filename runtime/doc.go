@@ -42,9 +42,9 @@
 // whose root owns the job), the filesystem mutation it reports, and the work.
 // State a kind keeps per runtime (its handoff, its caches) lives in
 // [StateOf], and takes part in Close and Tick through the interfaces StateOf
-// lists. The parse, filesystem, process, text search and demonstration
-// kinds (sleep, compute_sum, emit_n) are packages under kinds/; the grep
-// and finder kinds still live here, on their way out.
+// lists. The parse, filesystem, process, finder, text search and
+// demonstration kinds (sleep, compute_sum, emit_n) are packages under
+// kinds/; the grep kind still lives here, on its way out.
 //
 // # Results, errors and contexts
 //
@@ -119,7 +119,7 @@
 //   - a request/reply read (read_dir, stat) dispatched after a mutation
 //     sees it, and one dispatched before a mutation completes before the
 //     mutation starts;
-//   - a stream (grep, find_files, emit_n) starts after every mutation dispatched before
+//   - a stream (grep, find_files, a spawn's lines) starts after every mutation dispatched before
 //     it has finished, but runs in the stream lane, holding no gate: a
 //     mutation dispatched after the stream started does not wait for it
 //     and runs while it runs, so the stream may or may not see it;
@@ -127,22 +127,6 @@
 //     it holds no gate, no worker and no per-actor slot while it waits, so a
 //     consumer that awaits a mutation of the same root inside its stream
 //     loop cannot deadlock with it.
-//
-// # The file finder's caches
-//
-// find_files keeps each root's file list (a fuzzy.Store) and fuzzy keeps
-// each FuzzySource's list between jobs. The Runtime only creates these
-// entries and posts the renames, removes and mkdirs Tick reports to a
-// cache's inbox under a short lock; the lists themselves belong to the one
-// job holding the entry's lock, which a job waits for parked and gives up
-// when cancelled.
-// So the main goroutine never waits for a walk or a ranking.
-//
-// Both are bounded in what they hold while no job takes it: a cache keeps
-// at most 1,024 reported operations (past that it drops them and lists its
-// root afresh at the next query), and a root's first walk, which outlives
-// the job that started it, stops once 16 MiB of paths wait for the next
-// job, and gives up after 30 s without one (that job then walks afresh).
 //
 // # Streams and memory
 //

@@ -18,9 +18,6 @@ func (rt *Runtime) SupersedeLen() int { return rt.Stats().SupersedeKeys }
 // MalformedReplies is Stats().MalformedReplies.
 func (rt *Runtime) MalformedReplies() uint64 { return rt.Stats().MalformedReplies }
 
-// FuzzySourceLen is Stats().FuzzySources.
-func (rt *Runtime) FuzzySourceLen() int { return rt.Stats().FuzzySources }
-
 // StreamCredit is the per-stream high-water mark in items.
 func (rt *Runtime) StreamCredit() int { return rt.streamCredit }
 

@@ -13,8 +13,6 @@ var (
 	KindGrep       = RegisterKind(KindSpec{Name: "grep"})
 	KindMCPRequest = RegisterKind(KindSpec{Name: "mcp_request"})
 	KindLSPRequest = RegisterKind(KindSpec{Name: "lsp_request"})
-	KindFindFiles  = RegisterKind(KindSpec{Name: "find_files"})
-	KindFuzzy      = RegisterKind(KindSpec{Name: "fuzzy"})
 )
 
 // State is where a job is in its life.

@@ -59,13 +59,12 @@ func (e *JobError) Is(target error) bool {
 // error it wraps); a cancelled job's Err is its context's cause:
 // context.Canceled after Runtime.Cancel, ErrSuperseded, or ErrClosed.
 //
-// The value a job completed with is read with the accessor for its kind,
-// each of which reports false for an outcome of another kind or one that did
-// not complete: Ranking (fuzzy and find_files) and
-// External (lsp_request, mcp_request and any other external job); grep
-// completes with no value. A kind that lives in a package of its own reads
-// its value with Value (fsjob.ListingOf, procjob.ResultOf, demojob.SumOf,
-// parsejob.ResultOf).
+// The value a job completed with is read with the accessor of its kind's
+// package, each of which reports false for an outcome of another kind or
+// one that did not complete (fsjob.ListingOf, procjob.ResultOf,
+// findjob.RankingOf, demojob.SumOf, parsejob.ResultOf); they read it with
+// Value. An external job's value (lsp_request, mcp_request, ...) is read
+// with External. grep completes with no value.
 type Outcome struct {
 	State    State
 	Err      error
@@ -82,9 +81,6 @@ func (o Outcome) OK() bool { return o.State == Complete }
 func (o Outcome) Value() (any, bool) {
 	return o.value, o.State == Complete && !o.external
 }
-
-// Ranking is a fuzzy or find_files job's final ranking.
-func (o Outcome) Ranking() (Ranking, bool) { return as[Ranking](o) }
 
 // External is the value an external job was completed with
 // (Runtime.CompleteExternalOK), as it came back from MessagePack: maps as

@@ -111,7 +111,6 @@ type Runtime struct {
 	scratch     reply
 	malformed   uint64
 	closed      bool
-	finder      finderState
 	// states holds each kind's per-runtime state (StateOf), stateOrder
 	// the order they were made in, which Close keeps.
 	states     map[Kind]any
@@ -186,7 +185,6 @@ func (rt *Runtime) Close() {
 		}
 	})
 	rt.exec.Close()
-	rt.closeFinder()
 	rt.detached.Wait()
 	rt.eachState(func(s any) {
 		if c, ok := s.(interface{ Close() }); ok {
@@ -439,7 +437,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 
 	}
 	switch r.Kind {
-	case replyMatches, replyRanked, replyItems:
+	case replyMatches, replyItems:
 		rt.pushItems(j, r)
 		return
 	case replyProgress:
@@ -489,8 +487,6 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 		j.state, j.value = Complete, r.N
 	case replyValue:
 		j.state, j.value, j.external = Complete, r.Value, true
-	case replyRanking:
-		j.state, j.value = Complete, *r.Ranking
 	case replyCancelled:
 		j.state, j.err = Cancelled, j.cancelCause()
 	case replyFailed:
@@ -527,7 +523,6 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	out.Settled = append(out.Settled, j.id)
 	if j.resource != nil && j.state == Complete {
 		out.Resources = append(out.Resources, *j.resource)
-		rt.noteResource(*j.resource)
 		op := *j.resource
 		rt.eachState(func(s any) {
 			if n, ok := s.(interface{ NoteResource(ResourceOp) }); ok {

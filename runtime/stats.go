@@ -11,9 +11,6 @@ type Stats struct {
 	Streams int
 	// SupersedeKeys counts the supersede keys bound to a job.
 	SupersedeKeys int
-	// FuzzySources counts the item lists kept by FuzzySource and not yet
-	// freed.
-	FuzzySources int
 	// Held counts what kinds keep for their callers beyond the pending
 	// table (their states' Held).
 	Held int
@@ -29,7 +26,6 @@ func (rt *Runtime) Stats() Stats {
 	s := Stats{
 		Pending:          len(rt.pending),
 		SupersedeKeys:    len(rt.supersede),
-		FuzzySources:     len(rt.finder.sources),
 		MalformedReplies: rt.malformed,
 	}
 	rt.eachState(func(st any) {

@@ -16,7 +16,6 @@ type streamBuf struct {
 	blocks     []*MatchBlock
 	blockItems int
 	wantBlocks bool
-	ranking    *Ranking        // the latest undelivered snapshot; a newer one replaces it
 	progress   uint64          // producer-reported progress (grep: files searched)
 	skipped    grep.SkipCounts // grep: what the search left out so far
 	// buf holds the items of a kind that carries its own (replyItems);
@@ -31,11 +30,7 @@ type streamBuf struct {
 }
 
 func (s *streamBuf) len() int {
-	n := len(s.matches) + s.blockItems + itemsLen(s.buf)
-	if s.ranking != nil {
-		n++ // a snapshot takes one item of credit
-	}
-	return n
+	return len(s.matches) + s.blockItems + itemsLen(s.buf)
 }
 
 // units is the credit the undelivered items hold: one per item, except
@@ -91,7 +86,7 @@ func (rt *Runtime) dropSuperseded(p []byte) bool {
 // waiting on a cancelled or abandoned stream is not stuck.
 func (s *streamBuf) discard() {
 	n := s.units()
-	s.matches, s.ranking, s.buf = nil, nil, nil
+	s.matches, s.buf = nil, nil
 	s.blocks, s.blockItems = nil, 0
 	s.credit.Release(n)
 }
@@ -112,10 +107,6 @@ type StreamBatch struct {
 	// Detail is the kind's last progress detail (KindSpec.Detail), nil
 	// for none.
 	Detail any
-	// Ranking is a find_files snapshot: the current top matches as a
-	// whole, not items to append. Only the latest undelivered snapshot is
-	// kept, so a consumer that is a frame behind skips the ones it missed.
-	Ranking *Ranking
 	// Progress is the producer's last reported progress (grep: files
 	// searched so far).
 	Progress uint64
@@ -137,11 +128,7 @@ type StreamBatch struct {
 
 // Len returns the number of items in the batch.
 func (b *StreamBatch) Len() int {
-	n := len(b.Matches) + blocksLen(b.Blocks) + itemsLen(b.Items)
-	if b.Ranking != nil {
-		n++
-	}
-	return n
+	return len(b.Matches) + blocksLen(b.Blocks) + itemsLen(b.Items)
 }
 
 // Weight is the stream credit the batch's items held while they waited in
@@ -159,9 +146,6 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		r.block, r.Matches = &MatchBlock{ms: r.Matches}, nil
 	}
 	n := len(r.Matches) + r.block.Len() + itemsLen(r.items)
-	if r.Ranking != nil {
-		n++
-	}
 	units := n - itemsLen(r.items) + itemsWeight(r.items)
 	s := j.stream
 	if s == nil || j.state != Running {
@@ -174,12 +158,6 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		return
 	}
 	s.received += uint64(n)
-	if r.Ranking != nil {
-		if s.ranking != nil {
-			s.credit.Release(1) // the snapshot it replaces will never be delivered
-		}
-		s.ranking = r.Ranking
-	}
 	if r.items != nil {
 		switch {
 		case s.buf == nil || s.buf.Len() == 0:
@@ -246,10 +224,7 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		}
 		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress, Skipped: s.skipped, Detail: s.detail}
 		take := min(s.len(), s.maxBatch)
-		if s.ranking != nil {
-			take = 1
-			b.Ranking, s.ranking = s.ranking, nil
-		} else if len(s.matches) > 0 {
+		if len(s.matches) > 0 {
 			b.Matches = s.matches[:take:take]
 			s.matches = s.matches[take:]
 		} else if itemsLen(s.buf) > 0 {

@@ -260,6 +260,4 @@ func TestStreamBatchWeight(t *testing.T) {
 	require.Equal(t, 1+1+2+3, lines.Weight())
 	ints := &StreamBatch{Items: testInts{1, 2, 3}}
 	require.Equal(t, 3, ints.Weight())
-	ranked := &StreamBatch{Ranking: &Ranking{}}
-	require.Equal(t, 1, ranked.Weight())
 }

@@ -44,9 +44,6 @@ func summarize(j *job) resultSummary {
 		if f := j.kind.spec().Summary; f != nil && j.value != nil {
 			s.small = f(j.value)
 		}
-		if x, ok := j.value.(Ranking); ok {
-			s.small = rankingSummary(x)
-		}
 		return s
 	}
 	if f := j.kind.spec().Summary; f != nil && j.value != nil {
@@ -61,8 +58,6 @@ func summarize(j *job) resultSummary {
 		}
 	case []byte:
 		return resultSummary{shape: shapeBytes, n: uint64(len(v))}
-	case Ranking:
-		return resultSummary{shape: shapeOther, small: rankingSummary(v)}
 	case []any:
 		return resultSummary{shape: shapeArray, n: uint64(len(v))}
 	case map[string]any:
@@ -106,9 +101,4 @@ func (s resultSummary) String() string {
 		return fmt.Sprint(s.small)
 	}
 	return ""
-}
-
-// rankingSummary keeps a ranking's counts, not its matches.
-func rankingSummary(r Ranking) string {
-	return fmt.Sprintf("%d of %d matched", r.Total, r.Candidates)
 }

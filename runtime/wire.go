@@ -33,8 +33,8 @@ const (
 	_                                   // once spawn's lines; now replyItems
 	_                                   // once spawn's and system's exit; now replyResult
 	replyExternal                       // external job completed; its value waits in the job entry
-	replyRanked                         // stream item: a ranked snapshot (find_files)
-	replyRanking                        // find_files or fuzzy completed with its final Ranking
+	_                                   // once find_files' snapshot; now replyItems
+	_                                   // once find_files' and fuzzy's ranking; now replyResult
 	replyItems                          // stream items in their kind's form: [job, kind, weight, items]
 	replyResult                         // completed with a value in its kind's form: [job, kind, value]
 	replyKindEnd
@@ -54,7 +54,6 @@ type reply struct {
 	Code    string
 	Matches []grep.Match
 	Value   any
-	Ranking *Ranking         // find_files snapshot or final ranking, fuzzy ranking
 	Skipped *grep.SkipCounts // grep progress: what the search left out so far
 	// block is a grep batch for a stream that takes matches in blocks,
 	// checked but not decoded (see applyMatchBlock).
@@ -74,7 +73,7 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	switch r.Kind {
 	case replyFailed:
 		fields = 4
-	case replySum, replyProgress, replyMatches, replyValue, replyRanked, replyRanking:
+	case replySum, replyProgress, replyMatches, replyValue:
 		fields = 3
 	}
 	if r.Kind == replyProgress && (r.Skipped != nil || r.detail != nil) || r.Kind == replyItems {
@@ -134,8 +133,6 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 		return encodeMatches(e, r.Matches)
 	case replyValue:
 		return encodeValue(e, r.Value, 0)
-	case replyRanked, replyRanking:
-		return encodeRanking(e, r.Ranking)
 	}
 	return nil
 }
@@ -182,9 +179,6 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 	case replyValue:
 		want = 3
 		r.Value, err = decodeValue(d, 0)
-	case replyRanked, replyRanking:
-		want = 3
-		r.Ranking, err = decodeRanking(d)
 	default:
 		return fmt.Errorf("reply: unknown kind %d", kind)
 	}

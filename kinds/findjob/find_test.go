@@ -1,4 +1,4 @@
-package runtime
+package findjob
 
 import (
 	"context"
@@ -11,12 +11,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmacs-go/pmacs-go/runtime"
+
 	"github.com/pmacs-go/pmacs-go/fuzzy"
 )
 
 // findAll runs a find_files to its end and returns its final ranking and the
 // snapshots delivered before it.
-func findAll(t *testing.T, rt *Runtime, spec FindSpec, o DispatchOptions) (Ranking, []*Ranking) {
+func findAll(t *testing.T, rt testRT, spec FindSpec, o DispatchOptions) (Ranking, []*Ranking) {
 	t.Helper()
 	id := rt.DispatchFindFiles(spec, o)
 	var snaps []*Ranking
@@ -28,13 +30,13 @@ func findAll(t *testing.T, rt *Runtime, spec FindSpec, o DispatchOptions) (Ranki
 			if b.ID != id {
 				continue
 			}
-			if b.Ranking != nil {
-				snaps = append(snaps, b.Ranking)
+			if SnapshotOf(b) != nil {
+				snaps = append(snaps, SnapshotOf(b))
 			}
 			if b.Closed {
 				require.Equal(t, Complete, b.Outcome.State, "%v", b.Outcome.Err)
-				r, ok := b.Outcome.value.(Ranking)
-				require.True(t, ok, "value %T", b.Outcome.value)
+				r, ok := RankingOf(b.Outcome)
+				require.True(t, ok, "a ranking: %+v", b.Outcome)
 				return r, snaps
 			}
 		}
@@ -197,7 +199,7 @@ func TestFindFilesSupersedeBurst(t *testing.T) {
 		ids = append(ids, rt.DispatchFindFiles(FindSpec{Root: root, Query: q, Limit: 10}, DispatchOptions{Key: "picker"}))
 		rt.Tick()
 		for _, b := range rt.TakeStreamBatches() {
-			if b.ID != ids[len(ids)-1] && b.Ranking != nil && !finishedAnyway(&b) {
+			if b.ID != ids[len(ids)-1] && SnapshotOf(b) != nil && !finishedAnyway(&b) {
 				stale++
 			}
 		}
@@ -206,7 +208,7 @@ func TestFindFilesSupersedeBurst(t *testing.T) {
 	last := ids[len(ids)-1]
 	live := 0
 	for _, a := range rt.Snapshot().Active {
-		if a.Kind == KindFindFiles && !a.CancelRequested {
+		if a.Kind == FindKind && !a.CancelRequested {
 			live++
 		}
 	}
@@ -214,9 +216,9 @@ func TestFindFilesSupersedeBurst(t *testing.T) {
 	var final Ranking
 	pumpFor(t, rt, 10*time.Second, func() bool {
 		for _, b := range rt.TakeStreamBatches() {
-			require.True(t, b.ID == last || b.Ranking == nil || finishedAnyway(&b), "a superseded job delivered a snapshot")
+			require.True(t, b.ID == last || SnapshotOf(b) == nil || finishedAnyway(&b), "a superseded job delivered a snapshot")
 			if b.ID == last && b.Closed {
-				final = b.Outcome.value.(Ranking)
+				final = rankingOf(b.Outcome)
 				return true
 			}
 		}
@@ -253,7 +255,7 @@ func TestFuzzyItemsAndSource(t *testing.T) {
 		want, err := fuzzy.Search(context.Background(), fuzzy.NewStore(items), fuzzy.ParsePattern(q), fuzzy.Options{})
 		require.NoError(t, err)
 		require.True(t, o.OK(), "%v", o.Err)
-		r := o.value.(Ranking)
+		r := rankingOf(o)
 		require.Equal(t, want.Total, r.Total)
 		require.Len(t, r.Matches, len(want.Matches))
 		for i, m := range want.Matches {
@@ -292,7 +294,7 @@ func TestLockCacheCancelledWaiterLeavesTheHolder(t *testing.T) {
 	lock <- struct{}{} // held by another job
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.ErrorIs(t, lockCache(ctx, &Task{}, lock), context.Canceled)
+	require.ErrorIs(t, lockCache(ctx, new(runtime.Task), lock), context.Canceled)
 	require.Len(t, lock, 1, "the holder still holds the cache")
 }
 
@@ -315,7 +317,7 @@ func TestFindFilesSupersededFirstQueryKeepsTheWalk(t *testing.T) {
 		for _, b := range rt.TakeStreamBatches() {
 			if b.ID == last && b.Closed {
 				require.Equal(t, Complete, b.Outcome.State, "%v", b.Outcome.Err)
-				final = b.Outcome.value.(Ranking)
+				final = rankingOf(b.Outcome)
 				return true
 			}
 		}
@@ -332,7 +334,7 @@ func TestFindFilesSupersededFirstQueryKeepsTheWalk(t *testing.T) {
 	require.Equal(t, want, final.Total)
 	abs, err := filepath.Abs(root)
 	require.NoError(t, err)
-	c := rt.finder.caches[cacheKey{root: abs}]
+	c := rt.finder().caches[cacheKey{root: abs}]
 	require.NotNil(t, c)
 	require.Equal(t, 1, c.walks, "the root was walked once")
 }
@@ -349,8 +351,8 @@ func TestFindFilesCloseStopsTheWalk(t *testing.T) {
 	id := rt.DispatchFindFiles(FindSpec{Root: root}, DispatchOptions{})
 	rt.Cancel(id)
 	rt.Close()
-	require.True(t, rt.finder.life.closed)
-	require.False(t, rt.finder.life.start(func(context.Context) {}), "no walk starts after Close")
+	require.True(t, rt.finder().life.closed)
+	require.False(t, rt.finder().life.start(func(context.Context) {}), "no walk starts after Close")
 }
 
 // The completion ring keeps a ranking's counts, not its matches.
@@ -360,13 +362,13 @@ func TestFinderJobsSummariseTheirRanking(t *testing.T) {
 	require.True(t, o.OK())
 	root := makeTree(t, map[string]string{"one.txt": "", "two.txt": ""})
 	findAll(t, rt, FindSpec{Root: root, Query: "one"}, DispatchOptions{})
-	got := map[Kind]string{}
+	got := map[runtime.Kind]string{}
 	for _, c := range rt.Snapshot().Completed {
 		got[c.Kind] = c.Result
 	}
-	require.Equal(t, "3 of 3 matched", got[KindFuzzy])
-	require.Contains(t, got[KindFindFiles], "1 of 2 matched")
+	require.Equal(t, "3 of 3 matched", got[FuzzyKind])
+	require.Contains(t, got[FindKind], "1 of 2 matched")
 }
 
 // finishedAnyway reports a stream's closing batch after it completed.
-func finishedAnyway(b *StreamBatch) bool { return b.Closed && b.Outcome.State == Complete }
+func finishedAnyway(b *runtime.StreamBatch) bool { return b.Closed && b.Outcome.State == Complete }

@@ -1,4 +1,4 @@
-package runtime
+package findjob
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ func TestFinderInboxIsBounded(t *testing.T) {
 	require.Equal(t, 10, r.Candidates)
 	abs, err := filepath.Abs(root)
 	require.NoError(t, err)
-	c := rt.finder.caches[cacheKey{root: abs}]
+	c := rt.finder().caches[cacheKey{root: abs}]
 	for i := range 3 * maxFindInbox {
 		rt.noteResource(ResourceOp{Op: ResourceRemove, From: filepath.Join(abs, fmt.Sprintf("gone%d", i))})
 		c.inboxMu.Lock()
@@ -63,7 +63,7 @@ func TestWalkWithoutAQueryHoldsBoundedPaths(t *testing.T) {
 
 	// startWalk starts the root's first walk as a query would, and leaves
 	// it without one.
-	startWalk := func(rt *Runtime) (*fileCache, *bgWalk) {
+	startWalk := func(rt testRT) (*fileCache, *bgWalk) {
 		c := rt.fileCache(cacheKey{root: abs})
 		c.lock <- struct{}{}
 		require.NoError(t, c.startWalk())

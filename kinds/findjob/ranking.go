@@ -1,4 +1,4 @@
-package runtime
+package findjob
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/pmacs-go/pmacs-go/bus/wire"
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // RankedMatch is one entry of a ranking.
@@ -130,4 +131,62 @@ func decodeRanking(d *msgpack.Decoder) (*Ranking, error) {
 		}
 	}
 	return r, nil
+}
+
+// RankingOf is a find_files or fuzzy job's final ranking.
+func RankingOf(o runtime.Outcome) (Ranking, bool) {
+	v, ok := o.Value()
+	r, is := v.(Ranking)
+	return r, ok && is
+}
+
+// SnapshotOf is a find_files batch's ranked snapshot; nil for a batch of
+// another kind.
+func SnapshotOf(b runtime.StreamBatch) *Ranking {
+	r, _ := b.Items.(*Ranking)
+	return r
+}
+
+// A snapshot is one item of its stream: the current top matches as a
+// whole, which the next one replaces (KindSpec.Snapshots).
+func (r *Ranking) Len() int                                { return 1 }
+func (r *Ranking) Weight() int                             { return 1 }
+func (r *Ranking) Append(more runtime.Items) runtime.Items { return more }
+func (r *Ranking) Cut(int) (head, rest runtime.Items)      { return r, nil }
+
+type snapshotCodec struct{}
+
+func (snapshotCodec) EncodeItems(e *msgpack.Encoder, items runtime.Items) error {
+	return encodeRanking(e, items.(*Ranking))
+}
+
+func (snapshotCodec) DecodeItems(_ []byte, d *msgpack.Decoder) (runtime.Items, error) {
+	return decodeRanking(d)
+}
+
+type rankingCodec struct{}
+
+func (rankingCodec) EncodeValue(e *msgpack.Encoder, v any) error {
+	r := v.(Ranking)
+	return encodeRanking(e, &r)
+}
+
+func (rankingCodec) DecodeValue(d *msgpack.Decoder) (any, error) {
+	r, err := decodeRanking(d)
+	if err != nil {
+		return nil, err
+	}
+	return *r, nil
+}
+
+// rankingSummary keeps a ranking's counts, not its matches.
+func rankingSummary(v any) any {
+	r := v.(Ranking)
+	return rankingCounts{total: r.Total, candidates: r.Candidates}
+}
+
+type rankingCounts struct{ total, candidates int }
+
+func (c rankingCounts) String() string {
+	return fmt.Sprintf("%d of %d matched", c.total, c.candidates)
 }

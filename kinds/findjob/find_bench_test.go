@@ -1,4 +1,4 @@
-package runtime
+package findjob
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ func findTree(b *testing.B) string {
 	return root
 }
 
-func findOnce(b *testing.B, rt *Runtime, root, q string) Ranking {
+func findOnce(b *testing.B, rt testRT, root, q string) Ranking {
 	b.Helper()
 	id := rt.DispatchFindFiles(FindSpec{Root: root, Query: q}, DispatchOptions{})
 	var out Ranking
@@ -35,7 +35,7 @@ func findOnce(b *testing.B, rt *Runtime, root, q string) Ranking {
 		for _, sb := range rt.TakeStreamBatches() {
 			if sb.ID == id && sb.Closed {
 				require.Equal(b, Complete, sb.Outcome.State, "%v", sb.Outcome.Err)
-				out = sb.Outcome.value.(Ranking)
+				out = rankingOf(sb.Outcome)
 				return true
 			}
 		}
