@@ -19,11 +19,6 @@ func (b *Binding) toLua(kind runtime.Kind, out runtime.Outcome, taken any) lua.L
 	if k, ok := kindsLua[kind]; ok && k.value != nil {
 		return k.value(b, out, taken)
 	}
-	switch kind {
-	case runtime.KindMCPRequest, runtime.KindLSPRequest:
-		v, _ := out.External()
-		return anyToLua(b.ls, v)
-	}
 	return lua.LTrue
 }
 

@@ -7,7 +7,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -330,13 +329,11 @@ func outcomeValues(kind runtime.Kind, out runtime.Outcome, value lua.LValue) []l
 	if code == "" {
 		return []lua.LValue{lua.LNil, lua.LString(msg)}
 	}
-	if isFS(kind) || isSpawn(kind) {
+	if kindsLua[kind].codeFirst {
 		msg = code + ": " + msg
 	}
 	return []lua.LValue{lua.LNil, lua.LString(msg), lua.LString(code)}
 }
-
-func isFS(k runtime.Kind) bool { return fsjob.IsKind(k) }
 
 // deliver hands a stream's batch to its job: queued for the iterator, and
 // on the closing batch, the outcome for await.
@@ -352,12 +349,10 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 			j.queue = nil
 		}
 		var value lua.LValue = lua.LTrue
-		if j.kind == runtime.KindGrep {
-			t := b.ls.CreateTable(0, 1)
-			t.RawSetString("files_searched", lua.LNumber(sb.Progress))
-			value = t
-		}
-		if k := kindsLua[j.kind]; k.value != nil && sb.Outcome.State == runtime.Complete {
+		switch k := kindsLua[j.kind]; {
+		case k.closing != nil:
+			value = k.closing(b, sb)
+		case k.value != nil && sb.Outcome.State == runtime.Complete:
 			value = k.value(b, sb.Outcome, nil)
 		}
 		b.settled(j, sb.Outcome, value)

@@ -27,6 +27,12 @@ type kindLua struct {
 	// batch, instead of items, makes the whole batch's Lua value: a
 	// snapshot that is a table of its own, not a list of items.
 	batch func(L *lua.LState, sb *runtime.StreamBatch) *lua.LTable
+	// closing, for a stream, makes what await returns from its closing
+	// batch; without it a stream settles with its value, or true.
+	closing func(b *Binding, sb *runtime.StreamBatch) lua.LValue
+	// codeFirst makes a failure's message start with its code, as luv's
+	// do ("ENOENT: ..."): the filesystem and process kinds.
+	codeFirst bool
 }
 
 var kindsLua = map[runtime.Kind]kindLua{}
@@ -42,6 +48,20 @@ func numbersToLua[S ~[]uint64](_ *lua.LState, t *lua.LTable, it runtime.Items) {
 }
 
 func init() {
+	external := kindLua{value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+		v, _ := out.External()
+		return anyToLua(b.ls, v)
+	}}
+	registerKindLua(runtime.KindLSPRequest, external)
+	registerKindLua(runtime.KindMCPRequest, external)
+	registerKindLua(runtime.KindGrep, kindLua{closing: func(b *Binding, sb *runtime.StreamBatch) lua.LValue {
+		t := b.ls.CreateTable(0, 1)
+		t.RawSetString("files_searched", lua.LNumber(sb.Progress))
+		return t
+	}})
+	for _, k := range []runtime.Kind{fsjob.RenameKind, fsjob.ChmodKind, fsjob.RemoveKind, fsjob.MkdirKind, procjob.WriteKind} {
+		registerKindLua(k, kindLua{codeFirst: true})
+	}
 	registerKindLua(demojob.EmitN, kindLua{items: numbersToLua[demojob.Ints]})
 	registerKindLua(demojob.Sum, kindLua{value: func(_ *Binding, out runtime.Outcome, _ any) lua.LValue {
 		if n, ok := demojob.SumOf(out); ok {
@@ -49,19 +69,19 @@ func init() {
 		}
 		return lua.LTrue
 	}})
-	registerKindLua(fsjob.ReadDirKind, kindLua{value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+	registerKindLua(fsjob.ReadDirKind, kindLua{codeFirst: true, value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
 		if l, ok := fsjob.ListingOf(out); ok {
 			return listingToLua(b.ls, l)
 		}
 		return lua.LTrue
 	}})
-	registerKindLua(fsjob.StatKind, kindLua{value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+	registerKindLua(fsjob.StatKind, kindLua{codeFirst: true, value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
 		if e, ok := fsjob.EntryOf(out); ok {
 			return entryToLua(b.ls, e)
 		}
 		return lua.LTrue
 	}})
-	registerKindLua(procjob.SpawnKind, kindLua{
+	registerKindLua(procjob.SpawnKind, kindLua{codeFirst: true,
 		value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
 			if r, ok := procjob.ResultOf(out); ok {
 				return exitToLua(b.ls, r)
@@ -75,7 +95,7 @@ func init() {
 			}
 		},
 	})
-	registerKindLua(procjob.SystemKind, kindLua{value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+	registerKindLua(procjob.SystemKind, kindLua{codeFirst: true, value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
 		if r, ok := procjob.ResultOf(out); ok {
 			return systemToLua(b.ls, r)
 		}

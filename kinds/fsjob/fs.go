@@ -50,15 +50,6 @@ var (
 	MkdirKind   = runtime.RegisterKind(runtime.KindSpec{Name: "fs_mkdir"})
 )
 
-// IsKind reports whether k is one of this package's kinds.
-func IsKind(k runtime.Kind) bool {
-	switch k {
-	case ReadDirKind, StatKind, RenameKind, ChmodKind, RemoveKind, MkdirKind:
-		return true
-	}
-	return false
-}
-
 // Scope confines one job: with Roots set, it acts only beneath them (see
 // the package doc).
 type Scope struct {
