@@ -117,17 +117,30 @@ func jobName(kind Kind, id JobID) string {
 // (the executor then does not run it), otherwise Failed carrying the
 // executor's code (a panic, a fatal or unregistered actor, shutdown).
 func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn work) JobID {
+	return rt.submit(j, actor, lane, fn, nil)
+}
+
+// submit is start for a handler given either as a work (fn) or as a kind's
+// Job.Run (run), whose result it turns into the reply itself: wrapping run
+// in a work would cost every dispatch a closure.
+func (rt *Runtime) submit(j *job, actor workers.ActorID, lane workers.Lane, fn work, run func(context.Context, *Task) (any, error)) JobID {
 	if !rt.prepare(j) {
 		return j.id
 	}
 	w := &j.t
 	kind := j.kind
-	run := func(ctx context.Context, a workers.Actor) (any, error) {
+	exec := func(ctx context.Context, a workers.Actor) (any, error) {
 		if w.credit != nil { // only streams park
 			w.actor = new(workers.Actor)
 			*w.actor = a
 		}
-		r := fn(ctx, w)
+		var r reply
+		if fn != nil {
+			r = fn(ctx, w)
+		} else {
+			v, err := run(ctx, w)
+			r = w.result(ctx, v, err)
+		}
 		if pr, ok := w.panicReply(); ok {
 			r = pr
 		}
@@ -151,7 +164,7 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 	}
 	// The executor names the job by its kind label, a constant, so a
 	// dispatch builds no string; the failure path above adds the id.
-	rt.exec.Submit(&w.ctx, workers.Task{Actor: actor, Lane: lane, Name: kind.String(), Run: run, Done: done})
+	rt.exec.Submit(&w.ctx, workers.Task{Actor: actor, Lane: lane, Name: kind.String(), Run: exec, Done: done})
 	return j.id
 }
 

@@ -113,11 +113,7 @@ func (rt *Runtime) Start(job Job, o DispatchOptions) JobID {
 		}()
 		return j.id
 	}
-	run := job.Run
-	return rt.start(j, actor, job.Lane, func(ctx context.Context, w *Task) reply {
-		v, err := run(ctx, w)
-		return w.result(ctx, v, err)
-	})
+	return rt.submit(j, actor, job.Lane, nil, job.Run)
 }
 
 // knowActor registers an actor a kind names on first use.
