@@ -287,3 +287,12 @@ func (s testLines) Weight() int {
 }
 func (s testLines) Append(more Items) Items      { return append(s, more.(testLines)...) }
 func (s testLines) Cut(n int) (head, rest Items) { return s[:n:n], s[n:] }
+
+// detailKind is a stream whose progress carries a detail in the kind's
+// own codec, as grep's skip counts do.
+var detailKind = RegisterKind(KindSpec{Name: "detailed", Items: intsCodec{}, Detail: stringCodec{}})
+
+type stringCodec struct{}
+
+func (stringCodec) EncodeValue(e *msgpack.Encoder, v any) error { return e.EncodeString(v.(string)) }
+func (stringCodec) DecodeValue(d *msgpack.Decoder) (any, error) { return d.DecodeString() }

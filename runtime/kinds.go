@@ -32,9 +32,6 @@ type KindSpec struct {
 	// instead of appending to it: a ranking while a walk runs is a whole,
 	// and a consumer a frame behind wants only the newest.
 	Snapshots bool
-	// ProgressUnit names what a stream's progress counts ("files
-	// searched"), for the *workers* view's summary; "" shows none.
-	ProgressUnit string
 	// Summary returns what the completion ring keeps of a completed job's
 	// value: something small (a count, a short line) that fmt formats when
 	// a snapshot asks. It runs at settle, so it should not format. Nil
