@@ -1,13 +1,16 @@
 // Package runtime is the main-goroutine half of pmacs-go: it turns work that
-// would freeze an editor (sleeping, summing, streaming, grepping a tree,
-// parsing a file, touching the filesystem, waiting on an LSP server) into
-// jobs that run on worker goroutines and settle back one frame at a time.
+// would freeze an editor (grepping a tree, parsing a file, touching the
+// filesystem, running a program, waiting on an LSP server) into jobs that
+// run on worker goroutines and settle back one frame at a time. It knows
+// no kind of work but grep, which is on its way out (and the labels of the
+// LSP and MCP requests their clients register as external jobs): each kind
+// is a package that registers with it (see Kinds).
 //
 // # Topology
 //
 //	main goroutine (Runtime: not goroutine-safe)         worker goroutines
 //	┌──────────────────────────────────────────┐
-//	│ Dispatch* ─► pending table, supersede map ├─submit─► workers.Executor
+//	│ Start ────► pending table, supersede map ├─submit─► workers.Executor
 //	│                                           │          (lanes, actors, DRR)
 //	│ Tick ◄── bus.Main.Drain ◄─────────────────┼───────── bus.Workers.Send
 //	│   settles jobs, buffers stream items,     │          (msgpack replies,
@@ -16,9 +19,9 @@
 //	│ completion ring, WorkersSnapshot          │
 //	└──────────────────────────────────────────┘
 //
-// A dispatch allocates a [JobID], inserts a pending entry with its own
-// cancel func, and submits a closure to the executor on the lane and actor
-// the job kind calls for. The closure always replies over the bus, with a
+// A dispatch ([Runtime.Start], which every kind's package calls) allocates
+// a [JobID], inserts a pending entry with its own cancel func, and submits
+// a closure to the executor on the lane and actor the job asks for. The closure always replies over the bus, with a
 // Cancelled reply when it observes its context ending, so every job settles
 // exactly once through [Runtime.Tick]. A reply for a job that has already
 // settled or that nobody knows is ignored; an envelope that does not decode
@@ -119,7 +122,7 @@
 //   - a request/reply read (read_dir, stat) dispatched after a mutation
 //     sees it, and one dispatched before a mutation completes before the
 //     mutation starts;
-//   - a stream (grep, find_files, a spawn's lines) starts after every mutation dispatched before
+//   - a stream (grep, find_files) starts after every mutation dispatched before
 //     it has finished, but runs in the stream lane, holding no gate: a
 //     mutation dispatched after the stream started does not wait for it
 //     and runs while it runs, so the stream may or may not see it;
