@@ -62,7 +62,7 @@ func TestMalformedRepliesFromAWorkerNeverStopTheLoop(t *testing.T) {
 }
 
 // Close while every kind of job runs or waits in a queue: sleeps, sums,
-// undrained and drained streams, a grep, a parse, filesystem jobs and an
+// undrained and drained streams, a grep, a parse-like job, filesystem jobs and an
 // external job. Every job settles exactly once at a later Tick (cancelled,
 // failed with the shutdown code, or complete if it had finished), the tables
 // empty, and no goroutine outlives the test (TestMain's goleak).
@@ -75,10 +75,6 @@ func TestCloseWhileJobsRunSettlesEveryJob(t *testing.T) {
 	for i := range 20 {
 		require.NoError(t, os.WriteFile(filepath.Join(root, fmt.Sprintf("f%d.txt", i)), body, 0o644))
 	}
-	var src bytes.Buffer
-	for i := range 20000 {
-		fmt.Fprintf(&src, "local v%d = {a = %d, b = function() return %d end}\n", i, i, i)
-	}
 
 	rt, err := New(Options{Executor: workers.Config{PoolSize: 2}, StreamCredit: 500})
 	require.NoError(t, err)
@@ -89,7 +85,7 @@ func TestCloseWhileJobsRunSettlesEveryJob(t *testing.T) {
 	ids := []JobID{
 		rt.DispatchSleep(time.Hour, DispatchOptions{}),
 		rt.DispatchSum(1<<62, DispatchOptions{}),
-		dispatchKept(rt, src.Bytes(), DispatchOptions{}),
+		dispatchKeptUntilCancelled(rt, DispatchOptions{}),
 		rt.DispatchReadDir(root, fsops.PerEntry, DispatchOptions{}),
 		rt.DispatchStat(root, DispatchOptions{}),
 		rt.DispatchRename(filepath.Join(root, "f0.txt"), filepath.Join(root, "g.txt"), false, DispatchOptions{}),

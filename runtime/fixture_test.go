@@ -75,6 +75,17 @@ func dispatchKept(rt *Runtime, src []byte, o DispatchOptions) JobID {
 		}}, o)
 }
 
+// dispatchKeptUntilCancelled is a kept job that works until it is
+// cancelled, as a parse of a large file is still parsing when the runtime
+// closes.
+func dispatchKeptUntilCancelled(rt *Runtime, o DispatchOptions) JobID {
+	return rt.Start(Job{Kind: keptKind, Actor: keptActor, Lane: workers.LaneHeavy,
+		Run: func(ctx context.Context, _ *Task) (any, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}}, o)
+}
+
 // takeKept takes what a kept job kept; nil if nothing waits.
 func takeKept(rt *Runtime, id JobID) []byte { return keptOf(rt).take(id) }
 
