@@ -19,7 +19,7 @@ func holdHeavyPermit(t *testing.T, rt *runtime.Runtime) (release func()) {
 	t.Helper()
 	started, done := make(chan struct{}), make(chan struct{})
 	rt.Executor().Submit(context.Background(), workers.Task{
-		Actor: runtime.SyntaxActor, Lane: workers.LaneHeavy, Name: "hold the heavy permit",
+		Actor: runtime.DefaultActor, Lane: workers.LaneHeavy, Name: "hold the heavy permit",
 		Run: func(context.Context, workers.Actor) (any, error) {
 			close(started)
 			<-done

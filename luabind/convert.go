@@ -10,44 +10,11 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
-// toLua converts a completed job's value. tr is the parse tree's userdata
-// for a parse job.
-func (b *Binding) toLua(kind runtime.Kind, out runtime.Outcome, tr *lua.LUserData) lua.LValue {
-	switch kind {
-	case runtime.KindComputeSum:
-		if n, ok := out.Sum(); ok {
-			return lua.LNumber(n)
-		}
-	case runtime.KindParse:
-		if tr != nil {
-			return tr
-		}
-		return lua.LNil
-	case runtime.KindFSReadDir:
-		if l, ok := out.Listing(); ok {
-			return listingToLua(b.ls, l)
-		}
-	case runtime.KindFSStat:
-		if e, ok := out.Entry(); ok {
-			return entryToLua(b.ls, e)
-		}
-	case runtime.KindMCPRequest, runtime.KindLSPRequest:
-		v, _ := out.External()
-		lv, err := luaFromValue(v)
-		if err != nil {
-			// The runtime's MessagePack copy makes only values
-			// luaFromValue takes; say so rather than lose the error.
-			return lua.LString("pmacs: result has no Lua form: " + err.Error())
-		}
-		return lv
-	case runtime.KindSystem:
-		if r, ok := out.Spawn(); ok {
-			return systemToLua(b.ls, r)
-		}
-	case runtime.KindFuzzy, runtime.KindFindFiles:
-		if r, ok := out.Ranking(); ok {
-			return rankingToLua(b.ls, &r, kind == runtime.KindFuzzy)
-		}
+// toLua converts a completed job's value; taken is what the kind's take
+// handed over before TakeResult.
+func (b *Binding) toLua(kind runtime.Kind, out runtime.Outcome, taken any) lua.LValue {
+	if k, ok := kindsLua[kind]; ok && k.value != nil {
+		return k.value(b, out, taken)
 	}
 	return lua.LTrue
 }
@@ -89,18 +56,17 @@ func listingToLua(L *lua.LState, l fsops.Listing) *lua.LTable {
 // batchToLua makes the list a batch is in Lua, sized up front so the array
 // part is allocated once.
 func batchToLua(L *lua.LState, sb *runtime.StreamBatch) *lua.LTable {
-	if sb.Ranking != nil {
-		return rankingToLua(L, sb.Ranking, false)
+	if k := kindsLua[sb.Kind]; k.batch != nil {
+		return k.batch(L, sb)
 	}
 	t := L.CreateTable(sb.Len(), 0)
-	for _, n := range sb.Ints {
-		t.Append(lua.LNumber(n))
+	if sb.Items != nil {
+		if k := kindsLua[sb.Kind]; k.items != nil {
+			k.items(L, t, sb.Items)
+		}
 	}
 	for i := range sb.Matches {
 		t.Append(matchToLua(L, &sb.Matches[i]))
-	}
-	for i := range sb.Lines {
-		t.Append(lineToLua(L, &sb.Lines[i]))
 	}
 	return t
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -188,6 +189,26 @@ func TestAdoptedExternalJobIsAwaitable(t *testing.T) {
 	h.drive(t, 5*time.Second)
 	require.NoError(t, task.Err())
 	require.Equal(t, []lua.LValue{lua.LString("x"), lua.LNumber(2)}, task.Results())
+}
+
+// An adopted text search is a stream handle: its matches can be iterated.
+// Adopt asked the runtime whether a job streams instead of listing the
+// stream kinds, a list that had forgotten text search.
+func TestAdoptedTextSearchIsAStream(t *testing.T) {
+	h := newHarness(t, false)
+	snap := textsearch.NewSnapshot([]string{"a foo", "foo foo"})
+	id := textsearch.Dispatch(h.rt, textsearch.Spec{Text: snap, Pattern: "foo"}, runtime.DispatchOptions{})
+	handle, err := h.b.Adopt(id)
+	require.NoError(t, err)
+	fn, err := h.b.LoadString(`local h = ...
+		local n = 0
+		for batch in h:batches() do n = n + #batch end
+		return n`, "adopt_search.lua")
+	require.NoError(t, err)
+	task := h.b.Spawn(fn, handle)
+	h.drive(t, 5*time.Second)
+	require.NoError(t, task.Err())
+	require.Equal(t, []lua.LValue{lua.LNumber(9)}, task.Results(), "three matches, three integers each")
 }
 
 // TestCloseCancelsJobsAndDropsTasks proves Close leaves nothing running:

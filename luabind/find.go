@@ -3,6 +3,7 @@ package luabind
 import (
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/findjob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -18,7 +19,7 @@ func (b *Binding) findFiles(L *lua.LState) int {
 	const fname = "pmacs.workers.find_files"
 	f := checkTable(L, fname, 1, "spec", "field", false,
 		"root", "query", "limit", "hidden", "no_ignore", "key")
-	spec := runtime.FindSpec{
+	spec := findjob.Spec{
 		Root:     f.str("root", true, ""),
 		Query:    f.str("query", false, ""),
 		Limit:    findLimitField(f),
@@ -29,13 +30,13 @@ func (b *Binding) findFiles(L *lua.LState) int {
 	// A snapshot is one item whatever its length, so max_batch has no say.
 	o := b.dispatchOptions(f, false)
 	b.dropSuperseded(o.Key)
-	return b.push(L, o, runtime.KindFindFiles, true, func() runtime.JobID { return b.rt.DispatchFindFiles(spec, o) })
+	return b.push(L, o, findjob.FindKind, true, func() runtime.JobID { return findjob.Find(b.rt, spec, o) })
 }
 
 func (b *Binding) fuzzy(L *lua.LState) int {
 	const fname = "pmacs.workers.fuzzy"
 	f := checkTable(L, fname, 1, "spec", "field", false, "items", "source", "query", "limit", "key")
-	spec := runtime.FuzzySpec{Query: f.str("query", false, ""), Limit: findLimitField(f)}
+	spec := findjob.FuzzySpec{Query: f.str("query", false, ""), Limit: findLimitField(f)}
 	items, src := f.get("items"), f.get("source")
 	switch {
 	case items != lua.LNil && src != lua.LNil:
@@ -46,12 +47,12 @@ func (b *Binding) fuzzy(L *lua.LState) int {
 			spec.Items = []string{}
 		}
 	case src != lua.LNil:
-		spec.Source = runtime.SourceID(f.count("source"))
+		spec.Source = findjob.SourceID(f.count("source"))
 	default:
 		raise(L, "%s: missing field 'items' or 'source'", fname)
 	}
 	o := b.dispatchOptions(f, false)
-	return b.push(L, o, runtime.KindFuzzy, false, func() runtime.JobID { return b.rt.DispatchFuzzy(spec, o) })
+	return b.push(L, o, findjob.FuzzyKind, false, func() runtime.JobID { return findjob.Fuzzy(b.rt, spec, o) })
 }
 
 // dropSuperseded makes the handle of the stream running under key drop its
@@ -75,8 +76,8 @@ func (b *Binding) dropSuperseded(key string) {
 // findLimitField reads 'limit', refusing more than the runtime ranks.
 func findLimitField(f fields) int {
 	n := f.count("limit")
-	if n > runtime.MaxFindLimit {
-		raise(f.L, "%s: field 'limit' is at most %d, got %d", f.fname, runtime.MaxFindLimit, n)
+	if n > findjob.MaxLimit {
+		raise(f.L, "%s: field 'limit' is at most %d, got %d", f.fname, findjob.MaxLimit, n)
 	}
 	return int(n)
 }
@@ -89,21 +90,21 @@ func (b *Binding) fuzzySource(L *lua.LState) int {
 	}
 	items := fields{L: L, fname: fname, t: L.CreateTable(0, 1), what: "argument"}
 	items.t.RawSetString("items", t)
-	L.Push(lua.LNumber(b.rt.FuzzySource(items.strings("items"))))
+	L.Push(lua.LNumber(findjob.NewSource(b.rt, items.strings("items"))))
 	return 1
 }
 
 func (b *Binding) fuzzyFree(L *lua.LState) int {
 	const fname = "pmacs.workers.fuzzy_free"
 	n := checkCount(L, fname, 1, "source")
-	L.Push(lua.LBool(b.rt.FreeFuzzySource(runtime.SourceID(n))))
+	L.Push(lua.LBool(findjob.FreeSource(b.rt, findjob.SourceID(n))))
 	return 1
 }
 
 // rankingToLua makes a ranking a Lua list of {path|text, score, positions}
 // (positions 1-based, as string.sub counts), with total and candidates as
 // fields of the list. fuzzy entries carry text and their 1-based index.
-func rankingToLua(L *lua.LState, r *runtime.Ranking, fuzzy bool) *lua.LTable {
+func rankingToLua(L *lua.LState, r *findjob.Ranking, fuzzy bool) *lua.LTable {
 	t := L.CreateTable(len(r.Matches), 2)
 	for i := range r.Matches {
 		m := &r.Matches[i]

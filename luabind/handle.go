@@ -283,13 +283,9 @@ func (b *Binding) settle(j *job) {
 		b.settleLSP(j, c)
 		return
 	}
-	var t *lua.LUserData
-	if j.kind == runtime.KindParse {
-		// The tree must be taken before the result: TakeResult drops a
-		// tree nobody took.
-		if tr := b.rt.TakeParseTree(j.id); tr != nil {
-			t = b.newTree(tr)
-		}
+	var taken any
+	if k := kindsLua[j.kind]; k.take != nil {
+		taken = k.take(b, j.id)
 	}
 	out, ok := b.rt.TakeResult(j.id)
 	if !ok {
@@ -297,7 +293,7 @@ func (b *Binding) settle(j *job) {
 	}
 	var value lua.LValue = lua.LTrue
 	if out.State == runtime.Complete {
-		value = b.toLua(j.kind, out, t)
+		value = b.toLua(j.kind, out, taken)
 	}
 	b.settled(j, out, value)
 }
@@ -333,18 +329,10 @@ func outcomeValues(kind runtime.Kind, out runtime.Outcome, value lua.LValue) []l
 	if code == "" {
 		return []lua.LValue{lua.LNil, lua.LString(msg)}
 	}
-	if isFS(kind) || isSpawn(kind) {
+	if kindsLua[kind].codeFirst {
 		msg = code + ": " + msg
 	}
 	return []lua.LValue{lua.LNil, lua.LString(msg), lua.LString(code)}
-}
-
-func isFS(k runtime.Kind) bool {
-	switch k {
-	case runtime.KindFSReadDir, runtime.KindFSStat, runtime.KindFSRename, runtime.KindFSChmod, runtime.KindFSRemove, runtime.KindFSMkdir:
-		return true
-	}
-	return false
 }
 
 // deliver hands a stream's batch to its job: queued for the iterator, and
@@ -361,16 +349,11 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 			j.queue = nil
 		}
 		var value lua.LValue = lua.LTrue
-		if j.kind == runtime.KindGrep {
-			t := b.ls.CreateTable(0, 1)
-			t.RawSetString("files_searched", lua.LNumber(sb.Progress))
-			value = t
-		}
-		if r, ok := sb.Outcome.Spawn(); ok && j.kind == runtime.KindSpawn {
-			value = exitToLua(b.ls, r)
-		}
-		if j.kind == runtime.KindFindFiles && sb.Outcome.State == runtime.Complete {
-			value = b.toLua(j.kind, sb.Outcome, nil)
+		switch k := kindsLua[j.kind]; {
+		case k.closing != nil:
+			value = k.closing(b, sb)
+		case k.value != nil && sb.Outcome.State == runtime.Complete:
+			value = k.value(b, sb.Outcome, nil)
 		}
 		b.settled(j, sb.Outcome, value)
 	}
@@ -462,6 +445,8 @@ func (b *Binding) Adopt(id runtime.JobID) (lua.LValue, error) {
 	case b.jobs[id] != nil:
 		return nil, fmt.Errorf("%w: job %d is already adopted", ErrUnknownJob, id)
 	}
-	stream := kind == runtime.KindEmitN || kind == runtime.KindGrep || kind == runtime.KindSpawn || kind == runtime.KindFindFiles
+	// Only a stream reports progress: the runtime knows which jobs are
+	// streams, whatever their kind.
+	_, stream := b.rt.StreamProgress(id)
 	return b.newHandle(b.ls, id, kind, stream), nil
 }

@@ -190,7 +190,7 @@ func TestSoakRandomLuaScripts(t *testing.T) {
 	require.Zero(t, b.Stats().Jobs)
 	require.Zero(t, rt.Stats().Pending, "pending table")
 	require.Zero(t, rt.Stats().SupersedeKeys, "supersede table")
-	require.Zero(t, rt.Stats().ParseTrees, "parse handoff")
+	require.Zero(t, rt.Stats().Held, "parse handoff and other kept values")
 	b.Close()
 	rt.Close()
 	rt.Tick()

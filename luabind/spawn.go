@@ -9,6 +9,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/procjob"
 	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -16,7 +17,7 @@ import (
 // isSpawn reports the kinds whose failures read like luv's, code first:
 // "ENOENT: spawn "prog": no such file or directory".
 func isSpawn(k runtime.Kind) bool {
-	return k == runtime.KindSpawn || k == runtime.KindSystem || k == runtime.KindSpawnWrite
+	return k == procjob.SpawnKind || k == procjob.SystemKind || k == procjob.WriteKind
 }
 
 // spawnFields are the keys w.spawn and w.system share.
@@ -69,7 +70,7 @@ func (b *Binding) spawnFn(L *lua.LState) int {
 	spec, f := b.spawnSpec(L, fname, "max_batch", "max_line")
 	spec.MaxLine = int(min(f.count("max_line"), 1<<40))
 	o := b.dispatchOptions(f, true)
-	return b.push(L, o, runtime.KindSpawn, true, func() runtime.JobID { return b.rt.DispatchSpawn(spec, o) })
+	return b.push(L, o, procjob.SpawnKind, true, func() runtime.JobID { return procjob.Spawn(b.rt, spec, o) })
 }
 
 func (b *Binding) systemFn(L *lua.LState) int {
@@ -77,7 +78,7 @@ func (b *Binding) systemFn(L *lua.LState) int {
 	spec, f := b.spawnSpec(L, fname, "max_output")
 	maxOut := int(min(f.count("max_output"), 1<<40))
 	o := b.dispatchOptions(f, false)
-	return b.push(L, o, runtime.KindSystem, false, func() runtime.JobID { return b.rt.DispatchSystem(spec, maxOut, o) })
+	return b.push(L, o, procjob.SystemKind, false, func() runtime.JobID { return procjob.System(b.rt, spec, maxOut, o) })
 }
 
 // handleWrite is h:write(s): it queues s for the program's stdin and
@@ -90,7 +91,7 @@ func (b *Binding) systemFn(L *lua.LState) int {
 func (b *Binding) handleWrite(L *lua.LState) int {
 	j := checkJob(L, "h:write")
 	s := checkString(L, "h:write", 2, "data")
-	wait, err := b.rt.SpawnWrite(j.id, []byte(s))
+	wait, err := procjob.Write(b.rt, j.id, []byte(s))
 	if err != nil {
 		return b.stdinError(L, "h:write", j, err)
 	}
@@ -98,7 +99,7 @@ func (b *Binding) handleWrite(L *lua.LState) int {
 		L.Push(lua.LTrue)
 		return 1
 	}
-	wj := &job{id: wait, kind: runtime.KindSpawnWrite, spawn: j}
+	wj := &job{id: wait, kind: procjob.WriteKind, spawn: j}
 	b.jobs[wait] = wj // taken when it settles, awaited or not
 	t := b.threads[L]
 	if t == nil || b.stack.vmLoops() != 1 || b.outputWaitsOn(j, t) {
@@ -132,7 +133,7 @@ func (b *Binding) outputWaitsOn(j *job, t *Task) bool {
 // the queued writes are written.
 func (b *Binding) handleCloseStdin(L *lua.LState) int {
 	j := checkJob(L, "h:close_stdin")
-	if err := b.rt.SpawnCloseStdin(j.id); err != nil {
+	if err := procjob.CloseStdin(b.rt, j.id); err != nil {
 		return b.stdinError(L, "h:close_stdin", j, err)
 	}
 	L.Push(lua.LTrue)
@@ -167,7 +168,7 @@ var (
 	lStderr lua.LValue = lua.LString("stderr")
 )
 
-func lineToLua(L *lua.LState, l *runtime.SpawnLine) *lua.LTable {
+func lineToLua(L *lua.LState, l *procjob.Line) *lua.LTable {
 	t := L.CreateTable(0, 4)
 	fd := lStdout
 	if l.Stream == proc.Stderr {
@@ -184,7 +185,7 @@ func lineToLua(L *lua.LState, l *runtime.SpawnLine) *lua.LTable {
 	return t
 }
 
-func exitToLua(L *lua.LState, r runtime.SpawnResult) *lua.LTable {
+func exitToLua(L *lua.LState, r procjob.Result) *lua.LTable {
 	t := L.CreateTable(0, 5)
 	t.RawSetString("code", lua.LNumber(r.Code))
 	if r.Signal != "" {
@@ -193,7 +194,7 @@ func exitToLua(L *lua.LState, r runtime.SpawnResult) *lua.LTable {
 	return t
 }
 
-func systemToLua(L *lua.LState, r runtime.SpawnResult) *lua.LTable {
+func systemToLua(L *lua.LState, r procjob.Result) *lua.LTable {
 	t := exitToLua(L, r)
 	t.RawSetString("stdout", lua.LString(r.Stdout))
 	t.RawSetString("stderr", lua.LString(r.Stderr))

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/procjob"
 	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -237,7 +238,7 @@ func TestLuaSpawnRefusedInSafeMode(t *testing.T) {
 // awaited for the exit.
 func TestAdoptedSpawnIsIterable(t *testing.T) {
 	h := newHarness(t, false)
-	id := h.rt.DispatchSpawn(proc.Spec{Argv: []string{"seq", "1", "5"}}, runtime.DispatchOptions{})
+	id := procjob.Spawn(h.rt, proc.Spec{Argv: []string{"seq", "1", "5"}}, runtime.DispatchOptions{})
 	handle, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	h.b.ls.SetGlobal("H", handle)
@@ -356,9 +357,9 @@ func TestLuaWritePastTheStdinBoundFailsLuvStyle(t *testing.T) {
 		h:cancel()
 	`))
 	h.drive(t, 20*time.Second)
-	require.Equal(t, lua.LNumber(runtime.StdinMaxQueued>>20), L.GetGlobal("N"))
+	require.Equal(t, lua.LNumber(procjob.StdinMaxQueued>>20), L.GetGlobal("N"))
 	require.Equal(t, lua.LNil, L.GetGlobal("OK"))
-	require.Contains(t, L.GetGlobal("MSG").String(), "ENOBUFS: write: runtime: the program's input queue is full")
+	require.Contains(t, L.GetGlobal("MSG").String(), "ENOBUFS: write: procjob: the program's input queue is full")
 	require.Contains(t, L.GetGlobal("MSG").String(), "nothing was queued")
 	require.Equal(t, lua.LString("ENOBUFS"), L.GetGlobal("CODE"))
 }

@@ -3,13 +3,14 @@ package luabind
 import (
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // TextSnapshotValue wraps s for Lua, as the `text` of
 // pmacs.workers.search_text. The embedding program makes one from text it
 // owns (the editor: a buffer's lines) and keeps the snapshot's promise.
-func TextSnapshotValue(L *lua.LState, s *runtime.TextSnapshot) *lua.LUserData {
+func TextSnapshotValue(L *lua.LState, s *textsearch.Snapshot) *lua.LUserData {
 	ud := L.NewUserData()
 	ud.Value = s
 	mt := L.NewTable()
@@ -34,14 +35,14 @@ func (b *Binding) searchText(L *lua.LState) int {
 		"text", "pattern", "regex", "case_sensitive", "first_row", "end_row", "max_results", "key", "max_batch")
 	tv := f.get("text")
 	ud, ok := tv.(*lua.LUserData)
-	var snap *runtime.TextSnapshot
+	var snap *textsearch.Snapshot
 	if ok {
-		snap, ok = ud.Value.(*runtime.TextSnapshot)
+		snap, ok = ud.Value.(*textsearch.Snapshot)
 	}
 	if !ok {
 		f.fail("text", "text snapshot", tv)
 	}
-	spec := runtime.TextSearchSpec{
+	spec := textsearch.Spec{
 		Text:       snap,
 		Pattern:    f.str("pattern", true, ""),
 		Regex:      f.boolean("regex", false),
@@ -54,5 +55,5 @@ func (b *Binding) searchText(L *lua.LState) int {
 		raise(L, "%s: %v", fname, err)
 	}
 	o := b.dispatchOptions(f, true)
-	return b.push(L, o, runtime.KindTextSearch, true, func() runtime.JobID { return b.rt.DispatchTextSearch(spec, o) })
+	return b.push(L, o, textsearch.Kind, true, func() runtime.JobID { return textsearch.Dispatch(b.rt, spec, o) })
 }

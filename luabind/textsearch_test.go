@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 )
 
 // TestLuaSearchTextStreamsTriples: w.search_text streams matches as
@@ -14,7 +14,7 @@ import (
 // at the call (issue 14, in-buffer search).
 func TestLuaSearchTextStreamsTriples(t *testing.T) {
 	h := newHarness(t, false)
-	h.b.ls.SetGlobal("TEXT", TextSnapshotValue(h.b.ls, runtime.NewTextSnapshot([]string{"a Foo", "foo foo", "bar"})))
+	h.b.ls.SetGlobal("TEXT", TextSnapshotValue(h.b.ls, textsearch.NewSnapshot([]string{"a Foo", "foo foo", "bar"})))
 	task := h.run(t, `
 		local w = pmacs.workers
 		local h = w.search_text{text = TEXT, pattern = "foo", case_sensitive = false, max_batch = 4}

@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
+	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -120,7 +122,7 @@ func TestWaitResultsMissingValuesAreLuaNil(t *testing.T) {
 // way a script-visible fs failure comes without an errno name.
 func TestFailedJobWithoutCodeAwaitsToTwoValues(t *testing.T) {
 	h := newHarness(t, false)
-	id, _ := h.rt.RegisterExternal(runtime.KindFSStat, "")
+	id, _ := h.rt.RegisterExternal(fsjob.StatKind, "")
 	hv, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	h.b.L().SetGlobal("H", hv)
@@ -521,7 +523,7 @@ func TestEveryPmacsFunctionReturnsComparableValues(t *testing.T) {
 
 	mk, err := h.b.LoadString(sweepCallsLua, "sweep_calls.lua")
 	require.NoError(t, err)
-	snap := TextSnapshotValue(L, runtime.NewTextSnapshot([]string{"alpha foo", "", "beta FOO foo"}))
+	snap := TextSnapshotValue(L, textsearch.NewSnapshot([]string{"alpha foo", "", "beta FOO foo"}))
 	require.NoError(t, L.CallByParam(lua.P{Fn: mk, NRet: 1, Protect: true}, lua.LString(dir), snap))
 	calls := L.Get(-1).(*lua.LTable)
 	L.Pop(1)

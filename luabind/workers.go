@@ -10,6 +10,9 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/kinds/demojob"
+	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
+	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/syntax"
 )
@@ -187,21 +190,21 @@ func (b *Binding) sleep(L *lua.LState) int {
 	msv := checkNumber(L, fname, 1, "ms")
 	o, _ := b.opts(L, fname, 2, false)
 	d := time.Duration(min(max(msv, 0), float64(1<<62/time.Millisecond)) * float64(time.Millisecond))
-	return b.push(L, o, runtime.KindSleep, false, func() runtime.JobID { return b.rt.DispatchSleep(d, o) })
+	return b.push(L, o, demojob.Sleep, false, func() runtime.JobID { return demojob.DispatchSleep(b.rt, d, o) })
 }
 
 func (b *Binding) sum(L *lua.LState) int {
 	const fname = "pmacs.workers.sum"
 	n := checkCount(L, fname, 1, "n")
 	o, _ := b.opts(L, fname, 2, false)
-	return b.push(L, o, runtime.KindComputeSum, false, func() runtime.JobID { return b.rt.DispatchSum(n, o) })
+	return b.push(L, o, demojob.Sum, false, func() runtime.JobID { return demojob.DispatchSum(b.rt, n, o) })
 }
 
 func (b *Binding) emitN(L *lua.LState) int {
 	const fname = "pmacs.workers.emit_n"
 	n := checkCount(L, fname, 1, "count")
 	o, _ := b.opts(L, fname, 2, true)
-	return b.push(L, o, runtime.KindEmitN, true, func() runtime.JobID { return b.rt.DispatchEmitN(n, o) })
+	return b.push(L, o, demojob.EmitN, true, func() runtime.JobID { return demojob.DispatchEmitN(b.rt, n, o) })
 }
 
 func (b *Binding) grep(L *lua.LState) int {
@@ -251,37 +254,36 @@ func (b *Binding) parse(L *lua.LState) int {
 		req.Prior = tr.t
 	}
 	o := b.dispatchOptions(f, false)
-	return b.push(L, o, runtime.KindParse, false, func() runtime.JobID { return b.rt.DispatchParse(req, o) })
+	return b.push(L, o, parsejob.Kind, false, func() runtime.JobID { return parsejob.Dispatch(b.rt, req, o) })
 }
 
 // ---- pmacs.workers.fs ----
 
 // fsOpts reads a filesystem function's opts table at n: the dispatch keys,
 // roots (see fsRoots) and extra ones.
-func (b *Binding) fsOpts(L *lua.LState, fname string, n int, extra ...string) (runtime.DispatchOptions, fields) {
+func (b *Binding) fsOpts(L *lua.LState, fname string, n int, extra ...string) (runtime.DispatchOptions, fsjob.Scope, fields) {
 	o, f := b.opts(L, fname, n, false, append(slices.Clone(extra), "roots")...)
-	o.Roots = b.fsRoots(L, fname, f)
-	return o, f
+	return o, fsjob.Scope{Roots: b.fsRoots(L, fname, f)}, f
 }
 
 func (b *Binding) fsReadDir(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.read_dir"
 	path := checkString(L, fname, 1, "path")
 	b.safeRead(L, fname, path, true)
-	o, f := b.fsOpts(L, fname, 2, "per_entry")
+	o, sc, f := b.fsOpts(L, fname, 2, "per_entry")
 	tol := fsops.Fatal
 	if f.boolean("per_entry", false) {
 		tol = fsops.PerEntry
 	}
-	return b.push(L, o, runtime.KindFSReadDir, false, func() runtime.JobID { return b.rt.DispatchReadDir(path, tol, o) })
+	return b.push(L, o, fsjob.ReadDirKind, false, func() runtime.JobID { return fsjob.ReadDir(b.rt, path, tol, sc, o) })
 }
 
 func (b *Binding) fsStat(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.stat"
 	path := checkString(L, fname, 1, "path")
 	b.safeRead(L, fname, path, false)
-	o, _ := b.fsOpts(L, fname, 2)
-	return b.push(L, o, runtime.KindFSStat, false, func() runtime.JobID { return b.rt.DispatchStat(path, o) })
+	o, sc, _ := b.fsOpts(L, fname, 2)
+	return b.push(L, o, fsjob.StatKind, false, func() runtime.JobID { return fsjob.Stat(b.rt, path, sc, o) })
 }
 
 func (b *Binding) fsRename(L *lua.LState) int {
@@ -289,9 +291,9 @@ func (b *Binding) fsRename(L *lua.LState) int {
 	b.unsafe(L, fname, safeNoWrite)
 	from := checkString(L, fname, 1, "from")
 	to := checkString(L, fname, 2, "to")
-	o, f := b.fsOpts(L, fname, 3, "overwrite")
+	o, sc, f := b.fsOpts(L, fname, 3, "overwrite")
 	overwrite := f.boolean("overwrite", false)
-	return b.push(L, o, runtime.KindFSRename, false, func() runtime.JobID { return b.rt.DispatchRename(from, to, overwrite, o) })
+	return b.push(L, o, fsjob.RenameKind, false, func() runtime.JobID { return fsjob.Rename(b.rt, from, to, overwrite, sc, o) })
 }
 
 func (b *Binding) fsChmod(L *lua.LState) int {
@@ -299,24 +301,24 @@ func (b *Binding) fsChmod(L *lua.LState) int {
 	b.unsafe(L, fname, safeNoWrite)
 	path := checkString(L, fname, 1, "path")
 	mode := checkMode(L, fname, 2)
-	o, _ := b.fsOpts(L, fname, 3)
-	return b.push(L, o, runtime.KindFSChmod, false, func() runtime.JobID { return b.rt.DispatchChmod(path, mode, o) })
+	o, sc, _ := b.fsOpts(L, fname, 3)
+	return b.push(L, o, fsjob.ChmodKind, false, func() runtime.JobID { return fsjob.Chmod(b.rt, path, mode, sc, o) })
 }
 
 func (b *Binding) fsRemove(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.remove"
 	b.unsafe(L, fname, safeNoWrite)
 	path := checkString(L, fname, 1, "path")
-	o, _ := b.fsOpts(L, fname, 2)
-	return b.push(L, o, runtime.KindFSRemove, false, func() runtime.JobID { return b.rt.DispatchRemove(path, o) })
+	o, sc, _ := b.fsOpts(L, fname, 2)
+	return b.push(L, o, fsjob.RemoveKind, false, func() runtime.JobID { return fsjob.Remove(b.rt, path, sc, o) })
 }
 
 func (b *Binding) fsMkdir(L *lua.LState) int {
 	const fname = "pmacs.workers.fs.mkdir"
 	b.unsafe(L, fname, safeNoWrite)
 	path := checkString(L, fname, 1, "path")
-	o, _ := b.fsOpts(L, fname, 2)
-	return b.push(L, o, runtime.KindFSMkdir, false, func() runtime.JobID { return b.rt.DispatchMkdir(path, o) })
+	o, sc, _ := b.fsOpts(L, fname, 2)
+	return b.push(L, o, fsjob.MkdirKind, false, func() runtime.JobID { return fsjob.Mkdir(b.rt, path, sc, o) })
 }
 
 // checkMode takes a mode as an integer (0 to 0o7777; Lua has no octal

@@ -106,7 +106,7 @@ func BenchmarkStreamItemMainCost(b *testing.B) {
 	for i := range items {
 		items[i] = uint64(i)
 	}
-	env, err := rt.main.Registry().Encode(replyTopic, &reply{Job: j.id, Kind: replyInts, Ints: items})
+	env, err := rt.main.Registry().Encode(replyTopic, intsReply(j.id, items...))
 	require.NoError(b, err)
 	const envelopesPerRound = 64
 	perRound := envelopesPerRound * emitBatch
@@ -174,7 +174,7 @@ func BenchmarkSupersedeCancelLatency(b *testing.B) {
 	defer rt.Close()
 	started := make(chan struct{}, 1)
 	observed := make(chan time.Time, 1)
-	waiter := func(ctx context.Context, _ *task) reply {
+	waiter := func(ctx context.Context, _ *Task) reply {
 		started <- struct{}{}
 		<-ctx.Done()
 		observed <- time.Now()

@@ -27,7 +27,7 @@ func TestCloseReturnsWhileAHandlerIsStuckInASyscall(t *testing.T) {
 	started := make(chan struct{})
 	returned := make(chan struct{})
 	j := rt.newJob(KindComputeSum, "")
-	rt.start(j, rt.actorFor(filepath.Dir(path)), workers.LaneRead, func(ctx context.Context, w *task) reply {
+	rt.start(j, rt.actorFor(filepath.Dir(path)), workers.LaneRead, func(ctx context.Context, w *Task) reply {
 		defer close(returned)
 		close(started)
 		f, err := os.Open(path)

@@ -13,14 +13,14 @@ import (
 // work is what a handler does on a worker goroutine. It returns the job's
 // terminal reply (the job id is filled in by the caller); streams send their
 // items through w before returning.
-type work func(ctx context.Context, w *task) reply
+type work func(ctx context.Context, w *Task) reply
 
 // task is the worker's view of one job: its context and its way back over
 // the bus. It lives inside the job's pending entry to save an allocation,
 // but the worker touches nothing else of the entry. Its fields are set
 // before the job is submitted and never change, so the worker and the main
 // goroutine share it without locks (the context synchronises itself).
-type task struct {
+type Task struct {
 	ctx    jobCtx
 	id     JobID
 	kind   Kind
@@ -49,8 +49,8 @@ type task struct {
 // is nobody left to tell. A reply that cannot be encoded fails the job
 // instead (with a fixed-shape reply, which always encodes) and cancels it:
 // dropping it would leave the job Running forever.
-func (w *task) send(r reply) {
-	r.Job = w.id
+func (w *Task) send(r reply) {
+	r.Job, r.kind = w.id, w.kind
 	if r.Kind == replyFailed {
 		w.keepFailure(r.err)
 	}
@@ -68,8 +68,8 @@ func (w *task) send(r reply) {
 
 // sendItems waits for credit for the batch, then sends it. It returns the
 // context's error if the job was cancelled while waiting.
-func (w *task) sendItems(ctx context.Context, r *reply) error {
-	if err := w.acquire(ctx, len(r.Ints)+len(r.Matches)); err != nil {
+func (w *Task) sendItems(ctx context.Context, r *reply) error {
+	if err := w.acquire(ctx, len(r.Matches)); err != nil {
 		return err
 	}
 	w.send(*r)
@@ -81,7 +81,7 @@ func (w *task) sendItems(ctx context.Context, r *reply) error {
 // actor (a script that renames inside its grep loop), so it happens inside
 // a parking section: the job gives up its worker and ActorCap slots while it
 // waits. It returns the context's error if the job was cancelled meanwhile.
-func (w *task) acquire(ctx context.Context, n int) error {
+func (w *Task) acquire(ctx context.Context, n int) error {
 	if w.credit.TryAcquire(n) {
 		return nil
 	}
@@ -117,17 +117,30 @@ func jobName(kind Kind, id JobID) string {
 // (the executor then does not run it), otherwise Failed carrying the
 // executor's code (a panic, a fatal or unregistered actor, shutdown).
 func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn work) JobID {
+	return rt.submit(j, actor, lane, fn, nil)
+}
+
+// submit is start for a handler given either as a work (fn) or as a kind's
+// Job.Run (run), whose result it turns into the reply itself: wrapping run
+// in a work would cost every dispatch a closure.
+func (rt *Runtime) submit(j *job, actor workers.ActorID, lane workers.Lane, fn work, run func(context.Context, *Task) (any, error)) JobID {
 	if !rt.prepare(j) {
 		return j.id
 	}
 	w := &j.t
 	kind := j.kind
-	run := func(ctx context.Context, a workers.Actor) (any, error) {
+	exec := func(ctx context.Context, a workers.Actor) (any, error) {
 		if w.credit != nil { // only streams park
 			w.actor = new(workers.Actor)
 			*w.actor = a
 		}
-		r := fn(ctx, w)
+		var r reply
+		if fn != nil {
+			r = fn(ctx, w)
+		} else {
+			v, err := run(ctx, w)
+			r = w.result(ctx, v, err)
+		}
 		if pr, ok := w.panicReply(); ok {
 			r = pr
 		}
@@ -151,7 +164,7 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 	}
 	// The executor names the job by its kind label, a constant, so a
 	// dispatch builds no string; the failure path above adds the id.
-	rt.exec.Submit(&w.ctx, workers.Task{Actor: actor, Lane: lane, Name: kind.String(), Run: run, Done: done})
+	rt.exec.Submit(&w.ctx, workers.Task{Actor: actor, Lane: lane, Name: kind.String(), Run: exec, Done: done})
 	return j.id
 }
 
@@ -182,7 +195,7 @@ type failureBox struct{ err error }
 
 // keepFailure records err as the job's in-process failure, unless one is
 // already recorded: the first failure sent is the one that settles the job.
-func (w *task) keepFailure(err error) {
+func (w *Task) keepFailure(err error) {
 	if err != nil {
 		w.failed.CompareAndSwap(nil, &failureBox{err})
 	}

@@ -1,13 +1,16 @@
 // Package runtime is the main-goroutine half of pmacs-go: it turns work that
-// would freeze an editor (sleeping, summing, streaming, grepping a tree,
-// parsing a file, touching the filesystem, waiting on an LSP server) into
-// jobs that run on worker goroutines and settle back one frame at a time.
+// would freeze an editor (grepping a tree, parsing a file, touching the
+// filesystem, running a program, waiting on an LSP server) into jobs that
+// run on worker goroutines and settle back one frame at a time. It knows
+// no kind of work but grep, which is on its way out (and the labels of the
+// LSP and MCP requests their clients register as external jobs): each kind
+// is a package that registers with it (see Kinds).
 //
 // # Topology
 //
 //	main goroutine (Runtime: not goroutine-safe)         worker goroutines
 //	┌──────────────────────────────────────────┐
-//	│ Dispatch* ─► pending table, supersede map ├─submit─► workers.Executor
+//	│ Start ────► pending table, supersede map ├─submit─► workers.Executor
 //	│                                           │          (lanes, actors, DRR)
 //	│ Tick ◄── bus.Main.Drain ◄─────────────────┼───────── bus.Workers.Send
 //	│   settles jobs, buffers stream items,     │          (msgpack replies,
@@ -16,9 +19,9 @@
 //	│ completion ring, WorkersSnapshot          │
 //	└──────────────────────────────────────────┘
 //
-// A dispatch allocates a [JobID], inserts a pending entry with its own
-// cancel func, and submits a closure to the executor on the lane and actor
-// the job kind calls for. The closure always replies over the bus, with a
+// A dispatch ([Runtime.Start], which every kind's package calls) allocates
+// a [JobID], inserts a pending entry with its own cancel func, and submits
+// a closure to the executor on the lane and actor the job asks for. The closure always replies over the bus, with a
 // Cancelled reply when it observes its context ending, so every job settles
 // exactly once through [Runtime.Tick]. A reply for a job that has already
 // settled or that nobody knows is ignored; an envelope that does not decode
@@ -31,12 +34,27 @@
 // reply of any honest size decodes and a hostile one costs memory in
 // proportion to its own bytes, not to what it claims.
 //
+// # Kinds
+//
+// A kind is a package that registers with the runtime (RegisterKind), as a
+// database/sql driver or an image format does: its label, the codecs that
+// carry its stream items, values and progress detail across the bus, whether
+// its batches are snapshots, what the completion ring keeps of its values,
+// and what to drop when nobody takes a job's value (KindSpec.Discard). It
+// starts its jobs with [Runtime.Start], giving the lane, the actor (or a path
+// whose root owns the job), the filesystem mutation it reports, and the work.
+// State a kind keeps per runtime (its handoff, its caches) lives in
+// [StateOf], and takes part in Close and Tick through the interfaces StateOf
+// lists. The parse, filesystem, process, finder, text search and
+// demonstration kinds (sleep, compute_sum, emit_n) are packages under
+// kinds/; the grep kind still lives here, on its way out.
+//
 // # Results, errors and contexts
 //
 // TakeResult (or a stream's closing batch) gives an Outcome. Its value is
-// read with the accessor of the job's kind (Outcome.Listing for read_dir,
-// Outcome.Parse for parse, Outcome.External for an external job, ...), so
-// no caller type-asserts an interface. Outcome.Err is nil when the job
+// read with the accessor of the job's kind (fsjob.ListingOf for read_dir,
+// parsejob.ResultOf for parse, Outcome.External for an external job, ...),
+// so no caller type-asserts an interface. Outcome.Err is nil when the job
 // completed. A failure is a *JobError: its Code is what Lua and the
 // *workers* view show (an errno name, an executor or protocol code), and it
 // wraps the handler's own error when the job ran in this process, so
@@ -72,8 +90,9 @@
 // A Runtime belongs to one goroutine, the editor's main loop, like the
 // original design it re-creates: none of its methods may be called from
 // another goroutine, and it takes no locks for its own tables. Only the bus,
-// the per-job cancel funcs, the executor's submit and the parse-tree handoff
-// cross goroutines, and each of those is safe on its own. The race detector
+// the per-job cancel funcs, the executor's submit and what a kind hands over
+// outside the bus (parse trees) cross goroutines, and each of those is safe
+// on its own. The race detector
 // keeps this honest in the tests. Two things the Runtime hands out may leave
 // the loop: the [workers.Executor] from Runtime.Executor, safe from any
 // goroutine, and the context.Context of an external job (RegisterExternal),
@@ -103,7 +122,7 @@
 //   - a request/reply read (read_dir, stat) dispatched after a mutation
 //     sees it, and one dispatched before a mutation completes before the
 //     mutation starts;
-//   - a stream (grep, emit_n, find_files) starts after every mutation dispatched before
+//   - a stream (grep, find_files) starts after every mutation dispatched before
 //     it has finished, but runs in the stream lane, holding no gate: a
 //     mutation dispatched after the stream started does not wait for it
 //     and runs while it runs, so the stream may or may not see it;
@@ -111,22 +130,6 @@
 //     it holds no gate, no worker and no per-actor slot while it waits, so a
 //     consumer that awaits a mutation of the same root inside its stream
 //     loop cannot deadlock with it.
-//
-// # The file finder's caches
-//
-// find_files keeps each root's file list (a fuzzy.Store) and fuzzy keeps
-// each FuzzySource's list between jobs. The Runtime only creates these
-// entries and posts the renames, removes and mkdirs Tick reports to a
-// cache's inbox under a short lock; the lists themselves belong to the one
-// job holding the entry's lock, which a job waits for parked and gives up
-// when cancelled.
-// So the main goroutine never waits for a walk or a ranking.
-//
-// Both are bounded in what they hold while no job takes it: a cache keeps
-// at most 1,024 reported operations (past that it drops them and lists its
-// root afresh at the next query), and a root's first walk, which outlives
-// the job that started it, stops once 16 MiB of paths wait for the next
-// job, and gives up after 30 s without one (that job then walks afresh).
 //
 // # Streams and memory
 //
@@ -153,19 +156,13 @@
 // once: results of a superseded search never land late. It closes
 // Cancelled even if its worker finished before it saw the cancel.
 //
-// # Process jobs
+// # Jobs outside the pool
 //
-// Spawn and system jobs are the exception to "a closure on the executor":
-// a program may run for the editor's whole session (a language server, a
-// watch build), so it runs on proc's goroutines and holds no worker slot
-// and no actor gate. The runtime keeps a lock-guarded table of the running
-// programs beside the pending table, for stdin writes and for Close, which
-// kills every program's tree at once (its group and every descendant proc
-// finds, setsid grandchildren included) while the pool stops, and waits
-// for each job's last reply. Cancel, supersede and a timeout end the tree
-// too, with SIGTERM first. Nothing a program does holds Close more than
-// proc's bound (see Runtime.Close). A program's stdin queue asks its writer
-// to wait past StdinHighWater (1 MiB) and refuses a write past
-// StdinMaxQueued (64 MiB, ENOBUFS): a writer that does not wait cannot grow
-// it without limit.
+// A kind whose job waits on something outside for long (a program, which
+// may run for the editor's whole session) starts it detached (Job.Detached):
+// it runs on a goroutine of its own and holds no worker slot and no actor
+// gate. Close tells every kind state that can Kill to end what it runs
+// (the process kind kills every program's tree at once while the pool
+// stops), then waits for the detached jobs' last replies. kinds/procjob
+// says what bounds that wait.
 package runtime

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/runtime"
-	"github.com/pmacs-go/pmacs-go/syntax"
 )
 
 // settle runs the editor loop's core until id has settled: wait for the
@@ -124,86 +122,6 @@ func ExampleMatchBlock() {
 	fmt.Println(count, "matches; first row:", m.File, m.Line, m.Text)
 	// Output:
 	// 1000 matches; first row: big.txt 1 row 0: needle
-}
-
-// A parse job runs on a worker against a clone of the prior tree, so the main
-// goroutine keeps its tree while the reparse runs; the new tree waits in the
-// handoff until TakeParseTree, before TakeResult.
-func ExampleRuntime_DispatchParse() {
-	rt, err := runtime.New(runtime.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer rt.Close()
-
-	parse := func(src string, prior *syntax.Tree) *syntax.Tree {
-		id := rt.DispatchParse(syntax.Request{Source: []byte(src), Language: "lua", Prior: prior},
-			runtime.DispatchOptions{Key: "parse:buffer1"})
-		for !rt.IsComplete(id) {
-			<-rt.Ready()
-			rt.Tick()
-		}
-		tree := rt.TakeParseTree(id)
-		o, _ := rt.TakeResult(id)
-		res, _ := o.Parse()
-		fmt.Println(o.State, res.Duration > 0)
-		return tree
-	}
-	v1 := parse("local x = 1\n", nil)
-	defer v1.Close()
-	v2 := parse("local x = f(1)\n", v1) // the edit is computed from the two texts
-	defer v2.Close()
-	fmt.Println(v1.HasError(), v2.HasError(), string(v1.Source()))
-	// Output:
-	// complete true
-	// complete true
-	// false false local x = 1
-}
-
-// A filesystem job that fails wraps fsops' error, so errors.Is matches the
-// standard sentinels and errors.As the standard *os.LinkError; its
-// *runtime.JobError carries the errno name as its code, for a script to
-// branch on. A rename that completes is reported in the Resources
-// of the Tick that settled it, so the editor can retarget open buffers.
-func ExampleRuntime_DispatchRename() {
-	dir, err := os.MkdirTemp("", "runtime-example")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
-	for _, p := range []string{a, b} {
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			panic(err)
-		}
-	}
-
-	rt, err := runtime.New(runtime.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer rt.Close()
-
-	o := settle(rt, rt.DispatchRename(a, b, false, runtime.DispatchOptions{}))
-	var je *runtime.JobError
-	var le *os.LinkError
-	if errors.As(o.Err, &je) && errors.As(o.Err, &le) {
-		fmt.Println("refused:", o.State, je.Code, errors.Is(o.Err, fs.ErrExist), filepath.Base(le.New))
-	}
-
-	id := rt.DispatchRename(a, b, true, runtime.DispatchOptions{})
-	for !rt.IsComplete(id) {
-		<-rt.Ready()
-		for _, r := range rt.Tick().Resources {
-			fmt.Println(r.Op, filepath.Base(r.From), "->", filepath.Base(r.To))
-		}
-	}
-	o, _ = rt.TakeResult(id)
-	fmt.Println(o.State, o.Err == nil)
-	// Output:
-	// refused: failed EEXIST true b.txt
-	// rename a.txt -> b.txt
-	// complete true
 }
 
 // An external job is one that something outside the worker pool settles: a

@@ -15,14 +15,8 @@ func (rt *Runtime) PendingLen() int { return rt.Stats().Pending }
 // SupersedeLen is Stats().SupersedeKeys.
 func (rt *Runtime) SupersedeLen() int { return rt.Stats().SupersedeKeys }
 
-// ParseHandoffLen is Stats().ParseTrees.
-func (rt *Runtime) ParseHandoffLen() int { return rt.Stats().ParseTrees }
-
 // MalformedReplies is Stats().MalformedReplies.
 func (rt *Runtime) MalformedReplies() uint64 { return rt.Stats().MalformedReplies }
-
-// FuzzySourceLen is Stats().FuzzySources.
-func (rt *Runtime) FuzzySourceLen() int { return rt.Stats().FuzzySources }
 
 // StreamCredit is the per-stream high-water mark in items.
 func (rt *Runtime) StreamCredit() int { return rt.streamCredit }

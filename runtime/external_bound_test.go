@@ -160,15 +160,15 @@ func TestUndecodableStreamItemsFailTheStream(t *testing.T) {
 	rt := newRT(t, 2)
 	j := rt.newJob(KindEmitN, "")
 	rt.newStream(j, 0)
-	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: j.id, Kind: replyInts, Ints: []uint64{1, 2}}))
-	bad := append(append([]byte{0x93}, appendUint(nil, uint64(j.id))...), byte(replyInts), 0x92, 0x03, 0xa1, 'x')
+	require.NoError(t, rt.wbus.Send(replyTopic, intsReply(j.id, 1, 2)))
+	bad := append(append([]byte{0x94}, appendUint(nil, uint64(j.id))...), byte(replyItems), 0x02, 0x92, 0x03, 0xa1, 'x')
 	require.NoError(t, rt.wbus.SendEnvelope(busEnvelope(bad)))
 	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: j.id, Kind: replyClosed}))
 	require.Equal(t, []JobID{j.id}, rt.Tick().Settled)
 	require.Error(t, j.t.ctx.Err(), "the producer is told to stop")
 	batches := rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
-	require.Equal(t, []uint64{1, 2}, batches[0].Ints)
+	require.Equal(t, []uint64{1, 2}, intsOf(batches[0]))
 	require.True(t, batches[0].Closed)
 	require.Equal(t, Failed, batches[0].Outcome.State)
 	require.Equal(t, CodeMalformedReply, jobErr(t, batches[0].Outcome.Err).Code)
@@ -197,7 +197,7 @@ func TestPeekJobIDReadsEveryIntegerForm(t *testing.T) {
 func TestUnencodableWorkerReplyFailsTheJob(t *testing.T) {
 	rt := newRT(t, 2)
 	j := rt.newJob(KindLSPRequest, "")
-	rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *task) reply {
+	rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *Task) reply {
 		return reply{Kind: replyValue, Value: make(chan int)}
 	})
 	o := outcomeOf(t, rt, j.id)

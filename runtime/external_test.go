@@ -77,7 +77,7 @@ func TestPanickingHandlersSettleWithClearErrors(t *testing.T) {
 	rt := newRT(t, 4)
 	for _, lane := range []workers.Lane{workers.LaneRead, workers.LaneSerial, workers.LaneHeavy} {
 		j := rt.newJob(KindComputeSum, "")
-		rt.start(j, DefaultActor, lane, func(context.Context, *task) reply { panic("boom in " + lane.String()) })
+		rt.start(j, DefaultActor, lane, func(context.Context, *Task) reply { panic("boom in " + lane.String()) })
 		o := outcomeOf(t, rt, j.id)
 		require.Equal(t, Failed, o.State, lane.String())
 		require.Equal(t, workers.CodeInternal, jobErr(t, o.Err).Code)
@@ -88,7 +88,7 @@ func TestPanickingHandlersSettleWithClearErrors(t *testing.T) {
 	_, err := rt.RegisterRoot(root)
 	require.NoError(t, err)
 	j := rt.newJob(KindFSRename, "")
-	rt.start(j, rt.actorFor(root), workers.LaneMutating, func(context.Context, *task) reply { panic("disk on fire") })
+	rt.start(j, rt.actorFor(root), workers.LaneMutating, func(context.Context, *Task) reply { panic("disk on fire") })
 	o := outcomeOf(t, rt, j.id)
 	require.Equal(t, workers.CodeInternal, jobErr(t, o.Err).Code)
 	o = outcomeOf(t, rt, rt.DispatchRemove(root+"/x", DispatchOptions{}))
@@ -101,7 +101,7 @@ func TestPanickingHandlersSettleWithClearErrors(t *testing.T) {
 func TestJobOnRemovedRootFails(t *testing.T) {
 	rt := newRT(t, 2)
 	j := rt.newJob(KindFSStat, "")
-	rt.start(j, "no-such-actor", workers.LaneRead, func(context.Context, *task) reply { return reply{Kind: replyUnit} })
+	rt.start(j, "no-such-actor", workers.LaneRead, func(context.Context, *Task) reply { return reply{Kind: replyUnit} })
 	o := outcomeOf(t, rt, j.id)
 	require.True(t, errors.Is(o.Err, workers.ErrActorNotRegistered))
 }

@@ -58,7 +58,7 @@ func (rt *Runtime) ResetRoot(root string) error {
 // actorNamed resolves a root as ResetRoot takes it to its actor.
 func (rt *Runtime) actorNamed(root string) (workers.ActorID, error) {
 	switch id := workers.ActorID(root); {
-	case id == DefaultActor, id == BuiltinActor, id == SyntaxActor, slices.Contains(rt.roots.list, root):
+	case id == DefaultActor, id == BuiltinActor, slices.Contains(rt.kindActors, id), slices.Contains(rt.roots.list, root):
 		return id, nil
 	}
 	abs, err := filepath.Abs(root)

@@ -38,7 +38,7 @@ func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
 	pumpUntil(t, rt, func() bool { return credit.InFlight()+100 > credit.Limit() })
 
 	j := rt.newJob(KindFSRename, "")
-	rt.start(j, rt.actorFor(root), workers.LaneMutating, func(context.Context, *task) reply { panic("disk on fire") })
+	rt.start(j, rt.actorFor(root), workers.LaneMutating, func(context.Context, *Task) reply { panic("disk on fire") })
 	o := outcomeOf(t, rt, j.id)
 	require.Equal(t, Failed, o.State)
 

@@ -44,7 +44,7 @@ func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 	rt.newStream(j, o.MaxBatch)
 	j.stream.wantBlocks = o.MatchBlocks
 	spec.SkipDirs = slices.Clone(spec.SkipDirs)
-	return rt.start(j, rt.actorFor(spec.Root), workers.LaneStream, func(ctx context.Context, w *task) reply {
+	return rt.start(j, rt.actorFor(spec.Root), workers.LaneStream, func(ctx context.Context, w *Task) reply {
 		b := &matchBatcher{ctx: ctx, w: w}
 		var searched atomic.Int64
 		var skipped grep.Skipped
@@ -78,7 +78,7 @@ func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
 // against the stream's high-water mark too.
 type matchBatcher struct {
 	ctx    context.Context
-	w      *task
+	w      *Task
 	mu     sync.Mutex
 	buf    []grep.Match
 	timer  *time.Timer
@@ -146,7 +146,7 @@ func (b *matchBatcher) close() {
 // from a goroutine of its own (the search's goroutines are busy searching).
 // The returned func stops it and returns once it has sent its last reply,
 // so nothing of it follows the job's terminal reply.
-func reportProgress(w *task, count *atomic.Int64, skipped *grep.Skipped) (stop func()) {
+func reportProgress(w *Task, count *atomic.Int64, skipped *grep.Skipped) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {

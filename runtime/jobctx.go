@@ -29,7 +29,7 @@ type jobCtx struct {
 	mu        sync.Mutex
 	done      chan struct{} // made on first Done, or closedChan after cancel
 	afters    []*afterFunc
-	owner     *task // the job a panicking callback fails; nil outside a job
+	owner     *Task // the job a panicking callback fails; nil outside a job
 	// because answers Value (and so context.Cause) once cancelled with a
 	// reason; set before cancelled, under mu, never changed after.
 	because atomic.Pointer[context.Context]

@@ -79,14 +79,14 @@ func BenchmarkJobContext(b *testing.B) {
 	b.Run("run/jobCtx", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			t := new(task)
+			t := new(Task)
 			poll(b, &t.ctx)
 		}
 	})
 	b.Run("run/WithCancelCause", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			t := new(task) // the same entry allocation, for a fair count
+			t := new(Task) // the same entry allocation, for a fair count
 			ctx, cancel := context.WithCancelCause(context.Background())
 			poll(b, ctx)
 			cancel(nil)
@@ -96,7 +96,7 @@ func BenchmarkJobContext(b *testing.B) {
 	b.Run("cancel-with-child/jobCtx", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			t := new(task)
+			t := new(Task)
 			poll(b, &t.ctx)
 			child, stop := context.WithCancel(&t.ctx)
 			t.ctx.cancelCause(ErrSuperseded)
@@ -110,7 +110,7 @@ func BenchmarkJobContext(b *testing.B) {
 	b.Run("cancel-with-child/WithCancelCause", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			t := new(task)
+			t := new(Task)
 			ctx, cancel := context.WithCancelCause(context.Background())
 			poll(b, ctx)
 			child, stop := context.WithCancel(ctx)

@@ -74,7 +74,7 @@ type streamResult struct {
 func (r *streamResult) add(b *StreamBatch) bool {
 	r.batches++
 	r.maxLen = max(r.maxLen, b.Len())
-	r.ints = append(r.ints, b.Ints...)
+	r.ints = append(r.ints, intsOf(*b)...)
 	r.matches = append(r.matches, b.Matches...)
 	for _, blk := range b.Blocks {
 		r.matches = append(r.matches, blk.Matches()...)

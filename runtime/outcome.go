@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -60,13 +59,12 @@ func (e *JobError) Is(target error) bool {
 // error it wraps); a cancelled job's Err is its context's cause:
 // context.Canceled after Runtime.Cancel, ErrSuperseded, or ErrClosed.
 //
-// The value a job completed with is read with the accessor for its kind,
-// each of which reports false for an outcome of another kind or one that did
-// not complete: Sum (compute_sum), Parse (parse), Listing (read_dir), Entry
-// (stat), Spawn (spawn and system), Ranking (fuzzy and find_files) and
-// External (lsp_request, mcp_request and any other external job). Sleep,
-// emit_n, grep, text_search and the filesystem mutations complete with no
-// value.
+// The value a job completed with is read with the accessor of its kind's
+// package, each of which reports false for an outcome of another kind or
+// one that did not complete (fsjob.ListingOf, procjob.ResultOf,
+// findjob.RankingOf, demojob.SumOf, parsejob.ResultOf); they read it with
+// Value. An external job's value (lsp_request, mcp_request, ...) is read
+// with External. grep completes with no value.
 type Outcome struct {
 	State    State
 	Err      error
@@ -77,25 +75,12 @@ type Outcome struct {
 // OK reports whether the job completed.
 func (o Outcome) OK() bool { return o.State == Complete }
 
-// Sum is a compute_sum job's result.
-func (o Outcome) Sum() (uint64, bool) { return as[uint64](o) }
-
-// Parse is a parse job's result; the tree itself is taken with
-// Runtime.TakeParseTree.
-func (o Outcome) Parse() (*ParseResult, bool) { return as[*ParseResult](o) }
-
-// Listing is a read_dir job's result.
-func (o Outcome) Listing() (fsops.Listing, bool) { return as[fsops.Listing](o) }
-
-// Entry is a stat job's result.
-func (o Outcome) Entry() (fsops.Entry, bool) { return as[fsops.Entry](o) }
-
-// Spawn is a spawn or system job's result: its exit, and for system its
-// collected output.
-func (o Outcome) Spawn() (SpawnResult, bool) { return as[SpawnResult](o) }
-
-// Ranking is a fuzzy or find_files job's final ranking.
-func (o Outcome) Ranking() (Ranking, bool) { return as[Ranking](o) }
+// Value is the value a job completed with, for its kind's package to read
+// (parsejob.ResultOf, ...); false for an outcome that did not complete and
+// for an external job's (see External).
+func (o Outcome) Value() (any, bool) {
+	return o.value, o.State == Complete && !o.external
+}
 
 // External is the value an external job was completed with
 // (Runtime.CompleteExternalOK), as it came back from MessagePack: maps as
@@ -111,7 +96,7 @@ func (o Outcome) External() (any, bool) {
 
 // as is the typed read behind the accessors. An external job's value is
 // never one of the built-in results, even when it has the same Go type
-// (a uint64 an LSP server sent is not a compute_sum).
+// (a uint64 an LSP server sent is not a compute_sum's sum).
 func as[T any](o Outcome) (T, bool) {
 	v, ok := o.value.(T)
 	return v, ok && o.State == Complete && !o.external

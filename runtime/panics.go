@@ -11,8 +11,7 @@ import (
 // Panics outside the executor's workers. The executor recovers a handler's
 // panic on its worker, but a job also runs code on goroutines the executor
 // never sees: grep's flush timer and progress reporter, the match callback
-// that grep's fanout goroutines call, a spawn's output callbacks (run on
-// proc's reader goroutines), and the callbacks registered on a
+// that grep's fanout goroutines call, and the callbacks registered on a
 // job's context (context.AfterFunc, and contexts derived from it). An
 // unrecovered panic on any of them would end the process. Each recovers,
 // fails its job with internal_error and the panic value, and cancels the
@@ -29,7 +28,6 @@ var (
 	grepFlushHook    func() // the flush timer, with a batch to send
 	grepProgressHook func() // the progress reporter, with a count to send
 	grepEmitHook     func() // the match callback, on a grep fanout goroutine
-	spawnOutputHook  func() // a spawn's output callback, on a proc reader goroutine
 )
 
 // failPanic records p as the job's failure, sends it and cancels the job.
@@ -37,7 +35,7 @@ var (
 // reply) is ignored by Tick, and the worker replaces its reply with this
 // failure anyway (see start), so the job settles Failed whichever arrives
 // first.
-func (w *task) failPanic(where string, p any) {
+func (w *Task) failPanic(where string, p any) {
 	msg := fmt.Sprintf("%s: panicked in %s: %v", jobName(w.kind, w.id), where, p)
 	if !w.panicked.CompareAndSwap(nil, &msg) {
 		return
@@ -48,14 +46,14 @@ func (w *task) failPanic(where string, p any) {
 
 // recoverPanic is deferred at the top of a job's goroutine that runs
 // outside the executor.
-func (w *task) recoverPanic(where string) {
+func (w *Task) recoverPanic(where string) {
 	if p := recover(); p != nil {
 		w.failPanic(where, p)
 	}
 }
 
 // panicReply returns the failure a recovered panic recorded, if any.
-func (w *task) panicReply() (reply, bool) {
+func (w *Task) panicReply() (reply, bool) {
 	if m := w.panicked.Load(); m != nil {
 		return reply{Kind: replyFailed, Msg: *m, Code: workers.CodeInternal}, true
 	}

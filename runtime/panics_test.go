@@ -136,7 +136,7 @@ func TestPanicInAContextCallbackFailsTheJob(t *testing.T) {
 		}
 		started := make(chan struct{})
 		j := rt.newJob(KindComputeSum, "")
-		rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *task) reply {
+		rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *Task) reply {
 			af := ctx.(afterFuncer)
 			if !registerLate {
 				af.AfterFunc(func() { panic(value) })
@@ -168,7 +168,7 @@ func TestPanicInAContextCallbackFailsTheJob(t *testing.T) {
 func TestWorkerReplyAfterAHelperPanicIsTheFailure(t *testing.T) {
 	rt := newRT(t, 2)
 	j := rt.newJob(KindComputeSum, "")
-	rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *task) reply {
+	rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *Task) reply {
 		func() {
 			defer w.recoverPanic("a helper")
 			panic("helper down")

@@ -5,7 +5,7 @@ package runtime
 type job struct {
 	id  JobID
 	key string // supersede key, "" for none
-	t   task   // what the worker sees of this job (shares the allocation)
+	t   Task   // what the worker sees of this job (shares the allocation)
 	// The one-byte fields sit together so the entry stays in its
 	// allocation size class.
 	kind            Kind
@@ -73,7 +73,7 @@ func (k ResourceKind) String() string {
 func (rt *Runtime) newJob(kind Kind, key string) *job {
 	id := rt.nextID
 	rt.nextID++
-	j := &job{id: id, kind: kind, key: key, t: task{id: id, kind: kind, bus: rt.wbus}, dispatchedAt: monoNow()}
+	j := &job{id: id, kind: kind, key: key, t: Task{id: id, kind: kind, bus: rt.wbus}, dispatchedAt: monoNow()}
 	j.t.ctx.owner = &j.t
 	if key != "" {
 		if prior, ok := rt.supersede[key]; ok {

@@ -1,8 +1,12 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
+	"sync"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/pmacs-go/pmacs-go/bus"
 	"github.com/pmacs-go/pmacs-go/workers"
@@ -31,13 +35,10 @@ const (
 	// DefaultActor runs filesystem and grep jobs whose path lies under no
 	// registered root.
 	DefaultActor workers.ActorID = ""
-	// BuiltinActor runs sleep, compute_sum and emit_n. They have an actor
+	// BuiltinActor runs the demo kinds, text search and fuzzy. They have an actor
 	// of their own because a long sleep holds its actor's read gate: on the
 	// default actor it would hold back every rename until it ended.
 	BuiltinActor workers.ActorID = "pmacs:builtin"
-	// SyntaxActor runs parses in the heavy lane. Its install gate is then
-	// never held up by unrelated reads.
-	SyntaxActor workers.ActorID = "pmacs:syntax"
 )
 
 // Options configures a Runtime. The zero value is ready to use.
@@ -69,15 +70,6 @@ type DispatchOptions struct {
 	// of many matches (a list drawn a screen at a time), whose frames then
 	// pay to decode only what they show. Ignored by other jobs.
 	MatchBlocks bool
-	// Roots, when not empty, confines a filesystem job to these
-	// directories as Options.ConfineFS confines every one to the
-	// registered roots: a path that escapes them fails with
-	// fsops.ErrEscapesRoot before anything is touched, and the job acts
-	// beneath its root through the kernel (fsops.Roots). With ConfineFS
-	// on too, the job acts only where both allow: beneath a root of its
-	// own that lies inside a registered root, or beneath a registered
-	// root that lies inside one of its own. Ignored by other jobs.
-	Roots []string
 }
 
 // TickOutcome is what one Tick observed.
@@ -104,7 +96,6 @@ type Runtime struct {
 	ready     []JobID // streams with something to deliver, in the order they became ready
 	spare     []JobID
 	ring      completionRing
-	handoff   *handoff
 	roots     roots
 
 	frameTarget     time.Duration
@@ -120,9 +111,19 @@ type Runtime struct {
 	scratch     reply
 	malformed   uint64
 	closed      bool
-	spawns      spawnTable
-	finder      finderState
-	pollers     pollers
+	// states holds each kind's per-runtime state (StateOf), stateOrder
+	// the order they were made in, which Close keeps.
+	states     map[Kind]any
+	stateOrder []Kind
+	// kindActors are the actors kinds named that are not roots.
+	kindActors []workers.ActorID
+	// detached counts the jobs running on goroutines of their own
+	// (Job.Detached): Close waits for them.
+	detached sync.WaitGroup
+	// kread and kdec decode kinds' payloads (see applyKindReply).
+	kread   bytes.Reader
+	kdec    *msgpack.Decoder
+	pollers pollers
 }
 
 // New starts a runtime and its worker pool.
@@ -143,23 +144,23 @@ func New(opts Options) (*Runtime, error) {
 		nextID:          1,
 		pending:         make(map[JobID]*job),
 		supersede:       make(map[string]JobID),
-		handoff:         newHandoff(),
 		frameTarget:     DefaultFrameTarget,
 		defaultMaxBatch: DefaultMaxBatch,
 		streamCredit:    min(max(credit, 1), MaxStreamCredit),
 		confine:         opts.ConfineFS,
 		dec:             reg.NewDecoder(),
 	}
+	rt.kdec = msgpack.NewDecoder(&rt.kread)
 	rt.exec.RegisterActor(DefaultActor)
 	rt.exec.RegisterActor(BuiltinActor)
-	rt.exec.RegisterActor(SyntaxActor)
 	return rt, nil
 }
 
-// Close cancels every running job, kills the tree of every running program
-// (spawn and system jobs, see proc), waits for the worker pool to stop
-// (jobs still queued settle with a shutdown failure) and for the programs
-// to be reaped, and closes the bus. Settles produced by the shutdown are
+// Close cancels every running job, tells every kind state that can Kill
+// to end what it runs outside the pool (the process kind kills every
+// program's tree), waits for the worker pool to stop (jobs still queued
+// settle with a shutdown failure) and for the detached jobs to send their
+// last replies (the programs to be reaped), and closes the bus. Settles produced by the shutdown are
 // still delivered by a later Tick. Idempotent.
 //
 // Close returns within workers.DefaultCloseWait (1 s) whatever the handlers
@@ -180,10 +181,18 @@ func (rt *Runtime) Close() {
 	for _, j := range rt.pending {
 		j.cancel(ErrClosed)
 	}
-	rt.spawns.kill()
+	rt.eachState(func(s any) {
+		if k, ok := s.(interface{ Kill() }); ok {
+			k.Kill()
+		}
+	})
 	rt.exec.Close()
-	rt.closeFinder()
-	rt.spawns.wait()
+	rt.detached.Wait()
+	rt.eachState(func(s any) {
+		if c, ok := s.(interface{ Close() }); ok {
+			c.Close()
+		}
+	})
 	rt.wbus.Close()
 }
 
@@ -249,9 +258,10 @@ func (rt *Runtime) Lookup(id JobID) (Kind, State, bool) {
 }
 
 // TakeResult removes a settled job from the pending table and returns its
-// outcome; false if the job is unknown, still running or already taken. A
-// parse tree that was never taken with TakeParseTree is dropped here, so a
-// forgetful caller cannot leak trees.
+// outcome; false if the job is unknown, still running or already taken.
+// What the job's kind kept for it outside the outcome is dropped here
+// (KindSpec.Discard: a parse tree nobody took), so a forgetful caller
+// cannot leak it.
 func (rt *Runtime) TakeResult(id JobID) (Outcome, bool) {
 	j := rt.pending[id]
 	if j == nil || j.state == Running {
@@ -261,8 +271,8 @@ func (rt *Runtime) TakeResult(id JobID) (Outcome, bool) {
 	if j.stream != nil {
 		j.stream.discard()
 	}
-	if j.kind == KindParse {
-		rt.handoff.drop(id)
+	if d := j.kind.spec().Discard; d != nil {
+		d(rt, id)
 	}
 	return j.outcome(), true
 }
@@ -359,6 +369,9 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 				rt.apply(&rt.scratch, now, &out)
 				continue
 			}
+			if env.Topic == replyTopic && rt.applyKindReply(env.Payload, now, &out) {
+				continue
+			}
 			rt.scratch = reply{}
 			if err := rt.dec.Decode(*env, &rt.scratch); err != nil {
 				rt.malformed++
@@ -430,7 +443,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 
 	}
 	switch r.Kind {
-	case replyInts, replyMatches, replyLines, replyRanked:
+	case replyMatches, replyItems:
 		rt.pushItems(j, r)
 		return
 	case replyProgress:
@@ -438,6 +451,9 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 			j.stream.progress = r.N
 			if r.Skipped != nil {
 				j.stream.skipped = *r.Skipped
+			}
+			if r.detail != nil {
+				j.stream.detail = r.detail
 			}
 		}
 		return
@@ -471,21 +487,12 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	switch r.Kind {
 	case replyUnit, replyClosed:
 		j.state = Complete
+	case replyResult:
+		j.state, j.value = Complete, r.Value
 	case replySum:
 		j.state, j.value = Complete, r.N
-	case replyParse:
-		j.state = Complete
-		j.value = &ParseResult{Duration: time.Duration(r.N)}
-	case replyListing:
-		j.state, j.value = Complete, *r.Listing
-	case replyEntry:
-		j.state, j.value = Complete, *r.Entry
 	case replyValue:
 		j.state, j.value, j.external = Complete, r.Value, true
-	case replyExit:
-		j.state, j.value = Complete, *r.Exit
-	case replyRanking:
-		j.state, j.value = Complete, *r.Ranking
 	case replyCancelled:
 		j.state, j.err = Cancelled, j.cancelCause()
 	case replyFailed:
@@ -522,7 +529,12 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	out.Settled = append(out.Settled, j.id)
 	if j.resource != nil && j.state == Complete {
 		out.Resources = append(out.Resources, *j.resource)
-		rt.noteResource(*j.resource)
+		op := *j.resource
+		rt.eachState(func(s any) {
+			if n, ok := s.(interface{ NoteResource(ResourceOp) }); ok {
+				n.NoteResource(op)
+			}
+		})
 	}
 	if j.key != "" && rt.supersede[j.key] == j.id {
 		delete(rt.supersede, j.key)
@@ -535,8 +547,10 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 		id: j.id, kind: j.kind, key: j.key, state: j.state, err: failure,
 		result: summarize(j), dispatchedAt: j.dispatchedAt, settledAt: now,
 	})
-	if j.state != Complete && j.kind == KindParse {
-		rt.handoff.drop(j.id)
+	if j.state != Complete {
+		if d := j.kind.spec().Discard; d != nil {
+			d(rt, j.id)
+		}
 	}
 	if j.stream != nil {
 		// A superseded search must not land late; an explicitly cancelled

@@ -52,6 +52,10 @@ type ActiveJob struct {
 	// Progress is the job's last progress line (SetExternalProgress), ""
 	// when none was set.
 	Progress string
+	// For a stream: Queued counts the items waiting for TakeStreamBatches,
+	// QueuedWeight the credit they hold, and InFlight the credit its
+	// producer holds in all (those items, and those still on their way).
+	Queued, QueuedWeight, InFlight int
 }
 
 // CompletedJob is a row of the *workers* view's recent-completions section.
@@ -89,10 +93,14 @@ func (rt *Runtime) Snapshot() WorkersSnapshot {
 		if j.state != Running {
 			continue
 		}
-		snap.Active = append(snap.Active, ActiveJob{
+		a := ActiveJob{
 			ID: j.id, Kind: j.kind, Age: now.sub(j.dispatchedAt), Key: j.key,
 			CancelRequested: j.t.ctx.Err() != nil, Stream: j.stream != nil, Progress: j.progress,
-		})
+		}
+		if s := j.stream; s != nil {
+			a.Queued, a.QueuedWeight, a.InFlight = s.len(), s.units(), s.credit.InFlight()
+		}
+		snap.Active = append(snap.Active, a)
 	}
 	// Ids grow with dispatch time, so ascending id is oldest first and
 	// stable even when two jobs share a clock reading.

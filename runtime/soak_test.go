@@ -14,7 +14,6 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
-	"github.com/pmacs-go/pmacs-go/syntax"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -160,7 +159,7 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 					k.held[id] = &soakHold{n: 50 + rng.IntN(500)}
 				}
 			case 5:
-				k.dispatched(rt.DispatchParse(syntax.Request{Source: luaSrc, Language: "lua"}, o), KindParse, false)
+				k.dispatched(dispatchKept(rt, luaSrc, o), keptKind, false)
 			case 6:
 				a, b := filepath.Join(root, "m", fmt.Sprint(rng.IntN(4))), filepath.Join(root, "m", fmt.Sprint(rng.IntN(4)))
 				k.dispatched(rt.DispatchRename(a, b, rng.IntN(2) == 0, o), KindFSRename, false)
@@ -233,7 +232,7 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 	}
 	require.Zero(t, rt.PendingLen(), "pending table")
 	require.Zero(t, rt.SupersedeLen(), "supersede table")
-	require.Zero(t, rt.ParseHandoffLen(), "parse handoff")
+	require.Zero(t, rt.Stats().Held, "kept values")
 	fig.jobs = k.done
 	fig.malformed = rt.MalformedReplies()
 	fig.duration = time.Since(start)
@@ -286,10 +285,8 @@ func soakFrame(t *testing.T, rt *Runtime, k *soakTracker, credit int, final bool
 		if k.streams[id] {
 			continue
 		}
-		if kind, _, _ := rt.Lookup(id); kind == KindParse && !final && id%2 == 0 {
-			if tree := rt.TakeParseTree(id); tree != nil {
-				tree.Close()
-			}
+		if kind, _, _ := rt.Lookup(id); kind == keptKind && !final && id%2 == 0 {
+			takeKept(rt, id)
 		}
 		o, ok := rt.TakeResult(id)
 		require.True(t, ok, "settled job %d has no result", id)

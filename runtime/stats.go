@@ -11,11 +11,9 @@ type Stats struct {
 	Streams int
 	// SupersedeKeys counts the supersede keys bound to a job.
 	SupersedeKeys int
-	// ParseTrees counts parse trees waiting in the handoff for TakeParseTree.
-	ParseTrees int
-	// FuzzySources counts the item lists kept by FuzzySource and not yet
-	// freed.
-	FuzzySources int
+	// Held counts what kinds keep for their callers beyond the pending
+	// table (their states' Held).
+	Held int
 	// MalformedReplies counts the envelopes Tick could not decode and
 	// dropped since the runtime started.
 	MalformedReplies uint64
@@ -28,10 +26,13 @@ func (rt *Runtime) Stats() Stats {
 	s := Stats{
 		Pending:          len(rt.pending),
 		SupersedeKeys:    len(rt.supersede),
-		ParseTrees:       rt.handoff.len(),
-		FuzzySources:     len(rt.finder.sources),
 		MalformedReplies: rt.malformed,
 	}
+	rt.eachState(func(st any) {
+		if h, ok := st.(interface{ Held() int }); ok {
+			s.Held += h.Held()
+		}
+	})
 	for _, j := range rt.pending {
 		if j.stream != nil {
 			s.Streams++

@@ -10,60 +10,50 @@ import (
 type streamBuf struct {
 	maxBatch int
 	credit   *bus.Credit
-	ints     []uint64
 	matches  []grep.Match
 	// blocks holds the matches of a stream that takes them in blocks
 	// (wantBlocks), blockItems how many they are.
 	blocks     []*MatchBlock
 	blockItems int
 	wantBlocks bool
-	lines      []SpawnLine
-	// lineUnits is the credit the queued lines hold: a line costs one unit
-	// per started lineUnit of its text, so long lines cannot fill memory a
-	// line at a time (see lineWeight).
-	lineUnits int
-	ranking   *Ranking        // the latest undelivered snapshot; a newer one replaces it
-	progress  uint64          // producer-reported progress (grep: files searched)
-	skipped   grep.SkipCounts // grep: what the search left out so far
-	received  uint64          // items the stream has sent in all, for the completion ring
-	queued    bool            // in rt.ready
-	held      bool            // HoldStream: deliver nothing until released
+	progress   uint64          // producer-reported progress (grep: files searched)
+	skipped    grep.SkipCounts // grep: what the search left out so far
+	// buf holds the items of a kind that carries its own (replyItems);
+	// codec, when set, decodes them instead of the kind's codec.
+	buf   Items
+	codec ItemsCodec
+	// detail is the kind's last progress detail (KindSpec.Detail).
+	detail   any
+	received uint64 // items the stream has sent in all, for the completion ring
+	queued   bool   // in rt.ready
+	held     bool   // HoldStream: deliver nothing until released
 }
 
 func (s *streamBuf) len() int {
-	n := len(s.ints) + len(s.matches) + s.blockItems + len(s.lines)
-	if s.ranking != nil {
-		n++ // a snapshot takes one item of credit
-	}
-	return n
+	return len(s.matches) + s.blockItems + itemsLen(s.buf)
 }
 
 // units is the credit the undelivered items hold: one per item, except
-// lines, which weigh by their length.
+// items whose kind weighs them (Items.Weight).
 func (s *streamBuf) units() int {
-	return s.len() - len(s.lines) + s.lineUnits
+	return s.len() - itemsLen(s.buf) + itemsWeight(s.buf)
 }
 
-// lineUnit is how many bytes of a spawned program's line one unit of
-// stream credit covers. A spawn's credit is a few thousand units, so with
-// lines weighed this way the text waiting for a slow consumer stays in the
-// tens of MiB whatever the lines' length (counted per line, 4,096 lines of
-// 1 MiB each would have been 4 GiB).
-const lineUnit = 4096
-
-// lineWeight is the credit one line of n bytes costs.
-func lineWeight(n int) int { return 1 + n/lineUnit }
-
-// linesWeight is the credit of ls.
-func linesWeight(ls []SpawnLine) int {
-	n := 0
-	for i := range ls {
-		n += lineWeight(len(ls[i].Text))
+func itemsLen(it Items) int {
+	if it == nil {
+		return 0
 	}
-	return n
+	return it.Len()
 }
 
-// dropSuperseded takes a reply of grep matches or emit_n integers for a
+func itemsWeight(it Items) int {
+	if it == nil {
+		return 0
+	}
+	return it.Weight()
+}
+
+// dropSuperseded takes a reply of grep matches for a
 // superseded stream that has not stopped yet, and drops it undecoded,
 // returning its items' credit: nothing will deliver them (a superseded
 // stream closes without its items), and decoding them would cost the frame
@@ -77,19 +67,15 @@ func (rt *Runtime) dropSuperseded(p []byte) bool {
 	}
 	id, ok1 := w.uint()
 	kind, ok2 := w.uint()
-	if !ok1 || !ok2 || (kind != uint64(replyMatches) && kind != uint64(replyInts)) {
-		return false
+	if !ok1 || !ok2 || kind != uint64(replyMatches) {
+		return rt.dropSupersededItems(p)
 	}
 	j := rt.pending[JobID(id)]
 	if j == nil || j.stream == nil || !j.superseded || j.state != Running {
 		return false
 	}
-	minItem := 1
-	if kind == uint64(replyMatches) {
-		minItem = minMatchBytes
-	}
 	items, ok := w.arrayLen()
-	if !ok || items > w.left()/minItem {
+	if !ok || items > w.left()/minMatchBytes {
 		return false
 	}
 	j.stream.credit.Release(items)
@@ -100,7 +86,7 @@ func (rt *Runtime) dropSuperseded(p []byte) bool {
 // waiting on a cancelled or abandoned stream is not stuck.
 func (s *streamBuf) discard() {
 	n := s.units()
-	s.ints, s.matches, s.lines, s.ranking, s.lineUnits = nil, nil, nil, nil, 0
+	s.matches, s.buf = nil, nil
 	s.blocks, s.blockItems = nil, 0
 	s.credit.Release(n)
 }
@@ -109,19 +95,18 @@ func (s *streamBuf) discard() {
 type StreamBatch struct {
 	ID   JobID
 	Kind Kind
-	// Ints holds emit_n items, Matches grep items; at most the stream's
-	// max batch in all. The slices are the consumer's to keep.
-	Ints    []uint64
+	// Matches holds grep items; at most the stream's max batch in all.
+	// The slices are the consumer's to keep.
 	Matches []grep.Match
 	// Blocks holds the grep items of a stream dispatched with
 	// DispatchOptions.MatchBlocks, instead of Matches.
 	Blocks []*MatchBlock
-	// Lines holds spawn output lines.
-	Lines []SpawnLine
-	// Ranking is a find_files snapshot: the current top matches as a
-	// whole, not items to append. Only the latest undelivered snapshot is
-	// kept, so a consumer that is a frame behind skips the ones it missed.
-	Ranking *Ranking
+	// Items holds the items of a kind that carries its own, in the
+	// kind's form (its package says which type).
+	Items Items
+	// Detail is the kind's last progress detail (KindSpec.Detail), nil
+	// for none.
+	Detail any
 	// Progress is the producer's last reported progress (grep: files
 	// searched so far).
 	Progress uint64
@@ -143,19 +128,16 @@ type StreamBatch struct {
 
 // Len returns the number of items in the batch.
 func (b *StreamBatch) Len() int {
-	n := len(b.Ints) + len(b.Matches) + blocksLen(b.Blocks) + len(b.Lines)
-	if b.Ranking != nil {
-		n++
-	}
-	return n
+	return len(b.Matches) + blocksLen(b.Blocks) + itemsLen(b.Items)
 }
 
 // Weight is the stream credit the batch's items held while they waited in
-// the runtime: one unit an item, except a spawned program's line, which
-// costs one per started 4 KiB of its text. A consumer that keeps batches
-// of its own can bound them by the same measure.
+// the runtime: one unit an item, except items whose kind weighs them
+// (a spawned program's line costs one per started 4 KiB of its text). A
+// consumer that keeps batches of its own can bound them by the same
+// measure.
 func (b *StreamBatch) Weight() int {
-	return b.Len() - len(b.Lines) + linesWeight(b.Lines)
+	return b.Len() - itemsLen(b.Items) + itemsWeight(b.Items)
 }
 
 func (rt *Runtime) pushItems(j *job, r *reply) {
@@ -163,12 +145,8 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		// Decoded by the general decoder: the stream still takes blocks.
 		r.block, r.Matches = &MatchBlock{ms: r.Matches}, nil
 	}
-	n := len(r.Ints) + len(r.Matches) + r.block.Len() + len(r.Lines)
-	if r.Ranking != nil {
-		n++
-	}
-	lineUnits := linesWeight(r.Lines)
-	units := n - len(r.Lines) + lineUnits
+	n := len(r.Matches) + r.block.Len() + itemsLen(r.items)
+	units := n - itemsLen(r.items) + itemsWeight(r.items)
 	s := j.stream
 	if s == nil || j.state != Running {
 		// Items for a request/reply job are a handler bug; items after a
@@ -179,18 +157,18 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		}
 		return
 	}
-	s.lineUnits += lineUnits
 	s.received += uint64(n)
-	if r.Ranking != nil {
-		if s.ranking != nil {
-			s.credit.Release(1) // the snapshot it replaces will never be delivered
+	if r.items != nil {
+		switch {
+		case s.buf == nil || s.buf.Len() == 0:
+			s.buf = r.items
+		case j.kind.spec().Snapshots:
+			// The snapshot it replaces will never be delivered.
+			s.credit.Release(s.buf.Weight())
+			s.buf = r.items
+		default:
+			s.buf = s.buf.Append(r.items)
 		}
-		s.ranking = r.Ranking
-	}
-	if len(s.ints) == 0 && r.Ints != nil {
-		s.ints = r.Ints
-	} else {
-		s.ints = append(s.ints, r.Ints...)
 	}
 	if len(s.matches) == 0 && r.Matches != nil {
 		s.matches = r.Matches
@@ -200,11 +178,6 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 	if r.block.Len() > 0 {
 		s.blocks = append(s.blocks, r.block)
 		s.blockItems += r.block.Len()
-	}
-	if len(s.lines) == 0 && r.Lines != nil {
-		s.lines = r.Lines
-	} else {
-		s.lines = append(s.lines, r.Lines...)
 	}
 	if n > 0 {
 		rt.markReady(j)
@@ -249,23 +222,19 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 			// stale.
 			continue
 		}
-		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress, Skipped: s.skipped}
+		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress, Skipped: s.skipped, Detail: s.detail}
 		take := min(s.len(), s.maxBatch)
-		if s.ranking != nil {
-			take = 1
-			b.Ranking, s.ranking = s.ranking, nil
-		} else if len(s.ints) > 0 {
-			b.Ints = s.ints[:take:take]
-			s.ints = s.ints[take:]
-		} else if len(s.matches) > 0 {
+		if len(s.matches) > 0 {
 			b.Matches = s.matches[:take:take]
 			s.matches = s.matches[take:]
+		} else if itemsLen(s.buf) > 0 {
+			if take >= s.buf.Len() {
+				b.Items, s.buf = s.buf, nil
+			} else {
+				b.Items, s.buf = s.buf.Cut(take)
+			}
 		} else if s.blockItems > 0 {
 			b.Blocks = s.takeBlocks(take)
-		} else if len(s.lines) > 0 {
-			b.Lines = s.lines[:take:take]
-			s.lines = s.lines[take:]
-			s.lineUnits -= linesWeight(b.Lines)
 		}
 		s.credit.Release(b.Weight())
 		switch {
@@ -344,4 +313,25 @@ func (s *streamBuf) takeBlocks(n int) []*MatchBlock {
 		n -= l
 	}
 	return out
+}
+
+// dropSupersededItems is dropSuperseded for a batch in its kind's form,
+// whose weight its header carries.
+func (rt *Runtime) dropSupersededItems(p []byte) bool {
+	w := wireBytes{p: p}
+	if n, ok := w.arrayLen(); !ok || n != 4 {
+		return false
+	}
+	id, ok1 := w.uint()
+	kind, ok2 := w.uint()
+	weight, ok3 := w.uint()
+	if !ok1 || !ok2 || !ok3 || kind != uint64(replyItems) || weight > uint64(w.left()) {
+		return false
+	}
+	j := rt.pending[JobID(id)]
+	if j == nil || j.stream == nil || !j.superseded || j.state != Running {
+		return false
+	}
+	j.stream.credit.Release(int(weight))
+	return true
 }

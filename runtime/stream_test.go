@@ -115,7 +115,7 @@ func TestCancelRequestedStreamHoldsItems(t *testing.T) {
 	k := rt.newJob(KindEmitN, "")
 	rt.newStream(k, 0)
 	require.NoError(t, k.stream.credit.Acquire(context.Background(), 3))
-	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: k.id, Kind: replyInts, Ints: []uint64{1, 2, 3}}))
+	require.NoError(t, rt.wbus.Send(replyTopic, intsReply(k.id, 1, 2, 3)))
 	rt.Tick()
 	rt.Cancel(k.id)
 	require.Empty(t, rt.TakeStreamBatches())
@@ -123,7 +123,7 @@ func TestCancelRequestedStreamHoldsItems(t *testing.T) {
 	rt.Tick()
 	batches := rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
-	require.Equal(t, []uint64{1, 2, 3}, batches[0].Ints)
+	require.Equal(t, []uint64{1, 2, 3}, intsOf(batches[0]))
 	require.True(t, batches[0].Closed)
 	require.Equal(t, Complete, batches[0].Outcome.State)
 }
@@ -164,7 +164,7 @@ func TestHoldStreamReleaseAfterSettle(t *testing.T) {
 	b := rt.TakeStreamBatches()
 	require.Len(t, b, 1)
 	require.True(t, b[0].Closed)
-	require.Equal(t, []uint64{1, 2, 3}, b[0].Ints)
+	require.Equal(t, []uint64{1, 2, 3}, intsOf(b[0]))
 }
 
 // bufferedStream makes a running emit_n stream under key whose items
@@ -178,7 +178,7 @@ func bufferedStream(t *testing.T, rt *Runtime, key string, n uint64) *job {
 		items[i] = uint64(i + 1)
 	}
 	require.NoError(t, j.stream.credit.Acquire(context.Background(), len(items)))
-	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: j.id, Kind: replyInts, Ints: items}))
+	require.NoError(t, rt.wbus.Send(replyTopic, intsReply(j.id, items...)))
 	rt.Tick()
 	return j
 }
@@ -196,7 +196,7 @@ func TestExplicitCancelDeliversBufferedItemsSupersedeDropsThem(t *testing.T) {
 	rt.Tick()
 	batches := rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
-	require.Equal(t, []uint64{1, 2, 3}, batches[0].Ints)
+	require.Equal(t, []uint64{1, 2, 3}, intsOf(batches[0]))
 	require.True(t, batches[0].Closed)
 	require.Equal(t, Cancelled, batches[0].Outcome.State)
 	require.False(t, batches[0].Superseded)
@@ -210,7 +210,7 @@ func TestExplicitCancelDeliversBufferedItemsSupersedeDropsThem(t *testing.T) {
 	rt.Tick()
 	batches = rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
-	require.Empty(t, batches[0].Ints, "a superseded search must not land late")
+	require.Empty(t, intsOf(batches[0]), "a superseded search must not land late")
 	require.True(t, batches[0].Closed)
 	require.Equal(t, Cancelled, batches[0].Outcome.State)
 	require.True(t, batches[0].Superseded)
@@ -233,7 +233,7 @@ func TestHeldStreamSupersededClosesAtOnce(t *testing.T) {
 	batches := rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
 	require.Equal(t, held.id, batches[0].ID)
-	require.Empty(t, batches[0].Ints, "a superseded search must not land late")
+	require.Empty(t, intsOf(batches[0]), "a superseded search must not land late")
 	require.True(t, batches[0].Closed)
 	require.True(t, batches[0].Superseded)
 	require.Zero(t, held.stream.credit.InFlight(), "dropped items return their credit")
@@ -248,20 +248,16 @@ func TestHeldStreamSupersededClosesAtOnce(t *testing.T) {
 	rt.HoldStream(cancelled.id, false)
 	batches = rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
-	require.Equal(t, []uint64{1, 2, 3}, batches[0].Ints)
+	require.Equal(t, []uint64{1, 2, 3}, intsOf(batches[0]))
 	require.True(t, batches[0].Closed)
 }
 
 // A batch's weight is what its items held of the stream's credit: an item
 // is one unit, a program's line one per started 4 KiB of its text.
 func TestStreamBatchWeight(t *testing.T) {
-	lines := &StreamBatch{Lines: []SpawnLine{
-		{Text: ""}, {Text: strings.Repeat("x", 4095)}, {Text: strings.Repeat("x", 4096)}, {Text: strings.Repeat("x", 10_000)},
-	}}
+	lines := &StreamBatch{Items: testLines{"", strings.Repeat("x", 4095), strings.Repeat("x", 4096), strings.Repeat("x", 10_000)}}
 	require.Equal(t, 4, lines.Len())
 	require.Equal(t, 1+1+2+3, lines.Weight())
-	ints := &StreamBatch{Ints: []uint64{1, 2, 3}}
+	ints := &StreamBatch{Items: testInts{1, 2, 3}}
 	require.Equal(t, 3, ints.Weight())
-	ranked := &StreamBatch{Ranking: &Ranking{}}
-	require.Equal(t, 1, ranked.Weight())
 }

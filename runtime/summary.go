@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/pmacs-go/pmacs-go/fsops"
 )
 
 // resultSummary is what the completion ring keeps of a job's value. It is
@@ -20,15 +18,14 @@ type resultSummary struct {
 type resultShape uint8
 
 const (
-	shapeNone    resultShape = iota // nothing to show
-	shapeSmall                      // small holds the value
-	shapeItems                      // a stream: n items, m files searched (grep)
-	shapeListing                    // n entries, m entry errors
-	shapeString                     // a long string of n bytes
-	shapeBytes                      // n bytes of binary
-	shapeArray                      // n items
-	shapeMap                        // n keys
-	shapeOther                      // small is a type name
+	shapeNone   resultShape = iota // nothing to show
+	shapeSmall                     // small holds the value
+	shapeItems                     // a stream: n items, m files searched (grep)
+	shapeString                    // a long string of n bytes
+	shapeBytes                     // n bytes of binary
+	shapeArray                     // n items
+	shapeMap                       // n keys
+	shapeOther                     // small is a type name
 )
 
 // maxSmallString is the longest string the ring keeps as itself.
@@ -44,37 +41,29 @@ func summarize(j *job) resultSummary {
 		if j.kind == KindGrep {
 			s.m = j.stream.progress + 1 // +1 so that 0 files still shows
 		}
-		if x, ok := j.value.(SpawnResult); ok {
-			s.small = exitSummary(x)
-		}
-		if x, ok := j.value.(Ranking); ok {
-			s.small = rankingSummary(x)
+		if f := j.kind.spec().Summary; f != nil && j.value != nil {
+			s.small = f(j.value)
 		}
 		return s
+	}
+	if f := j.kind.spec().Summary; f != nil && j.value != nil {
+		return resultSummary{shape: shapeOther, small: f(j.value)}
 	}
 	switch v := j.value.(type) {
 	case nil:
 		return resultSummary{}
-	case fsops.Listing:
-		return resultSummary{shape: shapeListing, n: uint64(len(v.Entries)), m: uint64(len(v.Errors))}
 	case string:
 		if len(v) > maxSmallString {
 			return resultSummary{shape: shapeString, n: uint64(len(v))}
 		}
 	case []byte:
 		return resultSummary{shape: shapeBytes, n: uint64(len(v))}
-	case SpawnResult:
-		// A system job's output may be megabytes: keep only its shape.
-		return resultSummary{shape: shapeOther, small: fmt.Sprintf("%s, %d bytes of stdout, %d of stderr",
-			exitSummary(v), len(v.Stdout), len(v.Stderr))}
-	case Ranking:
-		return resultSummary{shape: shapeOther, small: rankingSummary(v)}
 	case []any:
 		return resultSummary{shape: shapeArray, n: uint64(len(v))}
 	case map[string]any:
 		return resultSummary{shape: shapeMap, n: uint64(len(v))}
 	case bool, int8, int16, int32, int64, int, uint8, uint16, uint32, uint64, uint,
-		float32, float64, *ParseResult, fsops.Entry, time.Time:
+		float32, float64, time.Time:
 	default:
 		return resultSummary{shape: shapeOther, small: fmt.Sprintf("%T", v)}
 	}
@@ -90,10 +79,6 @@ func (s resultSummary) String() string {
 		switch v := s.small.(type) {
 		case string:
 			return strconv.Quote(v)
-		case *ParseResult:
-			return "tree, parsed in " + v.Duration.Round(time.Microsecond).String()
-		case fsops.Entry:
-			return fmt.Sprintf("%s %q, %d bytes", v.Kind, v.Name, v.Size)
 		}
 		return fmt.Sprint(s.small)
 	case shapeItems:
@@ -104,11 +89,6 @@ func (s resultSummary) String() string {
 			return fmt.Sprintf("%d items, %v", s.n, s.small)
 		}
 		return fmt.Sprintf("%d items", s.n)
-	case shapeListing:
-		if s.m > 0 {
-			return fmt.Sprintf("listing of %d entries, %d errors", s.n, s.m)
-		}
-		return fmt.Sprintf("listing of %d entries", s.n)
 	case shapeString:
 		return fmt.Sprintf("string of %d bytes", s.n)
 	case shapeBytes:
@@ -121,17 +101,4 @@ func (s resultSummary) String() string {
 		return fmt.Sprint(s.small)
 	}
 	return ""
-}
-
-// exitSummary says how a program ended: "exit 0" or "signal SIGTERM".
-func exitSummary(x SpawnResult) string {
-	if x.Signal != "" {
-		return "signal " + x.Signal
-	}
-	return fmt.Sprintf("exit %d", x.Code)
-}
-
-// rankingSummary keeps a ranking's counts, not its matches.
-func rankingSummary(r Ranking) string {
-	return fmt.Sprintf("%d of %d matched", r.Total, r.Candidates)
 }

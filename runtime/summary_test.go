@@ -12,10 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
-	"github.com/pmacs-go/pmacs-go/proc"
-	"github.com/pmacs-go/pmacs-go/syntax"
 )
 
 // resultOf returns the ring's Result for id.
@@ -48,9 +45,7 @@ func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
 	}
 	want[take(rt.DispatchSum(10, DispatchOptions{}))] = "55"
 	want[take(rt.DispatchSleep(0, DispatchOptions{}))] = ""
-	want[take(rt.DispatchReadDir(dir, fsops.PerEntry, DispatchOptions{}))] = fmt.Sprintf("listing of %d entries", files)
-	want[take(rt.DispatchStat(filepath.Join(dir, "f0.txt"), DispatchOptions{}))] = `file "f0.txt", 7 bytes`
-	want[take(rt.DispatchStat(filepath.Join(dir, "missing"), DispatchOptions{}))] = ""
+	// What a listing and an entry show: fsjob's TestSnapshotShowsListingAndEntry.
 
 	for v, line := range map[string]any{
 		"array of 70000 items":    make([]any, 70_000),
@@ -71,20 +66,15 @@ func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
 	require.Equal(t, Complete, drainStream(t, rt, g, time.Millisecond, 5*time.Second).outcome.State)
 	want[g] = fmt.Sprintf("%d items, %d files searched", files, files)
 
-	sys := rt.DispatchSystem(proc.Spec{Argv: []string{"sh", "-c", "printf abc; printf de >&2; exit 3"}}, 0, DispatchOptions{})
-	outcomeOf(t, rt, sys)
-	want[sys] = "exit 3, 3 bytes of stdout, 2 of stderr"
-	sp := rt.DispatchSpawn(proc.Spec{Argv: []string{"sh", "-c", "echo a; echo b; kill -TERM $$"}}, DispatchOptions{})
-	require.Equal(t, Complete, drainStream(t, rt, sp, time.Millisecond, 5*time.Second).outcome.State)
-	want[sp] = "2 items, signal SIGTERM"
+	// What a program's jobs show: procjob's TestSnapshotShowsProgramResults.
 
 	for id, line := range want {
 		require.Equal(t, line, resultOf(t, rt, id), "job %d", id)
 	}
 
-	p := rt.DispatchParse(syntax.Request{Source: []byte("local x = 1\n"), Language: "lua"}, DispatchOptions{})
+	p := dispatchKept(rt, []byte("local x = 1\n"), DispatchOptions{})
 	pumpUntil(t, rt, func() bool { return rt.IsComplete(p) })
-	require.True(t, strings.HasPrefix(resultOf(t, rt, p), "tree, parsed in "), resultOf(t, rt, p))
+	require.True(t, strings.HasPrefix(resultOf(t, rt, p), "kept, worked "), resultOf(t, rt, p))
 	rt.TakeResult(p)
 }
 

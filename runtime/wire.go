@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/pmacs-go/pmacs-go/fsops"
+	"github.com/pmacs-go/pmacs-go/bus/wire"
 	"github.com/pmacs-go/pmacs-go/grep"
-	"github.com/pmacs-go/pmacs-go/proc"
 
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
@@ -23,19 +22,21 @@ const (
 	replySum                            // completed with N
 	replyCancelled                      // observed cancellation
 	replyFailed                         // Msg, Code
-	replyInts                           // stream items: Ints
+	_                                   // once emit_n's and text search's items; now replyItems
 	replyMatches                        // stream items: Matches
 	replyClosed                         // stream completed
-	replyParse                          // parse completed; N = duration ns, tree in the handoff
-	replyListing                        // read_dir completed
-	replyEntry                          // stat completed
+	_                                   // once parse's; parse now carries its own value
+	_                                   // once read_dir's value; now replyResult
+	_                                   // once stat's value; now replyResult
 	replyValue                          // external job completed with Value
 	replyProgress                       // stream progress: N = units done (grep: files searched)
-	replyLines                          // stream items: spawn output lines
-	replyExit                           // spawn or system completed: Exit
+	_                                   // once spawn's lines; now replyItems
+	_                                   // once spawn's and system's exit; now replyResult
 	replyExternal                       // external job completed; its value waits in the job entry
-	replyRanked                         // stream item: a ranked snapshot (find_files)
-	replyRanking                        // find_files or fuzzy completed with its final Ranking
+	_                                   // once find_files' snapshot; now replyItems
+	_                                   // once find_files' and fuzzy's ranking; now replyResult
+	replyItems                          // stream items in their kind's form: [job, kind, weight, items]
+	replyResult                         // completed with a value in its kind's form: [job, kind, value]
 	replyKindEnd
 )
 
@@ -51,21 +52,17 @@ type reply struct {
 	N       uint64
 	Msg     string
 	Code    string
-	Ints    []uint64
 	Matches []grep.Match
-	Listing *fsops.Listing
-	Entry   *fsops.Entry
 	Value   any
-	Lines   []SpawnLine      // decoded spawn lines
-	Exit    *SpawnResult     // spawn and system outcome
-	Ranking *Ranking         // find_files snapshot or final ranking, fuzzy ranking
 	Skipped *grep.SkipCounts // grep progress: what the search left out so far
-	// rawLines are a worker's lines, encoded straight from proc's buffer
-	// (sending encodes before it returns, so aliasing it is safe).
-	rawLines []proc.Line
 	// block is a grep batch for a stream that takes matches in blocks,
 	// checked but not decoded (see applyMatchBlock).
 	block *MatchBlock
+	// items and detail are a kind's stream batch and progress detail,
+	// carried by its codecs; kind names the codecs on the sending side.
+	items  Items
+	detail any
+	kind   Kind
 	// err is a failed reply's error in this process; it never crosses the
 	// bus (the job entry keeps it, see task.keepFailure).
 	err error
@@ -76,12 +73,14 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	switch r.Kind {
 	case replyFailed:
 		fields = 4
-	case replySum, replyParse, replyProgress, replyInts, replyMatches, replyListing, replyEntry, replyValue,
-		replyLines, replyExit, replyRanked, replyRanking:
+	case replySum, replyProgress, replyMatches, replyValue:
 		fields = 3
 	}
-	if r.Kind == replyProgress && r.Skipped != nil {
+	if r.Kind == replyProgress && (r.Skipped != nil || r.detail != nil) || r.Kind == replyItems {
 		fields = 4
+	}
+	if r.Kind == replyResult {
+		fields = 3
 	}
 	if err := e.EncodeArrayLen(fields); err != nil {
 		return err
@@ -100,43 +99,40 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 		if r.Skipped != nil {
 			return encodeSkipped(e, r.Skipped)
 		}
+		if r.detail != nil {
+			c := r.kind.spec().Detail
+			if c == nil {
+				return fmt.Errorf("reply: kind %s has no detail codec", r.kind)
+			}
+			return c.EncodeValue(e, r.detail)
+		}
 		return nil
-	case replySum, replyParse:
+	case replyItems:
+		c := r.kind.spec().Items
+		if c == nil {
+			return fmt.Errorf("reply: kind %s has no items codec", r.kind)
+		}
+		if err := e.EncodeUint(r.N); err != nil {
+			return err
+		}
+		return c.EncodeItems(e, r.items)
+	case replyResult:
+		c := r.kind.spec().Value
+		if c == nil {
+			return fmt.Errorf("reply: kind %s has no value codec for %T", r.kind, r.Value)
+		}
+		return c.EncodeValue(e, r.Value)
+	case replySum:
 		return e.EncodeUint(r.N)
 	case replyFailed:
 		if err := e.EncodeString(r.Msg); err != nil {
 			return err
 		}
 		return e.EncodeString(r.Code)
-	case replyInts:
-		if err := e.EncodeArrayLen(len(r.Ints)); err != nil {
-			return err
-		}
-		for _, v := range r.Ints {
-			if err := e.EncodeUint(v); err != nil {
-				return err
-			}
-		}
-		return nil
 	case replyMatches:
 		return encodeMatches(e, r.Matches)
-	case replyListing:
-		return encodeListing(e, r.Listing)
-	case replyEntry:
-		return encodeEntry(e, r.Entry)
 	case replyValue:
 		return encodeValue(e, r.Value, 0)
-	case replyLines:
-		if r.rawLines == nil && len(r.Lines) > 0 {
-			// A reply that was decoded (or built) with its lines already
-			// decoded: encoding only rawLines would drop every one.
-			return encodeLines(e, spawnLinesToProc(r.Lines))
-		}
-		return encodeLines(e, r.rawLines)
-	case replyExit:
-		return encodeExit(e, r.Exit)
-	case replyRanked, replyRanking:
-		return encodeRanking(e, r.Ranking)
 	}
 	return nil
 }
@@ -161,7 +157,7 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 	want := 2
 	switch r.Kind {
 	case replyUnit, replyCancelled, replyClosed, replyExternal:
-	case replySum, replyParse:
+	case replySum:
 		want = 3
 		r.N, err = d.DecodeUint64()
 	case replyProgress:
@@ -177,32 +173,12 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 		if r.Msg, err = d.DecodeString(); err == nil {
 			r.Code, err = d.DecodeString()
 		}
-	case replyInts:
-		want = 3
-		r.Ints, err = decodeInts(d)
 	case replyMatches:
 		want = 3
 		r.Matches, err = decodeMatches(d)
-	case replyListing:
-		want = 3
-		r.Listing, err = decodeListing(d)
-	case replyEntry:
-		want = 3
-		var ent fsops.Entry
-		ent, err = decodeEntry(d)
-		r.Entry = &ent
 	case replyValue:
 		want = 3
 		r.Value, err = decodeValue(d, 0)
-	case replyLines:
-		want = 3
-		r.Lines, err = decodeLines(d)
-	case replyExit:
-		want = 3
-		r.Exit, err = decodeExit(d)
-	case replyRanked, replyRanking:
-		want = 3
-		r.Ranking, err = decodeRanking(d)
 	default:
 		return fmt.Errorf("reply: unknown kind %d", kind)
 	}
@@ -264,32 +240,6 @@ func encodeValue(e *msgpack.Encoder, v any, depth int) error {
 	return e.Encode(v)
 }
 
-// remainingBytes reports how many payload bytes d has left to read, when it
-// reads from memory (the bus decoders read from a bytes.Reader).
-func remainingBytes(d *msgpack.Decoder) (int, bool) {
-	if r, ok := d.Buffered().(interface{ Len() int }); ok {
-		return r.Len(), true
-	}
-	return 0, false
-}
-
-// checkClaim refuses a length prefix of n items when the payload does not
-// hold the minItem bytes each of them needs at the least. That, and never
-// sizing a slice or map by a prefix it has not checked, is what keeps a
-// hostile few bytes from costing gigabytes: a fixed item bound would also
-// refuse honest replies (an LSP semantic-tokens array of a mid-sized file
-// has 70,000 integers). A decoder that does not read from memory skips the
-// check; allocation is then still bounded by the items actually read.
-func checkClaim(d *msgpack.Decoder, what string, n, minItem int) error {
-	if n < 0 {
-		return nil
-	}
-	if left, ok := remainingBytes(d); ok && n > left/minItem {
-		return fmt.Errorf("%s claims %d items but only %d bytes remain", what, n, left)
-	}
-	return nil
-}
-
 // decodeValue decodes an arbitrary value as DecodeInterface does (arrays as
 // []any, maps as map[string]any), but checks every length prefix against the
 // bytes left and refuses values nested deeper than maxWireDepth.
@@ -305,7 +255,7 @@ func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
 	}
 	switch {
 	case msgpcode.IsFixedArray(c) || c == msgpcode.Array16 || c == msgpcode.Array32:
-		n, err := decodeLen(d, 1)
+		n, err := wire.DecodeLen(d, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -323,7 +273,7 @@ func decodeValue(d *msgpack.Decoder, depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkClaim(d, "map", n, 2); err != nil {
+		if err := wire.CheckClaim(d, "map", n, 2); err != nil {
 			return nil, err
 		}
 		out := make(map[string]any, min(n, 64))
@@ -388,38 +338,6 @@ func checkScalarClaim(d *msgpack.Decoder, c byte) error {
 		return fmt.Errorf("value claims %d bytes but only %d remain", size, left)
 	}
 	return nil
-}
-
-// decodeLen reads an array header whose items take at least minItem bytes
-// each and refuses a length the payload cannot hold.
-func decodeLen(d *msgpack.Decoder, minItem int) (int, error) {
-	n, err := d.DecodeArrayLen()
-	if err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		return 0, nil // nil array
-	}
-	if err := checkClaim(d, "array", n, minItem); err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
-func decodeInts(d *msgpack.Decoder) ([]uint64, error) {
-	n, err := decodeLen(d, 1)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uint64, 0, min(n, 4096))
-	for range n {
-		v, err := d.DecodeUint64()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 // peekJobID reads the job id of a reply that failed to decode: the first
@@ -510,4 +428,118 @@ func decodeSkipped(d *msgpack.Decoder) (*grep.SkipCounts, error) {
 		}
 	}
 	return c, nil
+}
+
+// applyKindReply applies a reply whose payload is in its kind's form (a
+// stream batch, a value, a progress detail), decoding it with the kind's
+// codec; it reports false, applying nothing, for any other reply, which the
+// general decoder then decides. A payload the codec refuses fails its job
+// as an undecodable reply does.
+func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
+	w := wireBytes{p: p}
+	n, ok := w.arrayLen()
+	if !ok {
+		return false
+	}
+	id, ok1 := w.uint()
+	rk, ok2 := w.uint()
+	if !ok1 || !ok2 {
+		return false
+	}
+	var weight uint64
+	switch {
+	case rk == uint64(replyItems) && n == 4:
+		if weight, ok = w.uint(); !ok {
+			return false
+		}
+	case rk == uint64(replyResult) && n == 3:
+	case rk == uint64(replyProgress) && n == 4:
+		if weight, ok = w.uint(); !ok { // the count
+			return false
+		}
+	default:
+		return false
+	}
+	j := rt.pending[JobID(id)]
+	if j == nil {
+		rt.scratch = reply{}
+		return true // unknown or already taken: a late duplicate
+	}
+	if rk == uint64(replyItems) && j.stream == nil {
+		// Items for a request/reply job are a handler's bug: nothing
+		// would deliver them, and its kind has no codec to read them.
+		rt.malformed++
+		rt.scratch = reply{}
+		return true
+	}
+	spec := j.kind.spec()
+	if rk == uint64(replyProgress) && spec.Detail == nil {
+		return false // grep's skip counts, until grep carries its own
+	}
+	v, err := rt.decodeKind(p[w.i:], func(d *msgpack.Decoder) (any, error) {
+		switch replyKind(rk) {
+		case replyItems:
+			c := spec.Items
+			if j.stream != nil && j.stream.codec != nil {
+				c = j.stream.codec
+			}
+			if c == nil {
+				return nil, fmt.Errorf("kind %s streams no items", j.kind)
+			}
+			return c.DecodeItems(p[w.i:], d)
+		case replyResult:
+			if spec.Value == nil {
+				return nil, fmt.Errorf("kind %s completes with no value", j.kind)
+			}
+			return spec.Value.DecodeValue(d)
+		}
+		return spec.Detail.DecodeValue(d)
+	})
+	if err != nil {
+		rt.malformed++
+		rt.failUndecodable(j.id, err, now, out)
+		return true
+	}
+	rt.scratch = reply{Job: j.id, Kind: replyKind(rk)}
+	switch replyKind(rk) {
+	case replyItems:
+		it, _ := v.(Items)
+		if it == nil || uint64(it.Weight()) != weight {
+			rt.malformed++
+			rt.failUndecodable(j.id, fmt.Errorf("a batch of weight %d decoded to %T", weight, v), now, out)
+			return true
+		}
+		rt.scratch.items = it
+	case replyResult:
+		rt.scratch.Value = v
+	default:
+		rt.scratch.N, rt.scratch.detail = weight, v
+	}
+	rt.apply(&rt.scratch, now, out)
+	rt.scratch = reply{}
+	return true
+}
+
+// decodeKind runs a kind's decoder over p, which it must read to the end;
+// a panic in the decoder is its error.
+func (rt *Runtime) decodeKind(p []byte, dec func(*msgpack.Decoder) (any, error)) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("its decoder panicked: %v", r)
+		}
+		if err != nil {
+			// As the bus's decoder does: a failed decode may have grown
+			// the decoder's buffer to what a hostile prefix claimed.
+			rt.kdec = msgpack.NewDecoder(&rt.kread)
+		}
+	}()
+	rt.kread.Reset(p)
+	rt.kdec.Reset(&rt.kread)
+	if v, err = dec(rt.kdec); err != nil {
+		return nil, err
+	}
+	if left := rt.kread.Len(); left != 0 {
+		return nil, fmt.Errorf("%d bytes left after the payload", left)
+	}
+	return v, nil
 }

@@ -66,7 +66,7 @@ func TestMatchesFastPathLeavesTheRestToTheGeneralDecoder(t *testing.T) {
 	env, err := reg.Encode(replyTopic, &reply{Job: 6, Kind: replyMatches, Matches: []grep.Match{sampleMatch}})
 	require.NoError(t, err)
 	ok := env.Payload
-	ints, err := reg.Encode(replyTopic, &reply{Job: 6, Kind: replyInts, Ints: []uint64{1, 2}})
+	ints, err := reg.Encode(replyTopic, intsReply(6, 1, 2))
 	require.NoError(t, err)
 	cases := map[string][]byte{
 		"another kind":                   ints.Payload,

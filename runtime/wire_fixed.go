@@ -17,9 +17,9 @@ func (r *reply) appendFixed(b []byte) ([]byte, bool) {
 		b = append(b, 0x92)
 		b = appendUint(b, uint64(r.Job))
 		return appendUint(b, uint64(r.Kind)), true
-	case replySum, replyParse, replyProgress:
-		if r.Skipped != nil {
-			return b, false // grep's skip counts take the encoder's path
+	case replySum, replyProgress:
+		if r.Skipped != nil || r.detail != nil {
+			return b, false // a progress detail takes the encoder's path
 		}
 		b = append(b, 0x93)
 		b = appendUint(b, uint64(r.Job))

@@ -17,7 +17,7 @@ func TestAppendFixedMatchesEncoder(t *testing.T) {
 		strings.Repeat("d", 256), strings.Repeat("e", 65535), strings.Repeat("f", 65536)}
 	var cases []reply
 	for _, n := range nums {
-		for _, k := range []replyKind{replyUnit, replyCancelled, replyClosed, replySum, replyParse, replyProgress} {
+		for _, k := range []replyKind{replyUnit, replyCancelled, replyClosed, replySum, replyProgress} {
 			cases = append(cases, reply{Job: JobID(n), Kind: k, N: n})
 		}
 	}
@@ -34,7 +34,7 @@ func TestAppendFixedMatchesEncoder(t *testing.T) {
 		require.NoError(t, reg.Decode(busEnvelope(got), &back))
 		require.Equal(t, r.Kind, back.Kind)
 	}
-	for _, k := range []replyKind{replyInts, replyMatches, replyListing, replyEntry, replyValue} {
+	for _, k := range []replyKind{replyItems, replyResult, replyMatches, replyValue} {
 		r := reply{Kind: k}
 		b, ok := r.appendFixed([]byte{1})
 		require.False(t, ok)

@@ -17,7 +17,7 @@ RUNS="${RUNS:-100}"
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
 PMACS_TEARDOWN_RUNS="$RUNS" go test -p 1 -count=1 -timeout 90m -run '^TestTeardownWorstCase$' -v \
-  ./runtime ./lsp ./mcp ./cmd/demo-editor >"$out" 2>&1 || { cat "$out"; exit 1; }
+  ./runtime ./kinds/procjob ./lsp ./mcp ./cmd/demo-editor >"$out" 2>&1 || { cat "$out"; exit 1; }
 
 printf '| teardown | %s |\n' "grandchild | ignoreterm | fullpipe | neverclose"
 printf '| --- | --- | --- | --- | --- |\n'

@@ -12,7 +12,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 )
 
 // Issue 14 (60 MB file): a file larger than the first read shows its first
@@ -221,7 +221,7 @@ func TestHugeFileOfLongRowsIsNotColoured(t *testing.T) {
 	var parses int
 	h.e.call(func() {
 		for _, c := range h.e.rt.Snapshot().Completed {
-			if c.Kind == runtime.KindParse {
+			if c.Kind == parsejob.Kind {
 				parses++
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 )
 
 // pos is a position in a buffer: a zero-based row and a byte column within
@@ -73,7 +73,7 @@ type buffer struct {
 	hl hlRows
 	// snap is the text handed to search jobs (nil until one asks); hits
 	// are the in-buffer search's matches (nil for none).
-	snap *runtime.TextSnapshot
+	snap *textsearch.Snapshot
 	hits *searchHits
 	// gv fills the buffer from a grep job (ed.grep_view), nil for none.
 	gv *grepView

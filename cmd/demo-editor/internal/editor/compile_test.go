@@ -12,6 +12,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmacs-go/pmacs-go/kinds/procjob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -57,7 +58,7 @@ func TestCompileSupersedes(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitText("first")
 	h.until("the first compile running as a spawn job", func(e *session) bool {
-		active, _ := jobsOfKind(e, runtime.KindSpawn)
+		active, _ := jobsOfKind(e, procjob.SpawnKind)
 		return len(active) == 1
 	})
 
@@ -67,7 +68,7 @@ func TestCompileSupersedes(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitText("exited with code 0")
 	h.until("the first compile cancelled", func(e *session) bool {
-		active, done := jobsOfKind(e, runtime.KindSpawn)
+		active, done := jobsOfKind(e, procjob.SpawnKind)
 		cancelled := 0
 		for _, c := range done {
 			if c.State == runtime.Cancelled {
@@ -126,13 +127,13 @@ func TestCompileBufferClosedWhileRunning(t *testing.T) {
 	h.e.call(func() { err = h.e.L.DoString(`pmacs.editor.close(pmacs.editor.find("*compile*"))`) })
 	require.NoError(t, err)
 	h.until("the compile over", func(e *session) bool {
-		active, done := jobsOfKind(e, runtime.KindSpawn)
+		active, done := jobsOfKind(e, procjob.SpawnKind)
 		return len(active) == 0 && len(done) == 1 && !e.lb.Busy()
 	})
 	var log string
 	var state runtime.State
 	h.e.call(func() {
-		_, done := jobsOfKind(h.e, runtime.KindSpawn)
+		_, done := jobsOfKind(h.e, procjob.SpawnKind)
 		state = done[0].State
 		log = h.e.messages.Text()
 	})

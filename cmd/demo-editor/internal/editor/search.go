@@ -3,7 +3,7 @@ package editor
 import (
 	"slices"
 
-	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 )
 
 // textMatch is one in-buffer search match: a row and a byte range in it.
@@ -97,9 +97,9 @@ func (h *searchHits) last() (textMatch, bool) {
 
 // snapshot returns the buffer's text as a snapshot for a search job,
 // the same one while the text is unchanged.
-func (b *buffer) snapshot() *runtime.TextSnapshot {
+func (b *buffer) snapshot() *textsearch.Snapshot {
 	if b.snap == nil {
-		b.snap = runtime.NewTextSnapshot(b.lines)
+		b.snap = textsearch.NewSnapshot(b.lines)
 	}
 	return b.snap
 }

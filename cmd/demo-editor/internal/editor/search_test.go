@@ -10,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -139,7 +140,7 @@ func TestInBufferSearchSupersedes(t *testing.T) {
 	var cancelled, completed int
 	h.e.call(func() {
 		for _, c := range h.e.rt.Snapshot().Completed {
-			if c.Kind != runtime.KindTextSearch {
+			if c.Kind != textsearch.Kind {
 				continue
 			}
 			switch c.State {
@@ -168,11 +169,11 @@ func TestEditDuringSearchKeepsSnapshot(t *testing.T) {
 	path := writeTestFile(t, "e.txt", strings.Join(lines, "\n")+"\n")
 	h := startEditor(t, Options{Path: path})
 	h.waitText("x needle")
-	var snap *runtime.TextSnapshot
+	var snap *textsearch.Snapshot
 	h.e.call(func() {
 		b := h.e.cur
 		snap = b.snapshot()
-		id := h.e.rt.DispatchTextSearch(runtime.TextSearchSpec{Text: snap, Pattern: "needle"}, runtime.DispatchOptions{})
+		id := textsearch.Dispatch(h.e.rt, textsearch.Spec{Text: snap, Pattern: "needle"}, runtime.DispatchOptions{})
 		for row := 0; row < 50; row++ {
 			b.edit(pos{row, 0}, pos{row, 1}, "needle ", false)
 		}
@@ -186,6 +187,6 @@ func TestEditDuringSearchKeepsSnapshot(t *testing.T) {
 		old := b.snapshot()
 		require.NotSame(t, snap, old)
 		b.edit(pos{0, 0}, pos{0, 0}, "y", false)
-		require.ErrorContains(t, runtime.TextSearchSpec{Text: old, Pattern: "y"}.Check(), "the text changed")
+		require.ErrorContains(t, textsearch.Spec{Text: old, Pattern: "y"}.Check(), "the text changed")
 	})
 }

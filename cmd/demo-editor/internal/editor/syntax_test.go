@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 )
 
 // Acceptance: syntax highlighting from parse jobs under the buffer's
@@ -49,7 +49,7 @@ func TestSyntaxHighlightingFollowsParses(t *testing.T) {
 	var keys []string
 	h.e.call(func() {
 		for _, c := range h.e.rt.Snapshot().Completed {
-			if c.Kind == runtime.KindParse {
+			if c.Kind == parsejob.Kind {
 				keys = append(keys, c.Key)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/demojob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
@@ -51,7 +52,7 @@ func TestWorkersViewListsAndCancelsAJob(t *testing.T) {
 	require.True(t, anyContains(rows, "cancelled"), "the completion shows the outcome")
 	h.until("the sleep settled cancelled", func(e *session) bool {
 		for _, c := range e.rt.Snapshot().Completed {
-			if c.Kind == runtime.KindSleep {
+			if c.Kind == demojob.Sleep {
 				return c.State == runtime.Cancelled
 			}
 		}
