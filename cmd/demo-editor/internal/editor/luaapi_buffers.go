@@ -1,0 +1,156 @@
+package editor
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// ---- buffers ----
+
+func (e *session) luaOpen(L *lua.LState) int {
+	path := strArg(L, "open", 1, "path")
+	b, err := e.openFile(path)
+	if err != nil {
+		return pushErr(L, err)
+	}
+	return push(L, lua.LNumber(b.id))
+}
+
+func (e *session) luaCreate(L *lua.LState) int {
+	name := strArg(L, "create", 1, "name")
+	opts := optTable(L, "create", 2, "opts", "readonly", "list")
+	if b := e.findBuffer(name); b != nil && b.path == "" {
+		return push(L, lua.LNumber(b.id))
+	}
+	b := e.newScratch(e.uniqueName(name))
+	b.readOnly = optBool(opts, "readonly", true)
+	b.cursorLine = optBool(opts, "list", true)
+	return push(L, lua.LNumber(b.id))
+}
+
+func (e *session) luaFind(L *lua.LState) int {
+	if b := e.findBuffer(strArg(L, "find", 1, "name")); b != nil {
+		return push(L, lua.LNumber(b.id))
+	}
+	return push(L, lua.LNil)
+}
+
+func (e *session) luaBuffers(L *lua.LState) int {
+	out := L.CreateTable(len(e.order), 0)
+	for _, id := range e.order {
+		b := e.bufs[id]
+		t := L.CreateTable(0, 5)
+		t.RawSetString("id", lua.LNumber(b.id))
+		t.RawSetString("name", lua.LString(b.name))
+		if b.path != "" {
+			t.RawSetString("path", lua.LString(b.path))
+		}
+		if b.lang != "" {
+			t.RawSetString("language", lua.LString(b.lang))
+		}
+		t.RawSetString("modified", lua.LBool(b.Modified()))
+		out.Append(t)
+	}
+	return push(L, out)
+}
+
+func (e *session) luaClose(L *lua.LState) int {
+	if err := e.closeBuffer(e.bufArg(L, "close", 1)); err != nil {
+		return pushErr(L, err)
+	}
+	return push(L, lua.LTrue)
+}
+
+func (e *session) luaName(L *lua.LState) int {
+	return push(L, lua.LString(e.bufArg(L, "name", 1).name))
+}
+
+func (e *session) luaPath(L *lua.LState) int {
+	if p := e.bufArg(L, "path", 1).path; p != "" {
+		return push(L, lua.LString(p))
+	}
+	return push(L, lua.LNil)
+}
+
+func (e *session) luaLanguage(L *lua.LState) int {
+	if l := e.bufArg(L, "language", 1).lang; l != "" {
+		return push(L, lua.LString(l))
+	}
+	return push(L, lua.LNil)
+}
+
+func (e *session) luaModified(L *lua.LState) int {
+	return push(L, lua.LBool(e.bufArg(L, "modified", 1).Modified()))
+}
+
+// luaValid is ed.valid(buf): whether buf is open. Every other primitive
+// raises on a closed buffer, and a task that waited may hold the id of one
+// closed meanwhile, before its "close" hook has run.
+func (e *session) luaValid(L *lua.LState) int {
+	return push(L, lua.LBool(e.bufs[intArg(L, "valid", 1, "buf")] != nil))
+}
+
+func (e *session) luaLoading(L *lua.LState) int {
+	return push(L, lua.LBool(e.bufArg(L, "loading", 1).loading))
+}
+
+// luaSave saves buf; its second argument is on_done or a table
+// {on_done = fn, make_dirs = bool}.
+func (e *session) luaSave(L *lua.LState) int {
+	b := e.bufArg(L, "save", 1)
+	var onDone *lua.LFunction
+	makeDirs := false
+	switch v := L.Get(2).(type) {
+	case *lua.LNilType:
+	case *lua.LFunction:
+		onDone = v
+	case *lua.LTable:
+		t := optTable(L, "save", 2, "opts", "on_done", "make_dirs")
+		onDone = optFn(L, "save", t, "on_done")
+		makeDirs = optBool(t, "make_dirs", false)
+	default:
+		argErr(L, "save", 2, "on_done", "a function or a table {on_done, make_dirs}")
+	}
+	e.save(b, onDone, makeDirs)
+	return 0
+}
+
+func (e *session) luaReadonly(L *lua.LState) int {
+	return push(L, lua.LBool(e.bufArg(L, "readonly", 1).readOnly))
+}
+
+// luaSetPath makes a file buffer visit another path (save as): the text
+// stays, it counts as modified until saved, and its name and language
+// follow the path. It returns nil and a message when another buffer visits
+// that path; a scratch buffer raises.
+func (e *session) luaSetPath(L *lua.LState) int {
+	b := e.bufArg(L, "set_path", 1)
+	path := strArg(L, "set_path", 2, "path")
+	if b.path == "" {
+		L.RaiseError("pmacs.editor.set_path: buffer %d (%s) is a view, not a file", b.id, b.name)
+	}
+	if strings.HasSuffix(path, "/") {
+		return pushErr(L, fmt.Errorf("set_path %s: a path ending in / names a directory, not a file", path))
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return pushErr(L, fmt.Errorf("set_path %s: %w", path, err))
+	}
+	if abs == b.path {
+		return push(L, lua.LTrue)
+	}
+	for _, o := range e.bufs {
+		if o != b && o.path == abs {
+			return pushErr(L, fmt.Errorf("set_path %s: buffer %s already visits it", abs, o.name))
+		}
+	}
+	b.name = "" // so that uniqueName does not see the old name as taken
+	b.path, b.name, b.lang = abs, e.uniqueName(filepath.Base(abs)), languageFor(abs)
+	// Nothing on disk at the new path matches the text yet.
+	b.savedStep = math.MaxUint64
+	return push(L, lua.LTrue)
+}

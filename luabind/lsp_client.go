@@ -1,0 +1,231 @@
+package luabind
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"go.lsp.dev/protocol"
+
+	"github.com/pmacs-go/pmacs-go/lsp"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+func checkClient(L *lua.LState, fname string) *lspClient {
+	return checkSelf[*lspClient](L, fname, "language client (call it as client:method())")
+}
+
+func (b *Binding) lspString(L *lua.LState) int {
+	c := checkClient(L, "tostring")
+	state := "starting"
+	switch {
+	case c.stopped:
+		state = "stopped"
+	case c.c.Err() != nil:
+		state = "failed"
+	case c.c.Initialized():
+		state = "running"
+	}
+	L.Push(lua.LString("pmacs.lsp.client(" + c.name + ", " + state + ")"))
+	return 1
+}
+
+// lspRequest is client:request(method, params, {key =, timeout_ms =}): a
+// handle of kind lsp_request.
+func (b *Binding) lspRequest(L *lua.LState) int {
+	const fname = "client:request"
+	c := checkClient(L, fname)
+	method := checkString(L, fname, 2, "method")
+	params := jsonArg(L, fname, "params", L.Get(3))
+	f := checkTable(L, fname, 4, "opts", "option", true, "key", "timeout_ms")
+	var opts lsp.RequestOptions
+	if f.t != nil {
+		opts.Key = f.str("key", false, "")
+		opts.Timeout = msField(f, "timeout_ms")
+	}
+	id := c.c.Request(method, params, opts)
+	b.lsp.owner[id] = c
+	L.Push(b.newHandle(L, id, runtime.KindLSPRequest, false))
+	return 1
+}
+
+func (b *Binding) lspNotify(L *lua.LState) int {
+	const fname = "client:notify"
+	c := checkClient(L, fname)
+	method := checkString(L, fname, 2, "method")
+	return pushErr(L, c.c.Notify(method, jsonArg(L, fname, "params", L.Get(3))))
+}
+
+// pushErr returns true, or nil and the error's message.
+func pushErr(L *lua.LState, err error) int {
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	L.Push(lua.LTrue)
+	return 1
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+func (b *Binding) lspOpen(L *lua.LState) int {
+	const fname = "client:open"
+	c := checkClient(L, fname)
+	path := absPath(checkString(L, fname, 2, "path"))
+	var text []byte
+	switch v := L.Get(3).(type) {
+	case lua.LString:
+		text = []byte(v)
+	case *lua.LNilType:
+		// Open reads the file: say so here, where the caller can act on
+		// it, rather than in a server's complaint about an empty file.
+		b.safeRead(L, fname, path, true)
+		data, err := b.readFile(path)
+		if err != nil {
+			return pushErr(L, fmt.Errorf("%s: %w", fname, err))
+		}
+		text = data
+	default:
+		argError(L, fname, 3, "text", "a string or nil", v)
+	}
+	langID := c.langID
+	if langID == "" {
+		langID = strings.TrimPrefix(filepath.Ext(path), ".")
+	}
+	return pushErr(L, c.c.Open(path, langID, text))
+}
+
+// lspChange is client:change(path, edits): each edit {line =, col =,
+// end_line =, end_col =, text =}, zero-based, columns in UTF-16 units.
+func (b *Binding) lspChange(L *lua.LState) int {
+	const fname = "client:change"
+	c := checkClient(L, fname)
+	path := absPath(checkString(L, fname, 2, "path"))
+	lt, ok := L.Get(3).(*lua.LTable)
+	if !ok {
+		argError(L, fname, 3, "edits", "a list of edits", L.Get(3))
+	}
+	n := lt.Len()
+	edits := make([]lsp.Edit, 0, n)
+	for i := 1; i <= n; i++ {
+		et, ok := lt.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			raise(L, "%s: edit %d must be a table {line =, col =, end_line =, end_col =, text =}, got %s", fname, i, typeName(lt.RawGetInt(i)))
+		}
+		num := func(k string) uint32 {
+			v, ok := et.RawGetString(k).(lua.LNumber)
+			if !ok || v < 0 || v != lua.LNumber(math.Trunc(float64(v))) || v > math.MaxUint32 {
+				raise(L, "%s: edit %d: %s must be a whole number >= 0, got %s", fname, i, k, typeName(et.RawGetString(k)))
+			}
+			return uint32(v)
+		}
+		txt, ok := et.RawGetString("text").(lua.LString)
+		if !ok {
+			raise(L, "%s: edit %d: text must be a string, got %s", fname, i, typeName(et.RawGetString("text")))
+		}
+		edits = append(edits, lsp.Edit{
+			Range: protocol.Range{
+				Start: protocol.Position{Line: num("line"), Character: num("col")},
+				End:   protocol.Position{Line: num("end_line"), Character: num("end_col")},
+			},
+			Text: string(txt),
+		})
+	}
+	return pushErr(L, c.c.Change(path, edits...))
+}
+
+func (b *Binding) lspSave(L *lua.LState) int {
+	c := checkClient(L, "client:save")
+	return pushErr(L, c.c.Save(absPath(checkString(L, "client:save", 2, "path"))))
+}
+
+// lspVersion is client:version(path): the version of the document's
+// current text, 0 when it is not open (see lsp.Client.Version).
+func (b *Binding) lspVersion(L *lua.LState) int {
+	c := checkClient(L, "client:version")
+	L.Push(lua.LNumber(c.c.Version(absPath(checkString(L, "client:version", 2, "path")))))
+	return 1
+}
+
+func (b *Binding) lspClose(L *lua.LState) int {
+	c := checkClient(L, "client:close")
+	return pushErr(L, c.c.CloseDocument(absPath(checkString(L, "client:close", 2, "path"))))
+}
+
+// lspStop is client:stop(): it stops the server and returns a handle of
+// kind lsp_request that settles once the server has exited, its whole tree
+// has ended and it has been reaped, with {code =, signal =}: its last exit.
+// Every call returns the same handle.
+func (b *Binding) lspStop(L *lua.LState) int {
+	c := checkClient(L, "client:stop")
+	c.stopped = true
+	if c.stopHandle == nil {
+		c.stopHandle = b.newHandle(L, c.c.StopJob(), runtime.KindLSPRequest, false)
+	}
+	L.Push(c.stopHandle)
+	return 1
+}
+
+// lspStatus is client:status(): {state, pending, restarts..., progress =
+// {{title, message, percentage}}, error, stderr}.
+func (b *Binding) lspStatus(L *lua.LState) int {
+	c := checkClient(L, "client:status")
+	t := L.CreateTable(0, 6)
+	state := "starting"
+	switch {
+	case c.stopped:
+		state = "stopped"
+	case c.c.Err() != nil:
+		state = "failed"
+	case c.c.Initialized():
+		state = "running"
+	}
+	t.RawSetString("state", lua.LString(state))
+	if err := c.c.Err(); err != nil {
+		t.RawSetString("error", lua.LString(err.Error()))
+	}
+	st := c.c.Stats()
+	t.RawSetString("pending", lua.LNumber(st.Pending))
+	t.RawSetString("received", lua.LNumber(st.Received))
+	t.RawSetString("malformed", lua.LNumber(st.Malformed))
+	t.RawSetString("stderr", lua.LString(c.c.Stderr()))
+	ps := c.c.Progress()
+	pt := L.CreateTable(len(ps), 0)
+	for i, p := range ps {
+		e := L.CreateTable(0, 4)
+		e.RawSetString("token", lua.LString(p.Token))
+		e.RawSetString("title", lua.LString(p.Title))
+		e.RawSetString("message", lua.LString(p.Message))
+		e.RawSetString("percentage", lua.LNumber(p.Percentage))
+		pt.RawSetInt(i+1, e)
+	}
+	t.RawSetString("progress", pt)
+	L.Push(t)
+	return 1
+}
+
+// lspMessages is client:messages(): the server's show/log messages since
+// the last call, each {show, type, text}.
+func (b *Binding) lspMessages(L *lua.LState) int {
+	c := checkClient(L, "client:messages")
+	c.messages = append(c.messages, c.c.TakeMessages()...)
+	t := L.CreateTable(len(c.messages), 0)
+	for i, m := range c.messages {
+		e := L.CreateTable(0, 3)
+		e.RawSetString("show", lua.LBool(m.Show))
+		e.RawSetString("type", lua.LNumber(m.Type))
+		e.RawSetString("text", lua.LString(m.Text))
+		t.RawSetInt(i+1, e)
+	}
+	c.messages = nil
+	L.Push(t)
+	return 1
+}
