@@ -350,14 +350,36 @@ func (s fixtureMatches) Cut(n int) (head, rest Items) { return s[:n:n], s[n:] }
 
 type fixtureMatchesCodec struct{}
 
+// fixtureMatch is a match on the wire as arrays, as grepjob's form is, so
+// a batch weighs on the bus what a real one does.
+type fixtureMatch struct {
+	_msgpack   struct{} `msgpack:",as_array"`
+	File       string
+	Line       uint32
+	Text       string
+	Start, End uint32
+	Spans      [][2]uint32
+}
+
 func (fixtureMatchesCodec) EncodeItems(e *msgpack.Encoder, items Items) error {
-	return e.Encode([]grep.Match(items.(fixtureMatches)))
+	ms := items.(fixtureMatches)
+	out := make([]fixtureMatch, len(ms))
+	for i, m := range ms {
+		out[i] = fixtureMatch{File: m.File, Line: m.Line, Text: m.Text, Start: m.MatchStart, End: m.MatchEnd, Spans: m.Spans}
+	}
+	return e.Encode(out)
 }
 
 func (fixtureMatchesCodec) DecodeItems(_ []byte, d *msgpack.Decoder) (Items, error) {
-	var ms []grep.Match
-	err := d.Decode(&ms)
-	return fixtureMatches(ms), err
+	var in []fixtureMatch
+	if err := d.Decode(&in); err != nil {
+		return nil, err
+	}
+	ms := make(fixtureMatches, len(in))
+	for i, m := range in {
+		ms[i] = grep.Match{File: m.File, Line: m.Line, Text: m.Text, MatchStart: m.Start, MatchEnd: m.End, Spans: m.Spans}
+	}
+	return ms, nil
 }
 
 type fixtureSkippedCodec struct{}
