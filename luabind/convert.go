@@ -65,9 +65,6 @@ func batchToLua(L *lua.LState, sb *runtime.StreamBatch) *lua.LTable {
 			k.items(L, t, sb.Items)
 		}
 	}
-	for i := range sb.Matches {
-		t.Append(matchToLua(L, &sb.Matches[i]))
-	}
 	return t
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/pmacs-go/pmacs-go/kinds/demojob"
 	"github.com/pmacs-go/pmacs-go/kinds/findjob"
 	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
+	"github.com/pmacs-go/pmacs-go/kinds/grepjob"
 	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/kinds/procjob"
 	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
@@ -40,6 +41,14 @@ var kindsLua = map[runtime.Kind]kindLua{}
 // registerKindLua makes kind's Lua surface known; called at init.
 func registerKindLua(kind runtime.Kind, k kindLua) { kindsLua[kind] = k }
 
+// matchesToLua appends grep matches as tables.
+func matchesToLua(L *lua.LState, t *lua.LTable, it runtime.Items) {
+	ms := it.(grepjob.Matches)
+	for i := range ms {
+		t.Append(matchToLua(L, &ms[i]))
+	}
+}
+
 // numbersToLua appends integers as Lua numbers.
 func numbersToLua[S ~[]uint64](_ *lua.LState, t *lua.LTable, it runtime.Items) {
 	for _, n := range it.(S) {
@@ -60,7 +69,7 @@ func init() {
 	}}
 	registerKindLua(runtime.KindLSPRequest, external)
 	registerKindLua(runtime.KindMCPRequest, external)
-	registerKindLua(runtime.KindGrep, kindLua{closing: func(b *Binding, sb *runtime.StreamBatch) lua.LValue {
+	registerKindLua(grepjob.Kind, kindLua{items: matchesToLua, closing: func(b *Binding, sb *runtime.StreamBatch) lua.LValue {
 		t := b.ls.CreateTable(0, 1)
 		t.RawSetString("files_searched", lua.LNumber(sb.Progress))
 		return t

@@ -12,6 +12,7 @@ import (
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/kinds/demojob"
 	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
+	"github.com/pmacs-go/pmacs-go/kinds/grepjob"
 	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/syntax"
@@ -226,7 +227,7 @@ func (b *Binding) grep(L *lua.LState) int {
 	}
 	b.safeRead(L, fname, spec.Root, true)
 	o := b.dispatchOptions(f, true)
-	return b.push(L, o, runtime.KindGrep, true, func() runtime.JobID { return b.rt.DispatchGrep(spec, o) })
+	return b.push(L, o, grepjob.Kind, true, func() runtime.JobID { return grepjob.Dispatch(b.rt, spec, o) })
 }
 
 func (b *Binding) parse(L *lua.LState) int {

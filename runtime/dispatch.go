@@ -66,16 +66,6 @@ func (w *Task) send(r reply) {
 	}
 }
 
-// sendItems waits for credit for the batch, then sends it. It returns the
-// context's error if the job was cancelled while waiting.
-func (w *Task) sendItems(ctx context.Context, r *reply) error {
-	if err := w.acquire(ctx, len(r.Matches)); err != nil {
-		return err
-	}
-	w.send(*r)
-	return nil
-}
-
 // acquire takes n items of the stream's credit. A wait for credit is a wait
 // on the consumer, which may itself be waiting for later work of this job's
 // actor (a script that renames inside its grep loop), so it happens inside

@@ -2,9 +2,9 @@
 // would freeze an editor (grepping a tree, parsing a file, touching the
 // filesystem, running a program, waiting on an LSP server) into jobs that
 // run on worker goroutines and settle back one frame at a time. It knows
-// no kind of work but grep, which is on its way out (and the labels of the
-// LSP and MCP requests their clients register as external jobs): each kind
-// is a package that registers with it (see Kinds).
+// no kind of work (only the labels of the LSP and MCP requests their
+// clients register as external jobs): each kind is a package that
+// registers with it (see Kinds).
 //
 // # Topology
 //
@@ -45,9 +45,9 @@
 // whose root owns the job), the filesystem mutation it reports, and the work.
 // State a kind keeps per runtime (its handoff, its caches) lives in
 // [StateOf], and takes part in Close and Tick through the interfaces StateOf
-// lists. The parse, filesystem, process, finder, text search and
+// lists. The grep, parse, filesystem, process, finder, text search and
 // demonstration kinds (sleep, compute_sum, emit_n) are packages under
-// kinds/; the grep kind still lives here, on its way out.
+// kinds/.
 //
 // # Results, errors and contexts
 //
@@ -140,12 +140,12 @@
 // sees cancellation) once its undelivered items reach the runtime's stream
 // credit, so a stream that nobody drains holds bounded memory.
 //
-// A grep's matches are decoded on the main goroutine as their replies
-// arrive, unless the grep was dispatched with
-// [DispatchOptions.MatchBlocks]: then Tick only checks each reply and
-// notes where its matches start, and the batch carries them as
-// [MatchBlock] values that decode a match when it is read. A consumer that
-// shows a screenful of a large result pays for that screenful.
+// A stream's items are decoded on the main goroutine as their replies
+// arrive, by its kind's codec, or by the codec the job names (Job.Items):
+// grep's match blocks only check each batch and note where its matches
+// start, decoding a match when it is read, so a consumer that shows a
+// screenful of a large result pays for that screenful. A batch for a
+// superseded stream is dropped undecoded: its header carries its weight.
 //
 // Cancel and supersede end a stream differently. A stream cancelled with
 // [Runtime.Cancel] delivers the items it had already buffered once its

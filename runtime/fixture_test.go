@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/bus/wire"
 	"github.com/pmacs-go/pmacs-go/fsops"
+	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -307,3 +309,98 @@ type stringCodec struct{}
 
 func (stringCodec) EncodeValue(e *msgpack.Encoder, v any) error { return e.EncodeString(v.(string)) }
 func (stringCodec) DecodeValue(d *msgpack.Decoder) (any, error) { return d.DecodeString() }
+
+// KindGrep is grep as a test fixture (kinds/grepjob has the real one, with
+// its fast wire form): a stream in the stream lane of the root that holds
+// the search, its progress the files searched and its detail the skip
+// counts.
+var KindGrep = RegisterKind(KindSpec{Name: "grep", Items: fixtureMatchesCodec{}, Detail: fixtureSkippedCodec{},
+	ProgressLabel: "files searched"})
+
+// searchTree is the fixture's search, swapped by tests that need a search
+// to stop at a known point.
+var searchTree = grep.Search
+
+func (rt *Runtime) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
+	spec.SkipDirs = slices.Clone(spec.SkipDirs)
+	return rt.Start(Job{Kind: KindGrep, Path: spec.Root, Lane: workers.LaneStream, Stream: true,
+		Run: func(ctx context.Context, w *Task) (any, error) {
+			stats, err := searchTree(ctx, spec, func(ms []grep.Match) error {
+				if err := w.Acquire(ctx, len(ms)); err != nil {
+					return err
+				}
+				w.SendAcquired(fixtureMatches(slices.Clone(ms)))
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			w.Progress(uint64(stats.FilesSearched), stats.Skipped)
+			return nil, nil
+		}}, o)
+}
+
+// fixtureMatches is a batch of the grep fixture's matches.
+type fixtureMatches []grep.Match
+
+func (s fixtureMatches) Len() int                     { return len(s) }
+func (s fixtureMatches) Weight() int                  { return len(s) }
+func (s fixtureMatches) Append(more Items) Items      { return append(s, more.(fixtureMatches)...) }
+func (s fixtureMatches) Cut(n int) (head, rest Items) { return s[:n:n], s[n:] }
+
+type fixtureMatchesCodec struct{}
+
+// fixtureMatch is a match on the wire as arrays, as grepjob's form is, so
+// a batch weighs on the bus what a real one does.
+type fixtureMatch struct {
+	_msgpack   struct{} `msgpack:",as_array"`
+	File       string
+	Line       uint32
+	Text       string
+	Start, End uint32
+	Spans      [][2]uint32
+}
+
+func (fixtureMatchesCodec) EncodeItems(e *msgpack.Encoder, items Items) error {
+	ms := items.(fixtureMatches)
+	out := make([]fixtureMatch, len(ms))
+	for i, m := range ms {
+		out[i] = fixtureMatch{File: m.File, Line: m.Line, Text: m.Text, Start: m.MatchStart, End: m.MatchEnd, Spans: m.Spans}
+	}
+	return e.Encode(out)
+}
+
+func (fixtureMatchesCodec) DecodeItems(_ []byte, d *msgpack.Decoder) (Items, error) {
+	var in []fixtureMatch
+	if err := d.Decode(&in); err != nil {
+		return nil, err
+	}
+	ms := make(fixtureMatches, len(in))
+	for i, m := range in {
+		ms[i] = grep.Match{File: m.File, Line: m.Line, Text: m.Text, MatchStart: m.Start, MatchEnd: m.End, Spans: m.Spans}
+	}
+	return ms, nil
+}
+
+type fixtureSkippedCodec struct{}
+
+func (fixtureSkippedCodec) EncodeValue(e *msgpack.Encoder, v any) error {
+	return e.Encode(v.(grep.SkipCounts))
+}
+
+func (fixtureSkippedCodec) DecodeValue(d *msgpack.Decoder) (any, error) {
+	var c grep.SkipCounts
+	err := d.Decode(&c)
+	return c, err
+}
+
+// matchesReply is a worker's batch of grep fixture matches for job id.
+func matchesReply(id JobID, ms ...grep.Match) *reply {
+	return &reply{Job: id, Kind: replyItems, N: uint64(len(ms)), items: fixtureMatches(ms), kind: KindGrep}
+}
+
+// matchesOf is a batch's grep fixture matches, nil for none.
+func matchesOf(b StreamBatch) []grep.Match {
+	s, _ := b.Items.(fixtureMatches)
+	return s
+}

@@ -10,7 +10,6 @@ type Kind uint8
 
 // The built-in kinds, until each moves to a package of its own.
 var (
-	KindGrep       = RegisterKind(KindSpec{Name: "grep"})
 	KindMCPRequest = RegisterKind(KindSpec{Name: "mcp_request"})
 	KindLSPRequest = RegisterKind(KindSpec{Name: "lsp_request"})
 )

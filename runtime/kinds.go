@@ -28,6 +28,10 @@ type KindSpec struct {
 	// Detail carries what a stream's progress reports beside its count
 	// (grep: what it left out so far); nil for none.
 	Detail ValueCodec
+	// ProgressLabel, when set, says what a stream's progress counts
+	// ("files searched"): the completion ring then shows the last count
+	// beside the items.
+	ProgressLabel string
 	// Snapshots makes each batch of a stream replace the undelivered one
 	// instead of appending to it: a ranking while a walk runs is a whole,
 	// and a consumer a frame behind wants only the newest.
@@ -65,7 +69,8 @@ type Items interface {
 type ItemsCodec interface {
 	EncodeItems(e *msgpack.Encoder, items Items) error
 	// DecodeItems decodes one batch from d, which reads exactly p: a codec
-	// may read p itself when it knows a faster way.
+	// may read p itself when it knows a faster way, reading nothing from d
+	// then and checking itself that the batch ends where p does.
 	DecodeItems(p []byte, d *msgpack.Decoder) (Items, error)
 }
 

@@ -75,12 +75,10 @@ func (r *streamResult) add(b *StreamBatch) bool {
 	r.batches++
 	r.maxLen = max(r.maxLen, b.Len())
 	r.ints = append(r.ints, intsOf(*b)...)
-	r.matches = append(r.matches, b.Matches...)
-	for _, blk := range b.Blocks {
-		r.matches = append(r.matches, blk.Matches()...)
-	}
+	r.matches = append(r.matches, matchesOf(*b)...)
 	if b.Closed {
-		r.outcome, r.progress, r.skipped = b.Outcome, b.Progress, b.Skipped
+		r.outcome, r.progress = b.Outcome, b.Progress
+		r.skipped, _ = b.Detail.(grep.SkipCounts)
 	}
 	return b.Closed
 }

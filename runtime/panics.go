@@ -1,34 +1,20 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
 // Panics outside the executor's workers. The executor recovers a handler's
 // panic on its worker, but a job also runs code on goroutines the executor
-// never sees: grep's flush timer and progress reporter, the match callback
-// that grep's fanout goroutines call, and the callbacks registered on a
-// job's context (context.AfterFunc, and contexts derived from it). An
-// unrecovered panic on any of them would end the process. Each recovers,
+// never sees: a kind's own goroutines (grep's flush timer and progress
+// reporter, its fanout's match callback; they defer Task.Recover), and the
+// callbacks registered on a job's context (context.AfterFunc, and contexts
+// derived from it). An unrecovered panic on any of them would end the
+// process. Each recovers,
 // fails its job with internal_error and the panic value, and cancels the
 // job so that its worker stops; the loop goes on.
-
-// errPanicked is what the match callback returns to grep after recovering
-// a panic, so the search stops; the job's outcome carries the panic itself.
-var errPanicked = errors.New("runtime: a job goroutine panicked")
-
-// Test hooks: when set, each is called where a panic would hurt most, on
-// the goroutine named. Tests set them before dispatching and reset them
-// after the runtime is closed.
-var (
-	grepFlushHook    func() // the flush timer, with a batch to send
-	grepProgressHook func() // the progress reporter, with a count to send
-	grepEmitHook     func() // the match callback, on a grep fanout goroutine
-)
 
 // failPanic records p as the job's failure, sends it and cancels the job.
 // The first panic wins. A reply sent after it (the worker's own terminal
@@ -58,21 +44,6 @@ func (w *Task) panicReply() (reply, bool) {
 		return reply{Kind: replyFailed, Msg: *m, Code: workers.CodeInternal}, true
 	}
 	return reply{}, false
-}
-
-// safeEmit is the match callback grep's fanout goroutines call: a panic in
-// it fails the job instead of the process, and stops the search.
-func (b *matchBatcher) safeEmit(ms []grep.Match) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			b.w.failPanic("the grep match callback", p)
-			err = errPanicked
-		}
-	}()
-	if grepEmitHook != nil {
-		grepEmitHook()
-	}
-	return b.emit(ms)
 }
 
 // runAfter runs a callback registered on the context, on its own

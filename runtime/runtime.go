@@ -64,12 +64,6 @@ type DispatchOptions struct {
 	// stream; 0 means the runtime's default. Clamped to [1, 1_000_000].
 	// Ignored by request/reply jobs.
 	MaxBatch int
-	// MatchBlocks makes a grep stream deliver its matches in
-	// StreamBatch.Blocks, each match checked but decoded only when read,
-	// instead of in StreamBatch.Matches: for a consumer that shows a few
-	// of many matches (a list drawn a screen at a time), whose frames then
-	// pay to decode only what they show. Ignored by other jobs.
-	MatchBlocks bool
 }
 
 // TickOutcome is what one Tick observed.
@@ -362,13 +356,6 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 			// One scratch reply for the whole drain: decoding into a local
 			// would move it to the heap, one allocation per envelope.
 			rt.scratch = reply{}
-			if env.Topic == replyTopic && rt.applyMatchBlock(env.Payload, now, &out) {
-				continue
-			}
-			if env.Topic == replyTopic && decodeMatchesFast(env.Payload, &rt.scratch) {
-				rt.apply(&rt.scratch, now, &out)
-				continue
-			}
 			if env.Topic == replyTopic && rt.applyKindReply(env.Payload, now, &out) {
 				continue
 			}
@@ -408,27 +395,6 @@ func clockDue(done int, unclocked *int) bool {
 	return true
 }
 
-// applyMatchBlock applies a grep batch reply for a stream that takes its
-// matches in blocks, checking and indexing it without decoding it. It
-// reports false, applying nothing, for any other reply, and for one not in
-// the form the encoder writes, which the general decoder then decides.
-func (rt *Runtime) applyMatchBlock(p []byte, now mono, out *TickOutcome) bool {
-	_, id, _, ok := matchesHeader(p)
-	if !ok {
-		return false
-	}
-	if j := rt.pending[id]; j == nil || j.stream == nil || !j.stream.wantBlocks {
-		return false
-	}
-	_, blk, ok := indexMatches(p)
-	if !ok {
-		return false
-	}
-	rt.scratch = reply{Job: id, Kind: replyMatches, block: blk}
-	rt.apply(&rt.scratch, now, out)
-	return true
-}
-
 // refill replaces the applied drain buffer with what waits on the bus,
 // recycling its backing array.
 func (rt *Runtime) refill() {
@@ -443,15 +409,12 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 
 	}
 	switch r.Kind {
-	case replyMatches, replyItems:
+	case replyItems:
 		rt.pushItems(j, r)
 		return
 	case replyProgress:
 		if j.stream != nil {
 			j.stream.progress = r.N
-			if r.Skipped != nil {
-				j.stream.skipped = *r.Skipped
-			}
 			if r.detail != nil {
 				j.stream.detail = r.detail
 			}

@@ -2,22 +2,14 @@ package runtime
 
 import (
 	"github.com/pmacs-go/pmacs-go/bus"
-	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/bus/wire"
 )
 
-// streamBuf holds a stream's items between Tick and TakeStreamBatches. Only
-// one of the item slices is used, by the stream's kind.
+// streamBuf holds a stream's items between Tick and TakeStreamBatches.
 type streamBuf struct {
 	maxBatch int
 	credit   *bus.Credit
-	matches  []grep.Match
-	// blocks holds the matches of a stream that takes them in blocks
-	// (wantBlocks), blockItems how many they are.
-	blocks     []*MatchBlock
-	blockItems int
-	wantBlocks bool
-	progress   uint64          // producer-reported progress (grep: files searched)
-	skipped    grep.SkipCounts // grep: what the search left out so far
+	progress uint64 // producer-reported progress (grep: files searched)
 	// buf holds the items of a kind that carries its own (replyItems);
 	// codec, when set, decodes them instead of the kind's codec.
 	buf   Items
@@ -30,13 +22,13 @@ type streamBuf struct {
 }
 
 func (s *streamBuf) len() int {
-	return len(s.matches) + s.blockItems + itemsLen(s.buf)
+	return itemsLen(s.buf)
 }
 
 // units is the credit the undelivered items hold: one per item, except
 // items whose kind weighs them (Items.Weight).
 func (s *streamBuf) units() int {
-	return s.len() - itemsLen(s.buf) + itemsWeight(s.buf)
+	return itemsWeight(s.buf)
 }
 
 func itemsLen(it Items) int {
@@ -53,41 +45,11 @@ func itemsWeight(it Items) int {
 	return it.Weight()
 }
 
-// dropSuperseded takes a reply of grep matches for a
-// superseded stream that has not stopped yet, and drops it undecoded,
-// returning its items' credit: nothing will deliver them (a superseded
-// stream closes without its items), and decoding them would cost the frame
-// after each keystroke that restarts a search a whole credit's worth of
-// matches. It reports false for any other reply, which is then decoded as
-// usual; so does a reply whose header it cannot read.
-func (rt *Runtime) dropSuperseded(p []byte) bool {
-	w := wireBytes{p: p}
-	if n, ok := w.arrayLen(); !ok || n != 3 {
-		return false
-	}
-	id, ok1 := w.uint()
-	kind, ok2 := w.uint()
-	if !ok1 || !ok2 || kind != uint64(replyMatches) {
-		return rt.dropSupersededItems(p)
-	}
-	j := rt.pending[JobID(id)]
-	if j == nil || j.stream == nil || !j.superseded || j.state != Running {
-		return false
-	}
-	items, ok := w.arrayLen()
-	if !ok || items > w.left()/minMatchBytes {
-		return false
-	}
-	j.stream.credit.Release(items)
-	return true
-}
-
 // discard drops undelivered items and returns their credit, so a producer
 // waiting on a cancelled or abandoned stream is not stuck.
 func (s *streamBuf) discard() {
 	n := s.units()
-	s.matches, s.buf = nil, nil
-	s.blocks, s.blockItems = nil, 0
+	s.buf = nil
 	s.credit.Release(n)
 }
 
@@ -95,14 +57,9 @@ func (s *streamBuf) discard() {
 type StreamBatch struct {
 	ID   JobID
 	Kind Kind
-	// Matches holds grep items; at most the stream's max batch in all.
-	// The slices are the consumer's to keep.
-	Matches []grep.Match
-	// Blocks holds the grep items of a stream dispatched with
-	// DispatchOptions.MatchBlocks, instead of Matches.
-	Blocks []*MatchBlock
-	// Items holds the items of a kind that carries its own, in the
-	// kind's form (its package says which type).
+	// Items holds the stream's items, at most its max batch, in its
+	// kind's form (its package says which type); nil for none. They are
+	// the consumer's to keep.
 	Items Items
 	// Detail is the kind's last progress detail (KindSpec.Detail), nil
 	// for none.
@@ -110,10 +67,6 @@ type StreamBatch struct {
 	// Progress is the producer's last reported progress (grep: files
 	// searched so far).
 	Progress uint64
-	// Skipped is, for grep, what the search has left out so far, by
-	// reason, reported with Progress; the closing batch's is the final
-	// count.
-	Skipped grep.SkipCounts
 	// Closed marks the stream's last batch; its pending entry is gone after
 	// it, and Outcome says how the stream ended.
 	Closed  bool
@@ -128,7 +81,7 @@ type StreamBatch struct {
 
 // Len returns the number of items in the batch.
 func (b *StreamBatch) Len() int {
-	return len(b.Matches) + blocksLen(b.Blocks) + itemsLen(b.Items)
+	return itemsLen(b.Items)
 }
 
 // Weight is the stream credit the batch's items held while they waited in
@@ -137,16 +90,11 @@ func (b *StreamBatch) Len() int {
 // consumer that keeps batches of its own can bound them by the same
 // measure.
 func (b *StreamBatch) Weight() int {
-	return b.Len() - itemsLen(b.Items) + itemsWeight(b.Items)
+	return itemsWeight(b.Items)
 }
 
 func (rt *Runtime) pushItems(j *job, r *reply) {
-	if j.stream != nil && j.stream.wantBlocks && r.Matches != nil {
-		// Decoded by the general decoder: the stream still takes blocks.
-		r.block, r.Matches = &MatchBlock{ms: r.Matches}, nil
-	}
-	n := len(r.Matches) + r.block.Len() + itemsLen(r.items)
-	units := n - itemsLen(r.items) + itemsWeight(r.items)
+	n, units := itemsLen(r.items), itemsWeight(r.items)
 	s := j.stream
 	if s == nil || j.state != Running {
 		// Items for a request/reply job are a handler bug; items after a
@@ -169,15 +117,6 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		default:
 			s.buf = s.buf.Append(r.items)
 		}
-	}
-	if len(s.matches) == 0 && r.Matches != nil {
-		s.matches = r.Matches
-	} else {
-		s.matches = append(s.matches, r.Matches...)
-	}
-	if r.block.Len() > 0 {
-		s.blocks = append(s.blocks, r.block)
-		s.blockItems += r.block.Len()
 	}
 	if n > 0 {
 		rt.markReady(j)
@@ -222,19 +161,14 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 			// stale.
 			continue
 		}
-		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress, Skipped: s.skipped, Detail: s.detail}
+		b := StreamBatch{ID: id, Kind: j.kind, Progress: s.progress, Detail: s.detail}
 		take := min(s.len(), s.maxBatch)
-		if len(s.matches) > 0 {
-			b.Matches = s.matches[:take:take]
-			s.matches = s.matches[take:]
-		} else if itemsLen(s.buf) > 0 {
+		if take > 0 {
 			if take >= s.buf.Len() {
 				b.Items, s.buf = s.buf, nil
 			} else {
 				b.Items, s.buf = s.buf.Cut(take)
 			}
-		} else if s.blockItems > 0 {
-			b.Blocks = s.takeBlocks(take)
 		}
 		s.credit.Release(b.Weight())
 		switch {
@@ -282,50 +216,33 @@ func (rt *Runtime) StreamProgress(id JobID) (uint64, bool) {
 	return j.stream.progress, true
 }
 
-// StreamSkipped returns what a running grep has left out so far, by reason,
-// as last reported with its progress; false for unknown ids and
-// request/reply jobs.
-func (rt *Runtime) StreamSkipped(id JobID) (grep.SkipCounts, bool) {
+// StreamDetail returns a running stream's last progress detail
+// (KindSpec.Detail; grep: what the search has left out so far), nil before
+// the first; false for unknown ids and request/reply jobs.
+func (rt *Runtime) StreamDetail(id JobID) (any, bool) {
 	j := rt.pending[id]
 	if j == nil || j.stream == nil {
-		return grep.SkipCounts{}, false
+		return nil, false
 	}
-	return j.stream.skipped, true
+	return j.stream.detail, true
 }
 
-// takeBlocks takes the first n of the stream's block matches, cutting a
-// block in two where n ends inside it.
-func (s *streamBuf) takeBlocks(n int) []*MatchBlock {
-	var out []*MatchBlock
-	for n > 0 && len(s.blocks) > 0 {
-		blk := s.blocks[0]
-		l := blk.Len()
-		if l > n {
-			out = append(out, blk.slice(0, n))
-			s.blocks[0] = blk.slice(n, l)
-			s.blockItems -= n
-			break
-		}
-		out = append(out, blk)
-		s.blocks[0] = nil
-		s.blocks = s.blocks[1:]
-		s.blockItems -= l
-		n -= l
-	}
-	return out
-}
-
-// dropSupersededItems is dropSuperseded for a batch in its kind's form,
-// whose weight its header carries.
-func (rt *Runtime) dropSupersededItems(p []byte) bool {
-	w := wireBytes{p: p}
-	if n, ok := w.arrayLen(); !ok || n != 4 {
+// dropSuperseded takes a batch of items for a superseded stream that has
+// not stopped yet, and drops it undecoded, returning its credit (its weight,
+// which the header carries): nothing will deliver them (a superseded stream
+// closes without its items), and decoding them would cost the frame after
+// each keystroke that restarts a search a whole credit's worth of items. It
+// reports false for any other reply, which is then decoded as usual; so
+// does a reply whose header it cannot read.
+func (rt *Runtime) dropSuperseded(p []byte) bool {
+	w := wire.Bytes{P: p}
+	if n, ok := w.ArrayLen(); !ok || n != 4 {
 		return false
 	}
-	id, ok1 := w.uint()
-	kind, ok2 := w.uint()
-	weight, ok3 := w.uint()
-	if !ok1 || !ok2 || !ok3 || kind != uint64(replyItems) || weight > uint64(w.left()) {
+	id, ok1 := w.Uint()
+	kind, ok2 := w.Uint()
+	weight, ok3 := w.Uint()
+	if !ok1 || !ok2 || !ok3 || kind != uint64(replyItems) || weight > uint64(w.Left()) {
 		return false
 	}
 	j := rt.pending[JobID(id)]

@@ -20,7 +20,7 @@ type resultShape uint8
 const (
 	shapeNone   resultShape = iota // nothing to show
 	shapeSmall                     // small holds the value
-	shapeItems                     // a stream: n items, m files searched (grep)
+	shapeItems                     // a stream: n items, m-1 of its ProgressLabel
 	shapeString                    // a long string of n bytes
 	shapeBytes                     // n bytes of binary
 	shapeArray                     // n items
@@ -38,8 +38,10 @@ func summarize(j *job) resultSummary {
 	}
 	if j.stream != nil {
 		s := resultSummary{shape: shapeItems, n: j.stream.received}
-		if j.kind == KindGrep {
-			s.m = j.stream.progress + 1 // +1 so that 0 files still shows
+		if j.kind.spec().ProgressLabel != "" {
+			// +1 so that 0 files still shows; the kind (a small integer
+			// in an interface, which does not allocate) names the label.
+			s.m, s.small = j.stream.progress+1, j.kind
 		}
 		if f := j.kind.spec().Summary; f != nil && j.value != nil {
 			s.small = f(j.value)
@@ -83,7 +85,8 @@ func (s resultSummary) String() string {
 		return fmt.Sprint(s.small)
 	case shapeItems:
 		if s.m > 0 {
-			return fmt.Sprintf("%d items, %d files searched", s.n, s.m-1)
+			k, _ := s.small.(Kind)
+			return fmt.Sprintf("%d items, %d %s", s.n, s.m-1, k.spec().ProgressLabel)
 		}
 		if s.small != nil {
 			return fmt.Sprintf("%d items, %v", s.n, s.small)

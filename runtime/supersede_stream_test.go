@@ -33,10 +33,11 @@ func supersededStream(t *testing.T, rt *Runtime, key string, n int) *job {
 func TestSupersededStreamBatchIsDroppedUndecoded(t *testing.T) {
 	rt := newRT(t, 2)
 	old := supersededStream(t, rt, "search", 2)
-	// [job, matches, [two matches...]] with the matches cut to garbage.
-	payload := []byte{0x93}
-	payload = append(payload, byte(old.id), byte(replyMatches), 0x92)
-	payload = append(payload, make([]byte, 2*minMatchBytes)...)
+	// [job, items, weight 2, [two matches...]] with the matches cut to
+	// garbage.
+	payload := []byte{0x94}
+	payload = append(payload, byte(old.id), byte(replyItems), 0x02, 0x92)
+	payload = append(payload, make([]byte, 14)...)
 	require.NoError(t, rt.wbus.SendEnvelope(bus.Envelope{Topic: replyTopic, Payload: payload}))
 	rt.Tick()
 	require.Zero(t, rt.MalformedReplies(), "the batch was decoded")
@@ -47,7 +48,7 @@ func TestSupersededStreamBatchIsDroppedUndecoded(t *testing.T) {
 	rt.Tick()
 	batches := rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
-	require.Empty(t, batches[0].Matches)
+	require.Empty(t, matchesOf(batches[0]))
 	require.True(t, batches[0].Closed)
 	require.True(t, batches[0].Superseded)
 	require.ErrorIs(t, batches[0].Outcome.Err, ErrSuperseded)
@@ -60,12 +61,12 @@ func TestSupersededStreamBatchIsDroppedUndecoded(t *testing.T) {
 func TestSupersededStreamThatCompletesAnywayDoesNotLandLate(t *testing.T) {
 	rt := newRT(t, 2)
 	old := supersededStream(t, rt, "search", 1)
-	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: old.id, Kind: replyMatches, Matches: []grep.Match{sampleMatch}}))
+	require.NoError(t, rt.wbus.Send(replyTopic, matchesReply(old.id, sampleMatch)))
 	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: old.id, Kind: replyClosed}))
 	rt.Tick()
 	batches := rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
-	require.Empty(t, batches[0].Matches, "a superseded search must not land late")
+	require.Empty(t, matchesOf(batches[0]), "a superseded search must not land late")
 	require.True(t, batches[0].Closed)
 	require.True(t, batches[0].Superseded)
 	require.Equal(t, Cancelled, batches[0].Outcome.State)
@@ -78,12 +79,12 @@ func TestSupersededStreamThatCompletesAnywayDoesNotLandLate(t *testing.T) {
 	rt.newStream(cancelled, 0)
 	require.NoError(t, cancelled.stream.credit.Acquire(context.Background(), 1))
 	rt.Cancel(cancelled.id)
-	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: cancelled.id, Kind: replyMatches, Matches: []grep.Match{sampleMatch}}))
+	require.NoError(t, rt.wbus.Send(replyTopic, matchesReply(cancelled.id, sampleMatch)))
 	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: cancelled.id, Kind: replyClosed}))
 	rt.Tick()
 	batches = rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
-	require.Len(t, batches[0].Matches, 1)
+	require.Len(t, matchesOf(batches[0]), 1)
 	require.Equal(t, Complete, batches[0].Outcome.State)
 }
 
@@ -104,7 +105,7 @@ func BenchmarkTickSupersededGrepBatches(b *testing.B) {
 		b.StopTimer()
 		old := rt.newJob(KindGrep, "search")
 		rt.newStream(old, 0)
-		env, err := rt.main.Registry().Encode(replyTopic, &reply{Job: old.id, Kind: replyMatches, Matches: ms})
+		env, err := rt.main.Registry().Encode(replyTopic, matchesReply(old.id, ms...))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pmacs-go/pmacs-go/bus/wire"
-	"github.com/pmacs-go/pmacs-go/grep"
 
 	"github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
@@ -23,7 +22,7 @@ const (
 	replyCancelled                      // observed cancellation
 	replyFailed                         // Msg, Code
 	_                                   // once emit_n's and text search's items; now replyItems
-	replyMatches                        // stream items: Matches
+	_                                   // once grep's matches; now replyItems
 	replyClosed                         // stream completed
 	_                                   // once parse's; parse now carries its own value
 	_                                   // once read_dir's value; now replyResult
@@ -47,17 +46,12 @@ const (
 //
 // Layout: an array [job, kind, payload...] whose payload depends on kind.
 type reply struct {
-	Job     JobID
-	Kind    replyKind
-	N       uint64
-	Msg     string
-	Code    string
-	Matches []grep.Match
-	Value   any
-	Skipped *grep.SkipCounts // grep progress: what the search left out so far
-	// block is a grep batch for a stream that takes matches in blocks,
-	// checked but not decoded (see applyMatchBlock).
-	block *MatchBlock
+	Job   JobID
+	Kind  replyKind
+	N     uint64
+	Msg   string
+	Code  string
+	Value any
 	// items and detail are a kind's stream batch and progress detail,
 	// carried by its codecs; kind names the codecs on the sending side.
 	items  Items
@@ -73,10 +67,10 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	switch r.Kind {
 	case replyFailed:
 		fields = 4
-	case replySum, replyProgress, replyMatches, replyValue:
+	case replySum, replyProgress, replyValue:
 		fields = 3
 	}
-	if r.Kind == replyProgress && (r.Skipped != nil || r.detail != nil) || r.Kind == replyItems {
+	if r.Kind == replyProgress && r.detail != nil || r.Kind == replyItems {
 		fields = 4
 	}
 	if r.Kind == replyResult {
@@ -95,9 +89,6 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 	case replyProgress:
 		if err := e.EncodeUint(r.N); err != nil {
 			return err
-		}
-		if r.Skipped != nil {
-			return encodeSkipped(e, r.Skipped)
 		}
 		if r.detail != nil {
 			c := r.kind.spec().Detail
@@ -129,8 +120,6 @@ func (r *reply) EncodeMsgpack(e *msgpack.Encoder) error {
 			return err
 		}
 		return e.EncodeString(r.Code)
-	case replyMatches:
-		return encodeMatches(e, r.Matches)
 	case replyValue:
 		return encodeValue(e, r.Value, 0)
 	}
@@ -161,21 +150,16 @@ func (r *reply) DecodeMsgpack(d *msgpack.Decoder) error {
 		want = 3
 		r.N, err = d.DecodeUint64()
 	case replyProgress:
-		// The skip counts are optional: only grep has them.
+		// A progress detail (a fourth field) is read by its kind's codec
+		// (applyKindReply); a reply that has one reaches here only when
+		// its kind has none, and fails for its length.
 		want = 3
 		r.N, err = d.DecodeUint64()
-		if err == nil && n == 4 {
-			want = 4
-			r.Skipped, err = decodeSkipped(d)
-		}
 	case replyFailed:
 		want = 4
 		if r.Msg, err = d.DecodeString(); err == nil {
 			r.Code, err = d.DecodeString()
 		}
-	case replyMatches:
-		want = 3
-		r.Matches, err = decodeMatches(d)
 	case replyValue:
 		want = 3
 		r.Value, err = decodeValue(d, 0)
@@ -391,70 +375,31 @@ func peekJobID(p []byte) (JobID, bool) {
 	return JobID(n), true
 }
 
-// skippedFields is how many counts a grep progress reply carries.
-const skippedFields = 10
-
-func skippedSlots(c *grep.SkipCounts) [skippedFields]*int64 {
-	return [skippedFields]*int64{
-		&c.IgnoredFiles, &c.IgnoredDirs, &c.HiddenFiles, &c.HiddenDirs, &c.NamedDirs,
-		&c.UnreadableDirs, &c.Other, &c.BinaryFiles, &c.OversizeFiles, &c.UnreadableFiles,
-	}
-}
-
-func encodeSkipped(e *msgpack.Encoder, c *grep.SkipCounts) error {
-	if err := e.EncodeArrayLen(skippedFields); err != nil {
-		return err
-	}
-	for _, p := range skippedSlots(c) {
-		if err := e.EncodeInt(*p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func decodeSkipped(d *msgpack.Decoder) (*grep.SkipCounts, error) {
-	n, err := d.DecodeArrayLen()
-	if err != nil {
-		return nil, err
-	}
-	if n != skippedFields {
-		return nil, fmt.Errorf("skip counts: %d fields, want %d", n, skippedFields)
-	}
-	c := new(grep.SkipCounts)
-	for _, p := range skippedSlots(c) {
-		if *p, err = d.DecodeInt64(); err != nil {
-			return nil, err
-		}
-	}
-	return c, nil
-}
-
 // applyKindReply applies a reply whose payload is in its kind's form (a
 // stream batch, a value, a progress detail), decoding it with the kind's
 // codec; it reports false, applying nothing, for any other reply, which the
 // general decoder then decides. A payload the codec refuses fails its job
 // as an undecodable reply does.
 func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
-	w := wireBytes{p: p}
-	n, ok := w.arrayLen()
+	w := wire.Bytes{P: p}
+	n, ok := w.ArrayLen()
 	if !ok {
 		return false
 	}
-	id, ok1 := w.uint()
-	rk, ok2 := w.uint()
+	id, ok1 := w.Uint()
+	rk, ok2 := w.Uint()
 	if !ok1 || !ok2 {
 		return false
 	}
 	var weight uint64
 	switch {
 	case rk == uint64(replyItems) && n == 4:
-		if weight, ok = w.uint(); !ok {
+		if weight, ok = w.Uint(); !ok {
 			return false
 		}
 	case rk == uint64(replyResult) && n == 3:
 	case rk == uint64(replyProgress) && n == 4:
-		if weight, ok = w.uint(); !ok { // the count
+		if weight, ok = w.Uint(); !ok { // the count
 			return false
 		}
 	default:
@@ -474,9 +419,9 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	}
 	spec := j.kind.spec()
 	if rk == uint64(replyProgress) && spec.Detail == nil {
-		return false // grep's skip counts, until grep carries its own
+		return false // the general decoder refuses it
 	}
-	v, err := rt.decodeKind(p[w.i:], func(d *msgpack.Decoder) (any, error) {
+	v, err := rt.decodeKind(p[w.I:], func(d *msgpack.Decoder) (any, error) {
 		switch replyKind(rk) {
 		case replyItems:
 			c := spec.Items
@@ -486,7 +431,7 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 			if c == nil {
 				return nil, fmt.Errorf("kind %s streams no items", j.kind)
 			}
-			return c.DecodeItems(p[w.i:], d)
+			return c.DecodeItems(p[w.I:], d)
 		case replyResult:
 			if spec.Value == nil {
 				return nil, fmt.Errorf("kind %s completes with no value", j.kind)
@@ -538,7 +483,9 @@ func (rt *Runtime) decodeKind(p []byte, dec func(*msgpack.Decoder) (any, error))
 	if v, err = dec(rt.kdec); err != nil {
 		return nil, err
 	}
-	if left := rt.kread.Len(); left != 0 {
+	// A codec that read p itself (ItemsCodec.DecodeItems) left the
+	// decoder untouched, and checked p's end itself.
+	if left := rt.kread.Len(); left != 0 && left != len(p) {
 		return nil, fmt.Errorf("%d bytes left after the payload", left)
 	}
 	return v, nil

@@ -18,7 +18,7 @@ func (r *reply) appendFixed(b []byte) ([]byte, bool) {
 		b = appendUint(b, uint64(r.Job))
 		return appendUint(b, uint64(r.Kind)), true
 	case replySum, replyProgress:
-		if r.Skipped != nil || r.detail != nil {
+		if r.detail != nil {
 			return b, false // a progress detail takes the encoder's path
 		}
 		b = append(b, 0x93)

@@ -34,7 +34,7 @@ func TestAppendFixedMatchesEncoder(t *testing.T) {
 		require.NoError(t, reg.Decode(busEnvelope(got), &back))
 		require.Equal(t, r.Kind, back.Kind)
 	}
-	for _, k := range []replyKind{replyItems, replyResult, replyMatches, replyValue} {
+	for _, k := range []replyKind{replyItems, replyResult, replyValue} {
 		r := reply{Kind: k}
 		b, ok := r.appendFixed([]byte{1})
 		require.False(t, ok)

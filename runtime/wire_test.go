@@ -3,14 +3,13 @@ package runtime
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/pmacs-go/pmacs-go/bus"
 	"github.com/pmacs-go/pmacs-go/grep"
-	"github.com/pmacs-go/pmacs-go/walk"
 )
 
 func busEnvelope(payload []byte) bus.Envelope {
@@ -35,14 +34,9 @@ func TestReplyKindsRoundTripThroughTheBus(t *testing.T) {
 		{Job: 2, Kind: replySum, N: 1 << 63},
 		{Job: 3, Kind: replyCancelled},
 		{Job: 4, Kind: replyFailed, Msg: `rename "a" -> "b": destination exists`, Code: "EEXIST"},
-		{Job: 6, Kind: replyMatches, Matches: []grep.Match{sampleMatch, {File: "a", Line: 1, Text: ""}}},
 		{Job: 7, Kind: replyClosed},
 		{Job: 11, Kind: replyValue, Value: map[string]any{"k": "v"}},
 		{Job: 12, Kind: replyProgress, N: 7955},
-		{Job: 13, Kind: replyProgress, N: 7955, Skipped: &grep.SkipCounts{
-			SkipCounts:  walk.SkipCounts{IgnoredFiles: 1, IgnoredDirs: 2, HiddenFiles: 3, HiddenDirs: 4, NamedDirs: 5, UnreadableDirs: 6, Other: 7},
-			BinaryFiles: 8, OversizeFiles: 9, UnreadableFiles: 10,
-		}},
 	}
 	for _, in := range cases {
 		env, err := reg.Encode(replyTopic, &in)
@@ -58,12 +52,12 @@ func TestReplyKindsRoundTripThroughTheBus(t *testing.T) {
 func TestReplyDecodeRejectsHostileInput(t *testing.T) {
 	reg := wireRegistry(t)
 	cases := map[string][]byte{
-		"short array":     {0x91, 0x01},
-		"unknown kind":    {0x92, 0x01, 0x7f},
-		"huge array":      {0x93, 0x01, byte(replyValue), 0xdd, 0x7f, 0xff, 0xff, 0xff},
-		"extra field":     {0x93, 0x01, byte(replyUnit), 0x00},
-		"missing payload": {0x92, 0x01, byte(replySum)},
-		"odd spans":       {0x93, 0x01, byte(replyMatches), 0x91, 0x96, 0xa1, 'f', 0x01, 0xa0, 0x00, 0x00, 0x91, 0x00},
+		"short array":           {0x91, 0x01},
+		"unknown kind":          {0x92, 0x01, 0x7f},
+		"huge array":            {0x93, 0x01, byte(replyValue), 0xdd, 0x7f, 0xff, 0xff, 0xff},
+		"extra field":           {0x93, 0x01, byte(replyUnit), 0x00},
+		"missing payload":       {0x92, 0x01, byte(replySum)},
+		"a detail but no codec": {0x94, 0x01, byte(replyProgress), 0x05, 0x90},
 	}
 	for name, payload := range cases {
 		var r reply
@@ -77,7 +71,7 @@ func TestReplyDecodeRejectsHostileInput(t *testing.T) {
 func FuzzReplyDecode(f *testing.F) {
 	reg := wireRegistry(f)
 	for _, r := range []reply{
-		{Job: 6, Kind: replyMatches, Matches: []grep.Match{sampleMatch}},
+		*matchesReply(6, sampleMatch),
 		{Job: 4, Kind: replyFailed, Msg: "m", Code: "c"},
 		{Job: 11, Kind: replyValue, Value: []any{1, "x"}},
 	} {
@@ -116,60 +110,14 @@ func FuzzReplyDecode(f *testing.F) {
 // normalReply makes the empty and nil forms of a reply's slices alike:
 // the wire cannot tell them apart, and a consumer treats them the same.
 func normalReply(r reply) reply {
-	if len(r.Matches) == 0 {
-		r.Matches = nil
-	}
-	for i := range r.Matches {
-		if len(r.Matches[i].Spans) == 0 {
-			r.Matches[i].Spans = nil
+	if ms, ok := r.items.(fixtureMatches); ok {
+		ms = slices.Clone(ms)
+		for i := range ms {
+			if len(ms[i].Spans) == 0 {
+				ms[i].Spans = nil
+			}
 		}
+		r.items = ms
 	}
 	return r
-}
-
-// matchReflect is grep.Match's shape without the hand-written methods, to
-// measure what reflection costs.
-type matchReflect struct {
-	File       string
-	Line       uint32
-	Text       string
-	MatchStart uint32
-	MatchEnd   uint32
-	Spans      [][2]uint32
-	Kind       uint8
-}
-
-// BenchmarkWireMatchReflection measures msgpack's reflection path for one
-// 7-field match, Marshal plus Unmarshal.
-func BenchmarkWireMatchReflection(b *testing.B) {
-	m := matchReflect{File: sampleMatch.File, Line: sampleMatch.Line, Text: sampleMatch.Text, MatchEnd: 4, Spans: sampleMatch.Spans, Kind: 1}
-	b.ReportAllocs()
-	for b.Loop() {
-		data, err := msgpack.Marshal(&m)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var out matchReflect
-		if err := msgpack.Unmarshal(data, &out); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkWireMatchCustom measures the hand-written path for the same
-// match, through the bus registry as the runtime uses it.
-func BenchmarkWireMatchCustom(b *testing.B) {
-	reg := wireRegistry(b)
-	r := reply{Job: 1, Kind: replyMatches, Matches: []grep.Match{sampleMatch}}
-	b.ReportAllocs()
-	for b.Loop() {
-		env, err := reg.Encode(replyTopic, &r)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var out reply
-		if err := reg.Decode(env, &out); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

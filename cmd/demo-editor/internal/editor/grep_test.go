@@ -10,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmacs-go/pmacs-go/kinds/grepjob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -68,7 +69,7 @@ func TestLiveGrepSupersedesAndNeverShowsStaleResults(t *testing.T) {
 
 	var first runtime.JobID
 	h.until("the first search running", func(e *session) bool {
-		active, _ := jobsOfKind(e, runtime.KindGrep)
+		active, _ := jobsOfKind(e, grepjob.Kind)
 		if len(active) == 1 {
 			first = active[0].ID
 		}
@@ -97,7 +98,7 @@ func TestLiveGrepSupersedesAndNeverShowsStaleResults(t *testing.T) {
 
 	var firstState runtime.State
 	h.until("the first search settled", func(e *session) bool {
-		_, done := jobsOfKind(e, runtime.KindGrep)
+		_, done := jobsOfKind(e, grepjob.Kind)
 		for _, c := range done {
 			if c.ID == first {
 				firstState = c.State
@@ -136,7 +137,7 @@ func TestLiveGrepEscCancelsTheSearch(t *testing.T) {
 		return strings.HasPrefix(rows[0], dir) && !strings.HasPrefix(messageLine(rows), "grep:")
 	})
 	h.until("no search left running", func(e *session) bool {
-		active, done := jobsOfKind(e, runtime.KindGrep)
+		active, done := jobsOfKind(e, grepjob.Kind)
 		return len(active) == 0 && len(done) > 0 && done[0].State == runtime.Cancelled
 	})
 }

@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/kinds/grepjob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -78,7 +79,7 @@ func (e *session) luaGrepView(L *lua.LState) int {
 	if batch == 0 {
 		batch = 1_000_000
 	}
-	id := e.rt.DispatchGrep(spec, runtime.DispatchOptions{Key: key, MaxBatch: batch, MatchBlocks: true})
+	id := grepjob.DispatchBlocks(e.rt, spec, runtime.DispatchOptions{Key: key, MaxBatch: batch})
 	b.gv = &grepView{job: id, base: len(b.lines), state: "running", onUpdate: onUpdate}
 	if e.grepViews == nil {
 		e.grepViews = map[runtime.JobID]*buffer{}
@@ -165,7 +166,7 @@ func (e *session) takeGrepBatches(batches []runtime.StreamBatch) {
 		gv := b.gv
 		if n := sb.Len(); n > 0 {
 			first := len(b.lines)
-			for _, blk := range sb.Blocks {
+			for _, blk := range grepjob.BlocksOf(*sb) {
 				gv.matches.append(blk)
 			}
 			gv.count += n
@@ -174,7 +175,7 @@ func (e *session) takeGrepBatches(batches []runtime.StreamBatch) {
 				b.spliceLines(first+k, first+k, blankRows[:min(n-k, len(blankRows))])
 			}
 		}
-		gv.files, gv.skipped = sb.Progress, sb.Skipped
+		gv.files, gv.skipped = sb.Progress, grepjob.SkippedOf(*sb)
 		gv.reported = false
 		if sb.Closed {
 			delete(e.grepViews, sb.ID)
@@ -196,7 +197,7 @@ func (e *session) takeGrepBatches(batches []runtime.StreamBatch) {
 		if n, ok := e.rt.StreamProgress(id); ok && n != b.gv.files {
 			b.gv.files, b.gv.reported = n, false
 		}
-		if sk, ok := e.rt.StreamSkipped(id); ok && sk != b.gv.skipped {
+		if sk, ok := grepjob.StreamSkipped(e.rt, id); ok && sk != b.gv.skipped {
 			b.gv.skipped, b.gv.reported = sk, false
 		}
 	}
@@ -248,7 +249,7 @@ func (e *session) formatGrepRow(b *buffer, row int) {
 // and decoding each match as it arrived was most of a frame's work at
 // thousands of matches a frame.)
 type matchChunks struct {
-	chunks []*runtime.MatchBlock
+	chunks []*grepjob.MatchBlock
 	starts []int // starts[k] is the index of chunks[k]'s first match
 	n      int
 }
@@ -264,7 +265,7 @@ func (c *matchChunks) at(i int) grep.Match {
 	return c.chunks[k].At(i - c.starts[k])
 }
 
-func (c *matchChunks) append(blk *runtime.MatchBlock) {
+func (c *matchChunks) append(blk *grepjob.MatchBlock) {
 	if blk.Len() == 0 {
 		return
 	}

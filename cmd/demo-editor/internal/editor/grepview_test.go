@@ -12,7 +12,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
-	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/kinds/grepjob"
 )
 
 // Issue 14, defects (live grep): the live grep searches what rg searches
@@ -192,7 +192,7 @@ func TestMatchChunksIndexAcrossBatches(t *testing.T) {
 			batch[i].Line = uint32(want)
 			want++
 		}
-		c.append(runtime.NewMatchBlock(batch))
+		c.append(grepjob.NewMatchBlock(batch))
 	}
 	require.Equal(t, want, c.len())
 	for i := range want {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/grepjob"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -29,7 +30,7 @@ func TestPromptEndsWhenItsViewIsLeft(t *testing.T) {
 	rows := h.waitText("Active jobs:")
 	require.False(t, strings.HasPrefix(messageLine(rows), "grep:"), "the grep prompt ended with its view:\n%s", strings.Join(rows, "\n"))
 	h.until("the search stopped", func(e *session) bool {
-		active, done := jobsOfKind(e, runtime.KindGrep)
+		active, done := jobsOfKind(e, grepjob.Kind)
 		return len(active) == 0 && len(done) > 0 && done[0].State == runtime.Cancelled
 	})
 
@@ -43,7 +44,7 @@ func TestPromptEndsWhenItsViewIsLeft(t *testing.T) {
 	h.e.call(func() {
 		prompt = h.e.prompt
 		for _, c := range h.e.rt.Snapshot().Completed {
-			if c.Kind == runtime.KindGrep {
+			if c.Kind == grepjob.Kind {
 				dispatched = append(dispatched, c.Key)
 			}
 		}

@@ -1,8 +1,9 @@
-package runtime
+package grepjob
 
 import (
 	"math"
 
+	"github.com/pmacs-go/pmacs-go/bus/wire"
 	"github.com/pmacs-go/pmacs-go/grep"
 )
 
@@ -12,8 +13,8 @@ import (
 // read. A live grep of 150,000 matches into a list that shows forty rows
 // then costs its frames a scan of each match, not its decoding: the
 // decoding (file name, text and spans, three allocations) was most of a
-// frame's work at thousands of matches a frame. Streams dispatched with
-// [DispatchOptions.MatchBlocks] deliver their matches this way.
+// frame's work at thousands of matches a frame. Streams started with
+// [DispatchBlocks] deliver their matches this way.
 //
 // A MatchBlock is the consumer's to keep; it never changes, and it holds
 // its reply's payload, so a kept block keeps all of its matches' bytes.
@@ -53,15 +54,15 @@ func (b *MatchBlock) At(i int) grep.Match {
 	if b.ms != nil {
 		return b.ms[i]
 	}
-	w := wireBytes{p: b.p, i: int(b.offs[i])}
+	w := wire.Bytes{P: b.p, I: int(b.offs[i])}
 	var wm wireMatch
 	// The bytes were checked when the block was made, and nothing writes
 	// them since: match cannot fail here.
-	w.match(&wm)
+	match(&w, &wm)
 	m := grep.Match{File: string(wm.file), Line: wm.line, Text: string(wm.text), MatchStart: wm.start, MatchEnd: wm.end}
 	if wm.spans > 0 {
 		m.Spans = make([][2]uint32, wm.spans)
-		w.readSpans(&wm, m.Spans)
+		readSpans(&w, &wm, m.Spans)
 	}
 	return m
 }
@@ -83,26 +84,26 @@ func (b *MatchBlock) slice(lo, hi int) *MatchBlock {
 	return &MatchBlock{p: b.p, offs: b.offs[lo:hi:hi]}
 }
 
-// indexMatches checks a grep batch reply in the form the encoder writes,
+// indexMatches checks a batch of matches in the form the encoder writes,
 // as decodeMatchesFast would read it, and notes where each match starts;
 // false for anything else, which the general decoder then decides.
-func indexMatches(p []byte) (JobID, *MatchBlock, bool) {
-	w, job, n, ok := matchesHeader(p)
+func indexMatches(p []byte) (*MatchBlock, bool) {
+	w, n, ok := matchesHeader(p)
 	if !ok || len(p) > math.MaxUint32 {
-		return 0, nil, false
+		return nil, false
 	}
 	offs := make([]uint32, n)
 	var wm wireMatch
 	for i := range offs {
-		offs[i] = uint32(w.i)
-		if !w.match(&wm) {
-			return 0, nil, false
+		offs[i] = uint32(w.I)
+		if !match(&w, &wm) {
+			return nil, false
 		}
 	}
-	if w.left() != 0 {
-		return 0, nil, false
+	if w.Left() != 0 {
+		return nil, false
 	}
-	return job, &MatchBlock{p: p, offs: offs}, true
+	return &MatchBlock{p: p, offs: offs}, true
 }
 
 // blocksLen is how many matches bs hold.

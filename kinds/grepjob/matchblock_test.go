@@ -1,6 +1,7 @@
-package runtime
+package grepjob
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"reflect"
@@ -10,8 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/vmihailenco/msgpack/v5"
 
-	"github.com/pmacs-go/pmacs-go/bus"
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
@@ -22,7 +23,7 @@ func sortMatches(ms []grep.Match) {
 	})
 }
 
-// A grep dispatched with MatchBlocks delivers the same matches as one
+// A grep dispatched with DispatchBlocks delivers the same matches as one
 // without, in blocks instead of decoded, within its max batch (blocks cut
 // where a batch ends), and its taken blocks give their credit back: with a
 // credit of 100 items and 1,200 matches, a block not counted would leave
@@ -45,7 +46,7 @@ func TestGrepMatchBlocksDeliverTheSameMatches(t *testing.T) {
 	require.Equal(t, Complete, plain.outcome.State)
 	require.Len(t, plain.matches, 1200)
 
-	id := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{MatchBlocks: true, MaxBatch: 7})
+	id := rt.DispatchGrepBlocks(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{MaxBatch: 7})
 	var got []grep.Match
 	deadline := time.Now().Add(10 * time.Second)
 	for closed := false; !closed; {
@@ -53,9 +54,9 @@ func TestGrepMatchBlocksDeliverTheSameMatches(t *testing.T) {
 		rt.Tick()
 		for _, b := range rt.TakeStreamBatches() {
 			require.Equal(t, id, b.ID)
-			require.Empty(t, b.Matches, "a block stream's matches come in blocks")
+			require.Empty(t, MatchesOf(b), "a block stream's matches come in blocks")
 			require.LessOrEqual(t, b.Len(), 7, "a batch holds at most the max batch")
-			for _, blk := range b.Blocks {
+			for _, blk := range BlocksOf(b) {
 				for i := range blk.Len() {
 					got = append(got, blk.At(i))
 				}
@@ -76,60 +77,55 @@ func TestGrepMatchBlocksDeliverTheSameMatches(t *testing.T) {
 
 // A batch for a block stream that is not in the form the encoder writes
 // is decoded by the general decoder, and still arrives as a block; one the
-// general decoder refuses fails the job as before.
+// general decoder refuses is an error, which fails the job.
 func TestMatchBlockStreamTakesAGenerallyDecodedBatch(t *testing.T) {
-	rt := newRT(t, 2)
-	j := rt.newJob(KindGrep, "")
-	rt.newStream(j, 0)
-	j.stream.wantBlocks = true
-	// [job, matches, [["f", 1 as an int8, "", 0, 0, []]]]: valid msgpack
-	// that the fast form does not take.
-	payload := []byte{0x93, byte(j.id), byte(replyMatches), 0x91, 0x96, 0xa1, 'f', 0xd0, 0x01, 0xa0, 0x00, 0x00, 0x90}
-	_, _, ok := indexMatches(payload)
+	// [["f", 1 as an int8, "", 0, 0, []]]: valid msgpack that the fast
+	// form does not take.
+	payload := []byte{0x91, 0x96, 0xa1, 'f', 0xd0, 0x01, 0xa0, 0x00, 0x00, 0x90}
+	_, ok := indexMatches(payload)
 	require.False(t, ok, "the payload must take the general path")
-	require.NoError(t, rt.wbus.SendEnvelope(bus.Envelope{Topic: replyTopic, Payload: payload}))
-	rt.Tick()
-	require.Zero(t, rt.MalformedReplies())
-	batches := rt.TakeStreamBatches()
-	require.Len(t, batches, 1)
-	require.Empty(t, batches[0].Matches)
-	require.Len(t, batches[0].Blocks, 1)
-	require.Equal(t, []grep.Match{{File: "f", Line: 1}}, batches[0].Blocks[0].Matches())
+	items, err := blocksCodec{}.DecodeItems(payload, msgpack.NewDecoder(bytes.NewReader(payload)))
+	require.NoError(t, err)
+	blocks, _ := items.(Blocks)
+	require.Len(t, blocks, 1)
+	require.Equal(t, []grep.Match{{File: "f", Line: 1}}, blocks[0].Matches())
+
+	bad := payload[:len(payload)-1]
+	_, err = blocksCodec{}.DecodeItems(bad, msgpack.NewDecoder(bytes.NewReader(bad)))
+	require.Error(t, err)
 }
 
 // indexMatches takes exactly the batches the fast path takes, and a
 // block's matches read one at a time are the fast path's matches.
 func TestMatchBlockAgreesWithTheFastPath(t *testing.T) {
-	reg := wireRegistry(t)
-	for name, r := range fastPathBatches() {
-		env, err := reg.Encode(replyTopic, &r)
-		require.NoError(t, err)
-		requireBlockAgrees(t, name, env.Payload)
-		requireBlockAgrees(t, name+", cut short", env.Payload[:len(env.Payload)-1])
+	for name, ms := range fastPathBatches() {
+		p := encodeBatch(t, ms)
+		requireBlockAgrees(t, name, p)
+		if len(p) > 1 {
+			requireBlockAgrees(t, name+", cut short", p[:len(p)-1])
+		}
 	}
 }
 
 func requireBlockAgrees(t *testing.T, name string, payload []byte) {
 	t.Helper()
-	var fast reply
-	fastOK := decodeMatchesFast(payload, &fast)
-	job, blk, ok := indexMatches(payload)
+	fast, fastOK := decodeMatchesFast(payload)
+	blk, ok := indexMatches(payload)
 	require.Equal(t, fastOK, ok, "%s: indexMatches and the fast path disagree on taking it", name)
 	if !ok {
 		return
 	}
-	require.Equal(t, fast.Job, job, name)
-	require.Equal(t, len(fast.Matches), blk.Len(), name)
-	for i := range fast.Matches {
-		if got := blk.At(i); !reflect.DeepEqual(fast.Matches[i], got) {
-			t.Fatalf("%s: match %d differs:\nwant %#v\n got %#v", name, i, fast.Matches[i], got)
+	require.Equal(t, len(fast), blk.Len(), name)
+	for i := range fast {
+		if got := blk.At(i); !reflect.DeepEqual(fast[i], got) {
+			t.Fatalf("%s: match %d differs:\nwant %#v\n got %#v", name, i, fast[i], got)
 		}
 	}
 	// A block cut in two reads the same matches.
 	if n := blk.Len(); n > 1 {
 		lo, hi := blk.slice(0, n/2), blk.slice(n/2, n)
-		require.Equal(t, fast.Matches[n/2-1], lo.At(n/2-1), name)
-		require.Equal(t, fast.Matches[n/2], hi.At(0), name)
+		require.Equal(t, fast[n/2-1], lo.At(n/2-1), name)
+		require.Equal(t, fast[n/2], hi.At(0), name)
 		require.Equal(t, n, lo.Len()+hi.Len(), name)
 	}
 }
@@ -137,14 +133,9 @@ func requireBlockAgrees(t *testing.T, name string, payload []byte) {
 // FuzzMatchBlock holds indexMatches to the fast path (and so, through
 // FuzzMatchesFastPath, to the general decoder).
 func FuzzMatchBlock(f *testing.F) {
-	reg := wireRegistry(f)
-	for _, r := range fastPathBatches() {
-		env, err := reg.Encode(replyTopic, &r)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if len(env.Payload) <= 4096 {
-			f.Add(env.Payload)
+	for _, ms := range fastPathBatches() {
+		if p := encodeBatch(f, ms); len(p) <= 4096 {
+			f.Add(p)
 		}
 	}
 	f.Fuzz(func(t *testing.T, payload []byte) {

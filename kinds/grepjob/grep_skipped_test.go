@@ -1,6 +1,7 @@
-package runtime
+package grepjob
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/kinds/kindtest"
+	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/walk"
 )
 
@@ -34,27 +37,34 @@ func TestGrepClosingBatchCarriesSkipCounts(t *testing.T) {
 	}, res.skipped)
 }
 
-// While a grep runs, the skip counts of its last progress reply are
-// StreamSkipped's and every batch's; a progress reply without them (another
-// producer's) leaves them as they were.
+// While a grep runs, the skip counts of its last progress report are
+// StreamSkipped's and every batch's; a progress report without them leaves
+// them as they were.
 func TestStreamSkippedFollowsProgressReplies(t *testing.T) {
 	rt := newRT(t, 1)
-	j := rt.newJob(KindGrep, "")
-	rt.newStream(j, 0)
-	_, ok := rt.StreamSkipped(j.id)
-	require.True(t, ok)
 	sk := grep.SkipCounts{SkipCounts: walk.SkipCounts{HiddenDirs: 3}, OversizeFiles: 2}
-	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: j.id, Kind: replyProgress, N: 5, Skipped: &sk}))
-	rt.Tick()
-	got, ok := rt.StreamSkipped(j.id)
+	step, done := make(chan struct{}), make(chan struct{})
+	id := rt.Start(runtime.Job{Kind: Kind, Stream: true, Run: func(ctx context.Context, w *runtime.Task) (any, error) {
+		defer close(done)
+		<-step
+		w.Progress(5, sk)
+		<-step
+		w.Progress(6, nil)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}, DispatchOptions{})
+	t.Cleanup(func() { rt.Cancel(id); <-done })
+	_, ok := rt.StreamSkipped(id)
+	require.True(t, ok)
+	step <- struct{}{}
+	kindtest.PumpUntil(t, rt.Runtime, func() bool { p, _ := rt.StreamProgress(id); return p == 5 })
+	got, ok := rt.StreamSkipped(id)
 	require.True(t, ok)
 	require.Equal(t, sk, got)
-	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: j.id, Kind: replyProgress, N: 6}))
-	rt.Tick()
-	got, _ = rt.StreamSkipped(j.id)
+	step <- struct{}{}
+	kindtest.PumpUntil(t, rt.Runtime, func() bool { p, _ := rt.StreamProgress(id); return p == 6 })
+	got, _ = rt.StreamSkipped(id)
 	require.Equal(t, sk, got)
-	p, _ := rt.StreamProgress(j.id)
-	require.Equal(t, uint64(6), p)
 
 	_, ok = rt.StreamSkipped(JobID(1 << 40))
 	require.False(t, ok, "unknown id")

@@ -1,0 +1,130 @@
+package grepjob
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/kinds/kindtest"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The tests below were written against the runtime's methods; testRT keeps
+// them readable.
+type (
+	DispatchOptions = runtime.DispatchOptions
+	Options         = runtime.Options
+	JobID           = runtime.JobID
+	Outcome         = runtime.Outcome
+)
+
+const (
+	Complete  = runtime.Complete
+	Cancelled = runtime.Cancelled
+	Failed    = runtime.Failed
+)
+
+type testRT struct{ *runtime.Runtime }
+
+func newRT(t testing.TB, pool int) testRT { return testRT{kindtest.New(t, pool)} }
+
+// New is runtime.New for a test that closes the runtime itself.
+func New(opts Options) (testRT, error) {
+	rt, err := runtime.New(opts)
+	return testRT{rt}, err
+}
+
+func (rt testRT) DispatchGrep(spec grep.Spec, o DispatchOptions) JobID {
+	return Dispatch(rt.Runtime, spec, o)
+}
+
+func (rt testRT) DispatchGrepBlocks(spec grep.Spec, o DispatchOptions) JobID {
+	return DispatchBlocks(rt.Runtime, spec, o)
+}
+
+func (rt testRT) StreamSkipped(id JobID) (grep.SkipCounts, bool) {
+	return StreamSkipped(rt.Runtime, id)
+}
+
+func (rt testRT) IsCancelled(id JobID) bool { return kindtest.IsCancelled(rt.Runtime, id) }
+
+func waitReady(rt testRT, d time.Duration) { kindtest.WaitReady(rt.Runtime, d) }
+
+func jobErr(t testing.TB, err error) *runtime.JobError { return kindtest.JobErr(t, err) }
+
+// streamResult collects a grep stream until its closing batch.
+type streamResult struct {
+	matches  []grep.Match
+	batches  int
+	maxLen   int
+	progress uint64
+	skipped  grep.SkipCounts
+	outcome  Outcome
+}
+
+// add records one batch and reports whether it was the closing one.
+func (r *streamResult) add(b *runtime.StreamBatch) bool {
+	r.batches++
+	r.maxLen = max(r.maxLen, b.Len())
+	r.matches = append(r.matches, MatchesOf(*b)...)
+	for _, blk := range BlocksOf(*b) {
+		r.matches = append(r.matches, blk.Matches()...)
+	}
+	if b.Closed {
+		r.outcome, r.progress, r.skipped = b.Outcome, b.Progress, SkippedOf(*b)
+	}
+	return b.Closed
+}
+
+// drainStream ticks at the given frame cadence until stream id closes.
+func drainStream(t testing.TB, rt testRT, id JobID, frame time.Duration, limit time.Duration) streamResult {
+	t.Helper()
+	var res streamResult
+	deadline := time.Now().Add(limit)
+	for {
+		require.True(t, time.Now().Before(deadline), "stream %d did not close in time", id)
+		rt.Tick()
+		for _, b := range rt.TakeStreamBatches() {
+			if b.ID == id && res.add(&b) {
+				return res
+			}
+		}
+		waitReady(rt, frame)
+		if frame > time.Millisecond {
+			time.Sleep(frame) // a frame cadence: replies pile up between drains
+		}
+	}
+}
+
+// bestOfThree runs attempt up to three times and returns the shortest time,
+// stopping early once one is under bound.
+func bestOfThree(bound time.Duration, attempt func() time.Duration) time.Duration {
+	best := time.Duration(1<<63 - 1)
+	for range 3 {
+		best = min(best, attempt())
+		if best < bound {
+			break
+		}
+	}
+	return best
+}
+
+func setHook(t *testing.T, hook *func(), f func()) {
+	t.Helper()
+	*hook = f
+	t.Cleanup(func() { *hook = nil })
+}
+
+// waitOrPanic blocks until ch closes, so a hook can hold a search at the
+// point the test needs; it gives up after a while rather than hang.
+func waitOrPanic(ch <-chan struct{}) {
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+	}
+}
