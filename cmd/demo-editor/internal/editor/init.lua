@@ -1,7 +1,9 @@
 -- init.lua: the demo editor's commands. Everything a user sees beyond
--- moving the cursor and typing is built here, on pmacs.workers (jobs) and
--- pmacs.editor (buffers, windows, keymaps, prompts, messages). Start your
--- own --init file from a copy of this one.
+-- moving the cursor and typing is built here or in the embedded modules
+-- under lua/pmacs/ it sets up (each says what it owns), on pmacs.workers
+-- (jobs) and pmacs.editor (buffers, windows, keymaps, prompts, messages).
+-- Start your own --init file from a copy of this one: the modules are
+-- require-able from any init file.
 
 local ed = pmacs.editor
 local w = pmacs.workers
