@@ -122,30 +122,13 @@ func (s Ints) Cut(n int) (head, rest runtime.Items) { return s[:n:n], s[n:] }
 type intsCodec struct{}
 
 func (intsCodec) EncodeItems(e *msgpack.Encoder, items runtime.Items) error {
-	s := items.(Ints)
-	if err := e.EncodeArrayLen(len(s)); err != nil {
-		return err
-	}
-	for _, v := range s {
-		if err := e.EncodeUint(v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return wire.EncodeUints(e, items.(Ints))
 }
 
 func (intsCodec) DecodeItems(_ []byte, d *msgpack.Decoder) (runtime.Items, error) {
-	n, err := wire.DecodeLen(d, 1)
+	v, err := wire.DecodeUints(d, 4096)
 	if err != nil {
 		return nil, err
 	}
-	out := make(Ints, 0, min(n, 4096))
-	for range n {
-		v, err := d.DecodeUint64()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return Ints(v), nil
 }

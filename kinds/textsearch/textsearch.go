@@ -43,32 +43,15 @@ func (m Matches) Cut(n int) (head, rest runtime.Items) { return m[:n:n], m[n:] }
 type matchesCodec struct{}
 
 func (matchesCodec) EncodeItems(e *msgpack.Encoder, items runtime.Items) error {
-	m := items.(Matches)
-	if err := e.EncodeArrayLen(len(m)); err != nil {
-		return err
-	}
-	for _, v := range m {
-		if err := e.EncodeUint(v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return wire.EncodeUints(e, items.(Matches))
 }
 
 func (matchesCodec) DecodeItems(_ []byte, d *msgpack.Decoder) (runtime.Items, error) {
-	n, err := wire.DecodeLen(d, 1)
+	v, err := wire.DecodeUints(d, 3*batchMatches)
 	if err != nil {
 		return nil, err
 	}
-	out := make(Matches, 0, min(n, 3*batchMatches))
-	for range n {
-		v, err := d.DecodeUint64()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return Matches(v), nil
 }
 
 // Snapshot is a text handed to a worker without copying it: its lines,
