@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"github.com/pmacs-go/pmacs-go/grep"
@@ -67,38 +66,19 @@ type streamResult struct {
 	outcome  Outcome
 }
 
-// add records one batch and reports whether it was the closing one.
-func (r *streamResult) add(b *runtime.StreamBatch) bool {
-	r.batches++
-	r.maxLen = max(r.maxLen, b.Len())
-	r.matches = append(r.matches, MatchesOf(*b)...)
-	for _, blk := range BlocksOf(*b) {
-		r.matches = append(r.matches, blk.Matches()...)
-	}
-	if b.Closed {
-		r.outcome, r.progress, r.skipped = b.Outcome, b.Progress, SkippedOf(*b)
-	}
-	return b.Closed
-}
-
-// drainStream ticks at the given frame cadence until stream id closes.
+// drainStream ticks at the given frame cadence until stream id closes
+// (kindtest.Drain) and reads the matches, plain or in blocks, and the skip
+// counts out of what it collected.
 func drainStream(t testing.TB, rt testRT, id JobID, frame time.Duration, limit time.Duration) streamResult {
 	t.Helper()
-	var res streamResult
-	deadline := time.Now().Add(limit)
-	for {
-		require.True(t, time.Now().Before(deadline), "stream %d did not close in time", id)
-		rt.Tick()
-		for _, b := range rt.TakeStreamBatches() {
-			if b.ID == id && res.add(&b) {
-				return res
-			}
-		}
-		waitReady(rt, frame)
-		if frame > time.Millisecond {
-			time.Sleep(frame) // a frame cadence: replies pile up between drains
-		}
+	s := kindtest.Drain(t, rt.Runtime, id, frame, limit)
+	all := runtime.StreamBatch{Items: s.Items, Detail: s.Detail}
+	res := streamResult{matches: MatchesOf(all), batches: s.Batches, maxLen: s.MaxLen,
+		progress: s.Progress, skipped: SkippedOf(all), outcome: s.Outcome}
+	for _, blk := range BlocksOf(all) {
+		res.matches = append(res.matches, blk.Matches()...)
 	}
+	return res
 }
 
 // bestOfThree runs attempt up to three times and returns the shortest time,
