@@ -88,9 +88,16 @@ type Binding struct {
 
 	jobs    map[runtime.JobID]*job // dispatched through this binding, not yet settled
 	threads map[*lua.LState]*Task  // running or parked tasks by their thread
+	alive   map[*Task]struct{}     // tasks not ended, joining ones too
 	pool    threadPool             // threads of finished tasks, for reuse
 	live    int                    // tasks started and not finished
-	failed  []*Task                // tasks whose error nobody has collected yet
+	taskSeq uint64                 // the last task's id
+	timers  timerHeap              // sleeps and deadlines (timers.go)
+	// cancelledSleeps are w.sleep jobs cancelled outside the binding,
+	// settled by the next frame.
+	cmu             sync.Mutex
+	cancelledSleeps []runtime.JobID
+	failed          []*Task // tasks whose error nobody has collected yet
 
 	// run is the frame's resume queue; next holds tasks that yielded by
 	// themselves and resume next frame.
@@ -100,6 +107,10 @@ type Binding struct {
 	trampoline *lua.LFunction
 	handleMT   *lua.LTable
 	taskMT     *lua.LTable
+	futureMT   *lua.LTable
+	eventMT    *lua.LTable
+	queueMT    *lua.LTable
+	semMT      *lua.LTable
 	treeMT     *lua.LTable
 	iterFn     *lua.LFunction
 	stack      stackClassifier
@@ -145,6 +156,7 @@ func New(rt *runtime.Runtime, opts Options) (*Binding, error) {
 		onTick:  opts.OnTick,
 		jobs:    make(map[runtime.JobID]*job),
 		threads: make(map[*lua.LState]*Task),
+		alive:   make(map[*Task]struct{}),
 		safe:    opts.Safe,
 		policy:  opts.ProgramPolicy,
 	}
@@ -262,7 +274,7 @@ func (b *Binding) Stats() Stats {
 // can only be waiting on each other. A headless runner stops on it instead
 // of waiting forever.
 func (b *Binding) Stalled() bool {
-	if b.live == 0 || len(b.next) > 0 || len(b.run) > 0 || len(b.lsp.iters) > 0 {
+	if b.live == 0 || len(b.next) > 0 || len(b.run) > 0 || len(b.lsp.iters) > 0 || len(b.timers) > 0 {
 		return false
 	}
 	for _, j := range b.jobs {
@@ -325,6 +337,7 @@ func (b *Binding) Close() {
 	// side so are both.
 	for id := range b.jobs {
 		b.rt.Cancel(id)
+		b.endSleep(id)
 	}
 	mcpClosed := make(chan struct{})
 	go func() {
@@ -339,6 +352,8 @@ func (b *Binding) Close() {
 	}
 	clear(b.jobs)
 	clear(b.threads)
+	clear(b.alive)
+	b.timers = nil
 	b.pool = threadPool{}
 	b.run, b.next, b.failed = nil, nil, nil
 	b.live = 0

@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strconv"
@@ -26,9 +27,6 @@ func (b *Binding) install() error {
 		"id": b.handleID, "done": b.handleDone, "progress": b.handleProgress,
 		"write": b.handleWrite, "close_stdin": b.handleCloseStdin,
 	}, b.handleString)
-	b.taskMT = metatable(L, map[string]lua.LGFunction{
-		"await": b.taskAwait, "done": taskDoneFn,
-	}, taskString)
 	b.treeMT = metatable(L, map[string]lua.LGFunction{
 		"language": treeLanguage, "root_type": treeRootType, "sexpr": treeSExpr,
 		"has_error": treeHasError, "duration_ms": treeDurationMs, "highlights": treeHighlights,
@@ -67,7 +65,10 @@ func (b *Binding) install() error {
 	})
 	L.SetFuncs(w, b.findFuncs())
 	w.RawSetString("fs", fs)
-	async := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"run": b.asyncRun})
+	async, err := b.installAsync(L)
+	if err != nil {
+		return err
+	}
 	pmacs := L.NewTable()
 	pmacs.RawSetString("array", L.NewFunction(b.luaArray))
 	pmacs.RawSetString("workers", w)
@@ -89,66 +90,6 @@ func metatable(L *lua.LState, methods map[string]lua.LGFunction, tostring lua.LG
 	// Scripts cannot swap a handle's methods through getmetatable.
 	mt.RawSetString("__metatable", lua.LString("pmacs"))
 	return mt
-}
-
-// ---- pmacs.async ----
-
-func (b *Binding) asyncRun(L *lua.LState) int {
-	fn := checkFunction(L, "pmacs.async.run", 1, "fn")
-	if nesting(L) >= maxNesting {
-		// The new task runs inside this call until it first waits, so a
-		// task that starts a task that starts a task ... nests Go calls.
-		raise(L, "pmacs.async.run: tasks started by tasks before they first wait nest too deeply (%d)", maxNesting)
-	}
-	args := make([]lua.LValue, 0, L.GetTop()-1)
-	for i := 2; i <= L.GetTop(); i++ {
-		args = append(args, L.Get(i))
-	}
-	L.Push(b.spawn(L, fn, args).ud)
-	return 1
-}
-
-func checkTask(L *lua.LState, fname string) *Task {
-	return checkSelf[*Task](L, fname, "task (call it as task:method())")
-}
-
-// taskAwait returns the task's results once it has ended, or nil and the
-// error message if it failed (which marks the error handled).
-func (b *Binding) taskAwait(L *lua.LState) int {
-	t := checkTask(L, "task:await")
-	switch t.state {
-	case taskDone:
-		return pushAll(L, t.results)
-	case taskFailed:
-		t.collected = true
-		L.Push(lua.LNil)
-		L.Push(lua.LString(t.err.Message))
-		return 2
-	}
-	if b.threads[L] == t {
-		raise(L, "task:await: a task cannot await itself")
-	}
-	cur := b.waitingTask(L, "task:await")
-	if e, ok := b.heldCycle(t, cur); ok {
-		// t waits, through streams held for cur, on cur itself: cur
-		// cannot take those streams' batches before t ends.
-		b.breakCycle(e, nil)
-	}
-	t.waiters = append(t.waiters, cur)
-	cur.waitOn = t
-	return b.park(L, cur)
-}
-
-func taskDoneFn(L *lua.LState) int {
-	L.Push(lua.LBool(checkTask(L, "task:done").Done()))
-	return 1
-}
-
-func taskString(L *lua.LState) int {
-	t := checkTask(L, "tostring")
-	state := map[taskState]string{taskRunning: "running", taskDone: "done", taskFailed: "failed"}[t.state]
-	L.Push(lua.LString("pmacs.task(" + state + ")"))
-	return 1
 }
 
 // ---- pmacs.workers: dispatch ----
@@ -186,12 +127,32 @@ func (b *Binding) push(L *lua.LState, o runtime.DispatchOptions, kind runtime.Ki
 	return 1
 }
 
+// sleep is w.sleep(ms[, opts]): a job that completes after ms. It is an
+// external job settled by the binding's timer heap (timers.go): a
+// sleeping job holds no worker and no goroutine.
 func (b *Binding) sleep(L *lua.LState) int {
 	const fname = "pmacs.workers.sleep"
 	msv := checkNumber(L, fname, 1, "ms")
 	o, _ := b.opts(L, fname, 2, false)
-	d := time.Duration(min(max(msv, 0), float64(1<<62/time.Millisecond)) * float64(time.Millisecond))
-	return b.push(L, o, demojob.Sleep, false, func() runtime.JobID { return demojob.DispatchSleep(b.rt, d, o) })
+	tm := after(msv, timerJob)
+	var ctx context.Context
+	n := b.push(L, o, demojob.Sleep, false, func() runtime.JobID {
+		id, c := b.rt.RegisterExternal(demojob.Sleep, o.Key)
+		ctx = c
+		return id
+	})
+	if ud, ok := L.Get(-1).(*lua.LUserData); ok {
+		if j, ok := ud.Value.(*job); ok {
+			tm.job = j.id
+			j.timer = tm
+			b.timers.add(tm)
+			// A cancel that does not pass through the binding (a
+			// supersede by the same key from Go) reaches the timer
+			// through the next frame.
+			tm.stop = context.AfterFunc(ctx, func() { b.sleepCancelled(j.id) })
+		}
+	}
+	return n
 }
 
 func (b *Binding) sum(L *lua.LState) int {
