@@ -98,11 +98,12 @@ func TestCancelReachesChildrenJobsAndPrograms(t *testing.T) {
 
 // A stream a task leaves unfinished (kept in a global, or left by an
 // error) is cancelled when the task ends: nothing else would take its
-// batches, and its producer would stay parked.
+// batches, and its producer would stay parked. What it buffered is dropped,
+// not handed out a batch per frame (with max_batch = 1, 65,536 frames).
 func TestStreamLeftByItsTaskIsCancelled(t *testing.T) {
 	h := newHarness(t, false)
 	task := h.run(t, `
-		kept = pmacs.workers.emit_n(1e9, {max_batch = 10})
+		kept = pmacs.workers.emit_n(1e9, {max_batch = 1})
 		for batch in kept:batches() do break end`)
 	require.NoError(t, task.Err())
 	h.drive(t, 10*time.Second)
@@ -331,4 +332,37 @@ func TestTaskListAndMisuse(t *testing.T) {
 	} {
 		require.True(t, strings.Contains(msgs, want), "missing %q in:\n%s", want, msgs)
 	}
+}
+
+// A stream left by break or by a return from inside its loop is cancelled
+// at once, while the task goes on: a program's process group is stopped,
+// nested loops' streams each end.
+func TestStreamLeftByBreakOrReturnIsCancelled(t *testing.T) {
+	h := newHarness(t, false)
+	res := runTaskOK(t, h, `
+		local w = pmacs.workers
+		local function endless() return w.spawn{cmd = {"sh", "-c", "while :; do echo y; done"}} end
+		local function first_batch(h)
+			for batch in h:batches() do return #batch > 0 end
+		end
+		local p1 = endless()
+		local got = first_batch(p1)
+		local _, e1 = p1:await()
+
+		local p2 = endless()
+		for batch in p2:batches() do break end
+		local _, e2 = p2:await()
+
+		local outer, inner = w.emit_n(1e9, {max_batch = 1}), endless()
+		local function nested()
+			for a in outer:batches() do
+				for b in inner:batches() do return "both" end
+			end
+		end
+		local r = nested()
+		local _, e3 = outer:await()
+		local _, e4 = inner:await()
+		return got, e1, e2, r, e3, e4`)
+	require.Equal(t, []lua.LValue{lua.LTrue, lua.LString("cancelled"), lua.LString("cancelled"),
+		lua.LString("both"), lua.LString("cancelled"), lua.LString("cancelled")}, res)
 }

@@ -225,6 +225,25 @@ func (b *Binding) batchIter(L *lua.LState) int {
 	return b.park(L, t)
 }
 
+// forLeave is what a rewritten for-in loop calls when it is left (its end,
+// a break, a return from inside it; see chunk.go) with its iterator and
+// state, and, for a return, the values returned, which it passes on. A
+// stream whose batches the loop was taking and that has not ended is
+// cancelled: the task has stopped taking its batches, and its producer (a
+// program, a walk) would otherwise wait for a consumer that is gone.
+func (b *Binding) forLeave(L *lua.LState) int {
+	if L.Get(1) == b.iterFn {
+		if ud, ok := L.Get(2).(*lua.LUserData); ok {
+			if j, ok := ud.Value.(*job); ok && j.stream && !j.settled {
+				if t := b.threads[L]; t == nil || j.iterTask == t {
+					b.dropStream(j)
+				}
+			}
+		}
+	}
+	return max(L.GetTop()-2, 0)
+}
+
 func (b *Binding) handleCancel(L *lua.LState) int {
 	j := checkJob(L, "h:cancel")
 	b.cancel(j.id)

@@ -140,7 +140,7 @@ func (b *Binding) cancelTask(t *Task, msg string) {
 	for len(t.jobs) > 0 {
 		j := t.jobs[len(t.jobs)-1]
 		disown(j)
-		b.cancel(j.id)
+		b.end(j)
 	}
 	if t.bodyDone {
 		b.settleTask(t)
@@ -224,10 +224,7 @@ func (b *Binding) endBody(t *Task, reuse bool) {
 	for _, j := range t.streams {
 		if j.iterTask == t {
 			j.iterTask = nil
-			b.hold(j, false)
-			if !j.settled {
-				b.cancel(j.id)
-			}
+			b.dropStream(j)
 		}
 	}
 	t.streams = nil
@@ -316,8 +313,31 @@ func (b *Binding) releaseJobs(t *Task) {
 			}
 			continue
 		}
-		b.cancel(j.id)
+		b.end(j)
 	}
+}
+
+// end cancels a job of a task that is cancelled or has ended: a stream
+// then drops what it has not delivered, since no task will take it.
+func (b *Binding) end(j *job) {
+	if j.stream {
+		b.dropStream(j)
+		return
+	}
+	b.cancel(j.id)
+}
+
+// dropStream ends a stream nobody will take batches from any more: it is
+// cancelled and closes as soon as its producer stops, its undelivered
+// items dropped (runtime.DropStream).
+func (b *Binding) dropStream(j *job) {
+	if j.settled {
+		return
+	}
+	j.discard = true
+	j.queue = nil
+	b.hold(j, false)
+	b.rt.DropStream(j.id)
 }
 
 func returned(vals []lua.LValue, j *job) bool {

@@ -33,6 +33,7 @@ func (b *Binding) install() error {
 		"close": treeClose,
 	}, treeString)
 	b.iterFn = L.NewFunction(b.batchIter)
+	L.SetGlobal(forLeave, L.NewFunction(b.forLeave))
 
 	// Every task starts in this trampoline: it arms the traceback hook on
 	// the task's thread, then calls the task's function. The call must not
