@@ -31,75 +31,10 @@ local function current_dir()
 end
 
 require("pmacs.syntax").setup(ctx)
-local reparse = ctx.reparse
 
------------------------------------------------------------------- files
+require("pmacs.files").setup(ctx)
+local open_file, open_path = ctx.open_file, ctx.open_path
 
-local function open_file(path, row, col)
-  local buf, err = ed.open(path)
-  if not buf then ed.error(err) return end
-  if row then ed.set_cursor(buf, row, col or 0) end
-  ed.show(buf)
-  return buf
-end
-
-local open_dired -- defined below
-
--- open_path opens a directory in a directory view and anything else as a
--- file (a missing file becomes a new buffer the first save creates; the
--- editor says "new file"). A trailing slash means a directory: a missing
--- one is an error, never a new file named after it. It returns the task
--- that opens it.
-local function open_path(path)
-  if path:sub(1, 1) ~= "/" then path = join(ed.root(), path) end
-  local want_dir = path:sub(-1) == "/"
-  path = path:gsub("/+$", "")
-  if path == "" then path = "/" end
-  local h = w.fs.stat(path)
-  return run(function()
-    local st, err, code = h:await()
-    if st and (st.kind == "dir" or st.kind == "symlink") then
-      if st.kind == "dir" then open_dired(path) return end
-      local listing = w.fs.read_dir(path):await()
-      if listing then open_dired(path) return end
-    end
-    if want_dir then
-      if st then ed.error("open: " .. path .. " is not a directory")
-      elseif code == "ENOENT" then ed.error("open: no directory " .. path)
-      else ed.error("open: " .. err) end
-      return
-    end
-    if not st and code ~= "ENOENT" then ed.error("open: " .. err) return end
-    open_file(path)
-  end)
-end
-
--- format_before_save(buf), defined with the language servers below,
--- organizes the imports of a file synced with a server and formats it;
--- save waits for it.
-local format_before_save
-
--- save writes buf; a file whose directory does not exist (a new file
--- opened under a new path) is saved only after the user agrees to create
--- the directory. A file synced with a language server is formatted first.
-local function save(buf)
-  local path = ed.path(buf)
-  if not path then ed.message(ed.name(buf) .. " has no file to save to") return end
-  local dir = dirname(path)
-  local h = w.fs.stat(dir)
-  run(function()
-    local st, _, code = h:await()
-    if format_before_save then format_before_save(buf) end
-    if not ed.valid(buf) then return end -- closed meanwhile
-    if st or code ~= "ENOENT" then ed.save(buf) return end -- save reports any other failure
-    ed.prompt("directory " .. dir .. " does not exist: create it and save? (y/n) ", {on_change = function(text)
-      ed.close_prompt()
-      if text == "y" or text == "Y" then ed.save(buf, {make_dirs = true}) else ed.message("not saved") end
-    end})
-  end)
-end
-
-ed.map("global", "C-s", save)
 ed.map("global", "C-z", function(buf)
   if not ed.undo(buf) then ed.message("nothing to undo") end
 end)
@@ -108,56 +43,6 @@ ed.map("global", "C-y", function(buf)
 end)
 ed.map("global", "C-q", function() ed.quit(false) end)
 ed.map("global", "C-e", function() ed.show(ed.find("*messages*")) end)
--- complete_path is the open prompt's Tab: it lists the directory of the
--- typed path (a job: the prompt stays live meanwhile), extends the text to
--- the longest common prefix of the names that match, and shows the
--- candidates after the text when more than one is left.
-local function complete_path(text)
-  local full = text:sub(1, 1) == "/" and text or join(ed.root(), text)
-  local dir, prefix = full:match("^(.*/)([^/]*)$")
-  if not dir then return end
-  local h = w.fs.read_dir(dir == "/" and dir or dir:sub(1, -2))
-  run(function()
-    local res, err = h:await()
-    if ed.prompt_text() ~= text then return end -- typed on meanwhile
-    if not res then ed.set_prompt_hint("  [" .. err .. "]") return end
-    local names = {}
-    for _, e in ipairs(res.entries) do
-      if e.name:sub(1, #prefix) == prefix then
-        names[#names + 1] = e.kind == "dir" and e.name .. "/" or e.name
-      end
-    end
-    if #names == 0 then ed.set_prompt_hint("  [no match]") return end
-    table.sort(names)
-    local common = names[1]
-    for i = 2, #names do
-      local n, j = names[i], 0
-      while j < #common and common:byte(j + 1) == n:byte(j + 1) do j = j + 1 end
-      common = common:sub(1, j)
-    end
-    ed.set_prompt_text(text:sub(1, #text - #prefix) .. common)
-    if #names > 1 then
-      local shown = table.concat(names, " ", 1, math.min(#names, 30))
-      ed.set_prompt_hint("  [" .. shown .. (#names > 30 and " ..." or "") .. "]")
-    end
-  end)
-end
-
--- C-o: relative paths are relative to the project root (where the editor
--- started), whatever buffer is shown; the prompt starts with the root's
--- full path, and shows the full path a relative one stands for.
-ed.map("global", "C-o", function()
-  ed.prompt("open: ", {
-    text = join(ed.root(), ""),
-    keys = {Tab = complete_path},
-    on_change = function(text)
-      if text ~= "" and text:sub(1, 1) ~= "/" then ed.set_prompt_hint("  = " .. join(ed.root(), text)) end
-    end,
-    on_submit = function(text)
-      if text ~= "" then open_path(text) end
-    end,
-  })
-end)
 
 ------------------------------------------------------------------ selection and clipboard
 -- The mark is the selection's other end (the cursor is the other). C-Space
@@ -236,34 +121,6 @@ ed.map("global", "C-v", function(buf)
   if sr then ed.delete_range(buf, sr, sc, er, ec) end -- a paste replaces the selection
   ed.clear_mark(buf)
   ed.insert(buf, register)
-end)
-
--- M-s: save as. A relative path is relative to the project root, like
--- C-o's; an existing file is overwritten only after a y.
-ed.map("global", "M-s", function(buf)
-  if not ed.path(buf) then ed.message(ed.name(buf) .. " is a view, not a file") return end
-  ed.prompt("save as: ", {text = ed.path(buf), keys = {Tab = complete_path}, on_submit = function(text)
-    if text == "" then return end
-    local path = text:sub(1, 1) == "/" and text or join(ed.root(), text)
-    if path == ed.path(buf) then save(buf) return end
-    local function write()
-      local ok, err = ed.set_path(buf, path)
-      if not ok then ed.error("save as: " .. err) return end
-      reparse(buf)
-      save(buf)
-    end
-    local h = w.fs.stat(path)
-    run(function()
-      local st, err, code = h:await()
-      if not st and code ~= "ENOENT" then ed.error("save as: " .. err) return end
-      if not st then write() return end
-      if st.kind == "dir" then ed.error("save as: " .. path .. " is a directory") return end
-      ed.prompt(path .. " exists: overwrite it? (y/n) ", {on_change = function(answer)
-        ed.close_prompt()
-        if answer == "y" or answer == "Y" then write() else ed.message("not saved") end
-      end})
-    end)
-  end})
 end)
 
 ------------------------------------------------------------------ M-: eval
@@ -393,7 +250,7 @@ local function dired_entry(buf)
   return e, e.name == ".." and dirname(st.path) or join(st.path, e.name)
 end
 
-open_dired = function(path)
+local function open_dired(path)
   local name = "dired " .. path
   local buf = ed.find(name)
   if not buf then
@@ -488,12 +345,9 @@ end
 ed.map("global", "C-b", show_buffers)
 
 commands.dired = function(arg) open_dired(arg ~= "" and arg or current_dir()) end
-commands.open = function(arg)
-  if arg == "" then ed.error("open: needs a path") return end
-  open_path(arg)
-end
+ctx.open_dired = open_dired
 
-ctx.current_dir, ctx.open_path, ctx.open_file = current_dir, open_path, open_file
+ctx.current_dir = current_dir
 
 local compile = require("pmacs.compile")
 compile.setup(ctx)
@@ -1261,7 +1115,7 @@ local function organize_imports(buf)
   return true
 end
 
-format_before_save = function(buf)
+ctx.before_save[#ctx.before_save + 1] = function(buf)
   if not format_on_save or not ed.valid(buf) then return end
   local doc = lsp.docs[buf]
   if not doc or not doc.client then return end
