@@ -6,23 +6,38 @@
 -- require-able from any init file.
 
 local ed = pmacs.editor
-local w = pmacs.workers
-local run = pmacs.async.run
 
 -- The modules under lua/pmacs/ share the editor's state through ctx, which
--- names what each may use; none reaches another through globals.
-local paths = require("pmacs.path") -- an embedded module: lua/pmacs/path.lua
-local ctx = {ed = ed, w = w, run = run, paths = paths}
+-- names what each may use; none reaches another through globals. A module
+-- adds what others need to ctx when it is set up (each header says what),
+-- so the order below is the order of their dependencies: a module reads
+-- from ctx only what the ones above it put there. Two that need each other
+-- (files opens a directory in dired, dired opens its entries with files)
+-- break the cycle with a lookup on ctx when it runs (ctx.open_dired), and
+-- a module that must act on another's events adds a hook to a list the
+-- other calls (ctx.before_save, ctx.lsp.after_change, ctx.lsp.on_start).
+local ctx = {ed = ed, w = pmacs.workers, run = pmacs.async.run, paths = require("pmacs.path")}
 
-require("pmacs.commands").setup(ctx)
-local commands = ctx.commands
+require("pmacs.commands").setup(ctx)   -- ctx.commands (M-x), ctx.all_keys, ctx.no_arg
+require("pmacs.syntax").setup(ctx)     -- ctx.reparse
+require("pmacs.files").setup(ctx)      -- ctx.open_file, open_path, save, complete_path, before_save
+require("pmacs.selection").setup(ctx)  -- ctx.can_edit
+require("pmacs.views").setup(ctx)
+require("pmacs.dired").setup(ctx)      -- ctx.open_dired, current_dir
+require("pmacs.compile").setup(ctx)
+require("pmacs.grep").setup(ctx)
+require("pmacs.search").setup(ctx)
+require("pmacs.workers_view").setup(ctx)
+require("pmacs.lsp").setup(ctx)        -- ctx.lsp
+require("pmacs.wsedit").setup(ctx)     -- ctx.apply_workspace_edit
+require("pmacs.refactor").setup(ctx)
+require("pmacs.completion").setup(ctx)
+require("pmacs.mcp").setup(ctx)
+local ask_trust = require("pmacs.workspace_trust").setup(ctx).ask_trust
+-- After search: its M-p (previous match) gives way to the picker's.
+require("pmacs.picker").setup(ctx)
 
-local dirname, join = paths.dirname, paths.join
-
-require("pmacs.syntax").setup(ctx)
-
-require("pmacs.files").setup(ctx)
-local open_file, open_path = ctx.open_file, ctx.open_path
+------------------------------------------------------------------ keys of no module
 
 ed.map("global", "C-z", function(buf)
   if not ed.undo(buf) then ed.message("nothing to undo") end
@@ -32,12 +47,6 @@ ed.map("global", "C-y", function(buf)
 end)
 ed.map("global", "C-q", function() ed.quit(false) end)
 ed.map("global", "C-e", function() ed.show(ed.find("*messages*")) end)
-
-require("pmacs.selection").setup(ctx)
-
-require("pmacs.views").setup(ctx)
-
------------------------------------------------------------------- go to line
 
 ed.map("global", "M-g", function(buf)
   local n = ed.line_count(buf)
@@ -58,33 +67,11 @@ ed.map("global", "M-g", function(buf)
   end})
 end)
 
-require("pmacs.dired").setup(ctx)
-
-require("pmacs.compile").setup(ctx)
-require("pmacs.grep").setup(ctx)
-require("pmacs.search").setup(ctx)
-require("pmacs.workers_view").setup(ctx)
-
-require("pmacs.lsp").setup(ctx)
-
-require("pmacs.wsedit").setup(ctx)
-
-require("pmacs.refactor").setup(ctx)
-
-require("pmacs.completion").setup(ctx)
-
-require("pmacs.mcp").setup(ctx)
-
------------------------------------------------------------------- workspace trust
-local ask_trust = require("pmacs.workspace_trust").setup(ctx).ask_trust
-
 ------------------------------------------------------------------ start
 
 ed.on("start", function(path)
-  local opened = open_path(path)
+  local opened = ctx.open_path(path)
   -- Asked once the first buffer is shown: a prompt belongs to the buffer
   -- shown when it opens.
-  run(function() opened:await() ask_trust() end)
+  ctx.run(function() opened:await() ask_trust() end)
 end)
-
-require("pmacs.picker").setup(ctx)
