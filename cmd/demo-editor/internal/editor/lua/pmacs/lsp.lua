@@ -1,0 +1,400 @@
+-- pmacs.lsp: the language server client. Go files are synced with gopls
+-- (from the project's .bin/ once the workspace is trusted, else from PATH
+-- outside it: pmacs.trust.find; a missing gopls is only noted in
+-- *messages*). Edits go out as incremental didChange from ed.take_edits,
+-- never a diff of the text. Other servers: add an entry to lsp_servers.
+-- It owns the clients, the documents synced with them and their
+-- diagnostics (the gutter signs, *diagnostics*), and the keys M-.
+-- (definition), M-k (hover), M-? (references) and M-e (diagnostics). It
+-- sets ctx.lsp: the documents by buffer, the sync and request functions
+-- the other language features use, and the after_change and on_start
+-- hook lists they add to.
+local M = {}
+
+function M.setup(ctx)
+  local ed, run = ctx.ed, ctx.run
+  local open_file, join = ctx.open_file, ctx.paths.join
+  local location = require("pmacs.compile").location
+
+  local lsp_servers = {
+    go = {name = "gopls", program = "gopls"},
+  }
+  local lsp = {clients = {}, docs = {}, diags = {}}
+  -- after_change: functions called with a buffer once its edits have gone
+  -- to its server (completion asks again); on_start: functions called with
+  -- each client as it starts, before any document opens (the workspace
+  -- edits hook workspace/applyEdit there).
+  local after_change, on_start = {}, {}
+
+  -- Paths become URIs and back only through pmacs.uri, and byte columns
+  -- UTF-16 columns only through pmacs.utf16: the Go code the LSP client
+  -- itself uses, so a request names the document didOpen named (a#b.go,
+  -- "my file.go") and the column the server counts. A URI from a server
+  -- that names no local file is refused with to_path's reason.
+
+  local function relative(path)
+    local root = ed.root() .. "/"
+    if path:sub(1, #root) == root then return path:sub(#root + 1) end
+    return path
+  end
+
+  local severity_names = {"error", "warning", "info", "hint"}
+
+  -- diag_signs marks each row of buf that has diagnostics in the gutter with
+  -- the most severe one's letter (E, W, I, H) in its colour, and its message
+  -- as the row's note, which the status line shows while the cursor is on
+  -- the row; the status line also counts them (E1 W0).
+  local sign_letters = {"E", "W", "I", "H"}
+  local function diag_signs(buf)
+    local path = ed.path(buf)
+    local ds = path and lsp.diags[path] or {}
+    local counts = {0, 0, 0, 0}
+    local worst = {}
+    for _, d in ipairs(ds) do
+      local sev = d.severity or 1
+      counts[sev] = (counts[sev] or 0) + 1
+      if not worst[d.line] or sev < (worst[d.line].severity or 1) then worst[d.line] = d end
+    end
+    local signs = {}
+    for row, d in pairs(worst) do
+      local sev = d.severity or 1
+      local msg = (d.message or ""):match("^[^\n]*")
+      if #msg > 70 then msg = msg:sub(1, 67) .. "..." end
+      signs[#signs + 1] = {row, sign_letters[sev] or "E", severity_names[sev] or "error", msg}
+    end
+    ed.set_signs(buf, signs)
+    if #ds == 0 then ed.set_status(buf, "") return end
+    local s = string.format("E%d W%d", counts[1], counts[2])
+    if counts[3] + counts[4] > 0 then s = s .. string.format(" I%d", counts[3] + counts[4]) end
+    ed.set_status(buf, s)
+  end
+
+  -- shift_diags moves the rows of path's diagnostics with edits the buffer
+  -- made (ed.take_edits' list), so the gutter follows inserted and deleted
+  -- lines until the server publishes again; true when a row moved.
+  local function shift_diags(path, edits)
+    local ds = lsp.diags[path]
+    if not ds then return false end
+    local moved = false
+    for _, e in ipairs(edits) do
+      local _, nl = e.text:gsub("\n", "")
+      local delta = nl - (e.end_line - e.line)
+      -- An edit within one row that adds no row moves nothing: a keystroke.
+      for _, d in ipairs((nl > 0 or e.end_line > e.line) and ds or {}) do
+        local to = d.line
+        if d.line > e.end_line then
+          to = d.line + delta
+        elseif d.line == e.end_line and d.col >= e.end_col then
+          to = e.line + nl -- the rest of the row moved with the edit's end
+        elseif d.line > e.line then
+          to = e.line -- its row was joined into the edit's first
+        end
+        if to ~= d.line then d.line, moved = to, true end
+      end
+    end
+    return moved
+  end
+
+  local function render_diagnostics(buf)
+    local rows = {string.format("diagnostics (Enter jumps)")}
+    local paths = {}
+    for path in pairs(lsp.diags) do paths[#paths + 1] = path end
+    table.sort(paths)
+    for _, path in ipairs(paths) do
+      for _, d in ipairs(lsp.diags[path]) do
+        rows[#rows + 1] = string.format("%s:%d:%d: %s: %s", relative(path), d.line + 1, d.col + 1,
+          severity_names[d.severity] or "error", (d.message:gsub("\n", " ")))
+      end
+    end
+    ed.set_lines(buf, 0, -1, rows)
+  end
+
+  local function on_diagnostics(client, path)
+    local ds = client:diagnostics(path)
+    lsp.diags[path] = #ds > 0 and ds or nil
+    local buf = ed.find(path)
+    if buf then diag_signs(buf) end
+    local list = ed.find("*diagnostics*")
+    if list then render_diagnostics(list) end
+  end
+
+  -- lsp_client returns the client for a language, starting it once (inside
+  -- a task); nil when no server is configured or found.
+  local function lsp_client(lang)
+    local spec = lsp_servers[lang]
+    if not spec then return nil end
+    local entry = lsp.clients[lang]
+    if not entry then
+      entry = {}
+      entry.task = run(function()
+        -- Never the project's own program while the workspace is
+        -- untrusted: that would run the checkout's code on open.
+        local program, why, code = pmacs.trust.find(spec.program)
+        if not program then
+          if code == "untrusted" then
+            print("lsp: " .. why .. "; " .. lang .. " files open without a language server meanwhile")
+          else
+            print("lsp: " .. spec.name .. " not found in .bin/ or PATH; " .. lang .. " files open without a language server")
+          end
+          return nil
+        end
+        entry.program = program
+        -- Workspace edits may create, rename and delete files
+        -- (apply_workspace_edit).
+        local c, err = pmacs.lsp.start{cmd = {program}, root = ed.root(), filetypes = {lang},
+          resource_operations = {"create", "rename", "delete"}}
+        if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
+        c:on_diagnostics(on_diagnostics)
+        for _, hook in ipairs(on_start) do hook(c) end
+        print("lsp: started " .. program)
+        return c
+      end)
+      lsp.clients[lang] = entry
+    end
+    return entry.task:await()
+  end
+
+  -- Above this size a file is not synced with its language server: the
+  -- server would hold (and re-parse on every change) a copy several times the
+  -- file's size, and the open alone makes three copies of the text.
+  local lsp_max_bytes = 16 * 1024 * 1024
+
+  local function lsp_open(buf)
+    local lang, path = ed.language(buf), ed.path(buf)
+    if not lsp_servers[lang] or not path or lsp.docs[buf] then return end
+    if ed.byte_count(buf) > lsp_max_bytes then
+      ed.message(string.format("%s: %d MiB: no language server for files above %d MiB",
+        ed.name(buf), math.floor(ed.byte_count(buf) / (1024 * 1024)), math.floor(lsp_max_bytes / (1024 * 1024))))
+      return
+    end
+    lsp.docs[buf] = {path = path, lang = lang}
+    run(function()
+      local c = lsp_client(lang)
+      local doc = lsp.docs[buf]
+      if not c or not doc or not ed.valid(buf) then lsp.docs[buf] = nil return end
+      -- The text sent now includes every edit so far: drop the log.
+      ed.take_edits(buf)
+      local ok, err = c:open(path, ed.get_text(buf))
+      if not ok then print("lsp: open " .. path .. ": " .. err) lsp.docs[buf] = nil return end
+      doc.client = c
+      diag_signs(buf) -- the gutter stays, so the text does not move when markers come
+    end)
+  end
+
+  -- lsp_reopen moves buf's document to the path buf visits now (save as, a
+  -- workspace edit's rename): the server closes the old document, which it
+  -- then reads from disk again, and opens the new one with the buffer's
+  -- text; a path without a server only closes.
+  local function lsp_reopen(buf)
+    local doc = lsp.docs[buf]
+    if doc and doc.client then doc.client:close(doc.path) end
+    lsp.docs[buf] = nil
+    lsp_open(buf)
+  end
+
+  local function lsp_change(buf)
+    local doc = lsp.docs[buf]
+    if not doc or not doc.client then return end
+    if doc.path ~= ed.path(buf) then lsp_reopen(buf) return end
+    local edits = ed.take_edits(buf)
+    if edits then
+      if #edits > 0 then doc.client:change(doc.path, edits) end
+      if shift_diags(doc.path, edits) then diag_signs(buf) end
+    else
+      -- The log overflowed or the file was reloaded: send the text again.
+      doc.client:close(doc.path)
+      doc.client:open(doc.path, ed.get_text(buf))
+    end
+    -- After the didChange, so a completion request sees the new text.
+    for _, hook in ipairs(after_change) do hook(buf) end
+  end
+
+  -- The servers' showMessage notes, errors and warnings go to *messages*
+  -- (their routine logMessage chatter does not).
+  ed.on("frame", function()
+    for _, entry in pairs(lsp.clients) do
+      local c = entry.task:done() and entry.task:await()
+      if c then
+        for _, m in ipairs(c:messages()) do
+          if m.show or m.type <= 2 then print("lsp: " .. m.text) end
+        end
+      end
+    end
+  end)
+
+  -- lsp_retrust follows a trust decision about the workspace: a language
+  -- whose server program resolves differently now (held back while
+  -- untrusted, or the project's own after an untrust) gets the new one,
+  -- and its open buffers sync with it without being reopened.
+  local function lsp_retrust()
+    local redo = {}
+    for lang, entry in pairs(lsp.clients) do
+      local spec = lsp_servers[lang]
+      local want = spec and pmacs.trust.find(spec.program)
+      -- A server still starting is left alone: it resolved before the
+      -- decision, and the policy checks its program again as it starts.
+      if entry.task:done() and entry.program ~= want then redo[#redo + 1] = lang end
+    end
+    -- Apart from the walk above: reopening starts a client, a new key in
+    -- lsp.clients.
+    for _, lang in ipairs(redo) do
+      local c = lsp.clients[lang].task:await()
+      lsp.clients[lang] = nil
+      for buf, doc in pairs(lsp.docs) do
+        if doc.lang == lang then
+          lsp.docs[buf] = nil
+          if c then lsp.diags[doc.path] = nil end
+          if ed.valid(buf) then ed.set_signs(buf, nil) ed.set_status(buf, "") end
+        end
+      end
+      if c then c:stop() end
+      for _, b in ipairs(ed.buffers()) do
+        if ed.language(b.id) == lang then lsp_open(b.id) end
+      end
+    end
+  end
+
+  ed.on("trust", lsp_retrust)
+  ed.on("open", lsp_open)
+  ed.on("change", lsp_change)
+  ed.on("save", function(buf)
+    local doc = lsp.docs[buf]
+    if doc and doc.path ~= ed.path(buf) then
+      lsp_reopen(buf)
+    elseif doc and doc.client then
+      doc.client:save(doc.path)
+    end
+  end)
+  ed.on("close", function(buf)
+    local doc = lsp.docs[buf]
+    if doc and doc.client then doc.client:close(doc.path) end
+    lsp.docs[buf] = nil
+  end)
+
+  -- lsp_request sends method at the cursor of buf; nil when buf has no
+  -- server.
+  local function lsp_request(buf, method, extra, key)
+    local doc = lsp.docs[buf]
+    if not doc or not doc.client then
+      ed.message("no language server for this buffer")
+      return nil
+    end
+    local row, col = ed.cursor(buf)
+    local line = ed.get_lines(buf, row, row + 1)[1] or ""
+    local params = {textDocument = {uri = pmacs.uri.from_path(doc.path)},
+      position = {line = row, character = pmacs.utf16.units(line, col)}}
+    for k, v in pairs(extra or {}) do params[k] = v end
+    return doc.client:request(method, params, {key = key or method, timeout_ms = 30000})
+  end
+
+  -- lsp_jump opens path at a server's position: line and a UTF-16 column.
+  -- A file not read yet gets the row now and the column once its text is
+  -- there to count in, unless the cursor has moved on by then.
+  local function lsp_jump(path, line, character)
+    local buf = ed.find(path)
+    if buf and not ed.loading(buf) then
+      open_file(path, line, pmacs.utf16.byte_col(ed.get_lines(buf, line, line + 1)[1] or "", character))
+      return
+    end
+    buf = open_file(path, line, 0)
+    if not buf then return end
+    run(function()
+      local deadline = os.time() + 10
+      while ed.valid(buf) and ed.loading(buf) and os.time() <= deadline do coroutine.yield() end
+      if not ed.valid(buf) or ed.loading(buf) then return end
+      local r, c = ed.cursor(buf)
+      if r ~= line or c ~= 0 then return end
+      ed.set_cursor(buf, line, pmacs.utf16.byte_col(ed.get_lines(buf, line, line + 1)[1] or "", character))
+    end)
+  end
+
+  ed.map("global", "M-.", function(buf)
+    local h = lsp_request(buf, "textDocument/definition")
+    if not h then return end
+    run(function()
+      local res, err = h:await()
+      if not res then if err ~= "cancelled" then ed.error("definition: " .. err) end return end
+      local loc = res
+      if type(res) == "table" and res.uri == nil and res.targetUri == nil then loc = res[1] end
+      if type(loc) ~= "table" then ed.message("no definition here") return end
+      local range, u = loc.targetSelectionRange or loc.range, loc.uri or loc.targetUri
+      if type(u) ~= "string" or type(range) ~= "table" then ed.message("no definition here") return end
+      local path, perr = pmacs.uri.to_path(u)
+      if not path then ed.error("definition: " .. perr) return end
+      lsp_jump(path, range.start.line, range.start.character)
+    end)
+  end)
+
+  ed.map("global", "M-k", function(buf)
+    local h = lsp_request(buf, "textDocument/hover")
+    if not h then return end
+    run(function()
+      local res, err = h:await()
+      if not res then if err ~= "cancelled" then ed.error("hover: " .. err) end return end
+      local contents = type(res) == "table" and res.contents
+      local text = type(contents) == "string" and contents or type(contents) == "table" and (contents.value or (contents[1] and (contents[1].value or contents[1]))) or nil
+      if type(text) ~= "string" or text == "" then ed.message("no hover information here") return end
+      local hb = ed.create("*hover*")
+      ed.set_lines(hb, 0, -1, {text})
+      for l in text:gmatch("[^\n]+") do
+        if not l:find("^```") then ed.message(l) return end
+      end
+    end)
+  end)
+
+  local function references_open(buf)
+    local row = ed.cursor(buf)
+    local file, line, col = location(ed.get_lines(buf, row, row + 1)[1] or "")
+    if not file then ed.message("no file:line on this row") return end
+    if file:sub(1, 1) ~= "/" then file = join(ed.root(), file) end
+    lsp_jump(file, line - 1, (col or 1) - 1)
+  end
+
+  ed.map("global", "M-?", function(buf)
+    local h = lsp_request(buf, "textDocument/references", {context = {includeDeclaration = true}})
+    if not h then return end
+    local rb = ed.create("*references*")
+    ed.map(rb, "Enter", references_open)
+    ed.set_lines(rb, 0, -1, {"references: searching..."})
+    ed.show(rb)
+    run(function()
+      local n = 0
+      for batch in h:batches() do
+        local rows = {}
+        for _, loc in ipairs(batch) do
+          if type(loc) == "table" and loc.uri then
+            -- A URI that names no local file is listed as it came.
+            local path = pmacs.uri.to_path(loc.uri) or loc.uri
+            rows[#rows + 1] = string.format("%s:%d:%d", relative(path), loc.range.start.line + 1, loc.range.start.character + 1)
+          end
+        end
+        ed.append_lines(rb, rows)
+        n = n + #rows
+      end
+      local ok, err = h:await()
+      if not ok and err ~= "cancelled" then ed.set_lines(rb, 0, 1, {"references: " .. tostring(err)}) return end
+      ed.set_lines(rb, 0, 1, {string.format("references: %d (Enter jumps)", n)})
+    end)
+  end)
+
+  ed.map("global", "M-e", function()
+    local buf = ed.create("*diagnostics*")
+    ed.map(buf, "Enter", references_open)
+    render_diagnostics(buf)
+    ed.show(buf)
+  end)
+
+  local function lsp_text_edit(te)
+    local r = te.range
+    return {line = r.start.line, col = r.start.character, end_line = r["end"].line,
+            end_col = r["end"].character, text = te.newText}
+  end
+
+  ctx.lsp = {
+    docs = lsp.docs, after_change = after_change, on_start = on_start,
+    change = lsp_change, reopen = lsp_reopen, request = lsp_request, jump = lsp_jump,
+    text_edit = lsp_text_edit, relative = relative,
+  }
+end
+
+return M
