@@ -128,3 +128,36 @@ func (b *Binding) asyncTasks(L *lua.LState) int {
 	L.Push(tasksToLua(L, b.Tasks()))
 	return 1
 }
+
+// BeginCommand starts recording the tasks that the embedder's next call
+// into the main state (a key binding, a command) starts without a parent;
+// EndCommand stops and returns them. An editor keeps them as the task tree
+// behind its current command, for a key that cancels it (CancelTasks).
+func (b *Binding) BeginCommand() { b.command = b.command[:0]; b.recording = true }
+
+// EndCommand returns the tasks started since BeginCommand that are still
+// alive.
+func (b *Binding) EndCommand() []*Task {
+	b.recording = false
+	out := make([]*Task, 0, len(b.command))
+	for _, t := range b.command {
+		if t.state == taskRunning {
+			out = append(out, t)
+		}
+	}
+	b.command = b.command[:0]
+	return out
+}
+
+// CancelTasks cancels each task and its tree (task:cancel(reason)) and
+// returns how many were still running. Main goroutine only.
+func (b *Binding) CancelTasks(ts []*Task, reason string) int {
+	n := 0
+	for _, t := range ts {
+		if t.state == taskRunning && !t.cancelled {
+			b.cancelTask(t, cancelMessage(reason))
+			n++
+		}
+	}
+	return n
+}

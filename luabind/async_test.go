@@ -366,3 +366,22 @@ func TestStreamLeftByBreakOrReturnIsCancelled(t *testing.T) {
 	require.Equal(t, []lua.LValue{lua.LTrue, lua.LString("cancelled"), lua.LString("cancelled"),
 		lua.LString("both"), lua.LString("cancelled"), lua.LString("cancelled")}, res)
 }
+
+// SpawnMain (an init file): a job its task leaves running keeps running,
+// where a task's own would be cancelled with it.
+func TestSpawnMainLeavesItsJobsRunning(t *testing.T) {
+	h := newHarness(t, false)
+	fn, err := h.b.LoadString(`kept = pmacs.workers.sleep(30); owned = pmacs.async.run(function() return 1 end)`, "init.lua")
+	require.NoError(t, err)
+	main := h.b.SpawnMain(fn)
+	h.drive(t, 10*time.Second)
+	require.NoError(t, main.Err())
+	res := runTaskOK(t, h, `return kept:await()`)
+	require.Equal(t, lua.LTrue, res[0], "the sleep ran to its end")
+
+	fn, err = h.b.LoadString(`cancelled = pmacs.workers.sleep(3600 * 1000)`, "task.lua")
+	require.NoError(t, err)
+	h.b.Spawn(fn)
+	res = runTaskOK(t, h, `return cancelled:await()`)
+	require.Equal(t, []lua.LValue{lua.LNil, lua.LString("cancelled")}, res, "a task's job ends with it")
+}

@@ -89,6 +89,9 @@ type Binding struct {
 	jobs    map[runtime.JobID]*job // dispatched through this binding, not yet settled
 	threads map[*lua.LState]*Task  // running or parked tasks by their thread
 	alive   map[*Task]struct{}     // tasks not ended, joining ones too
+	// command holds the root tasks started while recording (BeginCommand).
+	command   []*Task
+	recording bool
 	pool    threadPool             // threads of finished tasks, for reuse
 	live    int                    // tasks started and not finished
 	taskSeq uint64                 // the last task's id

@@ -106,6 +106,17 @@ func (b *Binding) Spawn(fn *lua.LFunction, args ...lua.LValue) *Task {
 	return b.spawn(b.ls, fn, args, "")
 }
 
+// SpawnMain runs fn as Spawn does, as the main chunk of an init file: what
+// it leaves running when it returns (jobs, streams nobody iterates) keeps
+// running, as the jobs of the embedder's key bindings do, instead of being
+// cancelled with it. Its children are still its own, and a cancel or a
+// failure still ends its jobs.
+func (b *Binding) SpawnMain(fn *lua.LFunction, args ...lua.LValue) *Task {
+	t := &Task{b: b, want: resultsUnknown}
+	t.keepJobs = true
+	return b.spawnTask(b.ls, t, fn, args)
+}
+
 // SpawnNamed is Spawn with a name the task list and tracebacks show.
 func (b *Binding) SpawnNamed(name string, fn *lua.LFunction, args ...lua.LValue) *Task {
 	return b.spawn(b.ls, fn, args, name)
@@ -135,6 +146,8 @@ func (b *Binding) spawnTask(from *lua.LState, t *Task, fn *lua.LFunction, args [
 	t.th = b.thread()
 	if p := b.parentOf(from); p != nil {
 		b.adopt(p, t)
+	} else if b.recording {
+		b.command = append(b.command, t)
 	}
 	b.threads[t.th] = t
 	b.alive[t] = struct{}{}

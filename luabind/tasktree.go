@@ -29,6 +29,9 @@ type taskTree struct {
 	// shielded children are not reached by their parent's cancellation
 	// (pmacs.async.shield).
 	shielded bool
+	// keepJobs: the jobs left when the task returns keep running
+	// (SpawnMain).
+	keepJobs bool
 
 	// bodyDone: the task's function has returned or raised; the task now
 	// waits only for its children.
@@ -307,6 +310,9 @@ func (b *Binding) releaseJobs(t *Task) {
 	for len(t.jobs) > 0 {
 		j := t.jobs[len(t.jobs)-1]
 		disown(j)
+		if t.keepJobs && t.state == taskDone {
+			continue
+		}
 		if returned(t.results, j) {
 			if p := t.parent; p != nil && p.state == taskRunning {
 				p.own(j)
