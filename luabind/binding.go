@@ -92,10 +92,10 @@ type Binding struct {
 	// command holds the root tasks started while recording (BeginCommand).
 	command   []*Task
 	recording bool
-	pool    threadPool             // threads of finished tasks, for reuse
-	live    int                    // tasks started and not finished
-	taskSeq uint64                 // the last task's id
-	timers  timerHeap              // sleeps and deadlines (timers.go)
+	pool      threadPool // threads of finished tasks, for reuse
+	live      int        // tasks started and not finished
+	taskSeq   uint64     // the last task's id
+	timers    timerHeap  // sleeps and deadlines (timers.go)
 	// cancelledSleeps are w.sleep jobs cancelled outside the binding,
 	// settled by the next frame.
 	cmu             sync.Mutex
