@@ -244,8 +244,15 @@ func (b *Binding) settleTask(t *Task) {
 	if t.err == nil && !t.cancelled && len(t.uncollected) > 0 {
 		c := t.uncollected[0]
 		c.collected = true
-		t.uncollected = nil
+		t.uncollected = t.uncollected[1:]
 		t.err = childError(t, c)
+	}
+	// The failures of other children that nobody collected (the task
+	// already failed, or was cancelled) have nowhere else to go.
+	for _, c := range t.uncollected {
+		if !c.collected {
+			b.report(c)
+		}
 	}
 	var vals []lua.LValue
 	switch {
@@ -292,7 +299,7 @@ func (b *Binding) settleTask(t *Task) {
 				// the rest are cancelled and it fails with this error.
 				p.err = childError(p, t)
 				t.collected = true
-				p.uncollected = nil
+				dropWaiter(&p.uncollected, t)
 				for i := len(p.children) - 1; i >= 0; i-- {
 					if i < len(p.children) {
 						b.cancelTask(p.children[i], cancelMessage("a sibling failed"))
