@@ -385,3 +385,21 @@ func TestSpawnMainLeavesItsJobsRunning(t *testing.T) {
 	res = runTaskOK(t, h, `return cancelled:await()`)
 	require.Equal(t, []lua.LValue{lua.LNil, lua.LString("cancelled")}, res, "a task's job ends with it")
 }
+
+// w.snapshot() lists the live tasks with the jobs each owns.
+func TestSnapshotListsTasksAndTheirJobs(t *testing.T) {
+	h := newHarness(t, false)
+	res := runTaskOK(t, h, `
+		local a, w = pmacs.async, pmacs.workers
+		local job
+		local t = a.run{name = "holder", function() job = w.sleep(3600 * 1000); job:await() end}
+		local snap = w.snapshot()
+		local row
+		for _, info in ipairs(snap.tasks) do if info.name == "holder" then row = info end end
+		t:cancel()
+		return row.state, row.waiting, row.jobs[1] == job:id(), row.parent ~= nil`)
+	require.Equal(t, lua.LString("waiting"), res[0])
+	require.Contains(t, res[1].String(), "job ")
+	require.Equal(t, lua.LTrue, res[2])
+	require.Equal(t, lua.LTrue, res[3], "a child of the test's task")
+}

@@ -315,7 +315,10 @@ func (b *Binding) cancelByID(L *lua.LState) int {
 }
 
 func (b *Binding) snapshot(L *lua.LState) int {
-	L.Push(snapshotToLua(L, b.rt.Snapshot()))
+	t := snapshotToLua(L, b.rt.Snapshot())
+	// The live tasks too, parents before children (pmacs.async.tasks).
+	t.RawSetString("tasks", tasksToLua(L, b.Tasks()))
+	L.Push(t)
 	return 1
 }
 
