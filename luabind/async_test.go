@@ -403,3 +403,39 @@ func TestSnapshotListsTasksAndTheirJobs(t *testing.T) {
 	require.Equal(t, lua.LTrue, res[2])
 	require.Equal(t, lua.LTrue, res[3], "a child of the test's task")
 }
+
+// Cancelling a task tree reaches a language server request a child owns:
+// the server receives $/cancelRequest for it.
+func TestCancelledTaskSendsCancelRequest(t *testing.T) {
+	h := lspHarness(t)
+	res := runTaskOK(t, h, `
+		local a = pmacs.async
+		local c = assert(pmacs.lsp.start{cmd = {FAKE}, root = DIR})
+		assert(c:request("test/echo", {}):await())
+		local asked = a.future()
+		local t = a.run(function()
+			a.run(function()
+				local h = c:request("textDocument/completion", {
+					textDocument = {uri = "file:///x.go"}, position = {line = 1, character = 1}, delayMs = 60000,
+				})
+				asked:set(true)
+				return h:await()
+			end):await()
+		end)
+		asked:await()
+		a.sleep(20)
+		t:cancel("gone")
+		local _, err = t:await()
+		-- An empty list comes back as pmacs.array's empty array.
+		local n = 0
+		for i = 1, 200 do
+			local ids = assert(c:request("test/cancels"):await())
+			n = type(ids) == "table" and #ids or 0
+			if n > 0 then break end
+			a.sleep(5)
+		end
+		c:stop()
+		return err, n`)
+	require.Equal(t, lua.LString("cancelled: gone"), res[0])
+	require.Equal(t, lua.LNumber(1), res[1], "one $/cancelRequest reached the server")
+}
