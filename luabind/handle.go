@@ -7,6 +7,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/lsp"
+	"github.com/pmacs-go/pmacs-go/mcp"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -171,7 +173,7 @@ func (b *Binding) releaseWrite(t *Task) {
 
 func (b *Binding) handleBatches(L *lua.LState) int {
 	j := checkJob(L, "h:batches")
-	if !j.stream && j.kind == runtime.KindLSPRequest {
+	if !j.stream && j.kind == lsp.RequestKind {
 		return b.lspBatches(L, j)
 	}
 	if !j.stream {
@@ -236,7 +238,7 @@ func (b *Binding) handleID(L *lua.LState) int {
 // request/reply jobs.
 func (b *Binding) handleProgress(L *lua.LState) int {
 	j := checkJob(L, "h:progress")
-	if j.kind == runtime.KindMCPRequest {
+	if j.kind == mcp.RequestKind {
 		return b.mcpJobProgress(L, j)
 	}
 	if !j.stream {

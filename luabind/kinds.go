@@ -10,6 +10,8 @@ import (
 	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
 	"github.com/pmacs-go/pmacs-go/kinds/procjob"
 	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
+	"github.com/pmacs-go/pmacs-go/lsp"
+	"github.com/pmacs-go/pmacs-go/mcp"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -67,8 +69,8 @@ func init() {
 		}
 		return lv
 	}}
-	registerKindLua(runtime.KindLSPRequest, external)
-	registerKindLua(runtime.KindMCPRequest, external)
+	registerKindLua(lsp.RequestKind, external)
+	registerKindLua(mcp.RequestKind, external)
 	registerKindLua(grepjob.Kind, kindLua{items: matchesToLua, closing: func(b *Binding, sb *runtime.StreamBatch) lua.LValue {
 		t := b.ls.CreateTable(0, 1)
 		t.RawSetString("files_searched", lua.LNumber(sb.Progress))

@@ -15,7 +15,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
 	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
-	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/lsp"
 )
 
 // Values that cross into Lua (issue 11, defect 2). A Lua variable that got
@@ -648,7 +648,7 @@ func TestAdjustResults(t *testing.T) {
 // rest down. Map entries whose value is nil are absent, as in Lua.
 func TestExternalValueKeepsNilArrayElementsInPlace(t *testing.T) {
 	h := newHarness(t, false)
-	id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
+	id, _ := h.rt.RegisterExternal(lsp.RequestKind, "")
 	hv, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	h.b.L().SetGlobal("H", hv)
