@@ -212,6 +212,11 @@ return {
 		args({source = "local x = 1\nprint(x)\n", language = "lua"}),
 		args({source = "fn main() {", language = "rust", key = "sweep-parse"}),
 	},
+	-- The tests' own kind (kind_registry_test.go), installed in every
+	-- binding the tests make.
+	["pmacs.workers.probe"] = {args(2), args(0)},
+	["pmacs.workers.probe_stream"] = {args(3), args(0)},
+	["pmacs.probe.ping"] = {args()},
 	["pmacs.workers.cancel"] = {args(long:id()), args(0)},
 	["pmacs.workers.snapshot"] = {args()},
 	["pmacs.workers.frame_target_ms"] = {args()},
