@@ -109,7 +109,7 @@ func BenchmarkMainCompletion6000(b *testing.B) {
 	require.NoError(b, err)
 	c := &Client{rt: rt, t: newTransport(), pending: map[int64]*request{}, results: map[runtime.JobID]Result{}}
 	for b.Loop() {
-		job, _ := rt.RegisterExternal(runtime.KindLSPRequest, "")
+		job, _ := rt.RegisterExternal(RequestKind, "")
 		r := c.newRequest(protocol.MethodTextDocumentCompletion, job, false)
 		c.handle(evResponse{id: r.id, method: r.method, result: v})
 		rt.Tick()

@@ -329,7 +329,7 @@ type progressJob struct {
 }
 
 func (c *Client) newProgressJob(tok string) *progressJob {
-	job, ctx := c.rt.RegisterExternal(runtime.KindLSPRequest, "")
+	job, ctx := c.rt.RegisterExternal(RequestKind, "")
 	t := c.t
 	pj := &progressJob{job: job}
 	pj.stop = context.AfterFunc(ctx, func() { t.push(evProgressCancel{token: tok, job: job}, false) })

@@ -25,7 +25,7 @@ func activeRow(rt *runtime.Runtime, job runtime.JobID) (runtime.ActiveJob, bool)
 func progressRows(rt *runtime.Runtime) []runtime.ActiveJob {
 	var rows []runtime.ActiveJob
 	for _, a := range rt.Snapshot().Active {
-		if a.Kind == runtime.KindLSPRequest && a.Progress != "" {
+		if a.Kind == RequestKind && a.Progress != "" {
 			rows = append(rows, a)
 		}
 	}
@@ -128,7 +128,7 @@ func TestPartialResultIsNoProgress(t *testing.T) {
 	require.True(t, o.OK(), "%v", o.Err)
 	require.Empty(t, progressRows(rt))
 	for _, a := range rt.Snapshot().Active {
-		require.NotEqual(t, runtime.KindLSPRequest, a.Kind, "a job was made for a partial result")
+		require.NotEqual(t, RequestKind, a.Kind, "a job was made for a partial result")
 	}
 	require.Empty(t, c.Progress())
 }

@@ -11,6 +11,11 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
+// RequestKind is the kind of the jobs a Client makes: requests awaiting a
+// server's reply, and the stop that waits for the server to exit. The
+// runtime knows no kind; this package registers its own, as a driver does.
+var RequestKind = runtime.RegisterKind(runtime.KindSpec{Name: "lsp_request"})
+
 // RequestOptions tunes one request; mcp.RequestOptions has the same
 // fields.
 type RequestOptions struct {
@@ -171,7 +176,7 @@ func (c *Client) newRequest(method string, job runtime.JobID, internal bool) *re
 // cancelled or superseded, which also sends $/cancelRequest. params is
 // encoded with protocol.Marshal; an encoding error fails the job at once.
 func (c *Client) Request(method string, params any, opts RequestOptions) runtime.JobID {
-	job, ctx := c.rt.RegisterExternal(runtime.KindLSPRequest, opts.Key)
+	job, ctx := c.rt.RegisterExternal(RequestKind, opts.Key)
 	r := c.newRequest(method, job, false)
 	if c.state == dead || c.state == stopping {
 		cause := c.exitErr

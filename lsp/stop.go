@@ -88,7 +88,7 @@ func (c *Client) StopJob() runtime.JobID {
 	if c.stopJob != 0 {
 		return c.stopJob
 	}
-	id, ctx := c.rt.RegisterExternal(runtime.KindLSPRequest, "")
+	id, ctx := c.rt.RegisterExternal(RequestKind, "")
 	c.stopJob = id
 	t := c.t
 	c.stopWatch = context.AfterFunc(ctx, func() { t.push(evStopCancelled{job: id}, false) })

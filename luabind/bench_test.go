@@ -10,6 +10,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/lsp"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -151,7 +152,7 @@ func BenchmarkSpawnEmptyFromGo(b *testing.B) {
 // replies wait on the bus for the next frames. ids receives the jobs.
 func spawnSettled(b *testing.B, h *harness, fn *lua.LFunction, ids []runtime.JobID) {
 	for i := range ids {
-		id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
+		id, _ := h.rt.RegisterExternal(lsp.RequestKind, "")
 		handle, err := h.b.Adopt(id)
 		if err != nil {
 			b.Fatal(err)

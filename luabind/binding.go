@@ -13,7 +13,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/pmacs-go/pmacs-go/mcp"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -126,14 +125,8 @@ type Binding struct {
 	safe               bool // --safe (safe.go)
 	policy             ProgramPolicy
 
-	// pmacs.mcp (mcp.go): the host is made on the first connect.
-	mcpHost *mcp.Host
-	// mcpDetach removes the host from the runtime's pollers.
-	mcpDetach  func()
-	mcpMT      *lua.LTable
-	mcpClosing sync.WaitGroup
-
-	lsp  lspState // pmacs.lsp clients (lsp.go)
+	mcp  mcpState // pmacs.mcp connections (kind_mcp.go)
+	lsp  lspState // pmacs.lsp clients (kind_lsp.go)
 	mods modules  // require (require.go)
 
 	// Every task resumes under the current interrupt context; Interrupt
@@ -346,12 +339,12 @@ func (b *Binding) Close() {
 	go func() {
 		defer close(mcpClosed)
 		b.closeMCP()
-		b.mcpClosing.Wait()
+		b.mcp.closing.Wait()
 	}()
 	b.closeLSP()
 	<-mcpClosed
-	if b.mcpDetach != nil {
-		b.mcpDetach()
+	if b.mcp.detach != nil {
+		b.mcp.detach()
 	}
 	clear(b.jobs)
 	clear(b.threads)

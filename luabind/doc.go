@@ -16,7 +16,18 @@
 // waits again while it is being resumed parks until a later frame, so a
 // frame's work is bounded by the tasks that were parked when it began.
 //
-// pmacs.lsp clients (lsp.go) and the pmacs.mcp host (mcp.go) are
+// # Kinds
+//
+// The core (tasks, handles, the frame driver, conversions) knows no job
+// kind. Each kind package, and each protocol client, has a module of its
+// own, kind_*.go, which registers at init (registerKind in kind.go): how
+// its jobs' values and stream batches become Lua values, the handle
+// methods that work differently for its jobs, and the functions it
+// installs into pmacs.workers, pmacs.workers.fs, the handle methods or a
+// table of its own (pmacs.lsp, pmacs.mcp). New installs them in the order
+// of the modules' names.
+//
+// pmacs.lsp clients (kind_lsp.go) and the pmacs.mcp host (kind_mcp.go) are
 // registered with the runtime (runtime.Runtime.AddPoller): the frame's
 // Tick polls them before it drains the bus, so the requests a poll settles
 // land in that frame, and their messages wake the runtime's Ready, the one

@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
+	"github.com/pmacs-go/pmacs-go/lsp"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -188,7 +189,7 @@ func TestFinishedTaskThreadsAreReused(t *testing.T) {
 // itself can be handed to Lua and awaited, with its value converted.
 func TestAdoptedExternalJobIsAwaitable(t *testing.T) {
 	h := newHarness(t, false)
-	id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
+	id, _ := h.rt.RegisterExternal(lsp.RequestKind, "")
 	handle, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	_, err = h.b.Adopt(id)
@@ -248,7 +249,7 @@ func TestFrameBudgetDefersResumptionsInOrder(t *testing.T) {
 	h.b.budget = time.Nanosecond
 	fn, err := h.b.LoadString(`local h, out, i = ...; h:await(); out[#out + 1] = i`, "budget.lua")
 	require.NoError(t, err)
-	id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
+	id, _ := h.rt.RegisterExternal(lsp.RequestKind, "")
 	handle, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	out := h.b.L().NewTable()

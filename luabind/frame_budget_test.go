@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/lsp"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -25,7 +26,7 @@ func TestFrameBudgetBoundsTick(t *testing.T) {
 	require.NoError(t, err)
 	ids := make([]runtime.JobID, tasks)
 	for i := range ids {
-		id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
+		id, _ := h.rt.RegisterExternal(lsp.RequestKind, "")
 		handle, err := h.b.Adopt(id)
 		require.NoError(t, err)
 		h.b.Spawn(fn, handle, lua.LNumber(i))
@@ -73,7 +74,7 @@ func TestFrameBudgetSpentResumesOne(t *testing.T) {
 	h.b.budget = time.Nanosecond
 	fn, err := h.b.LoadString(`local h, out, i = ...; h:await(); out[#out + 1] = i`, "spent.lua")
 	require.NoError(t, err)
-	id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
+	id, _ := h.rt.RegisterExternal(lsp.RequestKind, "")
 	handle, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	out := h.b.L().NewTable()

@@ -187,10 +187,10 @@ func (b *Binding) releaseWrite(t *Task) {
 
 func (b *Binding) handleBatches(L *lua.LState) int {
 	j := checkJob(L, "h:batches")
-	if !j.stream && j.kind == runtime.KindLSPRequest {
-		return b.lspBatches(L, j)
-	}
 	if !j.stream {
+		if k := luaOf(j.kind); k.batches != nil {
+			return k.batches(b, L, j)
+		}
 		raise(L, "h:batches: job %d (%s) is not a stream; use h:await()", j.id, j.kind)
 	}
 	j.iterated = true
@@ -268,15 +268,15 @@ func (b *Binding) handleID(L *lua.LState) int {
 }
 
 // handleProgress returns a stream's progress so far (grep: files searched),
-// live while it runs and final once it has closed; for an mcp_request, the
-// latest progress notification while it is pending; nil for other
-// request/reply jobs.
+// live while it runs and final once it has closed; for a request/reply job
+// whose kind reports progress, what its kind says (mcp_request: the latest
+// progress notification while it is pending); nil for other ones.
 func (b *Binding) handleProgress(L *lua.LState) int {
 	j := checkJob(L, "h:progress")
-	if j.kind == runtime.KindMCPRequest {
-		return b.mcpJobProgress(L, j)
-	}
 	if !j.stream {
+		if k := luaOf(j.kind); k.progress != nil {
+			return k.progress(b, L, j)
+		}
 		L.Push(lua.LNil)
 		return 1
 	}
@@ -316,12 +316,12 @@ func pushAll(L *lua.LState, vals []lua.LValue) int {
 // settle takes a request/reply job's outcome from the runtime, converts it
 // and queues its waiters.
 func (b *Binding) settle(j *job) {
-	if c := b.lsp.owner[j.id]; c != nil {
-		b.settleLSP(j, c)
+	k := luaOf(j.kind)
+	if k.settle != nil && k.settle(b, j) {
 		return
 	}
 	var taken any
-	if k := kindsLua[j.kind]; k.take != nil {
+	if k.take != nil {
 		taken = k.take(b, j.id)
 	}
 	out, ok := b.rt.TakeResult(j.id)
@@ -375,7 +375,7 @@ func outcomeValues(kind runtime.Kind, out runtime.Outcome, value lua.LValue) []l
 	if code == "" {
 		return []lua.LValue{lua.LNil, lua.LString(msg)}
 	}
-	if kindsLua[kind].codeFirst {
+	if luaOf(kind).codeFirst {
 		msg = code + ": " + msg
 	}
 	return []lua.LValue{lua.LNil, lua.LString(msg), lua.LString(code)}
@@ -395,7 +395,7 @@ func (b *Binding) deliver(j *job, sb *runtime.StreamBatch) {
 			j.queue = nil
 		}
 		var value lua.LValue = lua.LTrue
-		switch k := kindsLua[j.kind]; {
+		switch k := luaOf(j.kind); {
 		case k.closing != nil:
 			value = k.closing(b, sb)
 		case k.value != nil && sb.Outcome.State == runtime.Complete:

@@ -10,7 +10,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/pmacs-go/pmacs-go/lsp"
-	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 func checkClient(L *lua.LState, fname string) *lspClient {
@@ -47,7 +46,7 @@ func (b *Binding) lspRequest(L *lua.LState) int {
 	}
 	id := c.c.Request(method, params, opts)
 	b.lsp.owner[id] = c
-	L.Push(b.newHandle(L, id, runtime.KindLSPRequest, false))
+	L.Push(b.newHandle(L, id, lsp.RequestKind, false))
 	return 1
 }
 
@@ -168,7 +167,7 @@ func (b *Binding) lspStop(L *lua.LState) int {
 	c := checkClient(L, "client:stop")
 	c.stopped = true
 	if c.stopHandle == nil {
-		c.stopHandle = b.newHandle(L, c.c.StopJob(), runtime.KindLSPRequest, false)
+		c.stopHandle = b.newHandle(L, c.c.StopJob(), lsp.RequestKind, false)
 	}
 	L.Push(c.stopHandle)
 	return 1

@@ -15,7 +15,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
 	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
-	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/lsp"
 )
 
 // Values that cross into Lua (issue 11, defect 2). A Lua variable that got
@@ -212,6 +212,11 @@ return {
 		args({source = "local x = 1\nprint(x)\n", language = "lua"}),
 		args({source = "fn main() {", language = "rust", key = "sweep-parse"}),
 	},
+	-- The tests' own kind (kind_registry_test.go), installed in every
+	-- binding the tests make.
+	["pmacs.workers.probe"] = {args(2), args(0)},
+	["pmacs.workers.probe_stream"] = {args(3), args(0)},
+	["pmacs.probe.ping"] = {args()},
 	["pmacs.workers.cancel"] = {args(long:id()), args(0)},
 	["pmacs.workers.snapshot"] = {args()},
 	["pmacs.workers.frame_target_ms"] = {args()},
@@ -710,7 +715,7 @@ func TestAdjustResults(t *testing.T) {
 // rest down. Map entries whose value is nil are absent, as in Lua.
 func TestExternalValueKeepsNilArrayElementsInPlace(t *testing.T) {
 	h := newHarness(t, false)
-	id, _ := h.rt.RegisterExternal(runtime.KindLSPRequest, "")
+	id, _ := h.rt.RegisterExternal(lsp.RequestKind, "")
 	hv, err := h.b.Adopt(id)
 	require.NoError(t, err)
 	h.b.L().SetGlobal("H", hv)

@@ -14,6 +14,10 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
+// RequestKind is the kind of the jobs a Conn makes (tool calls, listings,
+// reads). The runtime knows no kind; this package registers its own.
+var RequestKind = runtime.RegisterKind(runtime.KindSpec{Name: "mcp_request"})
+
 // RequestOptions tunes one request (Call, Tools, Resources, ReadResource,
 // Prompts); lsp.RequestOptions has the same fields.
 type RequestOptions struct {
@@ -31,7 +35,7 @@ type RequestOptions struct {
 const progressPrefix = "pmacs-"
 
 // Call calls the tool name with args (anything that marshals to a JSON
-// object; nil for none) and returns its job, of kind KindMCPRequest. The job
+// object; nil for none) and returns its job, of kind RequestKind. The job
 // completes with the map ToolResult describes, or fails: with CodeToolError
 // and the tool's text when the tool reports an error, CodeServerExited when
 // the server dies, CodeTimeout, CodeClosed, or the JSON-RPC error's name.
@@ -169,7 +173,7 @@ func (c *Conn) onProgress(_ context.Context, req *sdk.ProgressNotificationClient
 // context that the job's cancellation, the timeout, Close and the server's
 // death all end.
 func (c *Conn) start(o RequestOptions, fn func(context.Context, runtime.JobID) (any, error)) runtime.JobID {
-	id, jctx := c.host.rt.RegisterExternal(runtime.KindMCPRequest, o.Key)
+	id, jctx := c.host.rt.RegisterExternal(RequestKind, o.Key)
 	ctx, cancel := context.WithCancelCause(jctx)
 	c.mu.Lock()
 	if err := c.unusable(); err != nil {

@@ -1,8 +1,8 @@
 // Package mcp is a Model Context Protocol client for an editor's runtime,
 // built on the official go-sdk (github.com/modelcontextprotocol/go-sdk): a
-// server's tools, resources and prompts are called as external jobs of
-// kind runtime.KindMCPRequest, so scripts await, cancel and supersede them
-// like any other job, and no call can freeze the main loop.
+// server's tools, resources and prompts are called as external jobs of the
+// package's own kind, RequestKind, so scripts await, cancel and supersede
+// them like any other job, and no call can freeze the main loop.
 //
 // # Topology
 //

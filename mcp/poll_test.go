@@ -23,7 +23,7 @@ func TestHostPollStopsAtItsBudgetInOrder(t *testing.T) {
 	h := NewHost(rt)
 	var ids []runtime.JobID
 	for range 4 {
-		id, _ := rt.RegisterExternal(runtime.KindMCPRequest, "")
+		id, _ := rt.RegisterExternal(RequestKind, "")
 		ids = append(ids, id)
 		h.settle(settlement{id: id, state: runtime.Complete, value: "ok"})
 	}
@@ -36,7 +36,7 @@ func TestHostPollStopsAtItsBudgetInOrder(t *testing.T) {
 	}
 	require.Equal(t, ids[:1], rt.Tick().Settled)
 
-	late, _ := rt.RegisterExternal(runtime.KindMCPRequest, "")
+	late, _ := rt.RegisterExternal(RequestKind, "")
 	h.settle(settlement{id: late, state: runtime.Complete, value: "late"})
 	require.Equal(t, 4, h.Poll(time.Minute))
 	require.Equal(t, append(ids[1:], late), rt.Tick().Settled, "what was left goes first")

@@ -157,7 +157,7 @@ func BenchmarkTickIdleWith10kRunningJobs(b *testing.B) {
 	require.NoError(b, err)
 	defer rt.Close()
 	for range 10_000 {
-		rt.RegisterExternal(KindLSPRequest, "")
+		rt.RegisterExternal(kindReply, "")
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -278,7 +278,7 @@ func benchTickFlood(b *testing.B, tick func(*Runtime) TickOutcome) {
 	var tickTime time.Duration
 	for range b.N {
 		for i := range ids {
-			ids[i], _ = rt.RegisterExternal(KindLSPRequest, "")
+			ids[i], _ = rt.RegisterExternal(kindReply, "")
 			require.NoError(b, rt.wbus.Send(replyTopic, &reply{Job: ids[i], Kind: replySum, N: uint64(i)}))
 		}
 		start := monoNow()

@@ -20,6 +20,11 @@ func settle(rt *runtime.Runtime, id runtime.JobID) runtime.Outcome {
 	return o
 }
 
+// hoverKind is a language client's request kind: the runtime knows no kind,
+// so a client registers its own once, at init (package lsp's is
+// lsp.RequestKind).
+var hoverKind = runtime.RegisterKind(runtime.KindSpec{Name: "lsp_request"})
+
 // An external job is one that something outside the worker pool settles: a
 // language server's reply, say. No worker waits for it. The goroutine that
 // reads the reply hands it to the main goroutine, which completes the job;
@@ -32,7 +37,7 @@ func ExampleRuntime_RegisterExternal() {
 	defer rt.Close()
 
 	replies := make(chan map[string]any)
-	id, _ := rt.RegisterExternal(runtime.KindLSPRequest, "hover")
+	id, _ := rt.RegisterExternal(hoverKind, "hover")
 	go func() { replies <- map[string]any{"contents": "func main()"} }() // the server's reader
 
 	if err := rt.CompleteExternalOK(id, <-replies); err != nil {
@@ -45,8 +50,8 @@ func ExampleRuntime_RegisterExternal() {
 	// A second request under the same key supersedes the first: its context
 	// ends, and its requester stops waiting for the server and settles it
 	// Cancelled (no worker does that for an external job).
-	first, firstCtx := rt.RegisterExternal(runtime.KindLSPRequest, "hover")
-	second, _ := rt.RegisterExternal(runtime.KindLSPRequest, "hover")
+	first, firstCtx := rt.RegisterExternal(hoverKind, "hover")
+	second, _ := rt.RegisterExternal(hoverKind, "hover")
 	<-firstCtx.Done()
 	fmt.Println(firstCtx.Err() == context.Canceled, context.Cause(firstCtx) == runtime.ErrSuperseded)
 	rt.CompleteExternalCancelled(first)

@@ -10,8 +10,8 @@ import (
 // will settle: an LSP or MCP reply, say. No worker is occupied while it
 // waits. The returned context ends when the job is cancelled (directly or
 // by supersede); the caller should watch it and give up on the request.
-// kind labels the job in the *workers* view (KindLSPRequest,
-// KindMCPRequest).
+// kind labels the job in the *workers* view: the requester's own kind
+// (lsp.RequestKind, mcp.RequestKind), which the runtime does not know.
 func (rt *Runtime) RegisterExternal(kind Kind, key string) (JobID, context.Context) {
 	j := rt.newJob(kind, key)
 	return j.id, &j.t.ctx

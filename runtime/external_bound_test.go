@@ -15,7 +15,7 @@ import (
 // outcome the next Tick settled and the error CompleteExternalOK gave.
 func settleExternal(t *testing.T, rt *Runtime, v any) (Outcome, error) {
 	t.Helper()
-	id, _ := rt.RegisterExternal(KindLSPRequest, "")
+	id, _ := rt.RegisterExternal(kindReply, "")
 	err := rt.CompleteExternalOK(id, v)
 	require.Equal(t, []JobID{id}, rt.Tick().Settled, "the job settles at the next Tick")
 	o, ok := rt.TakeResult(id)
@@ -93,7 +93,7 @@ func TestExternalValueThatCannotCrossFailsTheJobWithTheReason(t *testing.T) {
 		require.ErrorContains(t, err, c.want, name)
 		require.Equal(t, Failed, o.State, name)
 		require.Contains(t, jobErr(t, o.Err).Message, c.want, name)
-		require.Contains(t, jobErr(t, o.Err).Message, "lsp_request#", name)
+		require.Contains(t, jobErr(t, o.Err).Message, "reply#", name)
 	}
 	require.Zero(t, rt.PendingLen())
 }
@@ -102,8 +102,8 @@ func TestExternalValueThatCannotCrossFailsTheJobWithTheReason(t *testing.T) {
 // the first, and a completion for an unknown id does nothing.
 func TestExternalFirstCompletionWins(t *testing.T) {
 	rt := newRT(t, 2)
-	a, _ := rt.RegisterExternal(KindLSPRequest, "")
-	b, _ := rt.RegisterExternal(KindLSPRequest, "")
+	a, _ := rt.RegisterExternal(kindReply, "")
+	b, _ := rt.RegisterExternal(kindReply, "")
 	rt.CompleteExternalFailed(a, errors.New("server said no"))
 	require.NoError(t, rt.CompleteExternalOK(a, "late"))
 	require.NoError(t, rt.CompleteExternalOK(b, "first"))
@@ -140,16 +140,16 @@ func TestUndecodableReplyForAKnownJobFailsIt(t *testing.T) {
 	for name, payload := range cases {
 		// Ids above 127 and 255 exercise the wider integer forms.
 		for range 130 {
-			rt.newJob(KindLSPRequest, "")
+			rt.newJob(kindReply, "")
 		}
-		id, _ := rt.RegisterExternal(KindLSPRequest, "")
+		id, _ := rt.RegisterExternal(kindReply, "")
 		require.NoError(t, rt.wbus.SendEnvelope(busEnvelope(payload(id))))
 		require.Equal(t, []JobID{id}, rt.Tick().Settled, name)
 		o, ok := rt.TakeResult(id)
 		require.True(t, ok)
 		require.Equal(t, Failed, o.State, name)
 		require.Equal(t, CodeMalformedReply, jobErr(t, o.Err).Code, name)
-		require.Contains(t, jobErr(t, o.Err).Message, jobName(KindLSPRequest, id)+": its reply could not be decoded", name)
+		require.Contains(t, jobErr(t, o.Err).Message, jobName(kindReply, id)+": its reply could not be decoded", name)
 	}
 }
 
@@ -196,14 +196,14 @@ func TestPeekJobIDReadsEveryIntegerForm(t *testing.T) {
 // instead of being dropped, which left the job Running forever.
 func TestUnencodableWorkerReplyFailsTheJob(t *testing.T) {
 	rt := newRT(t, 2)
-	j := rt.newJob(KindLSPRequest, "")
+	j := rt.newJob(kindReply, "")
 	rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *Task) reply {
 		return reply{Kind: replyValue, Value: make(chan int)}
 	})
 	o := outcomeOf(t, rt, j.id)
 	require.Equal(t, Failed, o.State)
 	require.Equal(t, CodeMalformedReply, jobErr(t, o.Err).Code)
-	require.Contains(t, jobErr(t, o.Err).Message, jobName(KindLSPRequest, j.id)+": its reply could not be encoded")
+	require.Contains(t, jobErr(t, o.Err).Message, jobName(kindReply, j.id)+": its reply could not be encoded")
 }
 
 // BenchmarkExternalSemanticTokens70k measures the main goroutine's cost of
@@ -220,7 +220,7 @@ func BenchmarkExternalSemanticTokens70k(b *testing.B) {
 	reply := map[string]any{"resultId": "1", "data": tokens}
 	b.ReportAllocs()
 	for b.Loop() {
-		id, _ := rt.RegisterExternal(KindLSPRequest, "")
+		id, _ := rt.RegisterExternal(kindReply, "")
 		if err := rt.CompleteExternalOK(id, reply); err != nil {
 			b.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 // with for errors.Is and errors.As in the process.
 func TestExternalJobFailsWithCode(t *testing.T) {
 	rt := newRT(t, 2)
-	id, _ := rt.RegisterExternal(KindMCPRequest, "")
+	id, _ := rt.RegisterExternal(kindCall, "")
 	cause := errors.New("boom")
 	rt.CompleteExternalFailed(id, &JobError{Message: "mcp: tool \"x\" reported an error: boom", Code: "tool_error", Err: cause})
 	rt.Tick()
@@ -30,9 +30,9 @@ func TestExternalJobFailsWithCode(t *testing.T) {
 func TestExternalJobFailsWithPlainError(t *testing.T) {
 	rt := newRT(t, 2)
 	sentinel := errors.New("lsp: server exited")
-	id, _ := rt.RegisterExternal(KindLSPRequest, "")
+	id, _ := rt.RegisterExternal(kindReply, "")
 	rt.CompleteExternalFailed(id, sentinel)
-	nilID, _ := rt.RegisterExternal(KindLSPRequest, "")
+	nilID, _ := rt.RegisterExternal(kindReply, "")
 	rt.CompleteExternalFailed(nilID, nil)
 	rt.Tick()
 	o, ok := rt.TakeResult(id)

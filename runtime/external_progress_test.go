@@ -13,8 +13,8 @@ import (
 // unknown job is dropped.
 func TestExternalProgressShowsOnTheActiveRow(t *testing.T) {
 	rt := newRT(t, 2)
-	id, _ := rt.RegisterExternal(KindMCPRequest, "")
-	other, _ := rt.RegisterExternal(KindLSPRequest, "")
+	id, _ := rt.RegisterExternal(kindCall, "")
+	other, _ := rt.RegisterExternal(kindReply, "")
 	require.Equal(t, "", rt.Snapshot().Active[0].Progress)
 
 	require.True(t, rt.SetExternalProgress(id, "1/3 step 1"))
@@ -38,7 +38,7 @@ func TestExternalProgressShowsOnTheActiveRow(t *testing.T) {
 // rune boundary and invalid UTF-8 is replaced.
 func TestExternalProgressIsClipped(t *testing.T) {
 	rt := newRT(t, 2)
-	id, _ := rt.RegisterExternal(KindMCPRequest, "")
+	id, _ := rt.RegisterExternal(kindCall, "")
 	require.True(t, rt.SetExternalProgress(id, "a"+strings.Repeat("é", 500)))
 	p := rt.Snapshot().Active[0].Progress
 	require.True(t, utf8.ValidString(p))

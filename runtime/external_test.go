@@ -14,7 +14,7 @@ import (
 // and a second completion is a no-op.
 func TestExternalJobCompletesOnceWithValue(t *testing.T) {
 	rt := newRT(t, 2)
-	id, ctx := rt.RegisterExternal(KindLSPRequest, "hover")
+	id, ctx := rt.RegisterExternal(kindReply, "hover")
 	require.NoError(t, ctx.Err())
 	require.NoError(t, rt.CompleteExternalOK(id, map[string]any{"contents": "func Foo()", "line": 3}))
 	rt.CompleteExternalFailed(id, errors.New("too late"))
@@ -34,10 +34,10 @@ func TestExternalJobCompletesOnceWithValue(t *testing.T) {
 // active with cancel requested until then.
 func TestExternalJobThatNeverCompletesIsCancelled(t *testing.T) {
 	rt := newRT(t, 2)
-	id, ctx := rt.RegisterExternal(KindMCPRequest, "")
+	id, ctx := rt.RegisterExternal(kindCall, "")
 	snap := rt.Snapshot()
 	require.Len(t, snap.Active, 1)
-	require.Equal(t, "mcp_request", snap.Active[0].Kind.String())
+	require.Equal(t, "tool_call", snap.Active[0].Kind.String())
 	rt.Cancel(id)
 	require.ErrorIs(t, ctx.Err(), context.Canceled)
 	require.True(t, rt.Snapshot().Active[0].CancelRequested)
@@ -49,8 +49,8 @@ func TestExternalJobThatNeverCompletesIsCancelled(t *testing.T) {
 // Superseding an external job cancels its context.
 func TestExternalJobSupersede(t *testing.T) {
 	rt := newRT(t, 2)
-	_, ctx1 := rt.RegisterExternal(KindLSPRequest, "completion")
-	id2, ctx2 := rt.RegisterExternal(KindLSPRequest, "completion")
+	_, ctx1 := rt.RegisterExternal(kindReply, "completion")
+	id2, ctx2 := rt.RegisterExternal(kindReply, "completion")
 	require.Error(t, ctx1.Err())
 	require.NoError(t, ctx2.Err())
 	got, _ := rt.ActiveForKey("completion")
@@ -60,7 +60,7 @@ func TestExternalJobSupersede(t *testing.T) {
 // A value that cannot be encoded fails the job instead of leaving it hanging.
 func TestExternalUnencodableValueFailsTheJob(t *testing.T) {
 	rt := newRT(t, 2)
-	id, _ := rt.RegisterExternal(KindLSPRequest, "")
+	id, _ := rt.RegisterExternal(kindReply, "")
 	err := rt.CompleteExternalOK(id, make(chan int))
 	require.Error(t, err)
 	rt.Tick()

@@ -103,7 +103,7 @@ func TestCloseWhileJobsRunSettlesEveryJob(t *testing.T) {
 	for range 20 {            // more than the pool: these wait in queues
 		ids = append(ids, rt.DispatchSleep(time.Hour, DispatchOptions{}))
 	}
-	ext, extCtx := rt.RegisterExternal(KindLSPRequest, "hover")
+	ext, extCtx := rt.RegisterExternal(kindReply, "hover")
 	ids = append(ids, ext)
 
 	// Let the jobs get going, taking some stream batches as an editor would.

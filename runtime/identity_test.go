@@ -62,7 +62,7 @@ func TestCancelledOutcomeCarriesCause(t *testing.T) {
 	rt.Cancel(second)
 	require.NotErrorIs(t, outcomeOf(t, rt, second).Err, ErrSuperseded)
 
-	ext, ctx := rt.RegisterExternal(KindLSPRequest, "")
+	ext, ctx := rt.RegisterExternal(kindReply, "")
 	rt.Close()
 	require.Equal(t, context.Canceled, ctx.Err(), "Err keeps the context contract")
 	require.Equal(t, ErrClosed, context.Cause(ctx))
@@ -124,8 +124,8 @@ func TestJobCtxKeepsContextContract(t *testing.T) {
 // The context a running handler sees reports the supersede as its cause.
 func TestHandlerSeesSupersedeAsCause(t *testing.T) {
 	rt := newRT(t, 2)
-	_, ctx := rt.RegisterExternal(KindLSPRequest, "hover")
-	rt.RegisterExternal(KindLSPRequest, "hover")
+	_, ctx := rt.RegisterExternal(kindReply, "hover")
+	rt.RegisterExternal(kindReply, "hover")
 	<-ctx.Done()
 	require.Equal(t, context.Canceled, ctx.Err())
 	require.Equal(t, ErrSuperseded, context.Cause(ctx))

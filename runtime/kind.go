@@ -8,12 +8,6 @@ type JobID uint64
 // Kind is the handler a job runs; its label is what the *workers* view shows.
 type Kind uint8
 
-// The built-in kinds, until each moves to a package of its own.
-var (
-	KindMCPRequest = RegisterKind(KindSpec{Name: "mcp_request"})
-	KindLSPRequest = RegisterKind(KindSpec{Name: "lsp_request"})
-)
-
 // State is where a job is in its life.
 type State uint8
 

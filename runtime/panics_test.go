@@ -95,10 +95,10 @@ func TestPanicInAContextCallbackFailsTheJob(t *testing.T) {
 		close(release)
 	}
 
-	id, ctx := rt.RegisterExternal(KindLSPRequest, "")
+	id, ctx := rt.RegisterExternal(kindReply, "")
 	ctx.(afterFuncer).AfterFunc(func() { panic("boom in an external job's callback") })
 	rt.Cancel(id)
-	requirePanicFailure(t, outcomeOf(t, rt, id), KindLSPRequest, "callback registered on its context", "boom in an external job's callback")
+	requirePanicFailure(t, outcomeOf(t, rt, id), kindReply, "callback registered on its context", "boom in an external job's callback")
 	requireLoopGoesOn(t, rt)
 }
 

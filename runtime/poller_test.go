@@ -53,7 +53,7 @@ func TestPollerSettlesInTheTickThatPollsIt(t *testing.T) {
 	remove := rt.AddPoller(p)
 	defer remove()
 
-	id, _ := rt.RegisterExternal(KindLSPRequest, "")
+	id, _ := rt.RegisterExternal(kindReply, "")
 	p.todo = append(p.todo, id)
 	out := rt.Tick()
 	require.Equal(t, []JobID{id}, out.Settled, "settled in the tick that polled it")

@@ -94,7 +94,7 @@ func TestCompletedRingEvictsOldestAtCapacity(t *testing.T) {
 // A failure's error is kept in the ring for the *workers* view.
 func TestCompletedRingKeepsFailureMessage(t *testing.T) {
 	rt := newRT(t, 2)
-	j := rt.newJob(KindLSPRequest, "")
+	j := rt.newJob(kindReply, "")
 	rt.CompleteExternalFailed(j.id, errors.New("server crashed"))
 	rt.Tick()
 	snap := rt.Snapshot()

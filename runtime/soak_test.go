@@ -170,8 +170,8 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 			case 9:
 				k.dispatched(rt.DispatchReadDir(filepath.Join(root, "m"), fsops.PerEntry, o), KindFSReadDir, false)
 			case 10:
-				id, _ := rt.RegisterExternal(KindLSPRequest, key)
-				k.dispatched(id, KindLSPRequest, false)
+				id, _ := rt.RegisterExternal(kindReply, key)
+				k.dispatched(id, kindReply, false)
 				k.external = append(k.external, id)
 			case 11:
 				// A worker reply that does not decode: counted and dropped,

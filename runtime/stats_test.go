@@ -16,7 +16,7 @@ func TestStatsCountsWhatTheRuntimeHolds(t *testing.T) {
 
 	sleep := rt.DispatchSleep(time.Hour, DispatchOptions{Key: "nap"})
 	stream := rt.DispatchEmitN(10, DispatchOptions{})
-	ext, _ := rt.RegisterExternal(KindLSPRequest, "hover")
+	ext, _ := rt.RegisterExternal(kindReply, "hover")
 	require.Equal(t, Stats{Pending: 3, Streams: 1, SupersedeKeys: 2}, rt.Stats())
 
 	rt.Cancel(sleep)

@@ -54,7 +54,7 @@ func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
 		"map of 2 keys":           map[string]any{"a": 1, "b": 2},
 		"42":                      42,
 	} {
-		id, _ := rt.RegisterExternal(KindLSPRequest, "")
+		id, _ := rt.RegisterExternal(kindReply, "")
 		require.NoError(t, rt.CompleteExternalOK(id, line))
 		want[take(id)] = v
 	}
@@ -82,7 +82,7 @@ func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
 // 70,000-item array a job returned is collected.
 func TestCompletionRingDoesNotPinLargeValues(t *testing.T) {
 	rt := newRT(t, 2)
-	id, _ := rt.RegisterExternal(KindLSPRequest, "")
+	id, _ := rt.RegisterExternal(kindReply, "")
 	require.NoError(t, rt.CompleteExternalOK(id, make([]any, 70_000)))
 	o := outcomeOf(t, rt, id)
 	arr := o.value.([]any)

@@ -13,7 +13,7 @@ import (
 func sendSums(t *testing.T, rt *Runtime, n int) []JobID {
 	ids := make([]JobID, n)
 	for i := range ids {
-		ids[i], _ = rt.RegisterExternal(KindLSPRequest, "")
+		ids[i], _ = rt.RegisterExternal(kindReply, "")
 		require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: ids[i], Kind: replySum, N: uint64(i)}))
 	}
 	return ids
@@ -117,7 +117,7 @@ func TestTickWithinClocksLargeRepliesEachOne(t *testing.T) {
 	big := strings.Repeat("x", tickCheckBytes)
 	ids := make([]JobID, 10)
 	for i := range ids {
-		ids[i], _ = rt.RegisterExternal(KindLSPRequest, "")
+		ids[i], _ = rt.RegisterExternal(kindReply, "")
 		require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: ids[i], Kind: replyFailed, Msg: big}))
 	}
 	past := time.Now().Add(-time.Second)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/lsp"
 	"github.com/pmacs-go/pmacs-go/luabind"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -31,7 +32,7 @@ func TestDriveDoesNotSleepWhileRepliesPending(t *testing.T) {
 	require.NoError(t, err)
 	ids := make([]runtime.JobID, tasks)
 	for i := range ids {
-		ids[i], _ = rt.RegisterExternal(runtime.KindLSPRequest, "")
+		ids[i], _ = rt.RegisterExternal(lsp.RequestKind, "")
 		h, err := b.Adopt(ids[i])
 		require.NoError(t, err)
 		b.Spawn(fn, h)

@@ -203,3 +203,78 @@ func TestLayeringChecksCatchViolations(t *testing.T) {
 		"mcp depends on syntax",
 	}, cgoViolations(pkgs))
 }
+
+// bindingModule reports whether a luabind file belongs to a kind's or a
+// protocol client's module (kind_*.go, and the clients' lsp_*.go, mcp_*.go),
+// which may import what it binds; every other file is the binding's core.
+func bindingModule(name string) bool {
+	for _, prefix := range []string{"kind_", "lsp_", "mcp_"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// bindingCoreViolations takes luabind's non-test files (base name to the
+// module-relative packages it imports) and returns one line for each core
+// file that imports a kind or a protocol client: the core follows the
+// registry (registerKind) and knows no kind.
+func bindingCoreViolations(files map[string][]string) []string {
+	var bad []string
+	for name, imports := range files {
+		if bindingModule(name) {
+			continue
+		}
+		for _, d := range imports {
+			if under(d, "kinds", "lsp", "mcp") {
+				bad = append(bad, "luabind/"+name+" imports "+d+": only a kind_*.go module of luabind imports what it binds")
+			}
+		}
+	}
+	slices.Sort(bad)
+	return bad
+}
+
+// luabindImports lists each non-test file of luabind with the packages of
+// the module it imports.
+func luabindImports(t *testing.T) map[string][]string {
+	files := map[string][]string{}
+	sourceFiles(t, func(path, _ string, f *ast.File) {
+		if filepath.Base(filepath.Dir(path)) != "luabind" {
+			return
+		}
+		imps := []string{}
+		for _, s := range f.Imports {
+			if r := rel(strings.Trim(s.Path.Value, `"`)); r != "" {
+				imps = append(imps, r)
+			}
+		}
+		files[filepath.Base(path)] = imps
+	})
+	return files
+}
+
+// The binding's core files import no kind and no protocol client: each
+// reaches Lua through its own kind_*.go module and the registry.
+func TestBindingCoreImportsNoKind(t *testing.T) {
+	files := luabindImports(t)
+	require.Contains(t, files, "handle.go", "the walk saw luabind")
+	require.Contains(t, files, "kind_grep.go")
+	require.Empty(t, bindingCoreViolations(files))
+}
+
+// The check above catches a core file that imports a kind or a client, and
+// lets a kind's module do so.
+func TestBindingCoreCheckCatchesViolations(t *testing.T) {
+	require.Equal(t, []string{
+		"luabind/handle.go imports mcp: only a kind_*.go module of luabind imports what it binds",
+		"luabind/workers.go imports kinds/grepjob: only a kind_*.go module of luabind imports what it binds",
+	}, bindingCoreViolations(map[string][]string{
+		"workers.go":   {"runtime", "kinds/grepjob"},
+		"handle.go":    {"mcp"},
+		"kind_grep.go": {"kinds/grepjob", "grep"},
+		"lsp_start.go": {"lsp"},
+		"text.go":      {"fileuri"},
+	}))
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmacs-go/pmacs-go/lsp"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -28,7 +29,7 @@ func TestLoopDoesNotIdleWhileRepliesPending(t *testing.T) {
 		e := h.e
 		ids := make([]runtime.JobID, 200)
 		for i := range ids {
-			ids[i], _ = e.rt.RegisterExternal(runtime.KindLSPRequest, "")
+			ids[i], _ = e.rt.RegisterExternal(lsp.RequestKind, "")
 			if err := e.rt.CompleteExternalOK(ids[i], i); err != nil {
 				errs = append(errs, err)
 			}

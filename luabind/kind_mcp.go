@@ -1,6 +1,8 @@
 package luabind
 
 import (
+	"sync"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/pmacs-go/pmacs-go/mcp"
@@ -21,21 +23,38 @@ type mcpJob = runtime.JobID
 // mcpConn is the userdata value of a connection.
 type mcpConn struct{ c *mcp.Conn }
 
-// mcpTable builds pmacs.mcp and the connection metatable.
-func (b *Binding) mcpTable(L *lua.LState) *lua.LTable {
-	b.mcpMT = metatable(L, map[string]lua.LGFunction{
-		"tools": b.mcpTools, "call": b.mcpCall, "resources": b.mcpResources,
-		"read": b.mcpRead, "prompts": b.mcpPrompts, "close": b.mcpClose,
-		"progress": b.mcpProgress, "status": b.mcpStatus, "stderr": b.mcpStderr,
-	}, b.mcpString)
-	return L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"connect": b.mcpConnect,
-		"json_decode": b.mcpJSONDecode, "json_encode": b.mcpJSONEncode})
+// mcpState is the binding's MCP connections.
+type mcpState struct {
+	// host is made on the first connect.
+	host *mcp.Host
+	// detach removes the host from the runtime's pollers.
+	detach  func()
+	mt      *lua.LTable
+	closing sync.WaitGroup
+}
+
+func init() {
+	registerKind("mcp", kindBinding{
+		kinds: map[runtime.Kind]kindLua{mcp.RequestKind: {
+			value:    externalToLua,
+			progress: (*Binding).mcpJobProgress,
+		}},
+		install: func(b *Binding, t *installTables) {
+			b.mcp.mt = metatable(t.L, map[string]lua.LGFunction{
+				"tools": b.mcpTools, "call": b.mcpCall, "resources": b.mcpResources,
+				"read": b.mcpRead, "prompts": b.mcpPrompts, "close": b.mcpClose,
+				"progress": b.mcpProgress, "status": b.mcpStatus, "stderr": b.mcpStderr,
+			}, b.mcpString)
+			t.set(t.sub(t.pmacs, "mcp"), map[string]lua.LGFunction{"connect": b.mcpConnect,
+				"json_decode": b.mcpJSONDecode, "json_encode": b.mcpJSONEncode})
+		},
+	})
 }
 
 // closeMCP closes every connection (within mcp.CloseTimeout).
 func (b *Binding) closeMCP() {
-	if b.mcpHost != nil {
-		_ = b.mcpHost.Close()
+	if b.mcp.host != nil {
+		_ = b.mcp.host.Close()
 	}
 }
 
@@ -70,12 +89,12 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 	if n := b.programOrFail(L, fname, &spec.Argv, spec.Dir); n > 0 {
 		return n
 	}
-	if b.mcpHost == nil {
+	if b.mcp.host == nil {
 		// Every Tick polls the host, which hands it the finished calls.
-		b.mcpHost = mcp.NewHost(b.rt)
-		b.mcpDetach = b.rt.AddPoller(b.mcpHost)
+		b.mcp.host = mcp.NewHost(b.rt)
+		b.mcp.detach = b.rt.AddPoller(b.mcp.host)
 	}
-	c, err := b.mcpHost.Dial(spec)
+	c, err := b.mcp.host.Dial(spec)
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))
@@ -83,7 +102,7 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 	}
 	ud := L.NewUserData()
 	ud.Value = &mcpConn{c: c}
-	L.SetMetatable(ud, b.mcpMT)
+	L.SetMetatable(ud, b.mcp.mt)
 	L.Push(ud)
 	return 1
 }
@@ -162,7 +181,7 @@ func (b *Binding) mcpPrompts(L *lua.LState) int {
 func (b *Binding) mcpClose(L *lua.LState) int {
 	s := checkConn(L, "s:close")
 	c := s.c
-	b.mcpClosing.Go(func() { _ = c.Close() })
+	b.mcp.closing.Go(func() { _ = c.Close() })
 	return 0
 }
 
@@ -177,10 +196,10 @@ func (b *Binding) mcpProgress(L *lua.LState) int {
 
 // mcpJobProgress is h:progress() for an mcp_request handle.
 func (b *Binding) mcpJobProgress(L *lua.LState, j *job) int {
-	if b.mcpHost == nil {
+	if b.mcp.host == nil {
 		return pushProgress(L, mcp.Progress{}, false)
 	}
-	p, ok := b.mcpHost.Progress(j.id)
+	p, ok := b.mcp.host.Progress(j.id)
 	return pushProgress(L, p, ok)
 }
 

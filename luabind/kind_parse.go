@@ -3,8 +3,69 @@ package luabind
 import (
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/parsejob"
+	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/syntax"
 )
+
+// pmacs.workers.parse: a tree-sitter parse, awaited as a tree userdata.
+
+func init() {
+	registerKind("parse", kindBinding{
+		kinds: map[runtime.Kind]kindLua{parsejob.Kind: {
+			// The tree must be taken before the result: TakeResult drops
+			// a tree nobody took.
+			take: func(b *Binding, id runtime.JobID) any {
+				if tr := parsejob.TakeTree(b.rt, id); tr != nil {
+					return b.newTree(tr)
+				}
+				return nil
+			},
+			value: func(_ *Binding, _ runtime.Outcome, taken any) lua.LValue {
+				if t, ok := taken.(*lua.LUserData); ok {
+					return t
+				}
+				return lua.LNil
+			},
+		}},
+		install: func(b *Binding, t *installTables) {
+			b.treeMT = metatable(t.L, map[string]lua.LGFunction{
+				"language": treeLanguage, "root_type": treeRootType, "sexpr": treeSExpr,
+				"has_error": treeHasError, "duration_ms": treeDurationMs, "highlights": treeHighlights,
+				"close": treeClose,
+			}, treeString)
+			t.set(t.workers, map[string]lua.LGFunction{"parse": b.parse})
+		},
+	})
+}
+
+func (b *Binding) parse(L *lua.LState) int {
+	const fname = "pmacs.workers.parse"
+	f := checkTable(L, fname, 1, "spec", "field", false, "source", "language", "prior", "key")
+	req := syntax.Request{
+		Source:   []byte(f.str("source", true, "")),
+		Language: f.str("language", true, ""),
+	}
+	if _, err := syntax.Lookup(req.Language); err != nil {
+		raise(L, "%s: field 'language': %v", fname, err)
+	}
+	if pv := f.get("prior"); pv != lua.LNil {
+		ud, ok := pv.(*lua.LUserData)
+		var tr *tree
+		if ok {
+			tr, ok = ud.Value.(*tree)
+		}
+		if !ok {
+			f.fail("prior", "tree", pv)
+		}
+		if tr.t.Language() != req.Language {
+			raise(L, "%s: field 'prior' is a %s tree, the request is %s", fname, tr.t.Language(), req.Language)
+		}
+		req.Prior = tr.t
+	}
+	o := b.dispatchOptions(f, false)
+	return b.push(L, o, parsejob.Kind, false, func() runtime.JobID { return parsejob.Dispatch(b.rt, req, o) })
+}
 
 // tree is a parse result owned by the Lua state. Its C memory is released
 // by tree:close() or, failing that, when the garbage collector finalises

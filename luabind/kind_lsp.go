@@ -70,17 +70,31 @@ func (s *lspState) init() {
 	}
 }
 
-func (b *Binding) installLSP(pmacs *lua.LTable) {
-	L := b.ls
-	b.lsp.init()
-	b.lsp.mt = metatable(L, map[string]lua.LGFunction{
-		"request": b.lspRequest, "notify": b.lspNotify, "open": b.lspOpen,
-		"change": b.lspChange, "save": b.lspSave, "close": b.lspClose, "version": b.lspVersion,
-		"diagnostics": b.lspDiagnostics, "on_diagnostics": b.lspOnDiagnostics,
-		"stop": b.lspStop, "status": b.lspStatus, "messages": b.lspMessages,
-		"on_apply_edit": b.lspOnApplyEdit,
-	}, b.lspString)
-	pmacs.RawSetString("lsp", L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"start": b.lspStart}))
+func init() {
+	registerKind("lsp", kindBinding{
+		kinds: map[runtime.Kind]kindLua{lsp.RequestKind: {
+			value: externalToLua,
+			settle: func(b *Binding, j *job) bool {
+				c := b.lsp.owner[j.id]
+				if c != nil {
+					b.settleLSP(j, c)
+				}
+				return c != nil
+			},
+			batches: (*Binding).lspBatches,
+		}},
+		install: func(b *Binding, t *installTables) {
+			b.lsp.init()
+			b.lsp.mt = metatable(t.L, map[string]lua.LGFunction{
+				"request": b.lspRequest, "notify": b.lspNotify, "open": b.lspOpen,
+				"change": b.lspChange, "save": b.lspSave, "close": b.lspClose, "version": b.lspVersion,
+				"diagnostics": b.lspDiagnostics, "on_diagnostics": b.lspOnDiagnostics,
+				"stop": b.lspStop, "status": b.lspStatus, "messages": b.lspMessages,
+				"on_apply_edit": b.lspOnApplyEdit,
+			}, b.lspString)
+			t.set(t.sub(t.pmacs, "lsp"), map[string]lua.LGFunction{"start": b.lspStart})
+		},
+	})
 }
 
 // startLSPFrame runs at the start of every frame, before the runtime's

@@ -14,6 +14,41 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
+// pmacs.workers.spawn and system, and h:write and h:close_stdin on what
+// spawn started (refused under --safe).
+
+func init() {
+	registerKind("proc", kindBinding{
+		kinds: map[runtime.Kind]kindLua{
+			procjob.SpawnKind: {codeFirst: true,
+				value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+					if r, ok := procjob.ResultOf(out); ok {
+						return exitToLua(b.ls, r)
+					}
+					return lua.LTrue
+				},
+				items: func(L *lua.LState, t *lua.LTable, it runtime.Items) {
+					ls := it.(procjob.Lines)
+					for i := range ls {
+						t.Append(lineToLua(L, &ls[i]))
+					}
+				},
+			},
+			procjob.SystemKind: {codeFirst: true, value: func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+				if r, ok := procjob.ResultOf(out); ok {
+					return systemToLua(b.ls, r)
+				}
+				return lua.LTrue
+			}},
+			procjob.WriteKind: {codeFirst: true},
+		},
+		install: func(b *Binding, t *installTables) {
+			t.set(t.workers, map[string]lua.LGFunction{"spawn": b.spawnFn, "system": b.systemFn})
+			t.set(t.handle, map[string]lua.LGFunction{"write": b.handleWrite, "close_stdin": b.handleCloseStdin})
+		},
+	})
+}
+
 // isSpawn reports the kinds whose failures read like luv's, code first:
 // "ENOENT: spawn "prog": no such file or directory".
 func isSpawn(k runtime.Kind) bool {

@@ -7,12 +7,36 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
-// findFuncs are the finder's functions under pmacs.workers.
-func (b *Binding) findFuncs() map[string]lua.LGFunction {
-	return map[string]lua.LGFunction{
-		"find_files": b.findFiles, "fuzzy": b.fuzzy,
-		"fuzzy_source": b.fuzzySource, "fuzzy_free": b.fuzzyFree,
+// pmacs.workers.find_files and fuzzy: file finding and fuzzy ranking,
+// awaited as rankings (find_files streams a ranking while its walk runs).
+
+func init() {
+	ranking := func(fuzzy bool) func(*Binding, runtime.Outcome, any) lua.LValue {
+		return func(b *Binding, out runtime.Outcome, _ any) lua.LValue {
+			if r, ok := findjob.RankingOf(out); ok {
+				return rankingToLua(b.ls, &r, fuzzy)
+			}
+			return lua.LTrue
+		}
 	}
+	registerKind("find", kindBinding{
+		kinds: map[runtime.Kind]kindLua{
+			findjob.FindKind: {value: ranking(false),
+				batch: func(L *lua.LState, sb *runtime.StreamBatch) *lua.LTable {
+					if r := findjob.SnapshotOf(*sb); r != nil {
+						return rankingToLua(L, r, false)
+					}
+					return L.CreateTable(0, 0)
+				}},
+			findjob.FuzzyKind: {value: ranking(true)},
+		},
+		install: func(b *Binding, t *installTables) {
+			t.set(t.workers, map[string]lua.LGFunction{
+				"find_files": b.findFiles, "fuzzy": b.fuzzy,
+				"fuzzy_source": b.fuzzySource, "fuzzy_free": b.fuzzyFree,
+			})
+		},
+	})
 }
 
 func (b *Binding) findFiles(L *lua.LState) int {

@@ -7,6 +7,18 @@ import (
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
+// pmacs.workers.search_text: a search of a text snapshot the host made,
+// streamed as the numbers of the rows that match.
+
+func init() {
+	registerKind("textsearch", kindBinding{
+		kinds: map[runtime.Kind]kindLua{textsearch.Kind: {items: numbersToLua[textsearch.Matches]}},
+		install: func(b *Binding, t *installTables) {
+			t.set(t.workers, map[string]lua.LGFunction{"search_text": b.searchText})
+		},
+	})
+}
+
 // TextSnapshotValue wraps s for Lua, as the `text` of
 // pmacs.workers.search_text. The embedding program makes one from text it
 // owns (the editor: a buffer's lines) and keeps the snapshot's promise.
