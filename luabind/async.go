@@ -469,7 +469,7 @@ func (b *Binding) asyncCurrent(L *lua.LState) int {
 func (b *Binding) asyncCancel(L *lua.LState) int {
 	id := uint64(checkCount(L, "pmacs.async.cancel", 1, "id"))
 	reason := L.OptString(2, "")
-	for t := range b.alive {
+	for t := b.alive.head; t != nil; t = t.nextAlive {
 		if t.id == id {
 			b.cancelTask(t, cancelMessage(reason))
 			L.Push(lua.LTrue)

@@ -28,8 +28,8 @@ type TaskInfo struct {
 // Tasks lists the live tasks, parents before their children, by id.
 func (b *Binding) Tasks() []TaskInfo {
 	now := time.Now()
-	all := make([]*Task, 0, len(b.alive))
-	for t := range b.alive {
+	all := make([]*Task, 0, b.alive.n)
+	for t := b.alive.head; t != nil; t = t.nextAlive {
 		all = append(all, t)
 	}
 	slices.SortFunc(all, func(x, y *Task) int { return cmp.Compare(x.id, y.id) })

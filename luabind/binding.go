@@ -87,7 +87,7 @@ type Binding struct {
 
 	jobs    map[runtime.JobID]*job // dispatched through this binding, not yet settled
 	threads map[*lua.LState]*Task  // running or parked tasks by their thread
-	alive   map[*Task]struct{}     // tasks not ended, joining ones too
+	alive   taskList               // tasks not ended, joining ones too
 	// command holds the root tasks started while recording (BeginCommand).
 	command   []*Task
 	recording bool
@@ -152,7 +152,6 @@ func New(rt *runtime.Runtime, opts Options) (*Binding, error) {
 		onTick:  opts.OnTick,
 		jobs:    make(map[runtime.JobID]*job),
 		threads: make(map[*lua.LState]*Task),
-		alive:   make(map[*Task]struct{}),
 		safe:    opts.Safe,
 		policy:  opts.ProgramPolicy,
 	}
@@ -348,7 +347,7 @@ func (b *Binding) Close() {
 	}
 	clear(b.jobs)
 	clear(b.threads)
-	clear(b.alive)
+	b.alive = taskList{}
 	b.timers = nil
 	b.pool = threadPool{}
 	b.run, b.next, b.failed = nil, nil, nil

@@ -150,7 +150,7 @@ func (b *Binding) spawnTask(from *lua.LState, t *Task, fn *lua.LFunction, args [
 		b.command = append(b.command, t)
 	}
 	b.threads[t.th] = t
-	b.alive[t] = struct{}{}
+	b.alive.add(t)
 	b.live++
 	b.pool.saw(b.live)
 	vals := make([]lua.LValue, 0, len(args)+2)

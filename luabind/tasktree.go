@@ -21,7 +21,9 @@ type taskTree struct {
 
 	parent   *Task
 	children []*Task // children not ended and not detached
-	childIdx int     // this task's index in parent.children
+	// prevAlive and nextAlive link the binding's live tasks (b.alive).
+	prevAlive, nextAlive *Task
+	childIdx             int // this task's index in parent.children
 	// uncollected are children that failed while nobody awaited them:
 	// the first fails this task when its function returns, unless this
 	// task collects them with child:await() first.
@@ -270,7 +272,7 @@ func (b *Binding) settleTask(t *Task) {
 	}
 	t.uncollected = nil
 	b.live--
-	delete(b.alive, t)
+	b.alive.remove(t)
 	b.releaseJobs(t)
 	if t.timer != nil {
 		b.timers.remove(t.timer)
@@ -428,3 +430,35 @@ func (c *raiseOnce) Err() error {
 type raisedText string
 
 func (e raisedText) Error() string { return string(e) }
+
+// taskList is the binding's live tasks, linked through the tasks
+// themselves: adding and removing one costs no allocation and no hashing.
+type taskList struct {
+	head *Task
+	n    int
+}
+
+func (l *taskList) add(t *Task) {
+	t.prevAlive, t.nextAlive = nil, l.head
+	if l.head != nil {
+		l.head.prevAlive = t
+	}
+	l.head = t
+	l.n++
+}
+
+func (l *taskList) remove(t *Task) {
+	if t.prevAlive == nil && l.head != t {
+		return // not in the list
+	}
+	if t.prevAlive != nil {
+		t.prevAlive.nextAlive = t.nextAlive
+	} else {
+		l.head = t.nextAlive
+	}
+	if t.nextAlive != nil {
+		t.nextAlive.prevAlive = t.prevAlive
+	}
+	t.prevAlive, t.nextAlive = nil, nil
+	l.n--
+}
