@@ -128,7 +128,7 @@ local tops = {}
 // unhandled, unless the task that raised it had been cancelled first (it
 // then ends cancelled).
 func TestRandomTaskTreesEndCleanly(t *testing.T) {
-	seeds := 24
+	seeds := 60
 	if testing.Short() {
 		seeds = 6
 	}
