@@ -103,44 +103,6 @@ func drainStream(t testing.TB, rt *Runtime, id JobID, frame time.Duration, limit
 	}
 }
 
-// drainStreams collects several streams until every one has closed.
-func drainStreams(t testing.TB, rt *Runtime, limit time.Duration, ids ...JobID) map[JobID]*streamResult {
-	t.Helper()
-	res := make(map[JobID]*streamResult, len(ids))
-	for _, id := range ids {
-		res[id] = &streamResult{}
-	}
-	open := len(ids)
-	deadline := time.Now().Add(limit)
-	for open > 0 {
-		require.True(t, time.Now().Before(deadline), "%d streams did not close in time", open)
-		rt.Tick()
-		for _, b := range rt.TakeStreamBatches() {
-			if r := res[b.ID]; r != nil && r.add(&b) {
-				open--
-			}
-		}
-		waitReady(rt, time.Millisecond)
-	}
-	return res
-}
-
-// bestOfThree runs attempt up to three times and returns the shortest time
-// it measured, stopping as soon as one attempt is within bound. Under the
-// race detector on a loaded two-core machine one attempt can wait a long
-// time for a core; a cancel that did not work would miss the bound in all
-// three.
-func bestOfThree(bound time.Duration, attempt func() time.Duration) time.Duration {
-	best := time.Duration(1<<63 - 1)
-	for range 3 {
-		best = min(best, attempt())
-		if best < bound {
-			break
-		}
-	}
-	return best
-}
-
 // tickUntil ticks until done, given every TickOutcome, returns true.
 func tickUntil(t testing.TB, rt *Runtime, limit time.Duration, done func(TickOutcome) bool) {
 	t.Helper()
