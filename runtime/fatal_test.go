@@ -55,7 +55,7 @@ func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
 	require.Len(t, rt.Snapshot().Fatal, 1, "a refused reset changes nothing")
 
 	rt.Cancel(g)
-	drainStream(t, rt, g, time.Millisecond, 5*time.Second)
+	drainStream(t, rt, g, 5*time.Second)
 	// The search's last reply can arrive a moment before its worker lets
 	// go of the root: until then the reset is refused as busy, as
 	// ResetRoot documents, and then it succeeds.

@@ -21,7 +21,7 @@ func TestCancelRequestedStreamHoldsItems(t *testing.T) {
 	// Completed before the cancel: Cancel is a no-op and the items come.
 	rt.Cancel(id)
 	require.False(t, j.cancelRequested)
-	res := drainStream(t, rt, id, time.Millisecond, time.Second)
+	res := drainStream(t, rt, id, time.Second)
 	require.Equal(t, Complete, res.outcome.State)
 	require.Len(t, res.ints, 10)
 

@@ -52,7 +52,7 @@ func TestRenameSettlesWhileGrepAboveCreditIsUndrained(t *testing.T) {
 	require.False(t, rt.IsComplete(g), "the grep cannot have ended: its stream is undrained")
 	require.FileExists(t, filepath.Join(root, "b"))
 
-	res := drainStream(t, rt, g, time.Millisecond, 30*time.Second)
+	res := drainStream(t, rt, g, 30*time.Second)
 	require.Equal(t, Complete, res.outcome.State)
 	require.Len(t, res.matches, files*lines)
 }
@@ -116,7 +116,7 @@ func TestRenameSettlesWhileGrepBelowCreditIsRunning(t *testing.T) {
 	require.False(t, rt.IsComplete(g), "the grep is held mid-search")
 
 	release()
-	res := drainStream(t, rt, g, time.Millisecond, 10*time.Second)
+	res := drainStream(t, rt, g, 10*time.Second)
 	require.Equal(t, Complete, res.outcome.State)
 	require.Len(t, res.matches, files*lines)
 }
@@ -130,7 +130,7 @@ func TestGrepStartsAfterEarlierRename(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, "old.txt"), []byte("needle\n"), 0o644))
 	mv := rt.startRename(filepath.Join(root, "old.txt"), filepath.Join(root, "new.txt"), DispatchOptions{})
 	g := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{})
-	res := drainStream(t, rt, g, time.Millisecond, 10*time.Second)
+	res := drainStream(t, rt, g, 10*time.Second)
 	require.Equal(t, Complete, outcomeOf(t, rt, mv).State)
 	require.Len(t, res.matches, 1)
 	require.Equal(t, "new.txt", res.matches[0].File)
