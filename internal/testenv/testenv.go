@@ -41,6 +41,18 @@ var goSrc = sync.OnceValues(func() (string, error) {
 // uses.
 func GoSrc() (string, error) { return goSrc() }
 
+// GoSrcOrSkip is GoSrc for a test or benchmark that reads the tree: without
+// one it skips, saying why. The tree is no peer, so PMACS_REQUIRE_PEERS
+// does not make its absence a failure.
+func GoSrcOrSkip(t Skipper) string {
+	t.Helper()
+	src, err := GoSrc()
+	if err != nil {
+		t.Skipf("%v", err)
+	}
+	return src
+}
+
 // Tool returns the path of the program name: .bin/name at the root of the
 // module that holds the working directory (where .ci/run installs peers),
 // else name on PATH. The error says how to install it.
