@@ -93,29 +93,30 @@ func bareRoundTrips(n int) []time.Duration {
 
 // BenchmarkStreamItemMainCost measures the main goroutine's cost per stream
 // item: Tick's decode and buffering plus TakeStreamBatches, with producers'
-// envelopes of intsPerSend integers already on the bus (issue 2: goal at most
+// envelopes of envelopeInts integers already on the bus (issue 2: goal at most
 // 150 ns per item). The channel baseline is a struct per item over a Go
 // channel, reported alongside.
 func BenchmarkStreamItemMainCost(b *testing.B) {
+	const envelopeInts = 256 // an emit_n producer's batch
 	rt, err := New(Options{StreamCredit: MaxStreamCredit})
 	require.NoError(b, err)
 	defer rt.Close()
 	j := rt.newJob(testIntsKind, "")
 	rt.newStream(j, MaxMaxBatch)
-	items := make([]uint64, intsPerSend)
+	items := make([]uint64, envelopeInts)
 	for i := range items {
 		items[i] = uint64(i)
 	}
 	env, err := rt.main.Registry().Encode(replyTopic, intsReply(j.id, items...))
 	require.NoError(b, err)
 	const envelopesPerRound = 64
-	perRound := envelopesPerRound * intsPerSend
+	perRound := envelopesPerRound * envelopeInts
 	rounds := max(b.N/perRound, 1)
 	var mainTime time.Duration
 	delivered := 0
 	for range rounds {
 		for range envelopesPerRound {
-			require.NoError(b, j.stream.credit.Acquire(context.Background(), intsPerSend))
+			require.NoError(b, j.stream.credit.Acquire(context.Background(), envelopeInts))
 			require.NoError(b, rt.wbus.SendEnvelope(env))
 		}
 		start := time.Now()

@@ -133,24 +133,15 @@ func (rt *Runtime) startRename(from, to string, o DispatchOptions) JobID {
 // testIntsKind is a stream of integers in the one integer-batch codec.
 var testIntsKind = RegisterKind(KindSpec{Name: "test_ints", Items: intsCodec{}})
 
-// intsPerSend is how many integers startInts sends at a time.
-const intsPerSend = 256
-
-// startInts streams 1..n, waiting on the stream's credit as a producer
-// does.
+// startInts streams 1..n in one batch.
 func (rt *Runtime) startInts(n uint64, o DispatchOptions) JobID {
 	return rt.Start(Job{Kind: testIntsKind, Actor: BuiltinActor, Lane: workers.LaneStream, Stream: true,
 		Run: func(ctx context.Context, w *Task) (any, error) {
-			for first := uint64(1); first <= n; first += intsPerSend {
-				batch := make(testInts, 0, intsPerSend)
-				for v := first; v <= n && v < first+intsPerSend; v++ {
-					batch = append(batch, v)
-				}
-				if err := w.Send(ctx, batch); err != nil {
-					return nil, err
-				}
+			batch := make(testInts, n)
+			for i := range batch {
+				batch[i] = uint64(i + 1)
 			}
-			return nil, nil
+			return nil, w.Send(ctx, batch)
 		}}, o)
 }
 
