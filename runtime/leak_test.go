@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/pmacs-go/pmacs-go/kinds/demojob"
 	"github.com/pmacs-go/pmacs-go/kinds/kindtest"
 	"github.com/pmacs-go/pmacs-go/runtime"
@@ -39,11 +40,11 @@ func TestDispatchCancel1000CyclesNoLeak(t *testing.T) {
 	for i := range 100 { // fills the ring and warms every pool
 		cycle(-1 - i)
 	}
-	before := heapAfterGC()
+	before := testenv.HeapAfterGC()
 	for i := range 1000 {
 		cycle(i)
 	}
-	after := heapAfterGC()
+	after := testenv.HeapAfterGC()
 	require.Zero(t, rt.PendingLen())
 	require.Zero(t, rt.SupersedeLen())
 	snap := rt.Snapshot()
@@ -88,11 +89,11 @@ func TestStreamDispatchClose200CyclesNoLeak(t *testing.T) {
 	for i := range 100 {
 		cycle(-1 - i)
 	}
-	before := heapAfterGC()
+	before := testenv.HeapAfterGC()
 	for i := range 200 {
 		cycle(i)
 	}
-	after := heapAfterGC()
+	after := testenv.HeapAfterGC()
 	require.Zero(t, rt.PendingLen())
 	require.Zero(t, rt.SupersedeLen())
 	require.Zero(t, rt.ReadyLen())

@@ -14,26 +14,13 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/pmacs-go/pmacs-go/kinds/demojob"
 	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
 	"github.com/pmacs-go/pmacs-go/kinds/kindtest"
 	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
-
-// soakDuration reads PMACS_SOAK (a Go duration such as 5m) and skips the
-// test when it is unset: a soak is a measurement, not part of the default
-// run.
-func soakDuration(t *testing.T) time.Duration {
-	t.Helper()
-	v := os.Getenv("PMACS_SOAK")
-	if v == "" {
-		t.Skip("soak test: set PMACS_SOAK to a duration (e.g. PMACS_SOAK=5m) to run it")
-	}
-	d, err := time.ParseDuration(v)
-	require.NoError(t, err, "PMACS_SOAK")
-	return d
-}
 
 // soakTracker checks that every job settles exactly once and that every
 // stream closes exactly once, after its settle.
@@ -96,13 +83,6 @@ type soakFigures struct {
 	malformed      uint64
 }
 
-func heapAfterGC() uint64 {
-	goruntime.GC()
-	var ms goruntime.MemStats
-	goruntime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 // TestSoakRandomJobMixFromGo runs, for PMACS_SOAK, a random mix of
 // dispatch, cancel, supersede, streams nobody drains, streams drained
 // slowly, external jobs, filesystem mutations in a temporary root, greps,
@@ -111,12 +91,12 @@ func heapAfterGC() uint64 {
 // at the end the pending, supersede and parse-handoff tables are empty and
 // goroutines and heap are back to their baseline (issue 8: soak).
 func TestSoakRandomJobMixFromGo(t *testing.T) {
-	limit := soakDuration(t)
+	limit := testenv.SoakDuration(t)
 	const credit = 2000
 	root := t.TempDir()
 	writeSoakTree(t, root)
 
-	baseG, baseHeap := goruntime.NumGoroutine(), heapAfterGC()
+	baseG, baseHeap := goruntime.NumGoroutine(), testenv.HeapAfterGC()
 	rt, err := runtime.New(runtime.Options{Executor: workers.Config{PoolSize: 4}, StreamCredit: credit})
 	require.NoError(t, err)
 	_, err = rt.RegisterRoot(root)
@@ -246,7 +226,7 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("goroutines not back to baseline %d:\n%s", baseG, buf[:goruntime.Stack(buf, true)])
 	}
-	fig.endHeap = heapAfterGC()
+	fig.endHeap = testenv.HeapAfterGC()
 	require.Less(t, fig.endHeap, baseHeap+16<<20, "heap back near its baseline")
 	t.Logf("soak (Go): duration %v, frames %d, jobs completed %d (%v), malformed replies dropped %d, "+
 		"peak goroutines %d (baseline %d), peak heap %.1f MiB (baseline %.1f MiB, end %.1f MiB)",

@@ -1,7 +1,8 @@
 // Package testenv finds what the project's tests and benchmark commands
 // compare against: the Go distribution's source tree, a large real tree
 // present wherever the tests build, and the peer programs (fzf, gopls) that
-// .ci/run installs into the module's .bin directory.
+// .ci/run installs into the module's .bin directory; and what the soak tests
+// share: the variable that turns them on and the heap figure they compare.
 //
 // # Concurrency
 //
