@@ -78,7 +78,7 @@ func TestUndrainedStreamIsBoundedByCredit(t *testing.T) {
 
 	// Cancelling the parked producer closes the stream within 50 ms, on
 	// the best of three attempts; each attempt parks a fresh producer.
-	best := bestOfThree(50*time.Millisecond, func() time.Duration {
+	best := kindtest.BestOfThree(50*time.Millisecond, func() time.Duration {
 		if credit == nil {
 			id = demojob.DispatchEmitN(rt, 1_000_000, runtime.DispatchOptions{})
 			credit = rt.CreditOf(id)

@@ -16,7 +16,7 @@ import (
 // acceptance).
 func TestSupersedeCancelsInFlightJobWithin50ms(t *testing.T) {
 	rt := kindtest.New(t, 2)
-	best := bestOfThree(50*time.Millisecond, func() time.Duration {
+	best := kindtest.BestOfThree(50*time.Millisecond, func() time.Duration {
 		first := demojob.DispatchSleep(rt, 2*time.Second, runtime.DispatchOptions{Key: "search"})
 		waitRunning(t, rt, first)
 		started := time.Now()
