@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // benchCases are the issue's benchmark searches over the Go source tree.
@@ -26,7 +27,7 @@ var benchCases = []struct {
 // Benchmark (issue): one whole search of the Go source tree per op, warm cache, default
 // fanout; reports matches and the bytes searched (MB/s).
 func BenchmarkSearchGoSource(b *testing.B) {
-	root := goSrc(b)
+	root := testenv.GoSrcOrSkip(b)
 	for _, c := range benchCases {
 		b.Run(c.name, func(b *testing.B) {
 			spec := c.spec
@@ -50,7 +51,7 @@ func BenchmarkSearchGoSource(b *testing.B) {
 // Benchmark (issue: cancel observed by every fanout goroutine within 1 ms): time from cancel
 // to Search's return, which waits for every fanout goroutine, cancelling mid-search.
 func BenchmarkCancelLatency(b *testing.B) {
-	root := goSrc(b)
+	root := testenv.GoSrcOrSkip(b)
 	var worst time.Duration
 	var total time.Duration
 	i := 0

@@ -20,17 +20,6 @@ import (
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
-// goSrc is the Go distribution's source tree: 10k+ files, real code, present wherever the
-// tests build.
-func goSrc(t testing.TB) string {
-	t.Helper()
-	src, err := testenv.GoSrc()
-	if err != nil {
-		t.Skip(err)
-	}
-	return src
-}
-
 // ripgrepArgs are the rg flags equivalent to a Spec with SkipDirs empty and the other options
 // at their zero values: no config file, line numbers, one path per line (NUL after it), the
 // same size cap and thread count, and no global gitignore (core.excludesFile), which Search
@@ -116,7 +105,7 @@ func searchLines(t *testing.T, spec grep.Spec) (map[string]bool, grep.Stats) {
 // The common literal (135k lines) is skipped in -short mode.
 func TestSearchAgreesWithRipgrepOnGoSource(t *testing.T) {
 	testenv.Peer(t, testenv.Ripgrep)
-	root := goSrc(t)
+	root := testenv.GoSrcOrSkip(t)
 	const fanout = 2
 	cases := []struct {
 		name  string

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -90,7 +91,7 @@ assert(v == nil and err:find("planned failure", 1, true))`,
 // runtime's tables are empty and goroutines and heap are back to their
 // baseline (issue 8: soak from Lua).
 func TestSoakRandomLuaScripts(t *testing.T) {
-	limit := soakDurationLua(t)
+	limit := testenv.SoakDuration(t)
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "m"), 0o755))
 	for i := range 4 {
@@ -100,7 +101,7 @@ func TestSoakRandomLuaScripts(t *testing.T) {
 	writeGrepCorpus(t, filepath.Join(dir, "src"), 10, 200)
 
 	baseG := goruntime.NumGoroutine()
-	baseHeap := heapAfterGCLua()
+	baseHeap := testenv.HeapAfterGC()
 	rt, err := runtime.New(runtime.Options{StreamCredit: 2000})
 	require.NoError(t, err)
 	var stderr bytes.Buffer
@@ -203,28 +204,10 @@ func TestSoakRandomLuaScripts(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	endHeap := heapAfterGCLua()
+	endHeap := testenv.HeapAfterGC()
 	require.Less(t, endHeap, baseHeap+16<<20, "heap back near its baseline")
 	t.Logf("soak (Lua): duration %v, frames %d, jobs settled %d, peak goroutines %d (baseline %d), "+
 		"peak heap %.1f MiB (baseline %.1f MiB, end %.1f MiB)",
 		elapsed.Round(time.Second), frames, len(settled), peakG, baseG,
 		float64(peakHeap)/(1<<20), float64(baseHeap)/(1<<20), float64(endHeap)/(1<<20))
-}
-
-func soakDurationLua(t *testing.T) time.Duration {
-	t.Helper()
-	v := os.Getenv("PMACS_SOAK")
-	if v == "" {
-		t.Skip("soak test: set PMACS_SOAK to a duration (e.g. PMACS_SOAK=5m) to run it")
-	}
-	d, err := time.ParseDuration(v)
-	require.NoError(t, err, "PMACS_SOAK")
-	return d
-}
-
-func heapAfterGCLua() uint64 {
-	goruntime.GC()
-	var ms goruntime.MemStats
-	goruntime.ReadMemStats(&ms)
-	return ms.HeapAlloc
 }

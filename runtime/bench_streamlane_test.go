@@ -38,7 +38,7 @@ func BenchmarkRenameWhileGrepParked(b *testing.B) {
 			b.ResetTimer()
 			for i := range b.N {
 				start := monoNow()
-				id := rt.DispatchRename(names[i%2], names[(i+1)%2], false, DispatchOptions{})
+				id := rt.startRename(names[i%2], names[(i+1)%2], DispatchOptions{})
 				for !rt.IsComplete(id) {
 					waitReady(rt, time.Millisecond)
 					rt.Tick()

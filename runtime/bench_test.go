@@ -31,21 +31,21 @@ func roundTrip(rt *Runtime, id JobID) {
 }
 
 // BenchmarkDispatchSettle times dispatch -> executor -> bus -> Tick of a
-// no-op job (compute_sum of 0), p50 and p99, against a bare goroutine-pool
+// no-op job (one that completes with 0), p50 and p99, against a bare goroutine-pool
 // round trip measured in the same run (issue 2: goal p50 at most 3x bare).
 func BenchmarkDispatchSettle(b *testing.B) {
 	rt, err := New(Options{})
 	require.NoError(b, err)
 	defer rt.Close()
 	for range 1000 { // warm the pools
-		roundTrip(rt, rt.DispatchSum(0, DispatchOptions{}))
+		roundTrip(rt, rt.startValue(0, DispatchOptions{}))
 	}
 	lat := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		start := monoNow()
-		roundTrip(rt, rt.DispatchSum(0, DispatchOptions{}))
+		roundTrip(rt, rt.startValue(0, DispatchOptions{}))
 		lat = append(lat, monoNow().sub(start))
 	}
 	b.StopTimer()
@@ -93,29 +93,30 @@ func bareRoundTrips(n int) []time.Duration {
 
 // BenchmarkStreamItemMainCost measures the main goroutine's cost per stream
 // item: Tick's decode and buffering plus TakeStreamBatches, with producers'
-// envelopes of emitBatch integers already on the bus (issue 2: goal at most
+// envelopes of envelopeInts integers already on the bus (issue 2: goal at most
 // 150 ns per item). The channel baseline is a struct per item over a Go
 // channel, reported alongside.
 func BenchmarkStreamItemMainCost(b *testing.B) {
+	const envelopeInts = 256 // an emit_n producer's batch
 	rt, err := New(Options{StreamCredit: MaxStreamCredit})
 	require.NoError(b, err)
 	defer rt.Close()
-	j := rt.newJob(KindEmitN, "")
+	j := rt.newJob(testIntsKind, "")
 	rt.newStream(j, MaxMaxBatch)
-	items := make([]uint64, emitBatch)
+	items := make([]uint64, envelopeInts)
 	for i := range items {
 		items[i] = uint64(i)
 	}
 	env, err := rt.main.Registry().Encode(replyTopic, intsReply(j.id, items...))
 	require.NoError(b, err)
 	const envelopesPerRound = 64
-	perRound := envelopesPerRound * emitBatch
+	perRound := envelopesPerRound * envelopeInts
 	rounds := max(b.N/perRound, 1)
 	var mainTime time.Duration
 	delivered := 0
 	for range rounds {
 		for range envelopesPerRound {
-			require.NoError(b, j.stream.credit.Acquire(context.Background(), emitBatch))
+			require.NoError(b, j.stream.credit.Acquire(context.Background(), envelopeInts))
 			require.NoError(b, rt.wbus.SendEnvelope(env))
 		}
 		start := time.Now()
@@ -181,7 +182,7 @@ func BenchmarkSupersedeCancelLatency(b *testing.B) {
 		return reply{Kind: replyCancelled}
 	}
 	dispatch := func() {
-		rt.start(rt.newJob(KindSleep, "k"), BuiltinActor, workers.LaneRead, waiter)
+		rt.start(rt.newJob(testKind, "k"), BuiltinActor, workers.LaneRead, waiter)
 	}
 	dispatch()
 	<-started
@@ -248,9 +249,9 @@ func BenchmarkDispatchCancelMillion(b *testing.B) {
 	require.Less(b, growth, int64(1<<20), "heap grew by %d bytes over %d cycles", growth, cycles)
 }
 
-// cycle dispatches a keyed sleep, cancels it and takes its outcome.
+// cycle starts a keyed job, cancels it and takes its outcome.
 func cycle(rt *Runtime) {
-	id := rt.DispatchSleep(time.Hour, DispatchOptions{Key: "churn"})
+	id := rt.startUntilCancelled(DispatchOptions{Key: "churn"})
 	rt.Cancel(id)
 	roundTrip(rt, id)
 }

@@ -26,7 +26,7 @@ func TestCloseReturnsWhileAHandlerIsStuckInASyscall(t *testing.T) {
 	require.NoError(t, syscall.Mkfifo(path, 0o600))
 	started := make(chan struct{})
 	returned := make(chan struct{})
-	j := rt.newJob(KindComputeSum, "")
+	j := rt.newJob(testKind, "")
 	rt.start(j, rt.actorFor(filepath.Dir(path)), workers.LaneRead, func(ctx context.Context, w *Task) reply {
 		defer close(returned)
 		close(started)

@@ -158,7 +158,7 @@ func TestUndecodableReplyForAKnownJobFailsIt(t *testing.T) {
 // malformed_reply, and its producer's context is cancelled so it stops.
 func TestUndecodableStreamItemsFailTheStream(t *testing.T) {
 	rt := newRT(t, 2)
-	j := rt.newJob(KindEmitN, "")
+	j := rt.newJob(testIntsKind, "")
 	rt.newStream(j, 0)
 	require.NoError(t, rt.wbus.Send(replyTopic, intsReply(j.id, 1, 2)))
 	bad := append(append([]byte{0x94}, appendUint(nil, uint64(j.id))...), byte(replyItems), 0x02, 0x92, 0x03, 0xa1, 'x')

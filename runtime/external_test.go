@@ -76,7 +76,7 @@ func TestExternalUnencodableValueFailsTheJob(t *testing.T) {
 func TestPanickingHandlersSettleWithClearErrors(t *testing.T) {
 	rt := newRT(t, 4)
 	for _, lane := range []workers.Lane{workers.LaneRead, workers.LaneSerial, workers.LaneHeavy} {
-		j := rt.newJob(KindComputeSum, "")
+		j := rt.newJob(testKind, "")
 		rt.start(j, DefaultActor, lane, func(context.Context, *Task) reply { panic("boom in " + lane.String()) })
 		o := outcomeOf(t, rt, j.id)
 		require.Equal(t, Failed, o.State, lane.String())
@@ -87,20 +87,20 @@ func TestPanickingHandlersSettleWithClearErrors(t *testing.T) {
 	root := t.TempDir()
 	_, err := rt.RegisterRoot(root)
 	require.NoError(t, err)
-	j := rt.newJob(KindFSRename, "")
+	j := rt.newJob(testKind, "")
 	rt.start(j, rt.actorFor(root), workers.LaneMutating, func(context.Context, *Task) reply { panic("disk on fire") })
 	o := outcomeOf(t, rt, j.id)
 	require.Equal(t, workers.CodeInternal, jobErr(t, o.Err).Code)
-	o = outcomeOf(t, rt, rt.DispatchRemove(root+"/x", DispatchOptions{}))
+	o = outcomeOf(t, rt, rt.startRename(root+"/x", root+"/y", DispatchOptions{}))
 	require.Equal(t, Failed, o.State)
 	require.True(t, errors.Is(o.Err, workers.ErrActorFatal), "got %v", o.Err)
-	require.Equal(t, uint64(6), outcomeOf(t, rt, rt.DispatchSum(3, DispatchOptions{})).value, "other actors keep working")
+	require.Equal(t, uint64(6), outcomeOf(t, rt, rt.startValue(6, DispatchOptions{})).value, "other actors keep working")
 }
 
 // A job on an unregistered actor fails with actor_not_registered.
 func TestJobOnRemovedRootFails(t *testing.T) {
 	rt := newRT(t, 2)
-	j := rt.newJob(KindFSStat, "")
+	j := rt.newJob(testKind, "")
 	rt.start(j, "no-such-actor", workers.LaneRead, func(context.Context, *Task) reply { return reply{Kind: replyUnit} })
 	o := outcomeOf(t, rt, j.id)
 	require.True(t, errors.Is(o.Err, workers.ErrActorNotRegistered))

@@ -37,7 +37,7 @@ func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
 	credit := rt.pending[g].stream.credit
 	pumpUntil(t, rt, func() bool { return credit.InFlight()+100 > credit.Limit() })
 
-	j := rt.newJob(KindFSRename, "")
+	j := rt.newJob(testKind, "")
 	rt.start(j, rt.actorFor(root), workers.LaneMutating, func(context.Context, *Task) reply { panic("disk on fire") })
 	o := outcomeOf(t, rt, j.id)
 	require.Equal(t, Failed, o.State)
@@ -46,7 +46,7 @@ func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
 	require.Len(t, fatal, 1)
 	require.Equal(t, root, fatal[0].Root)
 	require.Contains(t, fatal[0].Reason, "disk on fire")
-	refused := outcomeOf(t, rt, rt.DispatchRename(filepath.Join(root, "a"), filepath.Join(root, "b"), false, DispatchOptions{}))
+	refused := outcomeOf(t, rt, rt.startRename(filepath.Join(root, "a"), filepath.Join(root, "b"), DispatchOptions{}))
 	require.Equal(t, workers.CodeActorFatal, jobErr(t, refused.Err).Code)
 
 	err = rt.ResetRoot(root)
@@ -55,7 +55,7 @@ func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
 	require.Len(t, rt.Snapshot().Fatal, 1, "a refused reset changes nothing")
 
 	rt.Cancel(g)
-	drainStream(t, rt, g, time.Millisecond, 5*time.Second)
+	drainStream(t, rt, g, 5*time.Second)
 	// The search's last reply can arrive a moment before its worker lets
 	// go of the root: until then the reset is refused as busy, as
 	// ResetRoot documents, and then it succeeds.
@@ -67,7 +67,7 @@ func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
 		return err == nil
 	})
 	require.Empty(t, rt.Snapshot().Fatal)
-	moved := outcomeOf(t, rt, rt.DispatchRename(filepath.Join(root, "a"), filepath.Join(root, "b"), false, DispatchOptions{}))
+	moved := outcomeOf(t, rt, rt.startRename(filepath.Join(root, "a"), filepath.Join(root, "b"), DispatchOptions{}))
 	require.Equal(t, Complete, moved.State, "%v", moved.Err)
 
 	requireWorkersCode(t, rt.ResetRoot(root), workers.CodeActorNotFatal)

@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"context"
-	"errors"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -10,7 +10,6 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/pmacs-go/pmacs-go/bus/wire"
-	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
@@ -18,10 +17,10 @@ import (
 // keptKind is a test kind shaped like parse: its value waits in a handoff
 // of the kind's own (Discard drops one nobody took, Held counts them), and
 // the job completes with how long it worked.
-var keptKind Kind
+var KindKept Kind
 
 func init() {
-	keptKind = RegisterKind(KindSpec{
+	KindKept = RegisterKind(KindSpec{
 		Name:    "kept",
 		Value:   keptCodec{},
 		Summary: func(v any) any { return "kept, worked " + v.(time.Duration).Round(time.Microsecond).String() },
@@ -38,7 +37,7 @@ type keptStore struct {
 }
 
 func keptOf(rt *Runtime) *keptStore {
-	return StateOf(rt, keptKind, func() *keptStore { return &keptStore{vals: make(map[JobID][]byte)} })
+	return StateOf(rt, KindKept, func() *keptStore { return &keptStore{vals: make(map[JobID][]byte)} })
 }
 
 func (s *keptStore) take(id JobID) []byte {
@@ -55,12 +54,12 @@ func (s *keptStore) Held() int {
 	return len(s.vals)
 }
 
-// dispatchKept copies src on a worker, checking the context every KiB,
-// and keeps the copy for takeKept.
-func dispatchKept(rt *Runtime, src []byte, o DispatchOptions) JobID {
+// DispatchKept copies src on a worker, checking the context every KiB,
+// and keeps the copy for TakeKept.
+func (rt *Runtime) DispatchKept(src []byte, o DispatchOptions) JobID {
 	src = append([]byte(nil), src...)
 	st := keptOf(rt)
-	return rt.Start(Job{Kind: keptKind, Actor: keptActor, Lane: workers.LaneHeavy,
+	return rt.Start(Job{Kind: KindKept, Actor: keptActor, Lane: workers.LaneHeavy,
 		Run: func(ctx context.Context, w *Task) (any, error) {
 			start := time.Now()
 			out := make([]byte, 0, len(src))
@@ -77,19 +76,19 @@ func dispatchKept(rt *Runtime, src []byte, o DispatchOptions) JobID {
 		}}, o)
 }
 
-// dispatchKeptUntilCancelled is a kept job that works until it is
+// DispatchKeptUntilCancelled is a kept job that works until it is
 // cancelled, as a parse of a large file is still parsing when the runtime
 // closes.
-func dispatchKeptUntilCancelled(rt *Runtime, o DispatchOptions) JobID {
-	return rt.Start(Job{Kind: keptKind, Actor: keptActor, Lane: workers.LaneHeavy,
+func (rt *Runtime) DispatchKeptUntilCancelled(o DispatchOptions) JobID {
+	return rt.Start(Job{Kind: KindKept, Actor: keptActor, Lane: workers.LaneHeavy,
 		Run: func(ctx context.Context, _ *Task) (any, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}}, o)
 }
 
-// takeKept takes what a kept job kept; nil if nothing waits.
-func takeKept(rt *Runtime, id JobID) []byte { return keptOf(rt).take(id) }
+// TakeKept takes what a kept job kept; nil if nothing waits.
+func (rt *Runtime) TakeKept(id JobID) []byte { return keptOf(rt).take(id) }
 
 type keptCodec struct{}
 
@@ -102,76 +101,51 @@ func (keptCodec) DecodeValue(d *msgpack.Decoder) (any, error) {
 	return time.Duration(n), err
 }
 
-// The demo kinds as test fixtures (kinds/demojob has the real ones, which
-// this package's tests cannot import): a wait, a computation with a value,
-// a stream of integers.
-var (
-	KindSleep      = RegisterKind(KindSpec{Name: "sleep"})
-	KindComputeSum = RegisterKind(KindSpec{Name: "compute_sum"})
-	KindEmitN      = RegisterKind(KindSpec{Name: "emit_n", Items: intsCodec{}})
-)
+// testKind is the kind of this package's own test jobs. The demo and
+// filesystem kinds live in kinds/demojob and kinds/fsjob, which the tests
+// of package runtime_test use; a test here that needs a job of its own
+// starts one of this kind.
+var testKind = RegisterKind(KindSpec{Name: "test"})
 
-// emitBatch is how many emit_n items a producer packs into one envelope.
-const emitBatch = 256
+// startValue starts a job that completes with v.
+func (rt *Runtime) startValue(v uint64, o DispatchOptions) JobID {
+	return rt.Start(Job{Kind: testKind, Actor: BuiltinActor, Lane: workers.LaneRead,
+		Run: func(context.Context, *Task) (any, error) { return v, nil }}, o)
+}
 
-func (rt *Runtime) DispatchSleep(d time.Duration, o DispatchOptions) JobID {
-	return rt.Start(Job{Kind: KindSleep, Actor: BuiltinActor, Lane: workers.LaneRead,
+// startUntilCancelled starts a job that works until it is cancelled.
+func (rt *Runtime) startUntilCancelled(o DispatchOptions) JobID {
+	return rt.Start(Job{Kind: testKind, Actor: BuiltinActor, Lane: workers.LaneRead,
 		Run: func(ctx context.Context, _ *Task) (any, error) {
-			if d > 0 {
-				t := time.NewTimer(d)
-				defer t.Stop()
-				select {
-				case <-ctx.Done():
-				case <-t.C:
-				}
-			}
+			<-ctx.Done()
 			return nil, ctx.Err()
 		}}, o)
 }
 
-func (rt *Runtime) DispatchSum(n uint64, o DispatchOptions) JobID {
-	return rt.Start(Job{Kind: KindComputeSum, Actor: BuiltinActor, Lane: workers.LaneRead,
-		Run: func(ctx context.Context, _ *Task) (any, error) {
-			var acc uint64
-			for i := uint64(1); i <= n && i != 0; i++ {
-				if i&1023 == 0 && ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				acc += i
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			return acc, nil
-		}}, o)
+// startRename renames from to to in the mutating lane of from's root: the
+// one mutation the tests of roots and lanes need.
+func (rt *Runtime) startRename(from, to string, o DispatchOptions) JobID {
+	return rt.Start(Job{Kind: testKind, Path: from, Lane: workers.LaneMutating,
+		Resource: &ResourceOp{Op: ResourceRename, From: from, To: to},
+		Run:      func(context.Context, *Task) (any, error) { return nil, os.Rename(from, to) }}, o)
 }
 
-func (rt *Runtime) DispatchEmitN(count uint64, o DispatchOptions) JobID {
-	return rt.Start(Job{Kind: KindEmitN, Actor: BuiltinActor, Lane: workers.LaneStream, Stream: true,
+// testIntsKind is a stream of integers in the one integer-batch codec.
+var testIntsKind = RegisterKind(KindSpec{Name: "test_ints", Items: intsCodec{}})
+
+// startInts streams 1..n in one batch.
+func (rt *Runtime) startInts(n uint64, o DispatchOptions) JobID {
+	return rt.Start(Job{Kind: testIntsKind, Actor: BuiltinActor, Lane: workers.LaneStream, Stream: true,
 		Run: func(ctx context.Context, w *Task) (any, error) {
-			batch := make(testInts, 0, min(count, emitBatch))
-			for i := uint64(1); i <= count && i != 0; i++ {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				batch = append(batch, i)
-				if len(batch) == emitBatch {
-					if err := w.Send(ctx, batch); err != nil {
-						return nil, err
-					}
-					batch = make(testInts, 0, min(count-i, emitBatch))
-				}
+			batch := make(testInts, n)
+			for i := range batch {
+				batch[i] = uint64(i + 1)
 			}
-			if len(batch) > 0 {
-				if err := w.Send(ctx, batch); err != nil {
-					return nil, err
-				}
-			}
-			return nil, nil
+			return nil, w.Send(ctx, batch)
 		}}, o)
 }
 
-// testInts is an emit_n batch.
+// testInts is a batch of testIntsKind.
 type testInts []uint64
 
 func (s testInts) Len() int                     { return len(s) }
@@ -182,108 +156,26 @@ func (s testInts) Cut(n int) (head, rest Items) { return s[:n:n], s[n:] }
 type intsCodec struct{}
 
 func (intsCodec) EncodeItems(e *msgpack.Encoder, items Items) error {
-	s := items.(testInts)
-	if err := e.EncodeArrayLen(len(s)); err != nil {
-		return err
-	}
-	for _, v := range s {
-		if err := e.EncodeUint(v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return wire.EncodeUints(e, items.(testInts))
 }
 
 func (intsCodec) DecodeItems(_ []byte, d *msgpack.Decoder) (Items, error) {
-	n, err := wire.DecodeLen(d, 1)
-	if err != nil {
-		return nil, err
-	}
-	out := make(testInts, 0, min(n, 4096))
-	for range n {
-		v, err := d.DecodeUint64()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	v, err := wire.DecodeUints(d, 4096)
+	return testInts(v), err
 }
 
-// intsReply is a worker's batch of emit_n items for job id.
+// intsReply is a worker's batch of integers for job id.
 func intsReply(id JobID, v ...uint64) *reply {
-	return &reply{Job: id, Kind: replyItems, N: uint64(len(v)), items: testInts(v), kind: KindEmitN}
+	return &reply{Job: id, Kind: replyItems, N: uint64(len(v)), items: testInts(v), kind: testIntsKind}
 }
 
-// intsOf is a batch's emit_n items, nil for none.
+// intsOf is a batch's integers, nil for none.
 func intsOf(b StreamBatch) []uint64 {
 	s, _ := b.Items.(testInts)
 	if len(s) == 0 {
 		return nil
 	}
 	return s
-}
-
-// The filesystem kinds as test fixtures (kinds/fsjob has the real ones):
-// the mutations report their resources and run in their root's mutating
-// lane, reads in its read lane; a read_dir completes with the number of
-// entries, a stat with the entry's size.
-var (
-	KindFSReadDir = RegisterKind(KindSpec{Name: "fs_read_dir"})
-	KindFSStat    = RegisterKind(KindSpec{Name: "fs_stat"})
-	KindFSRename  = RegisterKind(KindSpec{Name: "fs_rename"})
-	KindFSChmod   = RegisterKind(KindSpec{Name: "fs_chmod"})
-	KindFSRemove  = RegisterKind(KindSpec{Name: "fs_remove"})
-	KindFSMkdir   = RegisterKind(KindSpec{Name: "fs_mkdir"})
-)
-
-// fsFixture runs op as a job of kind on path's root.
-func (rt *Runtime) fsFixture(kind Kind, path string, lane workers.Lane, res *ResourceOp, o DispatchOptions, op func(ctx context.Context) (any, error)) JobID {
-	return rt.Start(Job{Kind: kind, Path: path, Lane: lane, Resource: res,
-		Run: func(ctx context.Context, _ *Task) (any, error) {
-			v, err := op(ctx)
-			switch {
-			case err == nil:
-				return v, nil
-			case errors.Is(err, fsops.ErrCancelled):
-				return nil, context.Canceled
-			}
-			return nil, &JobError{Message: err.Error(), Code: fsops.Errno(err), Err: err}
-		}}, o)
-}
-
-func (rt *Runtime) DispatchReadDir(path string, tol fsops.Tolerance, o DispatchOptions) JobID {
-	return rt.fsFixture(KindFSReadDir, path, workers.LaneRead, nil, o, func(ctx context.Context) (any, error) {
-		l, err := fsops.ReadDir(ctx, path, tol)
-		return uint64(len(l.Entries)), err
-	})
-}
-
-func (rt *Runtime) DispatchStat(path string, o DispatchOptions) JobID {
-	return rt.fsFixture(KindFSStat, path, workers.LaneRead, nil, o, func(ctx context.Context) (any, error) {
-		e, err := fsops.Stat(ctx, path)
-		return uint64(e.Size), err
-	})
-}
-
-func (rt *Runtime) DispatchRename(from, to string, overwrite bool, o DispatchOptions) JobID {
-	return rt.fsFixture(KindFSRename, from, workers.LaneMutating, &ResourceOp{Op: ResourceRename, From: from, To: to}, o,
-		func(ctx context.Context) (any, error) { return nil, fsops.Rename(ctx, from, to, overwrite) })
-}
-
-func (rt *Runtime) DispatchChmod(path string, mode uint32, o DispatchOptions) JobID {
-	return rt.fsFixture(KindFSChmod, path, workers.LaneMutating, nil, o,
-		func(ctx context.Context) (any, error) { return nil, fsops.Chmod(ctx, path, mode) })
-}
-
-func (rt *Runtime) DispatchRemove(path string, o DispatchOptions) JobID {
-	return rt.fsFixture(KindFSRemove, path, workers.LaneMutating, &ResourceOp{Op: ResourceRemove, From: path}, o,
-		func(ctx context.Context) (any, error) { return nil, fsops.Remove(ctx, path) })
-}
-
-func (rt *Runtime) DispatchMkdir(path string, o DispatchOptions) JobID {
-	return rt.fsFixture(KindFSMkdir, path, workers.LaneMutating, &ResourceOp{Op: ResourceMkdir, From: path}, o,
-		func(ctx context.Context) (any, error) { return nil, fsops.Mkdir(ctx, path) })
 }
 
 // testLines are items that weigh by their length, as a program's lines

@@ -49,8 +49,8 @@ func TestKindProgressDetailReachesTheBatch(t *testing.T) {
 // naming it, instead of never settling.
 func TestStartWithoutWorkFailsTheJob(t *testing.T) {
 	rt := newRT(t, 2)
-	o := outcomeOf(t, rt, rt.Start(Job{Kind: KindComputeSum, Actor: BuiltinActor}, DispatchOptions{}))
+	o := outcomeOf(t, rt, rt.Start(Job{Kind: testKind, Actor: BuiltinActor}, DispatchOptions{}))
 	require.Equal(t, Failed, o.State)
-	require.Contains(t, jobErr(t, o.Err).Message, "compute_sum#")
+	require.Contains(t, jobErr(t, o.Err).Message, "test#")
 	require.Contains(t, jobErr(t, o.Err).Message, "nothing to run")
 }

@@ -1,4 +1,4 @@
-package runtime
+package runtime_test
 
 import (
 	"fmt"
@@ -7,6 +7,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
+	"github.com/pmacs-go/pmacs-go/kinds/demojob"
+	"github.com/pmacs-go/pmacs-go/kinds/kindtest"
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // leakKey is a distinct supersede key of 4 KiB: a table that kept one per
@@ -20,14 +25,14 @@ func leakKey(i int) string {
 // was after a warm-up (ported: dispatch_cancel_1000_cycles_no_leak; the
 // keys make the supersede table's emptiness something the test could fail).
 func TestDispatchCancel1000CyclesNoLeak(t *testing.T) {
-	rt := newRT(t, 2)
+	rt := kindtest.New(t, 2)
 	cycle := func(i int) {
 		key := leakKey(i)
-		first := rt.DispatchSleep(5*time.Millisecond, DispatchOptions{Key: key})
-		id := rt.DispatchSleep(5*time.Millisecond, DispatchOptions{Key: key}) // supersedes first
+		first := demojob.DispatchSleep(rt, 5*time.Millisecond, runtime.DispatchOptions{Key: key})
+		id := demojob.DispatchSleep(rt, 5*time.Millisecond, runtime.DispatchOptions{Key: key}) // supersedes first
 		require.Equal(t, 1, rt.SupersedeLen())
 		rt.Cancel(id)
-		pumpUntil(t, rt, func() bool { return rt.IsComplete(first) && rt.IsComplete(id) })
+		kindtest.PumpUntil(t, rt, func() bool { return rt.IsComplete(first) && rt.IsComplete(id) })
 		require.True(t, rt.IsCancelled(first))
 		rt.TakeResult(first)
 		rt.TakeResult(id)
@@ -35,16 +40,16 @@ func TestDispatchCancel1000CyclesNoLeak(t *testing.T) {
 	for i := range 100 { // fills the ring and warms every pool
 		cycle(-1 - i)
 	}
-	before := heapAfterGC()
+	before := testenv.HeapAfterGC()
 	for i := range 1000 {
 		cycle(i)
 	}
-	after := heapAfterGC()
+	after := testenv.HeapAfterGC()
 	require.Zero(t, rt.PendingLen())
 	require.Zero(t, rt.SupersedeLen())
 	snap := rt.Snapshot()
 	require.Empty(t, snap.Active)
-	require.Len(t, snap.Completed, CompletedRingCap)
+	require.Len(t, snap.Completed, runtime.CompletedRingCap)
 	t.Logf("heap %d KiB before the 1000 cycles, %d KiB after", before>>10, after>>10)
 	require.Less(t, int64(after)-int64(before), int64(1<<20),
 		"1000 cycles with 4 KiB keys grew the heap by %d KiB", (int64(after)-int64(before))>>10)
@@ -53,13 +58,13 @@ func TestDispatchCancel1000CyclesNoLeak(t *testing.T) {
 // 500 supersede cycles under one key: the table never exceeds one slot and
 // returns to zero (ported: supersede_churn_500_cycles_table_returns_to_zero).
 func TestSupersedeChurn500CyclesTableReturnsToZero(t *testing.T) {
-	rt := newRT(t, 2)
-	ids := make([]JobID, 0, 500)
+	rt := kindtest.New(t, 2)
+	ids := make([]runtime.JobID, 0, 500)
 	for range 500 {
-		ids = append(ids, rt.DispatchSleep(3*time.Millisecond, DispatchOptions{Key: "search"}))
+		ids = append(ids, demojob.DispatchSleep(rt, 3*time.Millisecond, runtime.DispatchOptions{Key: "search"}))
 		require.Equal(t, 1, rt.SupersedeLen())
 	}
-	pumpFor(t, rt, 15*time.Second, func() bool {
+	kindtest.PumpFor(t, rt, 15*time.Second, func() bool {
 		for _, id := range ids {
 			if rt.IsComplete(id) {
 				rt.TakeResult(id)
@@ -74,24 +79,24 @@ func TestSupersedeChurn500CyclesTableReturnsToZero(t *testing.T) {
 // nothing pending, queued or keyed, and the heap where it was after a
 // warm-up (ported: stream_dispatch_close_200_cycles_no_leak).
 func TestStreamDispatchClose200CyclesNoLeak(t *testing.T) {
-	rt := newRT(t, 2)
+	rt := kindtest.New(t, 2)
 	cycle := func(i int) {
-		id := rt.DispatchEmitN(8, DispatchOptions{MaxBatch: 8, Key: leakKey(i)})
+		id := demojob.DispatchEmitN(rt, 8, runtime.DispatchOptions{MaxBatch: 8, Key: leakKey(i)})
 		require.Equal(t, 1, rt.SupersedeLen())
-		res := drainStream(t, rt, id, time.Millisecond, 2*time.Second)
-		require.Len(t, res.ints, 8)
+		res := kindtest.Drain(t, rt, id, time.Millisecond, 2*time.Second)
+		require.Len(t, res.Items, 8)
 	}
 	for i := range 100 {
 		cycle(-1 - i)
 	}
-	before := heapAfterGC()
+	before := testenv.HeapAfterGC()
 	for i := range 200 {
 		cycle(i)
 	}
-	after := heapAfterGC()
+	after := testenv.HeapAfterGC()
 	require.Zero(t, rt.PendingLen())
 	require.Zero(t, rt.SupersedeLen())
-	require.Zero(t, len(rt.ready))
+	require.Zero(t, rt.ReadyLen())
 	t.Logf("heap %d KiB before the 200 cycles, %d KiB after", before>>10, after>>10)
 	require.Less(t, int64(after)-int64(before), int64(512<<10),
 		"200 streams with 4 KiB keys grew the heap by %d KiB", (int64(after)-int64(before))>>10)

@@ -13,6 +13,10 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// The helpers below are kindtest's, which this package's own tests cannot
+// import (kindtest imports runtime); the tests in package runtime_test use
+// kindtest.
+
 // newRT returns a runtime with a pool of the given size that is closed when
 // the test ends.
 func newRT(t testing.TB, pool int) *Runtime {
@@ -59,86 +63,30 @@ func outcomeOf(t testing.TB, rt *Runtime, id JobID) Outcome {
 	return o
 }
 
-// streamResult collects a stream until its closing batch.
+// streamResult is what a stream delivered: its items and how it closed.
 type streamResult struct {
-	ints     []uint64
-	matches  []grep.Match
-	batches  int
-	maxLen   int
-	progress uint64
-	skipped  grep.SkipCounts
-	outcome  Outcome
+	ints    []uint64
+	matches []grep.Match
+	outcome Outcome
 }
 
-// add records one batch and reports whether it was the closing one.
-func (r *streamResult) add(b *StreamBatch) bool {
-	r.batches++
-	r.maxLen = max(r.maxLen, b.Len())
-	r.ints = append(r.ints, intsOf(*b)...)
-	r.matches = append(r.matches, matchesOf(*b)...)
-	if b.Closed {
-		r.outcome, r.progress = b.Outcome, b.Progress
-		r.skipped, _ = b.Detail.(grep.SkipCounts)
-	}
-	return b.Closed
-}
-
-// drainStream ticks at the given frame cadence until stream id closes.
-func drainStream(t testing.TB, rt *Runtime, id JobID, frame time.Duration, limit time.Duration) streamResult {
+// drainStream ticks until stream id closes, failing after limit; the other
+// streams' batches are dropped.
+func drainStream(t testing.TB, rt *Runtime, id JobID, limit time.Duration) streamResult {
 	t.Helper()
 	var res streamResult
-	deadline := time.Now().Add(limit)
-	for {
-		require.True(t, time.Now().Before(deadline), "stream %d did not close in time", id)
-		rt.Tick()
+	closed := false
+	pumpFor(t, rt, limit, func() bool {
 		for _, b := range rt.TakeStreamBatches() {
-			if b.ID == id && res.add(&b) {
-				return res
+			if b.ID == id {
+				res.ints = append(res.ints, intsOf(b)...)
+				res.matches = append(res.matches, matchesOf(b)...)
+				res.outcome, closed = b.Outcome, b.Closed
 			}
 		}
-		waitReady(rt, frame)
-		if frame > time.Millisecond {
-			time.Sleep(frame) // a frame cadence: replies pile up between drains
-		}
-	}
-}
-
-// drainStreams collects several streams until every one has closed.
-func drainStreams(t testing.TB, rt *Runtime, limit time.Duration, ids ...JobID) map[JobID]*streamResult {
-	t.Helper()
-	res := make(map[JobID]*streamResult, len(ids))
-	for _, id := range ids {
-		res[id] = &streamResult{}
-	}
-	open := len(ids)
-	deadline := time.Now().Add(limit)
-	for open > 0 {
-		require.True(t, time.Now().Before(deadline), "%d streams did not close in time", open)
-		rt.Tick()
-		for _, b := range rt.TakeStreamBatches() {
-			if r := res[b.ID]; r != nil && r.add(&b) {
-				open--
-			}
-		}
-		waitReady(rt, time.Millisecond)
-	}
+		return closed
+	})
 	return res
-}
-
-// bestOfThree runs attempt up to three times and returns the shortest time
-// it measured, stopping as soon as one attempt is within bound. Under the
-// race detector on a loaded two-core machine one attempt can wait a long
-// time for a core; a cancel that did not work would miss the bound in all
-// three.
-func bestOfThree(bound time.Duration, attempt func() time.Duration) time.Duration {
-	best := time.Duration(1<<63 - 1)
-	for range 3 {
-		best = min(best, attempt())
-		if best < bound {
-			break
-		}
-	}
-	return best
 }
 
 // tickUntil ticks until done, given every TickOutcome, returns true.

@@ -38,7 +38,7 @@ func waitOrPanic(ch <-chan struct{}) {
 // requireLoopGoesOn checks the runtime still runs jobs.
 func requireLoopGoesOn(t *testing.T, rt *Runtime) {
 	t.Helper()
-	require.Equal(t, uint64(10), outcomeOf(t, rt, rt.DispatchSum(4, DispatchOptions{})).value, "the loop goes on")
+	require.Equal(t, uint64(10), outcomeOf(t, rt, rt.startValue(10, DispatchOptions{})).value, "the loop goes on")
 }
 
 // requirePanicFailure checks a job's outcome is the recovered panic.
@@ -74,7 +74,7 @@ func TestPanicInAContextCallbackFailsTheJob(t *testing.T) {
 			value += " registered after the cancel"
 		}
 		started := make(chan struct{})
-		j := rt.newJob(KindComputeSum, "")
+		j := rt.newJob(testKind, "")
 		rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, _ *Task) reply {
 			af := ctx.(afterFuncer)
 			if !registerLate {
@@ -91,7 +91,7 @@ func TestPanicInAContextCallbackFailsTheJob(t *testing.T) {
 		})
 		waitOrPanic(started)
 		rt.Cancel(j.id)
-		requirePanicFailure(t, outcomeOf(t, rt, j.id), KindComputeSum, "callback registered on its context", value)
+		requirePanicFailure(t, outcomeOf(t, rt, j.id), testKind, "callback registered on its context", value)
 		close(release)
 	}
 
@@ -106,7 +106,7 @@ func TestPanicInAContextCallbackFailsTheJob(t *testing.T) {
 // settles Failed: the worker's own terminal reply is replaced by the panic.
 func TestWorkerReplyAfterAHelperPanicIsTheFailure(t *testing.T) {
 	rt := newRT(t, 2)
-	j := rt.newJob(KindComputeSum, "")
+	j := rt.newJob(testKind, "")
 	rt.start(j, BuiltinActor, workers.LaneRead, func(ctx context.Context, w *Task) reply {
 		func() {
 			defer w.recoverPanic("a helper")
@@ -115,6 +115,6 @@ func TestWorkerReplyAfterAHelperPanicIsTheFailure(t *testing.T) {
 		return reply{Kind: replySum, N: 1}
 	})
 	o := outcomeOf(t, rt, j.id)
-	requirePanicFailure(t, o, KindComputeSum, "a helper", "helper down")
-	require.True(t, strings.HasPrefix(jobErr(t, o.Err).Message, jobName(KindComputeSum, j.id)+": panicked in a helper"), jobErr(t, o.Err).Message)
+	requirePanicFailure(t, o, testKind, "a helper", "helper down")
+	require.True(t, strings.HasPrefix(jobErr(t, o.Err).Message, jobName(testKind, j.id)+": panicked in a helper"), jobErr(t, o.Err).Message)
 }

@@ -1,4 +1,4 @@
-package runtime
+package runtime_test
 
 import (
 	"errors"
@@ -14,34 +14,25 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/fsops"
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
+	"github.com/pmacs-go/pmacs-go/kinds/demojob"
+	"github.com/pmacs-go/pmacs-go/kinds/fsjob"
+	"github.com/pmacs-go/pmacs-go/kinds/kindtest"
+	"github.com/pmacs-go/pmacs-go/runtime"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
-
-// soakDuration reads PMACS_SOAK (a Go duration such as 5m) and skips the
-// test when it is unset: a soak is a measurement, not part of the default
-// run.
-func soakDuration(t *testing.T) time.Duration {
-	t.Helper()
-	v := os.Getenv("PMACS_SOAK")
-	if v == "" {
-		t.Skip("soak test: set PMACS_SOAK to a duration (e.g. PMACS_SOAK=5m) to run it")
-	}
-	d, err := time.ParseDuration(v)
-	require.NoError(t, err, "PMACS_SOAK")
-	return d
-}
 
 // soakTracker checks that every job settles exactly once and that every
 // stream closes exactly once, after its settle.
 type soakTracker struct {
 	t        *testing.T
-	live     map[JobID]Kind      // dispatched, not yet settled
-	settled  map[JobID]bool      // settled, not yet taken (request/reply) or closed (stream)
-	streams  map[JobID]bool      // dispatched streams not yet closed
-	held     map[JobID]*soakHold // streams held by HoldStream
-	external []JobID             // external jobs still pending
-	done     int                 // jobs taken or closed
-	states   map[State]int
+	live     map[runtime.JobID]runtime.Kind // dispatched, not yet settled
+	settled  map[runtime.JobID]bool         // settled, not yet taken (request/reply) or closed (stream)
+	streams  map[runtime.JobID]bool         // dispatched streams not yet closed
+	held     map[runtime.JobID]*soakHold    // streams held by HoldStream
+	external []runtime.JobID                // external jobs still pending
+	done     int                            // jobs taken or closed
+	states   map[runtime.State]int
 }
 
 // soakHold is how a held stream is consumed: undrained until a countdown
@@ -51,7 +42,7 @@ type soakHold struct {
 	n    int // frames until the next release (slow) or the cancel (undrained)
 }
 
-func (k *soakTracker) dispatched(id JobID, kind Kind, stream bool) {
+func (k *soakTracker) dispatched(id runtime.JobID, kind runtime.Kind, stream bool) {
 	_, dup := k.live[id]
 	require.False(k.t, dup, "job id %d reused", id)
 	k.live[id] = kind
@@ -60,7 +51,7 @@ func (k *soakTracker) dispatched(id JobID, kind Kind, stream bool) {
 	}
 }
 
-func (k *soakTracker) tick(out TickOutcome) {
+func (k *soakTracker) tick(out runtime.TickOutcome) {
 	for _, id := range out.Settled {
 		_, ok := k.live[id]
 		require.True(k.t, ok, "job %d settled twice, or was never dispatched", id)
@@ -69,7 +60,7 @@ func (k *soakTracker) tick(out TickOutcome) {
 	}
 }
 
-func (k *soakTracker) closed(b StreamBatch) {
+func (k *soakTracker) closed(b runtime.StreamBatch) {
 	require.True(k.t, k.streams[b.ID], "stream %d closed twice, or is not a stream", b.ID)
 	require.True(k.t, k.settled[b.ID], "stream %d closed before it settled", b.ID)
 	delete(k.streams, b.ID)
@@ -88,15 +79,8 @@ type soakFigures struct {
 	baseGoroutines int
 	baseHeap       uint64
 	endHeap        uint64
-	states         map[State]int
+	states         map[runtime.State]int
 	malformed      uint64
-}
-
-func heapAfterGC() uint64 {
-	goruntime.GC()
-	var ms goruntime.MemStats
-	goruntime.ReadMemStats(&ms)
-	return ms.HeapAlloc
 }
 
 // TestSoakRandomJobMixFromGo runs, for PMACS_SOAK, a random mix of
@@ -107,19 +91,19 @@ func heapAfterGC() uint64 {
 // at the end the pending, supersede and parse-handoff tables are empty and
 // goroutines and heap are back to their baseline (issue 8: soak).
 func TestSoakRandomJobMixFromGo(t *testing.T) {
-	limit := soakDuration(t)
+	limit := testenv.SoakDuration(t)
 	const credit = 2000
 	root := t.TempDir()
 	writeSoakTree(t, root)
 
-	baseG, baseHeap := goruntime.NumGoroutine(), heapAfterGC()
-	rt, err := New(Options{Executor: workers.Config{PoolSize: 4}, StreamCredit: credit})
+	baseG, baseHeap := goruntime.NumGoroutine(), testenv.HeapAfterGC()
+	rt, err := runtime.New(runtime.Options{Executor: workers.Config{PoolSize: 4}, StreamCredit: credit})
 	require.NoError(t, err)
 	_, err = rt.RegisterRoot(root)
 	require.NoError(t, err)
 
-	k := &soakTracker{t: t, live: map[JobID]Kind{}, settled: map[JobID]bool{}, streams: map[JobID]bool{},
-		held: map[JobID]*soakHold{}, states: map[State]int{}}
+	k := &soakTracker{t: t, live: map[runtime.JobID]runtime.Kind{}, settled: map[runtime.JobID]bool{}, streams: map[runtime.JobID]bool{},
+		held: map[runtime.JobID]*soakHold{}, states: map[runtime.State]int{}}
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 	fig := soakFigures{baseGoroutines: baseG, baseHeap: baseHeap, states: k.states}
 	start := time.Now()
@@ -133,16 +117,16 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 			if rng.IntN(3) == 0 {
 				key = fmt.Sprintf("k%d", rng.IntN(3))
 			}
-			o := DispatchOptions{Key: key}
+			o := runtime.DispatchOptions{Key: key}
 			switch rng.IntN(12) {
 			case 0:
-				k.dispatched(rt.DispatchSum(uint64(rng.IntN(100_000)), o), KindComputeSum, false)
+				k.dispatched(demojob.DispatchSum(rt, uint64(rng.IntN(100_000)), o), demojob.Sum, false)
 			case 1:
-				k.dispatched(rt.DispatchSleep(time.Duration(rng.IntN(20))*time.Millisecond, o), KindSleep, false)
+				k.dispatched(demojob.DispatchSleep(rt, time.Duration(rng.IntN(20))*time.Millisecond, o), demojob.Sleep, false)
 			case 2, 3:
 				o.MaxBatch = 1 + rng.IntN(512)
-				id := rt.DispatchEmitN(uint64(rng.IntN(20_000)), o)
-				k.dispatched(id, KindEmitN, true)
+				id := demojob.DispatchEmitN(rt, uint64(rng.IntN(20_000)), o)
+				k.dispatched(id, demojob.EmitN, true)
 				switch rng.IntN(3) {
 				case 0: // nobody drains it until it is cancelled
 					rt.HoldStream(id, true)
@@ -153,31 +137,31 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 				}
 			case 4:
 				id := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", IgnoreCase: rng.IntN(2) == 0}, o)
-				k.dispatched(id, KindGrep, true)
+				k.dispatched(id, runtime.KindGrep, true)
 				if rng.IntN(3) == 0 {
 					rt.HoldStream(id, true)
 					k.held[id] = &soakHold{n: 50 + rng.IntN(500)}
 				}
 			case 5:
-				k.dispatched(dispatchKept(rt, luaSrc, o), keptKind, false)
+				k.dispatched(rt.DispatchKept(luaSrc, o), runtime.KindKept, false)
 			case 6:
 				a, b := filepath.Join(root, "m", fmt.Sprint(rng.IntN(4))), filepath.Join(root, "m", fmt.Sprint(rng.IntN(4)))
-				k.dispatched(rt.DispatchRename(a, b, rng.IntN(2) == 0, o), KindFSRename, false)
+				k.dispatched(fsjob.Rename(rt, a, b, rng.IntN(2) == 0, fsjob.Scope{}, o), fsjob.RenameKind, false)
 			case 7:
-				k.dispatched(rt.DispatchChmod(filepath.Join(root, "m", fmt.Sprint(rng.IntN(4))), 0o600+uint32(rng.IntN(64)), o), KindFSChmod, false)
+				k.dispatched(fsjob.Chmod(rt, filepath.Join(root, "m", fmt.Sprint(rng.IntN(4))), 0o600+uint32(rng.IntN(64)), fsjob.Scope{}, o), fsjob.ChmodKind, false)
 			case 8:
-				k.dispatched(rt.DispatchStat(filepath.Join(root, "m", fmt.Sprint(rng.IntN(4))), o), KindFSStat, false)
+				k.dispatched(fsjob.Stat(rt, filepath.Join(root, "m", fmt.Sprint(rng.IntN(4))), fsjob.Scope{}, o), fsjob.StatKind, false)
 			case 9:
-				k.dispatched(rt.DispatchReadDir(filepath.Join(root, "m"), fsops.PerEntry, o), KindFSReadDir, false)
+				k.dispatched(fsjob.ReadDir(rt, filepath.Join(root, "m"), fsops.PerEntry, fsjob.Scope{}, o), fsjob.ReadDirKind, false)
 			case 10:
-				id, _ := rt.RegisterExternal(kindReply, key)
-				k.dispatched(id, kindReply, false)
+				id, _ := rt.RegisterExternal(kindExternal, key)
+				k.dispatched(id, kindExternal, false)
 				k.external = append(k.external, id)
 			case 11:
 				// A worker reply that does not decode: counted and dropped,
 				// and if the id at its head names a running job, that job
 				// fails with malformed_reply.
-				require.NoError(t, rt.wbus.SendEnvelope(busEnvelope([]byte{0x92, byte(rng.IntN(256))})))
+				require.NoError(t, rt.SendReplyPayload([]byte{0x92, byte(rng.IntN(256))}))
 			}
 		}
 		// Cancel something now and then, including settled and taken ids.
@@ -209,7 +193,7 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 			fig.peakHeap = max(fig.peakHeap, ms.HeapAlloc)
 			nextMem = time.Now().Add(time.Second)
 		}
-		waitReady(rt, time.Millisecond)
+		kindtest.WaitReady(rt, time.Millisecond)
 	}
 
 	// Wind down: cancel what runs, answer the external jobs, drain.
@@ -228,7 +212,7 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 			rt.HoldStream(id, false)
 		}
 		soakFrame(t, rt, k, credit, true)
-		waitReady(rt, time.Millisecond)
+		kindtest.WaitReady(rt, time.Millisecond)
 	}
 	require.Zero(t, rt.PendingLen(), "pending table")
 	require.Zero(t, rt.SupersedeLen(), "supersede table")
@@ -242,7 +226,7 @@ func TestSoakRandomJobMixFromGo(t *testing.T) {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("goroutines not back to baseline %d:\n%s", baseG, buf[:goruntime.Stack(buf, true)])
 	}
-	fig.endHeap = heapAfterGC()
+	fig.endHeap = testenv.HeapAfterGC()
 	require.Less(t, fig.endHeap, baseHeap+16<<20, "heap back near its baseline")
 	t.Logf("soak (Go): duration %v, frames %d, jobs completed %d (%v), malformed replies dropped %d, "+
 		"peak goroutines %d (baseline %d), peak heap %.1f MiB (baseline %.1f MiB, end %.1f MiB)",
@@ -266,18 +250,16 @@ func mib(n uint64) float64 { return float64(n) / (1 << 20) }
 
 // soakFrame is one editor frame: Tick, the stream memory check, take the
 // settled results, deliver the streams that are not held.
-func soakFrame(t *testing.T, rt *Runtime, k *soakTracker, credit int, final bool) {
+func soakFrame(t *testing.T, rt *runtime.Runtime, k *soakTracker, credit int, final bool) {
 	k.tick(rt.Tick())
 	// An undrained stream holds no more than its credit: the producer waits
 	// once its undelivered items would pass it, unless one batch alone is
 	// bigger (a grep file batch of up to 1024 matches).
 	for id := range k.streams {
-		j := rt.pending[id]
-		if j == nil || j.stream == nil {
+		buffered, inFlight, running := rt.StreamHolds(id)
+		if !running {
 			continue
 		}
-		buffered := j.stream.len()
-		inFlight := j.stream.credit.InFlight()
 		require.LessOrEqual(t, buffered, inFlight, "stream %d buffers items it holds no credit for", id)
 		require.LessOrEqual(t, inFlight, max(credit, 1024), "stream %d passed its credit", id)
 	}
@@ -285,8 +267,8 @@ func soakFrame(t *testing.T, rt *Runtime, k *soakTracker, credit int, final bool
 		if k.streams[id] {
 			continue
 		}
-		if kind, _, _ := rt.Lookup(id); kind == keptKind && !final && id%2 == 0 {
-			takeKept(rt, id)
+		if kind, _, _ := rt.Lookup(id); kind == runtime.KindKept && !final && id%2 == 0 {
+			rt.TakeKept(id)
 		}
 		o, ok := rt.TakeResult(id)
 		require.True(t, ok, "settled job %d has no result", id)
@@ -294,7 +276,7 @@ func soakFrame(t *testing.T, rt *Runtime, k *soakTracker, credit int, final bool
 		k.done++
 		k.states[o.State]++
 	}
-	var released []JobID
+	var released []runtime.JobID
 	for id, h := range k.held {
 		if h.n--; h.n > 0 {
 			continue

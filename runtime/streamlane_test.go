@@ -46,13 +46,13 @@ func TestRenameSettlesWhileGrepAboveCreditIsUndrained(t *testing.T) {
 	// the next file's would pass the credit.
 	pumpUntil(t, rt, func() bool { return credit.InFlight()+lines > credit.Limit() })
 
-	mv := rt.DispatchRename(filepath.Join(root, "a"), filepath.Join(root, "b"), false, DispatchOptions{})
+	mv := rt.startRename(filepath.Join(root, "a"), filepath.Join(root, "b"), DispatchOptions{})
 	o := outcomeOf(t, rt, mv)
 	require.Equal(t, Complete, o.State, "rename: %v", o.Err)
 	require.False(t, rt.IsComplete(g), "the grep cannot have ended: its stream is undrained")
 	require.FileExists(t, filepath.Join(root, "b"))
 
-	res := drainStream(t, rt, g, time.Millisecond, 30*time.Second)
+	res := drainStream(t, rt, g, 30*time.Second)
 	require.Equal(t, Complete, res.outcome.State)
 	require.Len(t, res.matches, files*lines)
 }
@@ -110,13 +110,13 @@ func TestRenameSettlesWhileGrepBelowCreditIsRunning(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the grep never emitted")
 	}
-	mv := rt.DispatchRename(filepath.Join(root, "a"), filepath.Join(root, "b"), false, DispatchOptions{})
+	mv := rt.startRename(filepath.Join(root, "a"), filepath.Join(root, "b"), DispatchOptions{})
 	o := outcomeOf(t, rt, mv)
 	require.Equal(t, Complete, o.State, "rename: %v", o.Err)
 	require.False(t, rt.IsComplete(g), "the grep is held mid-search")
 
 	release()
-	res := drainStream(t, rt, g, time.Millisecond, 10*time.Second)
+	res := drainStream(t, rt, g, 10*time.Second)
 	require.Equal(t, Complete, res.outcome.State)
 	require.Len(t, res.matches, files*lines)
 }
@@ -128,9 +128,9 @@ func TestGrepStartsAfterEarlierRename(t *testing.T) {
 	root, err := rt.RegisterRoot(t.TempDir())
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "old.txt"), []byte("needle\n"), 0o644))
-	mv := rt.DispatchRename(filepath.Join(root, "old.txt"), filepath.Join(root, "new.txt"), false, DispatchOptions{})
+	mv := rt.startRename(filepath.Join(root, "old.txt"), filepath.Join(root, "new.txt"), DispatchOptions{})
 	g := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{})
-	res := drainStream(t, rt, g, time.Millisecond, 10*time.Second)
+	res := drainStream(t, rt, g, 10*time.Second)
 	require.Equal(t, Complete, outcomeOf(t, rt, mv).State)
 	require.Len(t, res.matches, 1)
 	require.Equal(t, "new.txt", res.matches[0].File)

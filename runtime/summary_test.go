@@ -1,4 +1,4 @@
-package runtime
+package runtime_test
 
 import (
 	"fmt"
@@ -13,10 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/grep"
+	"github.com/pmacs-go/pmacs-go/kinds/demojob"
+	"github.com/pmacs-go/pmacs-go/kinds/kindtest"
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // resultOf returns the ring's Result for id.
-func resultOf(t *testing.T, rt *Runtime, id JobID) string {
+func resultOf(t *testing.T, rt *runtime.Runtime, id runtime.JobID) string {
 	t.Helper()
 	for _, c := range rt.Snapshot().Completed {
 		if c.ID == id {
@@ -37,14 +40,14 @@ func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
 	for i := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), []byte("needle\n"), 0o644))
 	}
-	rt := newRT(t, 2)
-	want := map[JobID]string{}
-	take := func(id JobID) JobID {
-		outcomeOf(t, rt, id)
+	rt := kindtest.New(t, 2)
+	want := map[runtime.JobID]string{}
+	take := func(id runtime.JobID) runtime.JobID {
+		kindtest.Outcome(t, rt, id)
 		return id
 	}
-	want[take(rt.DispatchSum(10, DispatchOptions{}))] = "55"
-	want[take(rt.DispatchSleep(0, DispatchOptions{}))] = ""
+	want[take(demojob.DispatchSum(rt, 10, runtime.DispatchOptions{}))] = "55"
+	want[take(demojob.DispatchSleep(rt, 0, runtime.DispatchOptions{}))] = ""
 	// What a listing and an entry show: fsjob's TestSnapshotShowsListingAndEntry.
 
 	for v, line := range map[string]any{
@@ -54,16 +57,16 @@ func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
 		"map of 2 keys":           map[string]any{"a": 1, "b": 2},
 		"42":                      42,
 	} {
-		id, _ := rt.RegisterExternal(kindReply, "")
+		id, _ := rt.RegisterExternal(kindExternal, "")
 		require.NoError(t, rt.CompleteExternalOK(id, line))
 		want[take(id)] = v
 	}
 
-	emit := rt.DispatchEmitN(1000, DispatchOptions{})
-	require.Equal(t, Complete, drainStream(t, rt, emit, time.Millisecond, 5*time.Second).outcome.State)
+	emit := demojob.DispatchEmitN(rt, 1000, runtime.DispatchOptions{})
+	require.Equal(t, runtime.Complete, kindtest.Drain(t, rt, emit, time.Millisecond, 5*time.Second).Outcome.State)
 	want[emit] = "1000 items"
-	g := rt.DispatchGrep(grep.Spec{Root: dir, Pattern: "needle"}, DispatchOptions{})
-	require.Equal(t, Complete, drainStream(t, rt, g, time.Millisecond, 5*time.Second).outcome.State)
+	g := rt.DispatchGrep(grep.Spec{Root: dir, Pattern: "needle"}, runtime.DispatchOptions{})
+	require.Equal(t, runtime.Complete, kindtest.Drain(t, rt, g, time.Millisecond, 5*time.Second).Outcome.State)
 	want[g] = fmt.Sprintf("%d items, %d files searched", files, files)
 
 	// What a program's jobs show: procjob's TestSnapshotShowsProgramResults.
@@ -72,8 +75,8 @@ func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
 		require.Equal(t, line, resultOf(t, rt, id), "job %d", id)
 	}
 
-	p := dispatchKept(rt, []byte("local x = 1\n"), DispatchOptions{})
-	pumpUntil(t, rt, func() bool { return rt.IsComplete(p) })
+	p := rt.DispatchKept([]byte("local x = 1\n"), runtime.DispatchOptions{})
+	kindtest.PumpUntil(t, rt, func() bool { return rt.IsComplete(p) })
 	require.True(t, strings.HasPrefix(resultOf(t, rt, p), "kept, worked "), resultOf(t, rt, p))
 	rt.TakeResult(p)
 }
@@ -81,14 +84,16 @@ func TestSnapshotShowsWhatEachJobReturned(t *testing.T) {
 // The ring does not pin a large value once its job has been taken: the
 // 70,000-item array a job returned is collected.
 func TestCompletionRingDoesNotPinLargeValues(t *testing.T) {
-	rt := newRT(t, 2)
-	id, _ := rt.RegisterExternal(kindReply, "")
+	rt := kindtest.New(t, 2)
+	id, _ := rt.RegisterExternal(kindExternal, "")
 	require.NoError(t, rt.CompleteExternalOK(id, make([]any, 70_000)))
-	o := outcomeOf(t, rt, id)
-	arr := o.value.([]any)
+	o := kindtest.Outcome(t, rt, id)
+	v, ok := o.External()
+	require.True(t, ok)
+	arr := v.([]any)
 	ref := weak.Make(&arr[0])
-	o, arr = Outcome{}, nil
-	_ = o
+	o, v, arr = runtime.Outcome{}, nil, nil
+	_, _ = o, v
 	require.Eventually(t, func() bool {
 		goruntime.GC()
 		return ref.Value() == nil

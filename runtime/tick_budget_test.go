@@ -93,7 +93,7 @@ func TestTickWithinResourcesInOrder(t *testing.T) {
 	rt := newRT(t, 1)
 	var want []ResourceOp
 	for i := range 5 {
-		j := rt.newJob(KindFSRemove, "")
+		j := rt.newJob(testKind, "")
 		op := ResourceOp{Op: ResourceRemove, From: "/tmp/gone-" + string(rune('a'+i))}
 		j.resource = &op
 		want = append(want, op)

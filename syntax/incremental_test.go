@@ -15,10 +15,7 @@ import (
 
 func goroot(t testing.TB, rel string) []byte {
 	t.Helper()
-	dir, err := testenv.GoSrc()
-	if err != nil {
-		t.Skip(err)
-	}
+	dir := testenv.GoSrcOrSkip(t)
 	b, err := os.ReadFile(filepath.Join(dir, rel))
 	if err != nil {
 		t.Skipf("GOROOT source not available: %v", err)

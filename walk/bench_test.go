@@ -15,7 +15,7 @@ import (
 // same tree with the same thread count, in the same run. The rg figure includes its process
 // start and output through a pipe; the walk's includes building every path string.
 func BenchmarkListGoSource(b *testing.B) {
-	root := goSrc(b)
+	root := testenv.GoSrcOrSkip(b)
 	threads := runtime.NumCPU()
 	b.Run("walk", func(b *testing.B) {
 		files := 0

@@ -15,17 +15,6 @@ import (
 	"github.com/pmacs-go/pmacs-go/walk"
 )
 
-// goSrc is the Go distribution's source tree: 10k+ files, with testdata, hidden and ignored
-// entries, present wherever the tests build.
-func goSrc(t testing.TB) string {
-	t.Helper()
-	src, err := testenv.GoSrc()
-	if err != nil {
-		t.Skip(err)
-	}
-	return src
-}
-
 func needRipgrep(t testing.TB) {
 	t.Helper()
 	testenv.Peer(t, testenv.Ripgrep)
@@ -115,7 +104,7 @@ func TestListAgreesWithRipgrepFilesOnIgnoreFiles(t *testing.T) {
 // `rg --files`.
 func TestListAgreesWithRipgrepFilesOnGoSource(t *testing.T) {
 	needRipgrep(t)
-	root := goSrc(t)
+	root := testenv.GoSrcOrSkip(t)
 	theirs := ripgrepFiles(t, root)
 	ours := list(t, root, walk.Options{}).files
 	require.Greater(t, len(theirs), 5000)

@@ -1,7 +1,8 @@
 // Package testenv finds what the project's tests and benchmark commands
 // compare against: the Go distribution's source tree, a large real tree
 // present wherever the tests build, and the peer programs (fzf, gopls) that
-// .ci/run installs into the module's .bin directory.
+// .ci/run installs into the module's .bin directory; and what the soak tests
+// share: the variable that turns them on and the heap figure they compare.
 //
 // # Concurrency
 //
@@ -40,6 +41,18 @@ var goSrc = sync.OnceValues(func() (string, error) {
 // GoSrc returns the src directory of the Go distribution the go command
 // uses.
 func GoSrc() (string, error) { return goSrc() }
+
+// GoSrcOrSkip is GoSrc for a test or benchmark that reads the tree: without
+// one it skips, saying why. The tree is no peer, so PMACS_REQUIRE_PEERS
+// does not make its absence a failure.
+func GoSrcOrSkip(t Skipper) string {
+	t.Helper()
+	src, err := GoSrc()
+	if err != nil {
+		t.Skipf("%v", err)
+	}
+	return src
+}
 
 // Tool returns the path of the program name: .bin/name at the root of the
 // module that holds the working directory (where .ci/run installs peers),

@@ -15,6 +15,14 @@ func TestGoSrcHoldsTheStandardLibrary(t *testing.T) {
 	require.FileExists(t, filepath.Join(src, "fmt", "print.go"))
 }
 
+// GoSrcOrSkip gives the tree GoSrc finds, without skipping where there is
+// one.
+func TestGoSrcOrSkipGivesTheTree(t *testing.T) {
+	want, err := GoSrc()
+	require.NoError(t, err)
+	require.Equal(t, want, GoSrcOrSkip(t))
+}
+
 // A program in the module's .bin wins over PATH, and a missing one is an
 // error that names it.
 func TestToolPrefersTheModulesBin(t *testing.T) {

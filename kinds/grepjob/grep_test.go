@@ -13,6 +13,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
+	"github.com/pmacs-go/pmacs-go/kinds/kindtest"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -89,7 +90,7 @@ func TestGrepSupersedeCancelsPredecessorWithin50ms(t *testing.T) {
 	rt := newRT(t, 4)
 	defer close(release)
 	attempt := 0
-	best := bestOfThree(50*time.Millisecond, func() time.Duration {
+	best := kindtest.BestOfThree(50*time.Millisecond, func() time.Duration {
 		attempt++
 		key := fmt.Sprint("search", attempt)
 		prior := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle", Fanout: 1}, DispatchOptions{Key: key})

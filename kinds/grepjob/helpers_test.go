@@ -81,19 +81,6 @@ func drainStream(t testing.TB, rt testRT, id JobID, frame time.Duration, limit t
 	return res
 }
 
-// bestOfThree runs attempt up to three times and returns the shortest time,
-// stopping early once one is under bound.
-func bestOfThree(bound time.Duration, attempt func() time.Duration) time.Duration {
-	best := time.Duration(1<<63 - 1)
-	for range 3 {
-		best = min(best, attempt())
-		if best < bound {
-			break
-		}
-	}
-	return best
-}
-
 func setHook(t *testing.T, hook *func(), f func()) {
 	t.Helper()
 	*hook = f

@@ -20,10 +20,7 @@ import (
 
 func gorootFile(b *testing.B, rel string) []byte {
 	b.Helper()
-	root, err := testenv.GoSrc()
-	if err != nil {
-		b.Skip(err)
-	}
+	root := testenv.GoSrcOrSkip(b)
 	src, err := os.ReadFile(filepath.Join(root, rel))
 	if err != nil {
 		b.Skipf("GOROOT source not available: %v", err)
