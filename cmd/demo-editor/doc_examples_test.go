@@ -26,14 +26,20 @@ func docExamples(t *testing.T, doc string, sections []string) []docExample {
 	level := 0 // of the section being read; 0 outside the named ones
 	heading := ""
 	var block *docExample
+	other := false // inside a fenced block that is not Lua: its lines are no headings
 	for i, line := range strings.Split(doc, "\n") {
+		fence := strings.HasPrefix(strings.TrimSpace(line), "```")
 		if block != nil {
-			if strings.TrimSpace(line) == "```" {
+			if fence {
 				out = append(out, *block)
 				block = nil
 				continue
 			}
 			block.src += line + "\n"
+			continue
+		}
+		if other {
+			other = !fence
 			continue
 		}
 		if strings.HasPrefix(line, "#") {
@@ -49,8 +55,11 @@ func docExamples(t *testing.T, doc string, sections []string) []docExample {
 			heading = strings.TrimSpace(line[n:])
 			continue
 		}
-		if level > 0 && strings.TrimSpace(line) == "```lua" {
+		switch {
+		case level > 0 && strings.TrimSpace(line) == "```lua":
 			block = &docExample{line: i + 1, heading: heading}
+		case fence:
+			other = true
 		}
 	}
 	require.Nil(t, block, "a ```lua block is never closed")
