@@ -200,7 +200,7 @@ func checkEvent(L *lua.LState, fname string) *event {
 func (b *Binding) eventSet(L *lua.LState) int {
 	e := checkEvent(L, "e:set")
 	e.set = true
-	b.wake(e.waiters, nil)
+	b.wake(e.waiters, []lua.LValue{lua.LTrue})
 	e.waiters = nil
 	return 0
 }

@@ -439,3 +439,40 @@ func TestCancelledTaskSendsCancelRequest(t *testing.T) {
 	require.Equal(t, lua.LString("cancelled: gone"), res[0])
 	require.Equal(t, lua.LNumber(1), res[1], "one $/cancelRequest reached the server")
 }
+
+// Regressions found writing the Tasks chapter: a wait woken by e:set()
+// returns true as one on a set event does; a child that fails before its
+// parent's function returns fails the parent as soon as it returns,
+// cancelling the other children (it used to wait for them all); and a
+// task started inside a coroutine a task resumes is that task's child.
+func TestEventWaitFailFastAndCoroutineChildren(t *testing.T) {
+	h := newHarness(t, false)
+	res := runTaskOK(t, h, `
+		local a = pmacs.async
+		local e = a.event()
+		local waiter = a.run(function() return e:wait() end)
+		e:set()
+		local woke = waiter:await()
+
+		local long
+		local p = a.run(function()
+			a.run(function() error("early") end)
+			long = a.run(function() a.sleep(3600 * 1000) end)
+			return "p"
+		end)
+		local v, err = p:await{timeout_ms = 2000}
+		local long_state = long:state()
+
+		local inner
+		local t = a.run(function()
+			coroutine.wrap(function() inner = a.run(function() a.sleep(3600 * 1000) end) end)()
+			a.sleep(3600 * 1000)
+		end)
+		t:cancel()
+		t:await()
+		return woke, err, long_state, inner:state()`)
+	require.Equal(t, lua.LTrue, res[0], "e:wait() woken by set")
+	require.Contains(t, res[1].String(), "early", "the parent fails fast, not after an hour")
+	require.Equal(t, lua.LString("cancelled"), res[2])
+	require.Equal(t, lua.LString("cancelled"), res[3], "a task started in a coroutine of t is t's child")
+}

@@ -57,9 +57,16 @@ type taskTree struct {
 }
 
 // parentOf returns the task running on L, the parent of a task L starts.
+// A coroutine a task resumes (coroutine.create, coroutine.wrap) runs on
+// its behalf: the task is found through the coroutine's resumer.
 func (b *Binding) parentOf(L *lua.LState) *Task {
-	if p := b.threads[L]; p != nil && p.state == taskRunning {
-		return p
+	for l, depth := L, 0; l != nil && depth < 256; l, depth = l.Parent, depth+1 {
+		if p := b.threads[l]; p != nil {
+			if p.state == taskRunning {
+				return p
+			}
+			return nil
+		}
 	}
 	return nil
 }
@@ -240,14 +247,25 @@ func (b *Binding) endBody(t *Task, reuse bool) {
 // whose handles it returns pass to its parent), wakes the tasks awaiting
 // it, and tells its parent.
 func (b *Binding) settleTask(t *Task) {
-	if t.state != taskRunning || !t.bodyDone || len(t.children) > 0 {
+	if t.state != taskRunning || !t.bodyDone {
 		return
 	}
 	if t.err == nil && !t.cancelled && len(t.uncollected) > 0 {
+		// A child failed and nobody collected it: once the function has
+		// returned nothing can, so the task fails with that error at
+		// once, and its other children are cancelled (fail fast).
 		c := t.uncollected[0]
 		c.collected = true
 		t.uncollected = t.uncollected[1:]
 		t.err = childError(t, c)
+		for i := len(t.children) - 1; i >= 0; i-- {
+			if i < len(t.children) {
+				b.cancelTask(t.children[i], cancelMessage("a sibling failed"))
+			}
+		}
+	}
+	if t.state != taskRunning || len(t.children) > 0 {
+		return
 	}
 	// The failures of other children that nobody collected (the task
 	// already failed, or was cancelled) have nowhere else to go.
@@ -296,18 +314,6 @@ func (b *Binding) settleTask(t *Task) {
 		t.parent = p // kept for the traceback and the task list
 		if t.state == taskFailed && !t.collected {
 			p.uncollected = append(p.uncollected, t)
-			if p.bodyDone && p.err == nil && !p.cancelled {
-				// Fail fast: the parent only waits for its children, so
-				// the rest are cancelled and it fails with this error.
-				p.err = childError(p, t)
-				t.collected = true
-				dropWaiter(&p.uncollected, t)
-				for i := len(p.children) - 1; i >= 0; i-- {
-					if i < len(p.children) {
-						b.cancelTask(p.children[i], cancelMessage("a sibling failed"))
-					}
-				}
-			}
 		}
 		b.settleTask(p)
 	}
