@@ -1,0 +1,108 @@
+package editor
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/kinds/demojob"
+	"github.com/pmacs-go/pmacs-go/luabind"
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// initWith writes an init file made of the embedded one and extra.
+func initWith(t *testing.T, extra string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "init.lua")
+	require.NoError(t, os.WriteFile(path, []byte(EmbeddedInit()+"\n"+extra), 0o644))
+	return path
+}
+
+// tasksNamed returns the live tasks called name.
+func tasksNamed(e *session, name string) []luabind.TaskInfo {
+	var out []luabind.TaskInfo
+	for _, ti := range e.lb.Tasks() {
+		if ti.Name == name {
+			out = append(out, ti)
+		}
+	}
+	return out
+}
+
+// sleepCancelled reports whether a sleep job settled cancelled.
+func sleepCancelled(e *session) bool {
+	for _, c := range e.rt.Snapshot().Completed {
+		if c.Kind == demojob.Sleep && c.State == runtime.Cancelled {
+			return true
+		}
+	}
+	return false
+}
+
+// The picker ranks in a task named "picker" that owns its ranking job: a
+// newer query cancels the last one's task and job, and closing the picker
+// (Esc) ends both, leaving no task behind. The ranking is a sleep here, so
+// it is still running when the picker moves on.
+func TestPickerTaskOwnsItsJobAndEndsWhenClosed(t *testing.T) {
+	initFile := initWith(t, `pmacs.workers.fuzzy = function() return pmacs.workers.sleep(3600000) end`)
+	h := startEditor(t, Options{Path: t.TempDir(), InitFile: initFile})
+	h.waitText("..")
+	h.alt('p')
+	h.waitText("find (@ buffers")
+	var first uint64
+	h.until("the picker's task owns its job", func(e *session) bool {
+		ts := tasksNamed(e, "picker")
+		if len(ts) != 1 || len(ts[0].Jobs) != 1 {
+			return false
+		}
+		first = ts[0].ID
+		return true
+	})
+
+	h.typeText("x")
+	h.until("a newer query's task replaced it", func(e *session) bool {
+		ts := tasksNamed(e, "picker")
+		return len(ts) == 1 && ts[0].ID != first && len(ts[0].Jobs) == 1 && e.lb.Stats().Jobs == 1 && sleepCancelled(e)
+	})
+
+	h.key(tcell.KeyEscape)
+	h.until("no task nor job left", func(e *session) bool {
+		return e.lb.Stats().Tasks == 0 && e.lb.Stats().Jobs == 0
+	})
+}
+
+// Completion asks in a task named "completion" that owns the request:
+// closing the popup (Esc) cancels the task, and the request with it: the
+// server hears $/cancelRequest and no task is left. The scripted server
+// holds a request asked anywhere but column 18, so it is still pending.
+func TestCompletionTaskOwnsItsRequestAndEndsWhenClosed(t *testing.T) {
+	logPath := useFakeLSP(t)
+	path := filepath.Join(t.TempDir(), "m.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n\nvar x = ab\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	h.gotoLine("3:11")
+	h.until("the cursor at the end of row 3", func(e *session) bool { return e.cur.cursor == pos{2, 10} })
+	h.alt('/')
+	h.until("the completion's task owns its request", func(e *session) bool {
+		ts := tasksNamed(e, "completion")
+		return len(ts) == 1 && len(ts[0].Jobs) == 1
+	})
+	var l fakeLog
+	h.until("the request reached the server", func(*session) bool {
+		l = readFakeLog(t, logPath)
+		return len(l.requests) == 1
+	})
+
+	h.key(tcell.KeyEscape)
+	h.until("no task nor job left", func(e *session) bool {
+		return e.lb.Stats().Tasks == 0 && e.lb.Stats().Jobs == 0
+	})
+	h.until("the server told to cancel the request", func(*session) bool {
+		l = readFakeLog(t, logPath)
+		return l.cancels[l.requests[0]]
+	})
+}
