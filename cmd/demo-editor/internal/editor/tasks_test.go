@@ -3,6 +3,7 @@ package editor
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -40,6 +41,63 @@ func sleepCancelled(e *session) bool {
 		}
 	}
 	return false
+}
+
+// *workers* lists the live tasks as a tree under the jobs: a child
+// indented under its parent, with what each waits on and the jobs it
+// owns; c on a task's row cancels its tree, down to the job, and the rows
+// go.
+func TestWorkersViewListsTheTaskTreeAndCancelsATask(t *testing.T) {
+	initFile := initWith(t, `
+pmacs.editor.map("global", "F9", function()
+  pmacs.async.run{name = "long parent", function()
+    local child = pmacs.async.run{name = "long child", function()
+      return pmacs.workers.sleep(3600000):await()
+    end}
+    child:await()
+  end}
+end)
+`)
+	h := startEditor(t, Options{Path: t.TempDir(), InitFile: initFile})
+	h.waitText("..")
+	h.key(tcell.KeyF9)
+	h.until("the two tasks wait on the sleep", func(e *session) bool {
+		return e.lb.Stats().Tasks == 2 && e.lb.Stats().Jobs == 1
+	})
+	h.ctrl('w')
+	h.waitText("long child #")
+
+	var parentRow int
+	var parent, child string
+	h.e.call(func() {
+		b := h.e.cur
+		for i := range b.LineCount() {
+			l := b.Line(i)
+			switch {
+			case strings.Contains(l, "long parent #"):
+				parentRow, parent = i, l
+			case strings.Contains(l, "long child #"):
+				child = l
+			}
+		}
+	})
+	require.Contains(t, parent, "waiting on task long child")
+	require.Regexp(t, `waiting on job \d+ \(sleep\) for \d+ms  jobs \d+$`, child, "the child waits on the job it owns")
+	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+	require.Greater(t, indent(child), indent(parent), "the child is indented under its parent:\n%s\n%s", parent, child)
+
+	h.e.call(func() { h.e.cur.setCursor(pos{parentRow, 0}) })
+	h.typeText("c")
+	h.waitScreen("the cancel", func(rows []string) bool {
+		return strings.Contains(messageLine(rows), "cancelled task long parent #") &&
+			strings.Contains(messageLine(rows), "and its tree")
+	})
+	h.until("the tree and its job end", func(e *session) bool {
+		return e.lb.Stats().Tasks == 0 && e.lb.Stats().Jobs == 0 && sleepCancelled(e)
+	})
+	h.waitScreen("the task rows gone", func(rows []string) bool {
+		return anyContains(rows, "Tasks: 0") && !anyContains(rows, "long child #")
+	})
 }
 
 // The picker ranks in a task named "picker" that owns its ranking job: a
