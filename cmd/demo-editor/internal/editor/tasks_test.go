@@ -3,11 +3,13 @@ package editor
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/pmacs-go/pmacs-go/kinds/demojob"
 	"github.com/pmacs-go/pmacs-go/luabind"
@@ -163,4 +165,39 @@ func TestCompletionTaskOwnsItsRequestAndEndsWhenClosed(t *testing.T) {
 		l = readFakeLog(t, logPath)
 		return l.cancels[l.requests[0]]
 	})
+}
+
+// A read that fails still raises "loaded", which a task waiting for the
+// buffer wakes on, and no "open" (there is no text to sync or parse):
+// without it the waiting task would sit out its whole deadline. A
+// directory opened as a file fails to read.
+func TestFailedReadRaisesLoadedButNotOpen(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	h := startEditor(t, Options{Path: dir})
+	h.waitText("..")
+	h.e.call(func() {
+		require.NoError(t, h.e.L.DoString(`
+			local ed = pmacs.editor
+			events_seen = {}
+			ed.on("loaded", function(b) events_seen[#events_seen + 1] = "loaded " .. ed.name(b) end)
+			ed.on("open", function(b) events_seen[#events_seen + 1] = "open " .. ed.name(b) end)
+			failed_buf = assert(ed.open(`+strconv.Quote(sub)+`))
+			pmacs.async.run{name = "load waiter", function()
+			  local f = pmacs.async.future()
+			  ed.on("loaded", function(b) if b == failed_buf and not f:done() then f:set(true) end end)
+			  f:await()
+			  load_waiter_saw = ed.readonly(failed_buf) and "read-only" or "writable"
+			end}`))
+	})
+	h.until("the waiter woke on the failed read", func(e *session) bool {
+		return e.L.GetGlobal("load_waiter_saw").String() == "read-only"
+	})
+	var seen []string
+	h.e.call(func() {
+		lt := h.e.L.GetGlobal("events_seen").(*lua.LTable)
+		lt.ForEach(func(_, v lua.LValue) { seen = append(seen, v.String()) })
+	})
+	require.Equal(t, []string{"loaded sub"}, seen)
 }
