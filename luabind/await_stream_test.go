@@ -8,26 +8,37 @@ import (
 )
 
 // A task that leaves its h:batches() loop early and then awaits the stream
-// gets the stream's end, cancelled or not: the batches it stopped taking
-// are not held for it, which would make the await wait on itself.
+// gets the stream's end: leaving a for-in loop cancels the stream (nothing
+// would take its batches), so the await returns "cancelled"; a task that
+// took batches by calling the iterator itself and stops gets the stream's
+// natural end: the batches it stopped taking are not held for it, which
+// would make the await wait on itself.
 func TestAwaitAfterLeavingTheBatchLoopEnds(t *testing.T) {
 	for name, tc := range map[string]struct {
-		cancel string
-		want   lua.LValue
+		take string
+		want lua.LValue
 	}{
-		"cancelled":  {cancel: "h:cancel()", want: lua.LString("cancelled")},
-		"to its end": {cancel: "", want: lua.LNil},
+		"break, then cancel": {take: `
+			for batch in h:batches() do
+				n = n + #batch
+				if n >= 100000 then break end
+			end
+			h:cancel()`, want: lua.LString("cancelled")},
+		"break": {take: `
+			for batch in h:batches() do
+				n = n + #batch
+				if n >= 100000 then break end
+			end`, want: lua.LString("cancelled")},
+		"by hand, to its end": {take: `
+			local next_batch = h:batches()
+			while n < 100000 do n = n + #next_batch(h) end`, want: lua.LNil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := newHarness(t, false)
 			res := runOK(t, h, `
 				local h = pmacs.workers.emit_n(300000, {max_batch = 512})
 				local n = 0
-				for batch in h:batches() do
-					n = n + #batch
-					if n >= 100000 then break end
-				end
-				`+tc.cancel+`
+				`+tc.take+`
 				local v, e = h:await()
 				return n, e
 			`)
@@ -58,8 +69,9 @@ func TestWaitingWriteGivesLuaNilForMissingValues(t *testing.T) {
 	require.Equal(t, lua.LNumber(0), res[0])
 }
 
-// A task that leaves its batch loop and then awaits a task that awaits the
-// stream gets the stream's end too, in either order of the two awaits: the
+// A task that stops taking batches (calling the iterator by hand: leaving a
+// for-in loop would cancel the stream) and then awaits a task that awaits
+// the stream gets the stream's end too, in either order of the two awaits: the
 // stream was still held for the first task, which could not take another
 // batch before the second task ended, and that one waited on the stream.
 // The same holds for a task that does so from inside its loop.
@@ -68,14 +80,14 @@ func TestAwaitingTheStreamThroughAnotherTaskEnds(t *testing.T) {
 		"helper awaits first": `
 			local h = pmacs.workers.emit_n(300000, {max_batch = 512})
 			local n = 0
-			for batch in h:batches() do n = n + #batch; break end
+			n = n + #h:batches()(h)
 			local helper = pmacs.async.run(function() local v, e = h:await(); return e end)
 			local e = helper:await()
 			return n, e`,
 		"task awaits first": `
 			local h = pmacs.workers.emit_n(300000, {max_batch = 512})
 			local n = 0
-			for batch in h:batches() do n = n + #batch; break end
+			n = n + #h:batches()(h)
 			local helper = pmacs.async.run(function()
 				pmacs.workers.sleep(1):await()
 				local v, e = h:await()

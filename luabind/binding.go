@@ -87,9 +87,19 @@ type Binding struct {
 
 	jobs    map[runtime.JobID]*job // dispatched through this binding, not yet settled
 	threads map[*lua.LState]*Task  // running or parked tasks by their thread
-	pool    threadPool             // threads of finished tasks, for reuse
-	live    int                    // tasks started and not finished
-	failed  []*Task                // tasks whose error nobody has collected yet
+	alive   taskList               // tasks not ended, joining ones too
+	// command holds the root tasks started while recording (BeginCommand).
+	command   []*Task
+	recording bool
+	pool      threadPool // threads of finished tasks, for reuse
+	live      int        // tasks started and not finished
+	taskSeq   uint64     // the last task's id
+	timers    timerHeap  // sleeps and deadlines (timers.go)
+	// cancelledSleeps are w.sleep jobs cancelled outside the binding,
+	// settled by the next frame.
+	cmu             sync.Mutex
+	cancelledSleeps []runtime.JobID
+	failed          []*Task // tasks whose error nobody has collected yet
 
 	// run is the frame's resume queue; next holds tasks that yielded by
 	// themselves and resume next frame.
@@ -99,6 +109,10 @@ type Binding struct {
 	trampoline *lua.LFunction
 	handleMT   *lua.LTable
 	taskMT     *lua.LTable
+	futureMT   *lua.LTable
+	eventMT    *lua.LTable
+	queueMT    *lua.LTable
+	semMT      *lua.LTable
 	treeMT     *lua.LTable
 	iterFn     *lua.LFunction
 	stack      stackClassifier
@@ -255,7 +269,7 @@ func (b *Binding) Stats() Stats {
 // can only be waiting on each other. A headless runner stops on it instead
 // of waiting forever.
 func (b *Binding) Stalled() bool {
-	if b.live == 0 || len(b.next) > 0 || len(b.run) > 0 || len(b.lsp.iters) > 0 {
+	if b.live == 0 || len(b.next) > 0 || len(b.run) > 0 || len(b.lsp.iters) > 0 || len(b.timers) > 0 {
 		return false
 	}
 	for _, j := range b.jobs {
@@ -318,6 +332,7 @@ func (b *Binding) Close() {
 	// side so are both.
 	for id := range b.jobs {
 		b.rt.Cancel(id)
+		b.endSleep(id)
 	}
 	mcpClosed := make(chan struct{})
 	go func() {
@@ -332,6 +347,8 @@ func (b *Binding) Close() {
 	}
 	clear(b.jobs)
 	clear(b.threads)
+	b.alive = taskList{}
+	b.timers = nil
 	b.pool = threadPool{}
 	b.run, b.next, b.failed = nil, nil, nil
 	b.live = 0

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -18,7 +19,8 @@ func compile(r io.Reader, name string) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, err
 	}
-	rewriteBlock(chunk)
+	var rw rewriter
+	rw.block(chunk)
 	return lua.Compile(chunk, name)
 }
 
@@ -48,100 +50,117 @@ func (b *Binding) LoadFile(path string) (*lua.LFunction, error) {
 }
 
 // Names of the hidden loop variables. They hold a parenthesis, so no Lua
-// source can name them; they are the names Lua itself gives these slots.
+// source can name them; they are the names Lua itself gives these slots
+// (a loop nested in another's body gets a number after them, so that a
+// return inside it can still name the outer loop's).
 const (
 	forGenerator = "(for generator)"
 	forState     = "(for state)"
 	forControl   = "(for control)"
 )
 
+// forLeave names the global function a rewritten loop calls when it is
+// left, by its end, a break or a return: it cancels the stream the loop
+// was iterating if it has not ended (see Binding.forLeave).
+const forLeave = "(for leave)"
+
+// rewriter rewrites one chunk; depth is how many generic fors enclose the
+// statement being rewritten.
+type rewriter struct{ depth int }
+
 // rewriteBlock rewrites every generic for in stmts, including those inside
 // nested function bodies.
-func rewriteBlock(stmts []ast.Stmt) {
+func (rw *rewriter) block(stmts []ast.Stmt) {
 	for i, s := range stmts {
-		stmts[i] = rewriteStmt(s)
+		stmts[i] = rw.stmt(s)
 	}
 }
 
-func rewriteStmt(s ast.Stmt) ast.Stmt {
+func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 	switch st := s.(type) {
 	case *ast.GenericForStmt:
-		walkExprs(st.Exprs)
-		rewriteBlock(st.Stmts)
-		return genericForAsWhile(st)
+		rw.exprs(st.Exprs)
+		rw.depth++
+		rw.block(st.Stmts)
+		rw.depth--
+		return rw.genericForAsWhile(st)
 	case *ast.AssignStmt:
-		walkExprs(st.Lhs)
-		walkExprs(st.Rhs)
+		rw.exprs(st.Lhs)
+		rw.exprs(st.Rhs)
 	case *ast.LocalAssignStmt:
-		walkExprs(st.Exprs)
+		rw.exprs(st.Exprs)
 	case *ast.FuncCallStmt:
-		walkExpr(st.Expr)
+		rw.expr(st.Expr)
 	case *ast.DoBlockStmt:
-		rewriteBlock(st.Stmts)
+		rw.block(st.Stmts)
 	case *ast.WhileStmt:
-		walkExpr(st.Condition)
-		rewriteBlock(st.Stmts)
+		rw.expr(st.Condition)
+		rw.block(st.Stmts)
 	case *ast.RepeatStmt:
-		walkExpr(st.Condition)
-		rewriteBlock(st.Stmts)
+		rw.expr(st.Condition)
+		rw.block(st.Stmts)
 	case *ast.IfStmt:
-		walkExpr(st.Condition)
-		rewriteBlock(st.Then)
-		rewriteBlock(st.Else)
+		rw.expr(st.Condition)
+		rw.block(st.Then)
+		rw.block(st.Else)
 	case *ast.NumberForStmt:
-		walkExpr(st.Init)
-		walkExpr(st.Limit)
-		walkExpr(st.Step)
-		rewriteBlock(st.Stmts)
+		rw.expr(st.Init)
+		rw.expr(st.Limit)
+		rw.expr(st.Step)
+		rw.block(st.Stmts)
 	case *ast.FuncDefStmt:
-		walkExpr(st.Func)
+		rw.expr(st.Func)
 	case *ast.ReturnStmt:
-		walkExprs(st.Exprs)
+		rw.exprs(st.Exprs)
 	}
 	return s
 }
 
-func walkExprs(es []ast.Expr) {
+func (rw *rewriter) exprs(es []ast.Expr) {
 	for _, e := range es {
-		walkExpr(e)
+		rw.expr(e)
 	}
 }
 
 // walkExpr finds function bodies inside an expression.
-func walkExpr(e ast.Expr) {
+func (rw *rewriter) expr(e ast.Expr) {
 	switch ex := e.(type) {
 	case *ast.FunctionExpr:
-		rewriteBlock(ex.Stmts)
+		// A function's body is not inside the loops around it.
+		depth := rw.depth
+		rw.depth = 0
+		rw.block(ex.Stmts)
+		rw.depth = depth
 	case *ast.AttrGetExpr:
-		walkExpr(ex.Object)
-		walkExpr(ex.Key)
+		rw.expr(ex.Object)
+		rw.expr(ex.Key)
 	case *ast.TableExpr:
 		for _, f := range ex.Fields {
-			walkExpr(f.Key)
-			walkExpr(f.Value)
+			rw.expr(f.Key)
+			rw.expr(f.Value)
 		}
 	case *ast.FuncCallExpr:
-		walkExpr(ex.Func)
-		walkExpr(ex.Receiver)
-		walkExprs(ex.Args)
+		rw.expr(ex.Func)
+		rw.expr(ex.Receiver)
+		rw.exprs(ex.Args)
 	case *ast.LogicalOpExpr:
-		walkExpr(ex.Lhs)
-		walkExpr(ex.Rhs)
+		rw.expr(ex.Lhs)
+		rw.expr(ex.Rhs)
 	case *ast.RelationalOpExpr:
-		walkExpr(ex.Lhs)
-		walkExpr(ex.Rhs)
+		rw.expr(ex.Lhs)
+		rw.expr(ex.Rhs)
 	case *ast.StringConcatOpExpr:
-		walkExpr(ex.Lhs)
-		walkExpr(ex.Rhs)
+		rw.expr(ex.Lhs)
+		rw.expr(ex.Rhs)
 	case *ast.ArithmeticOpExpr:
-		walkExpr(ex.Lhs)
-		walkExpr(ex.Rhs)
+		rw.expr(ex.Lhs)
+		rw.expr(ex.Rhs)
 	case *ast.UnaryMinusOpExpr:
-		walkExpr(ex.Expr)
+		rw.expr(ex.Expr)
 	case *ast.UnaryNotOpExpr:
-		walkExpr(ex.Expr)
+		rw.expr(ex.Expr)
 	case *ast.UnaryLenOpExpr:
-		walkExpr(ex.Expr)
+		rw.expr(ex.Expr)
 	}
 }
 
@@ -163,7 +182,7 @@ func walkExpr(e ast.Expr) {
 //
 // The iterator is then called by an ordinary call instruction, which can
 // yield, rather than from inside the for-loop instruction, which cannot.
-func genericForAsWhile(st *ast.GenericForStmt) ast.Stmt {
+func (rw *rewriter) genericForAsWhile(st *ast.GenericForStmt) ast.Stmt {
 	line, last := st.Line(), st.LastLine()
 	at := func(n interface {
 		SetLine(int)
@@ -178,10 +197,11 @@ func genericForAsWhile(st *ast.GenericForStmt) ast.Stmt {
 		return e
 	}
 
-	head := &ast.LocalAssignStmt{Names: []string{forGenerator, forState, forControl}, Exprs: st.Exprs}
+	gen, state, control := rw.names()
+	head := &ast.LocalAssignStmt{Names: []string{gen, state, control}, Exprs: st.Exprs}
 	at(head)
 
-	call := &ast.FuncCallExpr{Func: ident(forGenerator), Args: []ast.Expr{ident(forState), ident(forControl)}}
+	call := &ast.FuncCallExpr{Func: ident(gen), Args: []ast.Expr{ident(state), ident(control)}}
 	at(call)
 	step := &ast.LocalAssignStmt{Names: st.Names, Exprs: []ast.Expr{call}}
 	at(step)
@@ -193,7 +213,7 @@ func genericForAsWhile(st *ast.GenericForStmt) ast.Stmt {
 	stop := &ast.IfStmt{Condition: isNil, Then: []ast.Stmt{brk}}
 	at(stop)
 
-	advance := &ast.AssignStmt{Lhs: []ast.Expr{ident(forControl)}, Rhs: []ast.Expr{ident(st.Names[0])}}
+	advance := &ast.AssignStmt{Lhs: []ast.Expr{ident(control)}, Rhs: []ast.Expr{ident(st.Names[0])}}
 	at(advance)
 
 	body := make([]ast.Stmt, 0, len(st.Stmts)+3)
@@ -204,7 +224,54 @@ func genericForAsWhile(st *ast.GenericForStmt) ast.Stmt {
 	loop := &ast.WhileStmt{Condition: cond, Stmts: body}
 	at(loop)
 
-	block := &ast.DoBlockStmt{Stmts: []ast.Stmt{head, loop}}
+	// Leaving the loop, by its end or a break, and returning from inside
+	// it call forLeave with the iterator and its state.
+	leaveCall := func(rest []ast.Expr) *ast.FuncCallExpr {
+		c := &ast.FuncCallExpr{Func: ident(forLeave), Args: append([]ast.Expr{ident(gen), ident(state)}, rest...)}
+		at(c)
+		return c
+	}
+	wrapReturns(st.Stmts, func(r *ast.ReturnStmt) { r.Exprs = []ast.Expr{leaveCall(r.Exprs)} })
+	leave := &ast.FuncCallStmt{Expr: leaveCall(nil)}
+	at(leave)
+
+	block := &ast.DoBlockStmt{Stmts: []ast.Stmt{head, loop, leave}}
 	at(block)
 	return block
+}
+
+// names returns the hidden variables' names for a loop at the rewriter's
+// depth.
+func (rw *rewriter) names() (gen, state, control string) {
+	if rw.depth == 0 {
+		return forGenerator, forState, forControl
+	}
+	n := " " + strconv.Itoa(rw.depth) + ")"
+	trim := func(s string) string { return s[:len(s)-1] + n }
+	return trim(forGenerator), trim(forState), trim(forControl)
+}
+
+// wrapReturns calls wrap on every return statement of stmts that returns
+// from the function the statements are in: in nested blocks and loops, not
+// in nested function bodies.
+func wrapReturns(stmts []ast.Stmt, wrap func(*ast.ReturnStmt)) {
+	for _, s := range stmts {
+		switch st := s.(type) {
+		case *ast.ReturnStmt:
+			wrap(st)
+		case *ast.DoBlockStmt:
+			wrapReturns(st.Stmts, wrap)
+		case *ast.WhileStmt:
+			wrapReturns(st.Stmts, wrap)
+		case *ast.RepeatStmt:
+			wrapReturns(st.Stmts, wrap)
+		case *ast.IfStmt:
+			wrapReturns(st.Then, wrap)
+			wrapReturns(st.Else, wrap)
+		case *ast.NumberForStmt:
+			wrapReturns(st.Stmts, wrap)
+		case *ast.GenericForStmt:
+			wrapReturns(st.Stmts, wrap)
+		}
+	}
 }

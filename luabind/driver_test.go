@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -42,8 +43,9 @@ func TestAwaitCyclesLeaveNothingParked(t *testing.T) {
 }
 
 // TestTaskErrorShowsTracebackAndOthersKeepRunning proves that an error in a
-// task is reported with its traceback, stops only that task, and reaches a
-// task that awaits it as nil, err.
+// task stops only that task and reaches a task that awaits it as nil, err,
+// with its traceback from task:traceback(); an error a task collects is
+// never also reported as unhandled.
 func TestTaskErrorShowsTracebackAndOthersKeepRunning(t *testing.T) {
 	h := newHarness(t, false)
 	task := h.run(t, `
@@ -54,30 +56,39 @@ func TestTaskErrorShowsTracebackAndOthersKeepRunning(t *testing.T) {
 		local good = pmacs.async.run(function() w.sleep(10):await(); return "alive" end)
 		local v, err = bad:await()
 		assert(v == nil and err:find("deep failure"))
-		return good:await()
+		return good:await(), bad:traceback()
 	`)
 	require.NoError(t, task.Err())
 	require.Equal(t, lua.LString("alive"), task.Results()[0])
-	report := h.stderr.String()
-	require.Contains(t, report, "pmacs: task failed: test.lua:3: deep failure")
-	require.Contains(t, report, "stack traceback:")
-	require.Contains(t, report, "test.lua:3: in function 'inner'")
-	require.Contains(t, report, "test.lua:4: in task function <test.lua:4>")
+	trace := task.Results()[1].String()
+	require.Contains(t, trace, "stack traceback:")
+	require.Contains(t, trace, "test.lua:3: in function 'inner'")
+	require.Contains(t, trace, "test.lua:4: in task function <test.lua:4>")
+	require.Empty(t, h.stderr.String(), "the error was collected by await: nothing is reported")
 	require.Empty(t, h.b.TakeFailed(), "the error was collected by await")
 }
 
 // TestUncollectedTaskErrorIsReported proves a task error that nobody awaits
-// stays visible to the runner through TakeFailed.
+// fails the parent (its traceback naming the child), and that the failure
+// of a task without a parent (a root, or a detached child) stays visible to
+// the runner through TakeFailed, once.
 func TestUncollectedTaskErrorIsReported(t *testing.T) {
 	h := newHarness(t, false)
-	task := h.run(t, `pmacs.async.run(function() error("lost") end)`)
-	require.NoError(t, task.Err())
-	failed := h.b.TakeFailed()
-	require.Len(t, failed, 1)
-	require.Contains(t, failed[0].Err().Error(), "lost")
+	task := h.run(t, `pmacs.async.run{function() error("lost") end, name = "loser"}`)
+	require.ErrorContains(t, task.Err(), "lost", "the child's error fails its parent")
 	var te *TaskError
-	require.ErrorAs(t, failed[0].Err(), &te)
+	require.ErrorAs(t, task.Err(), &te)
 	require.Contains(t, te.Traceback, "in function 'error'")
+	require.Contains(t, te.Traceback, "in child task loser")
+	failed := h.b.TakeFailed()
+	require.Equal(t, []*Task{task}, failed, "only the root's failure is reported")
+	require.Equal(t, 1, strings.Count(h.stderr.String(), "pmacs: task failed"), h.stderr.String())
+
+	detached := h.run(t, `pmacs.async.run(function() pmacs.async.sleep(1); error("on its own") end):detach()`)
+	require.NoError(t, detached.Err(), "a detached child's error is not its parent's")
+	failed = h.b.TakeFailed()
+	require.Len(t, failed, 1)
+	require.ErrorContains(t, failed[0].Err(), "on its own")
 }
 
 // TestWaitOutsideTaskRaises proves await and batches called on the main

@@ -127,5 +127,6 @@ func TestTasksWaitingOnEachOtherBesideAHeldStreamAreStalled(t *testing.T) {
 		}
 		h.b.Frame()
 	}
-	require.Equal(t, 2, h.b.Stats().Tasks)
+	// a and b, and the script's task, which waits for its children.
+	require.Equal(t, 3, h.b.Stats().Tasks)
 }

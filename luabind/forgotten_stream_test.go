@@ -31,8 +31,12 @@ func TestForgottenStreamHoldsBoundedMemory(t *testing.T) {
 	root := t.TempDir()
 	writeGrepCorpus(t, root, files, lines)
 	h := newHarness(t, false)
-	start := h.run(t, fmt.Sprintf(`forgotten = pmacs.workers.grep{root = %q, pattern = "needle"}`, root))
-	require.NoError(t, start.Err())
+	// Dispatched outside any task (as a key binding does): a stream a task
+	// starts is the task's, and ends with it.
+	require.NoError(t, h.b.Protect(func() error {
+		return h.b.L().DoString(fmt.Sprintf(`forgotten = pmacs.workers.grep{root = %q, pattern = "needle"}`, root))
+	}))
+	h.drive(t, 20*time.Second)
 	require.False(t, h.b.Busy(), "no task is left to iterate it, so the run is over")
 
 	var j *job

@@ -55,6 +55,9 @@ func (b *Binding) Frame() FrameStats {
 	clear(b.next)
 	b.next = b.next[:0]
 
+	// Due timers first: a w.sleep they complete settles in this tick.
+	b.endCancelledSleeps()
+	b.fireTimers(start)
 	b.startLSPFrame()
 	// The runtime's Tick polls the MCP host and the language clients (see
 	// runtime.Poller) within the frame's budget.

@@ -41,6 +41,15 @@ type job struct {
 	// spawn is, for a write waiting for room in a program's stdin, that
 	// program's job.
 	spawn *job
+	// owner is the task that dispatched the job (nil for the main
+	// state): the job is cancelled with it. ownerIdx is its index in
+	// owner.jobs.
+	owner    *Task
+	ownerIdx int
+	// state is how the job ended, once settled.
+	state runtime.State
+	// timer settles a w.sleep (timers.go).
+	timer *timer
 	// iterated: h:batches() was called. discard: a task awaited the stream
 	// without anyone iterating it, so its items are dropped as they come:
 	// holding them would stall the producer and the await with it.
@@ -50,6 +59,9 @@ type job struct {
 func (b *Binding) newHandle(L *lua.LState, id runtime.JobID, kind runtime.Kind, stream bool) *lua.LUserData {
 	j := &job{id: id, kind: kind, stream: stream}
 	b.jobs[id] = j
+	if t := b.parentOf(L); t != nil {
+		t.own(j)
+	}
 	return &lua.LUserData{Value: j, Metatable: b.handleMT}
 }
 
@@ -59,6 +71,7 @@ func checkJob(L *lua.LState, fname string) *job {
 
 func (b *Binding) handleAwait(L *lua.LState) int {
 	j := checkJob(L, "h:await")
+	ms, timed := awaitTimeout(L, "h:await", 2)
 	if j.settled {
 		return pushAll(L, j.results)
 	}
@@ -79,6 +92,9 @@ func (b *Binding) handleAwait(L *lua.LState) int {
 	}
 	j.waiters = append(j.waiters, t)
 	t.waitOn = j
+	if timed {
+		b.deadline(t, ms)
+	}
 	return b.park(L, t)
 }
 
@@ -205,7 +221,27 @@ func (b *Binding) batchIter(L *lua.LState) int {
 		raise(L, "h:batches: job %d is already being iterated by another task", j.id)
 	}
 	j.consumer = t
+	t.consuming = j
 	return b.park(L, t)
+}
+
+// forLeave is what a rewritten for-in loop calls when it is left (its end,
+// a break, a return from inside it; see chunk.go) with its iterator and
+// state, and, for a return, the values returned, which it passes on. A
+// stream whose batches the loop was taking and that has not ended is
+// cancelled: the task has stopped taking its batches, and its producer (a
+// program, a walk) would otherwise wait for a consumer that is gone.
+func (b *Binding) forLeave(L *lua.LState) int {
+	if L.Get(1) == b.iterFn {
+		if ud, ok := L.Get(2).(*lua.LUserData); ok {
+			if j, ok := ud.Value.(*job); ok && j.stream && !j.settled {
+				if t := b.threads[L]; t == nil || j.iterTask == t {
+					b.dropStream(j)
+				}
+			}
+		}
+	}
+	return max(L.GetTop()-2, 0)
 }
 
 func (b *Binding) handleCancel(L *lua.LState) int {
@@ -219,6 +255,7 @@ func (b *Binding) handleCancel(L *lua.LState) int {
 // the runtime delivers them (only a superseded stream drops them).
 func (b *Binding) cancel(id runtime.JobID) {
 	b.rt.Cancel(id)
+	b.endSleep(id)
 	if j := b.jobs[id]; j != nil && j.stream && !j.settled {
 		b.hold(j, false)
 	}
@@ -301,7 +338,16 @@ func (b *Binding) settle(j *job) {
 // settled records a job's final outcome and wakes everything waiting on it.
 func (b *Binding) settled(j *job, out runtime.Outcome, value lua.LValue) {
 	delete(b.jobs, j.id)
+	disown(j)
+	if tm := j.timer; tm != nil {
+		b.timers.remove(tm)
+		if tm.stop != nil {
+			tm.stop()
+		}
+		j.timer = nil
+	}
 	j.settled = true
+	j.state = out.State
 	j.results = outcomeValues(j.kind, out, value)
 	for _, t := range j.waiters {
 		b.run = append(b.run, resumption{t: t, vals: j.results})

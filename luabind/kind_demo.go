@@ -1,7 +1,7 @@
 package luabind
 
 import (
-	"time"
+	"context"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -29,12 +29,32 @@ func init() {
 	})
 }
 
+// sleep is w.sleep(ms[, opts]): a job that completes after ms. It is an
+// external job settled by the binding's timer heap (timers.go): a
+// sleeping job holds no worker and no goroutine.
 func (b *Binding) sleep(L *lua.LState) int {
 	const fname = "pmacs.workers.sleep"
 	msv := checkNumber(L, fname, 1, "ms")
 	o, _ := b.opts(L, fname, 2, false)
-	d := time.Duration(min(max(msv, 0), float64(1<<62/time.Millisecond)) * float64(time.Millisecond))
-	return b.push(L, o, demojob.Sleep, false, func() runtime.JobID { return demojob.DispatchSleep(b.rt, d, o) })
+	tm := after(msv, timerJob)
+	var ctx context.Context
+	n := b.push(L, o, demojob.Sleep, false, func() runtime.JobID {
+		id, c := b.rt.RegisterExternal(demojob.Sleep, o.Key)
+		ctx = c
+		return id
+	})
+	if ud, ok := L.Get(-1).(*lua.LUserData); ok {
+		if j, ok := ud.Value.(*job); ok {
+			tm.job = j.id
+			j.timer = tm
+			b.timers.add(tm)
+			// A cancel that does not pass through the binding (a
+			// supersede by the same key from Go) reaches the timer
+			// through the next frame.
+			tm.stop = context.AfterFunc(ctx, func() { b.sleepCancelled(j.id) })
+		}
+	}
+	return n
 }
 
 func (b *Binding) sum(L *lua.LState) int {

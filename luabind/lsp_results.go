@@ -168,6 +168,7 @@ func (b *Binding) lspIter(L *lua.LState) int {
 		return 1
 	}
 	j.consumer = t
+	t.consuming = j
 	if it != nil {
 		b.lsp.iters = append(b.lsp.iters, j)
 	}

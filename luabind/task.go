@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -15,10 +16,13 @@ const trampolineSource = "pmacs.async"
 type taskState uint8
 
 const (
-	taskRunning taskState = iota // running or parked
+	taskRunning taskState = iota // running, parked, or waiting for its children
 	taskDone
 	taskFailed
+	taskCancelled
 )
+
+var taskStateNames = [...]string{taskRunning: "running", taskDone: "done", taskFailed: "failed", taskCancelled: "cancelled"}
 
 // Task is a coroutine driven by the frame loop: what pmacs.async.run
 // returns to Lua, and Spawn to Go.
@@ -50,6 +54,8 @@ type Task struct {
 	// onDone, if set, is called once the task has finished or failed (Go
 	// code waiting on a task, such as an LSP answer).
 	onDone func()
+
+	taskTree // parent, children, owned jobs, cancellation (tasktree.go)
 }
 
 // TaskError is why a task failed: the Lua error message and the traceback
@@ -58,6 +64,9 @@ type TaskError struct {
 	Message   string
 	Traceback string
 	cause     error
+	// value is what the task raised, as Lua holds it: an error table or
+	// object reaches the task that awaits this one unchanged.
+	value lua.LValue
 }
 
 func (e *TaskError) Error() string { return e.Message }
@@ -91,22 +100,57 @@ type resumption struct {
 }
 
 // Spawn runs fn as a new task now, until it first waits or ends, and
-// returns it. It is what pmacs.async.run does.
+// returns it. It is what pmacs.async.run does; a task spawned from Go has
+// no parent.
 func (b *Binding) Spawn(fn *lua.LFunction, args ...lua.LValue) *Task {
-	return b.spawn(b.ls, fn, args)
+	return b.spawn(b.ls, fn, args, "")
+}
+
+// SpawnMain runs fn as Spawn does, as the main chunk of an init file: what
+// it leaves running when it returns (jobs, streams nobody iterates) keeps
+// running, as the jobs of the embedder's key bindings do, instead of being
+// cancelled with it. Its children are still its own, and a cancel or a
+// failure still ends its jobs.
+func (b *Binding) SpawnMain(fn *lua.LFunction, args ...lua.LValue) *Task {
+	t := &Task{b: b, want: resultsUnknown}
+	t.keepJobs = true
+	return b.spawnTask(b.ls, t, fn, args)
+}
+
+// SpawnNamed is Spawn with a name the task list and tracebacks show.
+func (b *Binding) SpawnNamed(name string, fn *lua.LFunction, args ...lua.LValue) *Task {
+	return b.spawn(b.ls, fn, args, name)
 }
 
 // spawn starts a task from the thread from: the main state, or a task that
-// calls pmacs.async.run, which then continues once the new task parks.
-func (b *Binding) spawn(from *lua.LState, fn *lua.LFunction, args []lua.LValue) *Task {
-	t := &Task{b: b, th: b.thread(), want: resultsUnknown}
+// calls pmacs.async.run, which then continues once the new task parks. A
+// task started by a task is its child.
+func (b *Binding) spawn(from *lua.LState, fn *lua.LFunction, args []lua.LValue, name string) *Task {
+	t := &Task{b: b, want: resultsUnknown}
+	t.name = name
+	return b.spawnTask(from, t, fn, args)
+}
+
+// spawnTask starts t, made by the caller (which may have set its name or
+// shield), as spawn does.
+func (b *Binding) spawnTask(from *lua.LState, t *Task, fn *lua.LFunction, args []lua.LValue) *Task {
 	t.ud = &lua.LUserData{Value: t, Metatable: b.taskMT}
+	b.taskSeq++
+	t.id, t.started = b.taskSeq, time.Now()
 	if b.closed {
 		t.state = taskFailed
-		t.err = &TaskError{Message: ErrClosed.Error(), cause: ErrClosed}
+		t.bodyDone = true
+		t.err = &TaskError{Message: ErrClosed.Error(), cause: ErrClosed, value: lua.LString(ErrClosed.Error())}
 		return t
 	}
+	t.th = b.thread()
+	if p := b.parentOf(from); p != nil {
+		b.adopt(p, t)
+	} else if b.recording {
+		b.command = append(b.command, t)
+	}
 	b.threads[t.th] = t
+	b.alive.add(t)
 	b.live++
 	b.pool.saw(b.live)
 	vals := make([]lua.LValue, 0, len(args)+2)
@@ -140,6 +184,11 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 	}
 	t.parked = false
 	t.waitOn = nil
+	t.consuming = nil
+	if tm := t.timer; tm != nil {
+		b.timers.remove(tm)
+		t.timer = nil
+	}
 	want := t.want
 	if fn != nil {
 		want = resultsUnknown // a fresh thread: vals are the function's arguments
@@ -157,6 +206,12 @@ func (b *Binding) resume(from *lua.LState, t *Task, fn *lua.LFunction, vals []lu
 	// cost of a tight Lua loop, which buys an editor that can always stop
 	// a runaway script.
 	ctx := b.runContext()
+	if t.raise {
+		t.raise = false
+		if fn == nil {
+			ctx = &raiseOnce{Context: ctx, msg: t.cancelMsg}
+		}
+	}
 	t.th.SetContext(ctx)
 	st, err, rets, vmErr := resumeGuarded(from, t.th, fn, vals)
 	if b.closed {
@@ -214,16 +269,9 @@ func (b *Binding) failVM(t *Task, err error) {
 }
 
 func (b *Binding) finish(t *Task, rets []lua.LValue) {
-	t.state = taskDone
+	b.endBody(t, true)
 	t.results = rets
-	b.retire(t)
-	b.pool.put(t.th)
-	t.th = nil
-	for _, w := range t.waiters {
-		b.run = append(b.run, resumption{t: w, vals: rets})
-	}
-	t.waiters = nil
-	t.ended()
+	b.settleTask(t)
 }
 
 // ended calls the task's onDone once.
@@ -234,43 +282,41 @@ func (t *Task) ended() {
 	}
 }
 
+// fail records why t's function raised. A cancelled task ends cancelled,
+// whatever it raised on the way out; any other error fails it, and its
+// children are cancelled. The outcome is final once they have ended.
 func (b *Binding) fail(t *Task, err error) {
-	msg := err.Error()
+	var value lua.LValue = lua.LString(err.Error())
 	var ae *lua.ApiError
 	if errors.As(err, &ae) && ae.Object != nil {
-		msg = ae.Object.String()
+		value = ae.Object
 	}
+	msg := value.String()
 	trace := t.trace
-	if trace == "" {
+	if trace == "" && t.th != nil {
 		// The error did not pass through the panic hook (a Go panic in a
 		// binding function): what is left of the stack still helps.
 		trace = Traceback(t.th, 0)
 	}
-	t.state = taskFailed
-	t.err = &TaskError{Message: msg, Traceback: trace, cause: err}
-	b.retire(t)
-	t.th = nil // a failed thread keeps its frames; it is never reused
-	fmt.Fprintf(b.stderr, "pmacs: task failed: %s\n%s\n", msg, trace)
-	b.failed = append(b.failed, t)
-	vals := []lua.LValue{lua.LNil, lua.LString(msg)}
-	for _, w := range t.waiters {
-		t.collected = true
-		b.run = append(b.run, resumption{t: w, vals: vals})
+	b.endBody(t, false)
+	if t.cancelled {
+		b.settleTask(t)
+		return
 	}
-	t.waiters = nil
-	t.ended()
-}
-
-func (b *Binding) retire(t *Task) {
-	delete(b.threads, t.th)
-	b.live--
-	for _, j := range t.streams {
-		if j.iterTask == t {
-			j.iterTask = nil
-			b.hold(j, false)
+	t.err = &TaskError{Message: msg, Traceback: trace, cause: err, value: value}
+	for i := len(t.children) - 1; i >= 0; i-- {
+		if i < len(t.children) {
+			b.cancelTask(t.children[i], cancelMessage("the parent task failed"))
 		}
 	}
-	t.streams = nil
+	b.settleTask(t)
+}
+
+// report prints a failure nobody will collect (a task without a parent
+// whose error no task awaited) and keeps it for TakeFailed.
+func (b *Binding) report(t *Task) {
+	fmt.Fprintf(b.stderr, "pmacs: task failed: %s\n%s\n", t.err.Message, t.err.Traceback)
+	b.failed = append(b.failed, t)
 }
 
 // armPanic is called by the trampoline at the start of every task: Resume
@@ -355,7 +401,16 @@ func calledBy(L *lua.LState, level int, source string) bool {
 // park parks t, the task running on L, until the frame driver resumes it,
 // and records how many values its call site takes. Every wait ends in it.
 func (b *Binding) park(L *lua.LState, t *Task) int {
+	if t.cancelled && !t.bodyDone {
+		// A cancelled task raises at every wait, so it ends; the wait
+		// it was entering lets go of it first.
+		t.parked = true
+		b.unpark(t)
+		t.parked, t.waitOn, t.consuming = false, nil, nil
+		raise(L, "%s", t.cancelMsg)
+	}
 	t.parked = true
+	t.since = time.Now()
 	t.want = callResults(L)
 	return L.Yield()
 }

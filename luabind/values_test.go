@@ -276,6 +276,44 @@ return {
 	["handle:close_stdin"] = {may_raise = true, args()},
 	["task:done"] = {args()},
 	["task:await"] = {args()},
+	["task:id"] = {args()},
+	["task:name"] = {args()},
+	["task:state"] = {args()},
+	["task:traceback"] = {args()},
+	["task:detach"] = {args()},
+	["task:cancel"] = {args(), args("swept")},
+	["pmacs.async.sleep"] = {may_raise = true, args(1), args(-1), args(0/0)},
+	["pmacs.async.shield"] = {may_raise = true, args(function() return 1 end), args(5)},
+	["pmacs.async.status"] = {args(long), args(1), args()},
+	["pmacs.async.current"] = {args()},
+	["pmacs.async.tasks"] = {args()},
+	["pmacs.async.cancel"] = {args(0), args(999999, "why")},
+	["pmacs.async.timeout"] = {may_raise = true, args(50, function() return "in time" end), args("x", 1), args()},
+	["pmacs.async.all"] = {may_raise = true, args({w.sleep(1), w.sleep(2)}), args({}), args(5), args({5})},
+	["pmacs.async.any"] = {may_raise = true, args({w.sleep(1)}), args({})},
+	["pmacs.async.race"] = {may_raise = true, args({w.sleep(1)}), args({})},
+	["pmacs.async.as_completed"] = {may_raise = true, args({w.sleep(1)}), args(false)},
+	["pmacs.async.future"] = {args()},
+	["pmacs.async.event"] = {args()},
+	["pmacs.async.queue"] = {may_raise = true, args(2), args(0), args("x")},
+	["pmacs.async.semaphore"] = {may_raise = true, args(1), args(0)},
+	["pmacs.async.wrap"] = {may_raise = true, args(function(cb) cb(1) end, 1), args(1, 1), args(print, 0)},
+	["future:set"] = {may_raise = true, args(1, nil, "three"), args(2)},
+	["future:fail"] = {may_raise = true, args("why")},
+	["future:await"] = {may_raise = true, args(), args({timeout_ms = 1}), args({bogus = 1})},
+	["future:done"] = {args()},
+	["event:set"] = {args()},
+	["event:clear"] = {args()},
+	["event:is_set"] = {args()},
+	["event:wait"] = {may_raise = true, args(), args({timeout_ms = -1})},
+	["queue:put"] = {may_raise = true, args(1), args(nil)},
+	["queue:try_put"] = {may_raise = true, args("a"), args("b"), args("c"), args(nil)},
+	["queue:get"] = {may_raise = true, args()},
+	["queue:try_get"] = {args(), args()},
+	["queue:size"] = {args()},
+	["semaphore:acquire"] = {may_raise = true, args()},
+	["semaphore:release"] = {may_raise = true, args(), args()},
+	["semaphore:available"] = {args()},
 	["tree:language"] = {args()},
 	["tree:root_type"] = {args()},
 	["tree:sexpr"] = {args()},
@@ -294,7 +332,7 @@ return {
 // depth, and passes it to record, which walks it from Go.
 const sweepLua = nilCheckLua + `
 local calls, funcs, methods = ...
-local bad, handles, tasks, trees, seenUD = {}, {}, {}, {}, {}
+local bad, handles, tasks, trees, prims, seenUD = {}, {}, {}, {}, {}, {}
 local unpack = unpack or table.unpack
 
 local function deep(v, where, seen)
@@ -317,6 +355,8 @@ local function deep(v, where, seen)
 		if s:find("^pmacs%.handle%(") then handles[#handles + 1] = v
 		elseif s:find("^pmacs%.task%(") then tasks[#tasks + 1] = v
 		elseif s:find("^pmacs%.tree%(") then trees[#trees + 1] = v
+		elseif s:find("^pmacs%.future$") or s:find("^pmacs%.event$") or s:find("^pmacs%.queue$") or s:find("^pmacs%.semaphore$") then
+			prims[#prims + 1] = v
 		else bad[#bad + 1] = where .. ": unknown userdata " .. s end
 	end
 end
@@ -361,7 +401,7 @@ local function wait(name, fn, self, a)
 	check(name, r1, r2, r3, r4, r5, r6)
 end
 
-local nh, nt, ntr = 1, 1, 1
+local nh, nt, ntr, np = 1, 1, 1, 1
 local function drain()
 while nh <= #handles do
 	local h = handles[nh]
@@ -396,12 +436,21 @@ while nh <= #handles do
 end
 while nt <= #tasks do
 	local t = tasks[nt]
-	for _, a in ipairs(entry("task:done")) do call("task:done", methods["task:done"], t, a) end
-	for _, a in ipairs(entry("task:await")) do
-		wait("task:await", methods["task:await"], t, a)
-		check("task:await (all results)", t:await())
-	end
 	nt = nt + 1
+	-- pmacs.async.current() returns the sweep's own task: it cannot await
+	-- itself, nor be cancelled or detached by the sweep.
+	if t ~= pmacs.async.current() then
+		for _, name in ipairs({"task:done", "task:id", "task:name", "task:state"}) do
+			for _, a in ipairs(entry(name)) do call(name, methods[name], t, a) end
+		end
+		for _, a in ipairs(entry("task:await")) do
+			wait("task:await", methods["task:await"], t, a)
+			check("task:await (all results)", t:await())
+		end
+		for _, name in ipairs({"task:traceback", "task:detach", "task:cancel"}) do
+			for _, a in ipairs(entry(name)) do call(name, methods[name], t, a) end
+		end
+	end
 end
 while ntr <= #trees do
 	local tr = trees[ntr]
@@ -412,6 +461,18 @@ while ntr <= #trees do
 		end
 	end
 	for _, a in ipairs(entry("tree:close")) do call("tree:close", methods["tree:close"], tr, a) end
+end
+-- Futures, events, queues and semaphores: every method of the kind, under
+-- pcall (a wait there raises, naming itself).
+while np <= #prims do
+	local p = prims[np]
+	np = np + 1
+	local kind = tostring(p):match("^pmacs%.(%a+)$")
+	for name, fn in pairs(methods) do
+		if name:find("^" .. kind .. ":") then
+			for _, a in ipairs(entry(name)) do call(name, fn, p, a) end
+		end
+	end
 end
 end
 
@@ -452,7 +513,8 @@ func pmacsFunctions(b *Binding) map[string]*lua.LFunction {
 		})
 	}
 	walk("pmacs", b.L().GetGlobal("pmacs").(*lua.LTable))
-	for kind, mt := range map[string]*lua.LTable{"handle": b.handleMT, "task": b.taskMT, "tree": b.treeMT} {
+	for kind, mt := range map[string]*lua.LTable{"handle": b.handleMT, "task": b.taskMT, "tree": b.treeMT,
+		"future": b.futureMT, "event": b.eventMT, "queue": b.queueMT, "semaphore": b.semMT} {
 		mt.RawGetString("__index").(*lua.LTable).ForEach(func(k, v lua.LValue) {
 			out[kind+":"+lua.LVAsString(k)] = v.(*lua.LFunction)
 		})
@@ -498,7 +560,7 @@ func badLuaValues(v lua.LValue, where string, seen map[*lua.LTable]bool) []strin
 			return []string{where + ": a userdata without its metatable"}
 		}
 		switch x.Value.(type) {
-		case *job, *Task, *tree, *lspClient:
+		case *job, *Task, *tree, *lspClient, *future, *event, *queue, *semaphore:
 			return nil
 		}
 		return []string{fmt.Sprintf("%s: a userdata holding %T", where, x.Value)}

@@ -16,10 +16,8 @@ func (b *Binding) install() error {
 		"await": b.handleAwait, "batches": b.handleBatches, "cancel": b.handleCancel,
 		"id": b.handleID, "done": b.handleDone, "progress": b.handleProgress,
 	}, b.handleString)
-	b.taskMT = metatable(L, map[string]lua.LGFunction{
-		"await": b.taskAwait, "done": taskDoneFn,
-	}, taskString)
 	b.iterFn = L.NewFunction(b.batchIter)
+	L.SetGlobal(forLeave, L.NewFunction(b.forLeave))
 
 	// Every task starts in this trampoline: it arms the traceback hook on
 	// the task's thread, then calls the task's function. The call must not
@@ -43,7 +41,10 @@ func (b *Binding) install() error {
 		"frame_target_ms": b.frameTargetMs, "set_frame_target_ms": b.setFrameTargetMs,
 		"default_max_batch": b.defaultMaxBatch, "set_default_max_batch": b.setDefaultMaxBatch,
 	})
-	async := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"run": b.asyncRun})
+	async, err := b.installAsync(L)
+	if err != nil {
+		return err
+	}
 	pmacs := L.NewTable()
 	pmacs.RawSetString("array", L.NewFunction(b.luaArray))
 	pmacs.RawSetString("workers", w)
@@ -66,66 +67,6 @@ func metatable(L *lua.LState, methods map[string]lua.LGFunction, tostring lua.LG
 	// Scripts cannot swap a handle's methods through getmetatable.
 	mt.RawSetString("__metatable", lua.LString("pmacs"))
 	return mt
-}
-
-// ---- pmacs.async ----
-
-func (b *Binding) asyncRun(L *lua.LState) int {
-	fn := checkFunction(L, "pmacs.async.run", 1, "fn")
-	if nesting(L) >= maxNesting {
-		// The new task runs inside this call until it first waits, so a
-		// task that starts a task that starts a task ... nests Go calls.
-		raise(L, "pmacs.async.run: tasks started by tasks before they first wait nest too deeply (%d)", maxNesting)
-	}
-	args := make([]lua.LValue, 0, L.GetTop()-1)
-	for i := 2; i <= L.GetTop(); i++ {
-		args = append(args, L.Get(i))
-	}
-	L.Push(b.spawn(L, fn, args).ud)
-	return 1
-}
-
-func checkTask(L *lua.LState, fname string) *Task {
-	return checkSelf[*Task](L, fname, "task (call it as task:method())")
-}
-
-// taskAwait returns the task's results once it has ended, or nil and the
-// error message if it failed (which marks the error handled).
-func (b *Binding) taskAwait(L *lua.LState) int {
-	t := checkTask(L, "task:await")
-	switch t.state {
-	case taskDone:
-		return pushAll(L, t.results)
-	case taskFailed:
-		t.collected = true
-		L.Push(lua.LNil)
-		L.Push(lua.LString(t.err.Message))
-		return 2
-	}
-	if b.threads[L] == t {
-		raise(L, "task:await: a task cannot await itself")
-	}
-	cur := b.waitingTask(L, "task:await")
-	if e, ok := b.heldCycle(t, cur); ok {
-		// t waits, through streams held for cur, on cur itself: cur
-		// cannot take those streams' batches before t ends.
-		b.breakCycle(e, nil)
-	}
-	t.waiters = append(t.waiters, cur)
-	cur.waitOn = t
-	return b.park(L, cur)
-}
-
-func taskDoneFn(L *lua.LState) int {
-	L.Push(lua.LBool(checkTask(L, "task:done").Done()))
-	return 1
-}
-
-func taskString(L *lua.LState) int {
-	t := checkTask(L, "tostring")
-	state := map[taskState]string{taskRunning: "running", taskDone: "done", taskFailed: "failed"}[t.state]
-	L.Push(lua.LString("pmacs.task(" + state + ")"))
-	return 1
 }
 
 // ---- pmacs.workers: dispatch ----
@@ -172,7 +113,10 @@ func (b *Binding) cancelByID(L *lua.LState) int {
 }
 
 func (b *Binding) snapshot(L *lua.LState) int {
-	L.Push(snapshotToLua(L, b.rt.Snapshot()))
+	t := snapshotToLua(L, b.rt.Snapshot())
+	// The live tasks too, parents before children (pmacs.async.tasks).
+	t.RawSetString("tasks", tasksToLua(L, b.Tasks()))
+	L.Push(t)
 	return 1
 }
 

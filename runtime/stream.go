@@ -19,6 +19,7 @@ type streamBuf struct {
 	received uint64 // items the stream has sent in all, for the completion ring
 	queued   bool   // in rt.ready
 	held     bool   // HoldStream: deliver nothing until released
+	dropping bool   // DropStream: its consumer is gone; items are dropped as they come
 }
 
 func (s *streamBuf) len() int {
@@ -106,6 +107,10 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 		return
 	}
 	s.received += uint64(n)
+	if s.dropping {
+		s.credit.Release(units)
+		return
+	}
 	if r.items != nil {
 		switch {
 		case s.buf == nil || s.buf.Len() == 0:
@@ -152,7 +157,7 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		}
 		s := j.stream
 		s.queued = false
-		if (s.held && !(j.state == Cancelled && j.superseded)) || (j.state == Running && j.cancelRequested) {
+		if (s.held && !(j.state == Cancelled && j.superseded) && !s.dropping) || (j.state == Running && j.cancelRequested) {
 			// Held (by HoldStream, or until a cancel is observed): the
 			// items stay here, keeping their credit, so the producer
 			// waits. Releasing or settling re-queues the stream. A
@@ -202,6 +207,28 @@ func (rt *Runtime) HoldStream(id JobID, hold bool) {
 	}
 	j.stream.held = hold
 	if !hold && (j.stream.len() > 0 || j.state != Running) {
+		rt.markReady(j)
+	}
+}
+
+// DropStream cancels a stream whose consumer is gone (a loop left by break,
+// a task that ended) and drops what it has buffered and what its worker
+// still sends, so it closes as soon as the worker has stopped, Cancelled,
+// without handing out the rest a batch per frame. Unknown ids and
+// request/reply jobs are ignored.
+func (rt *Runtime) DropStream(id JobID) {
+	j := rt.pending[id]
+	if j == nil || j.stream == nil {
+		return
+	}
+	s := j.stream
+	s.dropping = true
+	if s.buf != nil {
+		s.credit.Release(s.buf.Weight())
+		s.buf = nil
+	}
+	j.cancel(nil)
+	if j.state != Running {
 		rt.markReady(j)
 	}
 }

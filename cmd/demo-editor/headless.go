@@ -238,7 +238,7 @@ func drive(b *luabind.Binding, rt *runtime.Runtime, stopped <-chan struct{}, ove
 		default:
 		}
 		if b.Stalled() {
-			return fmt.Errorf("%d task(s) wait on each other and can never wake", b.Stats().Tasks)
+			return fmt.Errorf("%d task(s) wait on each other and can never wake:\n%s", b.Stats().Tasks, strings.TrimRight(b.StallReport(), "\n"))
 		}
 		if !rt.Pending() && !deferred {
 			select {

@@ -38,9 +38,10 @@ local early = run(function() error("at once") end)
 assert(early:done())
 v, err = early:await()
 assert(v == nil and err:find("at once", 1, true))
+-- An error table reaches the awaiting task unchanged.
 local tabled = run(function() error({code = 7}) end)
 v, err = tabled:await()
-assert(v == nil and type(err) == "string")
+assert(v == nil and type(err) == "table" and err.code == 7, tostring(err))
 
 -- coroutine.yield() inside a task resumes it next frame.
 local frames = 0

@@ -169,6 +169,9 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 		b.notifiedRev = b.rev
 		b.readOnly = true
 		e.reportError(err.Error(), "")
+		// No "open": there is no text to sync or parse. A task waiting for
+		// the read still has to wake and find it failed.
+		e.raise(event{name: "loaded", buf: b.id})
 		return
 	}
 	b.load(ft)
@@ -191,6 +194,7 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 		b.pendingCursor = nil
 		b.setCursor(*p)
 	}
+	e.raise(event{name: "loaded", buf: b.id})
 	e.raise(event{name: "open", buf: b.id})
 }
 

@@ -170,13 +170,16 @@ func reserveLoopProc() func() {
 // (the one in loop); other goroutines reach it only by sending a func on
 // calls.
 type session struct {
-	scr   tcell.Screen
-	rt    *runtime.Runtime
-	lb    *luabind.Binding
-	L     *lua.LState
-	opts  Options
-	root  string // absolute directory the editor was started in
-	faces *faces
+	// commandTasks are the task trees the last command started (C-g
+	// cancels them).
+	commandTasks []*luabind.Task
+	scr          tcell.Screen
+	rt           *runtime.Runtime
+	lb           *luabind.Binding
+	L            *lua.LState
+	opts         Options
+	root         string // absolute directory the editor was started in
+	faces        *faces
 
 	bufs     map[int]*buffer
 	order    []int // buffer ids in creation order
@@ -362,8 +365,9 @@ func (e *session) start() {
 	if err := e.initErr; err != nil {
 		e.reportError(fmt.Sprintf("init: %v", err), "")
 	} else {
-		// The init file runs as a task, so it may await at top level.
-		t := e.lb.Spawn(e.initFn)
+		// The init file runs as a task, so it may await at top level; a
+		// program it starts and leaves running keeps running (SpawnMain).
+		t := e.lb.SpawnMain(e.initFn)
 		if terr := t.Err(); terr != nil {
 			e.lb.TakeFailed() // reported here, with the init context
 			e.reportTaskError("init", terr)

@@ -7,7 +7,7 @@ import (
 )
 
 // The events scripts can hook with pmacs.editor.on.
-var eventNames = []string{"start", "open", "change", "view", "frame", "resource", "save", "close", "trust"}
+var eventNames = []string{"start", "open", "loaded", "change", "view", "frame", "resource", "save", "close", "trust"}
 
 // event is something scripts may react to. Events are queued while Go code
 // runs and delivered at one point of the loop (settle), so a hook never

@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -242,9 +243,22 @@ func (e *session) handleKey(ev *tcell.EventKey) {
 	}
 	if name == "C-g" && e.prompt == nil && e.keys.lookup(e.cur.id, name) == nil {
 		// Unbound C-g is keyboard-quit: it has already interrupted any
-		// runaway Lua (interruptOnQuitKey), so keep the message saying so.
+		// runaway Lua (interruptOnQuitKey), so keep the message saying so;
+		// it also cancels the task trees the last command started.
+		if n := e.lb.CancelTasks(e.commandTasks, "C-g"); n > 0 {
+			e.setMessage(fmt.Sprintf("C-g: cancelled %d task(s) of the last command, with their jobs", n), false)
+		}
+		e.commandTasks = nil
 		return
 	}
+	// The tasks a key's binding (or the prompt it answers) starts are the
+	// task trees behind the current command, which C-g cancels.
+	e.lb.BeginCommand()
+	defer func() {
+		if ts := e.lb.EndCommand(); len(ts) > 0 {
+			e.commandTasks = ts
+		}
+	}()
 	// Like Emacs, a key press clears the last message.
 	e.setMessage("", false)
 	if e.prompt != nil && e.promptKey(name, ev) {

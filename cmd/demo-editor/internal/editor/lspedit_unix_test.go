@@ -58,3 +58,45 @@ func TestServerApplyEditAnswersAfterEveryFileIsEdited(t *testing.T) {
 	})
 	require.Equal(t, "package m\n\nvar renamed = 1\n", text, "other.go is read and edited when the answer goes")
 }
+
+// A workspace edit that opens a file waits for its read parked on a
+// future, which the "loaded" event completes: no frame resumes it to ask
+// again (it used to wait in a coroutine.yield loop, a task "waiting on a
+// yield" every frame). other.go is a named pipe, so its read lands only
+// when the test writes it; then the edit goes on at once.
+func TestWorkspaceEditWaitsForAReadOnAFuture(t *testing.T) {
+	logPath := useFakeLSP(t)
+	path, other := fakeEditFiles(t, "m.go")
+	require.NoError(t, os.Remove(other))
+	require.NoError(t, syscall.Mkfifo(other, 0o644))
+	h := startEditor(t, Options{Path: path})
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(other, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	h.untilSynced()
+	h.ctrl('s')
+	h.until("the edit's task parked on a future while other.go is read", func(e *session) bool {
+		b := e.findBuffer("other.go")
+		if b == nil || !b.loading {
+			return false
+		}
+		onFuture := false
+		for _, ti := range e.lb.Tasks() {
+			if ti.Waiting == "a yield" {
+				return false
+			}
+			onFuture = onFuture || ti.Waiting == "a future"
+		}
+		return onFuture
+	})
+
+	w, err := os.OpenFile(other, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = w.WriteString("package m\n\nvar x = 1\n")
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	requireFakeReply(t, logPath, "apply-1", `reply "apply-1" {"applied":true}`)
+	h.until("no task left waiting", func(e *session) bool { return e.lb.Stats().Tasks == 0 })
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
@@ -22,6 +23,18 @@ func (h *harness) cellBg(x, y int) tcell.Color {
 		_, bg, _ = cells[y*w+x].Style.Decompose()
 	})
 	return bg
+}
+
+// waitCellBg waits until the cell at (x, y) has background bg.
+func (h *harness) waitCellBg(x, y int, bg tcell.Color, what string) {
+	h.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for h.cellBg(x, y) != bg {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%s: cell (%d, %d) never got background %v", what, x, y, bg)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func bgOf(st tcell.Style) tcell.Color {
@@ -55,7 +68,8 @@ func TestInBufferSearchHighlightsAndSteps(t *testing.T) {
 	h.typeText("needle")
 	h.waitScreen("the count", bottomHas("[1/3 matches, literal]"))
 	require.Equal(t, pos{1, 4}, h.cursor(), "the first match at or after the start")
-	require.Equal(t, bgOf(styleMatchCur), h.cellBg(4, 1), "the current match")
+	// The count can reach the screen a frame before the highlights do.
+	h.waitCellBg(4, 1, bgOf(styleMatchCur), "the current match")
 	require.Equal(t, bgOf(styleMatch), h.cellBg(0, 3), "another match")
 	require.NotEqual(t, bgOf(styleMatch), h.cellBg(3, 1), "text beside a match")
 

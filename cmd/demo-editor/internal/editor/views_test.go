@@ -33,8 +33,11 @@ func TestWorkersViewListsAndCancelsAJob(t *testing.T) {
 	rows := h.waitText("Active jobs: 1")
 	var row string
 	for _, r := range rows {
+		// The first: the job's own row (the task awaiting it, listed
+		// below, names it too).
 		if strings.Contains(r, "sleep") {
 			row = r
+			break
 		}
 	}
 	require.Contains(t, row, "running")
@@ -79,8 +82,11 @@ func TestDiredRenameRemoveChmodRefreshTheView(t *testing.T) {
 	h.ctrl('u')
 	h.typeText("c.txt")
 	h.key(tcell.KeyEnter)
-	rows := h.waitText("c.txt")
-	require.False(t, anyContains(rows, "a.txt"), "the view refreshed after the rename")
+	// The prompt's line shows "c.txt" as it is typed: wait for the view's
+	// rows, where the rename shows once it has landed.
+	h.waitScreen("the view refreshed after the rename", func(rows []string) bool {
+		return anyContains(windowRows(rows), "c.txt") && !anyContains(windowRows(rows), "a.txt")
+	})
 	require.FileExists(t, filepath.Join(dir, "c.txt"))
 	require.NoFileExists(t, filepath.Join(dir, "a.txt"))
 
@@ -111,7 +117,7 @@ func TestDiredRenameRemoveChmodRefreshTheView(t *testing.T) {
 	h.ctrl('u')
 	h.typeText("sub")
 	h.key(tcell.KeyEnter)
-	rows = h.waitScreen("the error", func(rows []string) bool { return strings.Contains(messageLine(rows), "EEXIST") })
+	rows := h.waitScreen("the error", func(rows []string) bool { return strings.Contains(messageLine(rows), "EEXIST") })
 	require.Contains(t, messageLine(rows), "rename:")
 	require.FileExists(t, filepath.Join(dir, "c.txt"))
 }

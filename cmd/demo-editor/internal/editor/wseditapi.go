@@ -46,17 +46,23 @@ func (e *session) installWorkspaceEditAPI(api *lua.LTable) {
 	})
 }
 
-// luaPlanWorkspaceEdit is ed.plan_workspace_edit(steps): it starts planning
+// luaPlanWorkspaceEdit is ed.plan_workspace_edit(steps[, on_done]): it starts planning
 // the steps of a WorkspaceEdit, each {kind = "edit"|"create"|"rename"|
 // "delete", path =, from =, to =, version =, options = {overwrite =,
 // ignoreIfExists =, ignoreIfNotExists =, recursive =}}, against the
 // workspace root, on a helper goroutine (it asks the disk), and returns a
-// token for ed.workspace_edit_plan. A malformed step raises.
+// token for ed.workspace_edit_plan. on_done, if given, is called on the
+// main goroutine once the plan is ready, so a task can wait on a future it
+// completes instead of asking every frame. A malformed step raises.
 func (e *session) luaPlanWorkspaceEdit(L *lua.LState) int {
 	const fname = "plan_workspace_edit"
 	lt, ok := L.Get(1).(*lua.LTable)
 	if !ok {
 		argErr(L, fname, 1, "steps", "a list of steps")
+	}
+	var onDone *lua.LFunction
+	if L.Get(2) != lua.LNil {
+		onDone = fnArg(L, fname, 2, "on_done")
 	}
 	var steps []wsedit.Step
 	for i := 1; i <= lt.Len(); i++ {
@@ -106,7 +112,12 @@ func (e *session) luaPlanWorkspaceEdit(L *lua.LState) int {
 	e.plans[token] = st
 	e.goIO(func() func() {
 		plan, err := wsedit.Make(steps, root, env)
-		return func() { st.done, st.plan, st.err = true, plan, err }
+		return func() {
+			st.done, st.plan, st.err = true, plan, err
+			if onDone != nil {
+				e.callLua(onDone, fname+" on_done")
+			}
+		}
 	})
 	return push(L, lua.LNumber(token))
 }

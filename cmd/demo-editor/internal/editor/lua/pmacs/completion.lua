@@ -6,7 +6,9 @@
 -- newest request's items are ever shown. Up/Down select, Enter or Tab
 -- inserts (the item's textEdit, else its insertText or label, replacing
 -- the typed prefix), Esc closes; moving out of the word closes too.
--- It owns the completion in progress and its popup. Set up after
+-- It owns the completion in progress, its popup and the task (named
+-- "completion") asking for the newest items, which owns the request: a
+-- newer request or closing the popup cancels it, and the request with it. Set up after
 -- pmacs.lsp (a keystroke asks again from ctx.lsp.after_change) and
 -- pmacs.selection (ctx.can_edit).
 local M = {}
@@ -16,7 +18,7 @@ function M.setup(ctx)
   local lsp_request, lsp_text_edit = lsp.request, lsp.text_edit
   local is_word = require("pmacs.words").is_word
 
-  local comp = nil -- {buf, row, start (byte column of the word), handle, items, sel, top}
+  local comp = nil -- {buf, row, start (byte column of the word), task, items, sel, top}
   local comp_rows = 10
   local comp_keys = {"Up", "Down", "Enter", "Tab", "Esc", "Left", "Right", "Home", "End"}
 
@@ -24,7 +26,8 @@ function M.setup(ctx)
     local c = comp
     if not c then return end
     comp = nil
-    if c.handle then c.handle:cancel() end
+    -- Not the task that is closing it: it returns right after.
+    if c.task and c.task ~= pmacs.async.current() then c.task:cancel("closed") end
     for _, k in ipairs(comp_keys) do ed.unmap(c.buf, k) end
     ed.popup(c.buf, nil)
   end
@@ -64,19 +67,19 @@ function M.setup(ctx)
 
   local function comp_request()
     local c = comp
-    local h = lsp_request(c.buf, "textDocument/completion", {context = {triggerKind = 1}}, "completion")
-    if not h then comp_close() return end
-    c.handle = h
+    if c.task then c.task:cancel("superseded") end
     local _, _, asked_col = comp_word(c)
-    run(function()
+    c.task = run{name = "completion", function()
+      local h = lsp_request(c.buf, "textDocument/completion", {context = {triggerKind = 1}}, "completion")
+      if not h then comp_close() return end
       local items = {}
       for batch in h:batches() do
-        if comp ~= c or c.handle ~= h or not ed.valid(c.buf) then return end -- superseded: never shown
+        if comp ~= c or not ed.valid(c.buf) then return end -- closed: never shown
         for _, it in ipairs(batch) do
           if type(it) == "table" and it.label then items[#items + 1] = it end
         end
       end
-      if comp ~= c or c.handle ~= h or not ed.valid(c.buf) then return end
+      if comp ~= c or not ed.valid(c.buf) then return end
       local ok, err = h:await()
       if not ok then
         if err ~= "cancelled" then ed.error("completion: " .. err) comp_close() end
@@ -99,7 +102,7 @@ function M.setup(ctx)
       end
       c.items, c.sel, c.top = items, 1, 1
       comp_render()
-    end)
+    end}
   end
 
 
@@ -191,7 +194,10 @@ function M.setup(ctx)
     if buf ~= comp.buf or not comp_word(comp) then comp_close() end
   end)
   ed.on("close", function(buf)
-    if comp and comp.buf == buf then comp = nil end
+    if comp and comp.buf == buf then
+      if comp.task then comp.task:cancel("closed") end
+      comp = nil
+    end
   end)
 end
 

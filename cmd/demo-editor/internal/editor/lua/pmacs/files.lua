@@ -2,7 +2,8 @@
 -- (Tab completes the path), C-s saves, M-s saves as (asking before it
 -- overwrites), M-x open. It sets ctx.open_file, ctx.open_path, ctx.save
 -- and ctx.complete_path, and makes ctx.before_save: functions save runs
--- (and waits for, in a task) before it writes. A directory is shown by
+-- (and waits for, in a task) before it writes, and ctx.await_loaded: a
+-- task waits there for a buffer's read to land. A directory is shown by
 -- ctx.open_dired, which pmacs.dired sets: the two open each other, so it
 -- is looked up when a directory is opened.
 local M = {}
@@ -13,6 +14,45 @@ function M.setup(ctx)
   local reparse = ctx.reparse
 
   ctx.before_save = {}
+
+  -- Tasks waiting for a buffer's read park on a future each, which the
+  -- "loaded" and "close" events complete: nothing asks every frame.
+  local load_waits = {} -- buf -> {future, ...}
+  local function wake_loads(buf, outcome)
+    local fs = load_waits[buf]
+    if not fs then return end
+    load_waits[buf] = nil
+    for _, f in ipairs(fs) do
+      if not f:done() then f:set(outcome) end
+    end
+  end
+  ed.on("loaded", function(buf) wake_loads(buf, "loaded") end)
+  ed.on("close", function(buf) wake_loads(buf, "closed") end)
+
+  -- await_loaded waits, in a task, until buf's read has landed: true, or
+  -- nil and "closed" (closed first, or no such buffer) or "timeout" (not
+  -- read within timeout_ms). A read that failed lands too: the buffer is
+  -- then read-only (ed.readonly).
+  local function await_loaded(buf, timeout_ms)
+    if not ed.valid(buf) then return nil, "closed" end
+    if not ed.loading(buf) then return true end
+    local f = pmacs.async.future()
+    local fs = load_waits[buf] or {}
+    load_waits[buf] = fs
+    fs[#fs + 1] = f
+    local outcome, err = f:await{timeout_ms = timeout_ms}
+    if not outcome then
+      -- Timed out: the future is no longer wanted.
+      for i, g in ipairs(load_waits[buf] or {}) do
+        if g == f then table.remove(load_waits[buf], i) break end
+      end
+      if load_waits[buf] and #load_waits[buf] == 0 then load_waits[buf] = nil end
+      return nil, err
+    end
+    if outcome == "closed" then return nil, "closed" end
+    return true
+  end
+  ctx.await_loaded = await_loaded
 
   local function open_file(path, row, col)
     local buf, err = ed.open(path)

@@ -290,6 +290,7 @@ function M.setup(ctx)
   -- lsp_jump opens path at a server's position: line and a UTF-16 column.
   -- A file not read yet gets the row now and the column once its text is
   -- there to count in, unless the cursor has moved on by then.
+  local jump_wait_ms = 10000
   local function lsp_jump(path, line, character)
     local buf = ed.find(path)
     if buf and not ed.loading(buf) then
@@ -298,14 +299,12 @@ function M.setup(ctx)
     end
     buf = open_file(path, line, 0)
     if not buf then return end
-    run(function()
-      local deadline = os.time() + 10
-      while ed.valid(buf) and ed.loading(buf) and os.time() <= deadline do coroutine.yield() end
-      if not ed.valid(buf) or ed.loading(buf) then return end
+    run{name = "lsp jump", function()
+      if not ctx.await_loaded(buf, jump_wait_ms) then return end
       local r, c = ed.cursor(buf)
       if r ~= line or c ~= 0 then return end
       ed.set_cursor(buf, line, pmacs.utf16.byte_col(ed.get_lines(buf, line, line + 1)[1] or "", character))
-    end)
+    end}
   end
 
   ed.map("global", "M-.", function(buf)

@@ -5,14 +5,16 @@
 -- w.fuzzy on their names, commands with w.fuzzy on a source sent once per
 -- picker. A query starting with "@" lists buffers, with ">" commands; M-p
 -- opens on buffers. Matched characters are highlighted; Up/Down select,
--- Enter opens or runs. It owns *picker* and the ranking job.
+-- Enter opens or runs. It owns *picker* and the task ranking the newest
+-- query (named "picker"), which owns the ranking job: a newer query or
+-- closing the picker cancels the task, and the job ends with it.
 local M = {}
 
 function M.setup(ctx)
   local ed, w, run, commands, open_path = ctx.ed, ctx.w, ctx.run, ctx.commands, ctx.open_path
   local join, all_keys = ctx.paths.join, ctx.all_keys
 
-  local picker = {buf = nil, handle = nil, rows = {}, source = nil, names = nil}
+  local picker = {buf = nil, task = nil, rows = {}, source = nil, names = nil}
 
   local function picker_mode(text)
     local c = text:sub(1, 1)
@@ -43,38 +45,39 @@ function M.setup(ctx)
     if #rows > 0 and select(1, ed.cursor(picker.buf)) == 0 then ed.set_cursor(picker.buf, 1, 0) end
   end
 
+  local function picker_stop(why)
+    if picker.task then picker.task:cancel(why) end
+    picker.task = nil
+  end
+
   local function picker_update(text)
-    if picker.handle then picker.handle:cancel() end
-    picker.handle = nil
+    picker_stop("superseded")
     local mode, query = picker_mode(text)
-    local h
-    if mode == "files" then
-      h = w.find_files{root = picker.root, query = query, limit = 100, key = "picker"}
-    elseif mode == "buffers" then
-      local names = {}
-      for i, b in ipairs(ed.buffers()) do names[i] = b.name end
-      h = w.fuzzy{items = names, query = query, limit = 100, key = "picker"}
-    else
-      h = w.fuzzy{source = picker.source, query = query, limit = 100, key = "picker"}
-    end
-    picker.handle = h
     ed.set_cursor(picker.buf, 0, 0)
-    run(function()
+    local root, source, buf = picker.root, picker.source, picker.buf
+    picker.task = run{name = "picker", function()
+      local h
       if mode == "files" then
+        h = w.find_files{root = root, query = query, limit = 100, key = "picker"}
         for snap in h:batches() do
-          if picker.handle ~= h or not ed.valid(picker.buf) then return end
+          if not ed.valid(buf) then return end
           picker_show(mode, query, snap, "listing...")
         end
+      elseif mode == "buffers" then
+        local names = {}
+        for i, b in ipairs(ed.buffers()) do names[i] = b.name end
+        h = w.fuzzy{items = names, query = query, limit = 100, key = "picker"}
+      else
+        h = w.fuzzy{source = source, query = query, limit = 100, key = "picker"}
       end
       local r, err = h:await()
-      if picker.handle ~= h or not ed.valid(picker.buf) then return end
+      if not ed.valid(buf) then return end
       if r then picker_show(mode, query, r, "") else ed.error("picker: " .. err) end
-    end)
+    end}
   end
 
   local function picker_close()
-    if picker.handle then picker.handle:cancel() end
-    picker.handle = nil
+    picker_stop("closed")
     if picker.source then w.fuzzy_free(picker.source) end
     picker.source = nil
   end
@@ -102,6 +105,7 @@ function M.setup(ctx)
     picker.names = {}
     for name in pairs(commands) do picker.names[#picker.names + 1] = name end
     table.sort(picker.names)
+    picker_stop("reopened") -- its job may rank the source freed here
     if picker.source then w.fuzzy_free(picker.source) end
     picker.source = w.fuzzy_source(picker.names)
     ed.show(picker.buf)

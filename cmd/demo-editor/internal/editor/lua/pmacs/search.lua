@@ -4,13 +4,20 @@
 -- (the buffer's lines, not a copy): the rows in the window are searched
 -- first, so their matches show at once even in a 60 MB buffer, and the
 -- rest stream in. Smart case: a capital letter makes it case-sensitive.
--- It owns the search in progress (its buffer, query, origin and job).
+-- It owns the search in progress (its buffer, query, origin, job, and the
+-- task taking its matches, named "isearch", cancelled with the job).
 local M = {}
 
 function M.setup(ctx)
   local ed, w, run = ctx.ed, ctx.w, ctx.run
 
-  local isearch = {handle = nil, regex = false, query = "", buf = nil, origin = nil}
+  local isearch = {handle = nil, task = nil, regex = false, query = "", buf = nil, origin = nil}
+
+  local function isearch_stop(why)
+    if isearch.task then isearch.task:cancel(why) end
+    if isearch.handle then isearch.handle:cancel() end
+    isearch.task, isearch.handle = nil, nil
+  end
 
   local function isearch_hint(state)
     local h = isearch.handle
@@ -28,8 +35,7 @@ function M.setup(ctx)
 
   local function isearch_run(query)
     isearch.query = query
-    if isearch.handle then isearch.handle:cancel() end
-    isearch.handle = nil
+    isearch_stop("superseded")
     local buf, o = isearch.buf, isearch.origin
     if query == "" then
       ed.search_clear(buf)
@@ -54,7 +60,7 @@ function M.setup(ctx)
       jumped = ed.search_goto(buf, {from_row = o.row, from_col = o.col, inclusive = true, wrap = wrap}) ~= nil
     end
     isearch_hint("searching")
-    run(function()
+    isearch.task = run{name = "isearch", function()
       for batch in h:batches() do
         if isearch.handle ~= h or not ed.valid(buf) then return end
         ed.search_add(buf, batch)
@@ -67,7 +73,7 @@ function M.setup(ctx)
       jump(true)
       if not jumped then ed.set_cursor(buf, o.row, o.col) end
       isearch_hint(ed.search_count(buf) == 0 and "no match" or "")
-    end)
+    end}
   end
 
   -- search_step goes to the next (or previous) match, wrapping around.
@@ -103,8 +109,7 @@ function M.setup(ctx)
       end,
       on_cancel = function(why)
         isearch.open = false
-        if isearch.handle then isearch.handle:cancel() end
-        isearch.handle = nil
+        isearch_stop("closed")
         ed.search_clear(buf)
         if why == "key" then ed.set_cursor(buf, isearch.origin.row, isearch.origin.col) end
       end,

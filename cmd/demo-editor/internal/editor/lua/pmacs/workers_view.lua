@@ -1,18 +1,60 @@
--- pmacs.workers_view: C-w (M-x workers), *workers*: the live job table,
--- redrawn every frame while it is shown; c cancels the job on the cursor
--- row, r resets the fatal root on the cursor row. It owns *workers* and
--- which job or root each of its rows stands for.
+-- pmacs.workers_view: C-w (M-x workers), *workers*: the live job table and
+-- under it the live task tree (pmacs.async.tasks: each task's children
+-- indented under it, with what it waits on, for how long, and the jobs it
+-- owns), redrawn every frame while it is shown; c cancels the job on the
+-- cursor row, or the task and its whole tree (its jobs too), r resets the
+-- fatal root on the cursor row. It owns *workers* and which job, task or
+-- root each of its rows stands for.
 local M = {}
 
 function M.setup(ctx)
   local ed, w, commands = ctx.ed, ctx.w, ctx.commands
 
-  local workers = {buf = nil, rows = {}, fatal_rows = {}}
+  local workers = {buf = nil, rows = {}, task_rows = {}, fatal_rows = {}}
+
+  local function task_label(t)
+    return t.name and (t.name .. " #" .. t.id) or ("#" .. t.id)
+  end
+
+  -- task_lines adds the live tasks to lines, depth first: a child right
+  -- under its parent, indented one step deeper. A task whose parent is not
+  -- live (detached, or started outside any task) is a root.
+  local function task_lines(lines, hl, task_rows)
+    local tasks = pmacs.async.tasks()
+    local live, children, roots = {}, {}, {}
+    for _, t in ipairs(tasks) do live[t.id] = true end
+    for _, t in ipairs(tasks) do
+      if t.parent and live[t.parent] then
+        children[t.parent] = children[t.parent] or {}
+        table.insert(children[t.parent], t)
+      else
+        roots[#roots + 1] = t
+      end
+    end
+    lines[#lines + 1] = ""
+    lines[#lines + 1] = string.format("Tasks: %d        (c on a task row cancels it and its tree)", #tasks)
+    hl[#hl + 1] = {#lines - 1, 0, #lines - 1, #lines[#lines], "header"}
+    local function add(t, depth)
+      local line = string.rep("  ", depth + 1) .. task_label(t) .. "  " .. t.state
+      if t.waiting then line = line .. string.format(" on %s for %.0fms", t.waiting, t.since_ms or 0) end
+      if #t.jobs > 0 then
+        local ids = {}
+        for i, id in ipairs(t.jobs) do ids[i] = tostring(id) end
+        line = line .. "  jobs " .. table.concat(ids, ",")
+      end
+      if t.cancelled then line = line .. "  (cancelling)" end
+      lines[#lines + 1] = line
+      task_rows[#lines - 1] = t
+      if t.cancelled then hl[#hl + 1] = {#lines - 1, 0, #lines - 1, #line, "warning"} end
+      for _, c in ipairs(children[t.id] or {}) do add(c, depth + 1) end
+    end
+    for _, t in ipairs(roots) do add(t, 0) end
+  end
 
   local function render_workers(buf)
     local s = w.snapshot()
     local rows = {}
-    local lines = {string.format("Active jobs: %d        (c: cancel the job on the cursor row)", #s.active),
+    local lines = {string.format("Active jobs: %d        (c: cancel the job, or the task tree, on the cursor row)", #s.active),
                    string.format("  %-6s %-12s %10s  %-20s %s", "id", "kind", "age", "key", "")}
     local hl = {{0, 0, 0, #lines[1], "header"}, {1, 0, 1, #lines[2], "dim"}}
     for _, a in ipairs(s.active) do
@@ -39,6 +81,9 @@ function M.setup(ctx)
       end
     end
     workers.fatal_rows = fatal_rows
+    local task_rows = {}
+    task_lines(lines, hl, task_rows)
+    workers.task_rows = task_rows
     lines[#lines + 1] = ""
     lines[#lines + 1] = string.format("Recent completions: %d", #s.completed)
     hl[#hl + 1] = {#lines - 1, 0, #lines - 1, #lines[#lines], "header"}
@@ -61,7 +106,17 @@ function M.setup(ctx)
       workers.buf = ed.create("*workers*")
       ed.on("frame", render_workers, workers.buf)
       ed.map(workers.buf, "c", function(buf)
-        local id = workers.rows[ed.cursor(buf)]
+        local row = ed.cursor(buf)
+        local t = workers.task_rows[row]
+        if t then
+          if pmacs.async.cancel(t.id, "cancelled from *workers*") then
+            ed.message("cancelled task " .. task_label(t) .. " and its tree")
+          else
+            ed.message("task " .. task_label(t) .. " has ended")
+          end
+          return
+        end
+        local id = workers.rows[row]
         if not id then ed.message("no running job on this row") return end
         w.cancel(id)
         ed.message("cancel requested for job " .. id)

@@ -30,15 +30,12 @@ function M.setup(ctx)
   -- await_loaded waits, in a task, until buf's text is read; nil and why when
   -- it was closed first, could not be read, or took longer than load_wait_s.
   local function await_loaded(buf, path)
-    local deadline = os.time() + load_wait_s
-    while true do
-      if not ed.valid(buf) then return nil, relative(path) .. " was closed before it was read" end
-      if not ed.loading(buf) then break end
-      if os.time() > deadline then
-        return nil, string.format("%s took longer than %d s to read", relative(path), load_wait_s)
-      end
-      coroutine.yield() -- the next frame
+    local ok, err = ctx.await_loaded(buf, load_wait_s * 1000)
+    if err == "closed" then return nil, relative(path) .. " was closed before it was read" end
+    if err == "timeout" then
+      return nil, string.format("%s took longer than %d s to read", relative(path), load_wait_s)
     end
+    if not ok then return nil, err end
     if ed.readonly(buf) then return nil, relative(path) .. " is read-only (unreadable, binary or not writable)" end
     return true
   end
@@ -121,12 +118,10 @@ function M.setup(ctx)
       end
       return nil, why .. ": nothing was applied"
     end
-    local token = ed.plan_workspace_edit(steps)
+    local planned = pmacs.async.future()
+    local token = ed.plan_workspace_edit(steps, function() planned:set() end)
+    planned:await()
     local plan, perr = ed.workspace_edit_plan(token)
-    while plan == false do
-      coroutine.yield() -- the next frame
-      plan, perr = ed.workspace_edit_plan(token)
-    end
     if not plan then return refuse(perr) end
 
     -- per_path: the edits of each file as it is now (or of a created file
