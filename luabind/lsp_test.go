@@ -517,6 +517,9 @@ return {
 	on_apply_edit = {args(function() return true end), args(nil), args(3)},
 	status = {args()},
 	messages = {args()},
+	supports = {args("textDocument/hover"), args("custom/x"), args(5), args()},
+	capabilities = {args()},
+	registrations = {args()},
 	close = {args(PATH), args(PATH)},
 	stop = {args(), args()},
 }`
