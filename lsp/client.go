@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"github.com/go-json-experiment/json/jsontext"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,6 +78,9 @@ type Client struct {
 	preInit []queuedFrame
 	exitErr error
 	caps    *protocol.InitializeResult
+	// rawCaps and regs are what the server can do (capabilities.go).
+	rawCaps map[string]jsontext.Value
+	regs    []Registration
 
 	stopTimer *time.Timer
 	// stopJob is StopJob's job (0 until asked for), settled once the

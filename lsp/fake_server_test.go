@@ -26,6 +26,7 @@ const (
 	fakeStartsEnv    = "PMACS_LSP_FAKE_STARTS"     // a file each start appends a line to
 	fakeCrashInitEnv = "PMACS_LSP_FAKE_CRASH_INIT" // exit 4 on initialize
 	fakeBadInitEnv   = "PMACS_LSP_FAKE_BAD_INIT"   // answer initialize with a result that does not decode
+	fakeCapsEnv      = "PMACS_LSP_FAKE_CAPS"       // the capabilities initialize answers, as JSON
 	// fakeInitGateEnv names a directory: on initialize the server creates
 	// got-initialize there, and answers once the file go appears.
 	fakeInitGateEnv = "PMACS_LSP_FAKE_INIT_GATE"
@@ -145,10 +146,12 @@ func (s *fakeServer) handle(m *fakeMsg) {
 			s.reply(m.ID, map[string]any{"capabilities": "not an object"})
 			break
 		}
-		s.reply(m.ID, map[string]any{
-			"capabilities": map[string]any{"textDocumentSync": 2, "completionProvider": map[string]any{}},
-			"serverInfo":   map[string]any{"name": "fake"},
-		})
+		caps := map[string]any{"textDocumentSync": 2, "completionProvider": map[string]any{}}
+		if raw := os.Getenv(fakeCapsEnv); raw != "" {
+			caps = map[string]any{}
+			_ = json.Unmarshal([]byte(raw), &caps)
+		}
+		s.reply(m.ID, map[string]any{"capabilities": caps, "serverInfo": map[string]any{"name": "fake"}})
 	case "initialized", "textDocument/didSave", "textDocument/didClose":
 	case "shutdown":
 		if os.Getenv(fakeNoShutdown) == "" {
@@ -342,6 +345,14 @@ func (s *fakeServer) handle(m *fakeMsg) {
 			s.heldID = nil
 		}
 		s.reply(m.ID, nil)
+	case "fake/serverRequest":
+		// One request from the server, {method, params}: answered with
+		// the client's reply once it comes.
+		s.awaiting = map[string]int{}
+		s.replies = make([]json.RawMessage, 1)
+		s.origID = m.ID
+		method, _ := p["method"].(string)
+		s.request(method, p["params"])
 	case "fake/serverRequests":
 		s.awaiting = map[string]int{}
 		s.replies = make([]json.RawMessage, 5)

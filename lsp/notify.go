@@ -545,8 +545,11 @@ func (c *Client) onServerRequest(e evServerRequest) {
 			out[i] = c.cfg.Settings[it.Section]
 		}
 		result = out
-	case protocol.MethodClientRegisterCapability, protocol.MethodClientUnregisterCapability,
-		protocol.MethodWindowWorkDoneProgressCreate:
+	case protocol.MethodClientRegisterCapability:
+		rerr = c.register(e.params)
+	case protocol.MethodClientUnregisterCapability:
+		rerr = c.unregister(e.params)
+	case protocol.MethodWindowWorkDoneProgressCreate:
 		result = nil
 	case protocol.MethodWorkspaceApplyEdit:
 		var p protocol.ApplyWorkspaceEditParams

@@ -12,7 +12,7 @@ import (
 // goroutine. A method not listed keeps its raw JSON (a jsontext.Value), which
 // the host decodes as it sees fit.
 var decoders = map[string]func(jsontext.Value) (any, error){
-	protocol.MethodInitialize:                      decodeAs[*protocol.InitializeResult],
+	protocol.MethodInitialize:                      decodeInitialize,
 	protocol.MethodTextDocumentCompletion:          decodeAs[protocol.CompletionResult],
 	protocol.MethodTextDocumentReferences:          decodeAs[[]protocol.Location],
 	protocol.MethodTextDocumentDefinition:          decodeAs[protocol.DefinitionResult],

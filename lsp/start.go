@@ -182,7 +182,11 @@ func (c *Client) onInitialized(e evResponse) {
 		c.p.Kill()
 		return
 	}
-	c.caps, _ = e.result.(*protocol.InitializeResult)
+	if r, ok := e.result.(*initializeResult); ok {
+		c.caps, c.rawCaps = r.typed, r.caps
+	}
+	// A restarted server registers anew.
+	c.regs = nil
 	if c.state != starting {
 		return
 	}

@@ -90,7 +90,8 @@ func init() {
 				"change": b.lspChange, "save": b.lspSave, "close": b.lspClose, "version": b.lspVersion,
 				"diagnostics": b.lspDiagnostics, "on_diagnostics": b.lspOnDiagnostics,
 				"stop": b.lspStop, "status": b.lspStatus, "messages": b.lspMessages,
-				"on_apply_edit": b.lspOnApplyEdit,
+				"on_apply_edit": b.lspOnApplyEdit, "supports": b.lspSupports,
+				"capabilities": b.lspCapabilities, "registrations": b.lspRegistrations,
 			}, b.lspString)
 			t.set(t.sub(t.pmacs, "lsp"), map[string]lua.LGFunction{"start": b.lspStart})
 		},

@@ -228,3 +228,58 @@ func (b *Binding) lspMessages(L *lua.LState) int {
 	L.Push(t)
 	return 1
 }
+
+// lspSupports is client:supports(method): whether the server announced the
+// request, in its initialize capabilities or a registration it made since
+// (lsp.Client.Supports); false for a gated request before initialize.
+func (b *Binding) lspSupports(L *lua.LState) int {
+	c := checkClient(L, "client:supports")
+	method := checkString(L, "client:supports", 2, "method")
+	L.Push(lua.LBool(c.c.Supports(method)))
+	return 1
+}
+
+// lspCapabilities is client:capabilities(): the server's initialize
+// capabilities as Lua values (inlayHintProvider and the other LSP 3.17
+// ones included), nil before initialize has been answered.
+func (b *Binding) lspCapabilities(L *lua.LState) int {
+	c := checkClient(L, "client:capabilities")
+	raw := c.c.RawCapabilities()
+	if raw == nil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	t := L.CreateTable(0, len(raw))
+	for name, v := range raw {
+		lv, err := luaFromJSON(v)
+		if err != nil {
+			raise(L, "client:capabilities: %s: %v", name, err)
+		}
+		t.RawSetString(name, lv)
+	}
+	L.Push(t)
+	return 1
+}
+
+// lspRegistrations is client:registrations(): what the server registered
+// at run time, in order, as {id, method, options}.
+func (b *Binding) lspRegistrations(L *lua.LState) int {
+	c := checkClient(L, "client:registrations")
+	regs := c.c.Registrations()
+	out := L.CreateTable(len(regs), 0)
+	for _, r := range regs {
+		t := L.CreateTable(0, 3)
+		t.RawSetString("id", lua.LString(r.ID))
+		t.RawSetString("method", lua.LString(r.Method))
+		if r.Options != nil {
+			lv, err := luaFromJSON(r.Options)
+			if err != nil {
+				raise(L, "client:registrations: %s: %v", r.Method, err)
+			}
+			t.RawSetString("options", lv)
+		}
+		out.Append(t)
+	}
+	L.Push(out)
+	return 1
+}

@@ -93,13 +93,19 @@ func fakeServer(in io.Reader, out io.Writer) {
 		_ = json.Unmarshal(msg.Params, &p)
 		switch msg.Method {
 		case "initialize":
-			reply(map[string]any{"capabilities": map[string]any{"textDocumentSync": 2}})
+			reply(map[string]any{"capabilities": map[string]any{"textDocumentSync": 2,
+				"hoverProvider": true, "inlayHintProvider": map[string]any{"resolveProvider": true}}})
 		case "shutdown":
 			reply(nil)
 		case "exit":
 			return
 		case "test/echo":
 			reply(p)
+		case "test/register":
+			// Registers what params name and answers at once; the
+			// client's reply to the registration is not waited for.
+			send(map[string]any{"jsonrpc": "2.0", "id": "reg1", "method": "client/registerCapability", "params": p})
+			reply(true)
 		case "test/raw":
 			reply(string(msg.Params))
 		case "test/big":
@@ -511,6 +517,9 @@ return {
 	on_apply_edit = {args(function() return true end), args(nil), args(3)},
 	status = {args()},
 	messages = {args()},
+	supports = {args("textDocument/hover"), args("custom/x"), args(5), args()},
+	capabilities = {args()},
+	registrations = {args()},
 	close = {args(PATH), args(PATH)},
 	stop = {args(), args()},
 }`

@@ -54,6 +54,16 @@ var (
 	// pinned install is its version check.
 	FilesystemMCP = PeerSpec{Name: "mcp-server-filesystem", Dir: ".npm/node_modules/.bin",
 		Install: "npm install --prefix .npm @modelcontextprotocol/server-filesystem@2026.8.31 (needs Node.js)"}
+	// The language servers the client is tested against beside gopls.
+	Clangd = PeerSpec{Name: "clangd", Min: "14", Install: "apt-get install clangd"}
+	// Pyright's server prints no version; .ci/run's pinned install is its
+	// check.
+	Pyright = PeerSpec{Name: "pyright-langserver", Dir: ".npm/node_modules/.bin",
+		Install: "npm install --prefix .npm pyright@1.1.414 (needs Node.js)"}
+	// TypeScriptLS needs the typescript package beside it (its tsserver);
+	// 5.3 is the newest that runs on Node.js 20.
+	TypeScriptLS = PeerSpec{Name: "typescript-language-server", Min: "5.3.0", Dir: ".npm/node_modules/.bin",
+		Install: "npm install --prefix .npm typescript-language-server@5.3.0 typescript@5.9.3 (needs Node.js 20)"}
 )
 
 // Peer returns the path of the peer program, found as Tool finds it and
