@@ -43,6 +43,10 @@ type request struct {
 	// token is the workDoneToken the params carried (canonical JSON), ""
 	// for none: the server's $/progress on it shows on the job.
 	token string
+	// raw requests skip Config.Shape; post, when set, finishes their
+	// decoded result on the main goroutine before it settles.
+	raw  bool
+	post func(any) (any, error)
 }
 
 // queuedFrame is a message held until initialize has been answered.
@@ -81,6 +85,10 @@ type Client struct {
 	// rawCaps and regs are what the server can do (capabilities.go).
 	rawCaps map[string]jsontext.Value
 	regs    []Registration
+	// semantic keeps each document's last semantic tokens for deltas
+	// (semantic_delta.go); semanticOrder is the order they came in.
+	semantic      map[uri.URI]semState
+	semanticOrder []uri.URI
 
 	stopTimer *time.Timer
 	// stopJob is StopJob's job (0 until asked for), settled once the

@@ -215,6 +215,7 @@ func (c *Client) CloseDocument(path string) error {
 	}
 	err := c.Notify(protocol.MethodTextDocumentDidClose, map[string]any{"textDocument": map[string]any{"uri": string(u)}})
 	delete(c.docs, u)
+	delete(c.semantic, u)
 	c.dropDiagnostics(u)
 	return err
 }

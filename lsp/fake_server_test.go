@@ -199,7 +199,20 @@ func (s *fakeServer) handle(m *fakeMsg) {
 		s.out.Write(completionFrame(m.ID, n))
 	case "textDocument/hover":
 		s.reply(m.ID, map[string]any{"contents": map[string]any{"kind": "markdown", "value": "fake hover"}})
+	case "textDocument/semanticTokens/full/delta":
+		// Against r1 (the small example): the second token's type 1
+		// becomes 9, as an edit of one integer; against anything else an
+		// edit that does not fit.
+		if p["previousResultId"] == "r1" {
+			s.reply(m.ID, map[string]any{"resultId": "r2", "edits": []any{map[string]any{"start": 8, "deleteCount": 1, "data": []int{9}}}})
+			return
+		}
+		s.reply(m.ID, map[string]any{"resultId": "rX", "edits": []any{map[string]any{"start": 100, "deleteCount": 1}}})
 	case "textDocument/semanticTokens/full":
+		if strings.HasSuffix(fmt.Sprint(p["textDocument"]), "small.c]") {
+			s.reply(m.ID, map[string]any{"resultId": "r1", "data": []int{2, 5, 3, 0, 3, 0, 5, 4, 1, 0, 3, 2, 7, 2, 0}})
+			return
+		}
 		if p["small"] == true {
 			// The example of the LSP specification.
 			s.reply(m.ID, map[string]any{"resultId": "r1", "data": []int{2, 5, 3, 0, 3, 0, 5, 4, 1, 0, 3, 2, 7, 2, 0}})

@@ -82,6 +82,13 @@ func (c *Client) onResponse(e evResponse) {
 		res = Result{Method: e.method, Err: e.rerr, Received: e.received}
 	case e.err != nil:
 		res = Result{Method: e.method, Err: fmt.Errorf("lsp %s: decode result: %w", e.method, e.err), Received: e.received}
+	case r.post != nil:
+		v, err := r.post(res.Value)
+		if err != nil {
+			res = Result{Method: e.method, Err: fmt.Errorf("lsp %s: %w", e.method, err), Received: e.received}
+		} else {
+			res.Value, res.n, res.shaped = v, 0, false
+		}
 	}
 	c.settle(r, res, false)
 }
@@ -176,8 +183,15 @@ func (c *Client) newRequest(method string, job runtime.JobID, internal bool) *re
 // cancelled or superseded, which also sends $/cancelRequest. params is
 // encoded with protocol.Marshal; an encoding error fails the job at once.
 func (c *Client) Request(method string, params any, opts RequestOptions) runtime.JobID {
+	return c.request(method, params, opts, nil)
+}
+
+// request is Request; post, when set, makes the request skip Config.Shape
+// and finishes its decoded result on the main goroutine.
+func (c *Client) request(method string, params any, opts RequestOptions, post func(any) (any, error)) runtime.JobID {
 	job, ctx := c.rt.RegisterExternal(RequestKind, opts.Key)
 	r := c.newRequest(method, job, false)
+	r.raw, r.post = post != nil, post
 	if c.state == dead || c.state == stopping {
 		cause := c.exitErr
 		if cause == nil || c.state == stopping {
@@ -211,7 +225,7 @@ func (c *Client) Request(method string, params any, opts RequestOptions) runtime
 		return job
 	}
 	r.sent = true
-	c.t.track(id, method)
+	c.t.trackAs(id, method, r.raw)
 	c.t.send(frame)
 	return job
 }

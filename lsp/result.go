@@ -12,15 +12,16 @@ import (
 // goroutine. A method not listed keeps its raw JSON (a jsontext.Value), which
 // the host decodes as it sees fit.
 var decoders = map[string]func(jsontext.Value) (any, error){
-	protocol.MethodInitialize:                      decodeInitialize,
-	protocol.MethodTextDocumentCompletion:          decodeAs[protocol.CompletionResult],
-	protocol.MethodTextDocumentReferences:          decodeAs[[]protocol.Location],
-	protocol.MethodTextDocumentDefinition:          decodeAs[protocol.DefinitionResult],
-	protocol.MethodTextDocumentHover:               decodeAs[*protocol.Hover],
-	protocol.MethodTextDocumentDocumentSymbol:      decodeAs[protocol.DocumentSymbolResult],
-	protocol.MethodTextDocumentRename:              decodeAs[*protocol.WorkspaceEdit],
-	protocol.MethodTextDocumentSemanticTokensFull:  decodeSemanticTokens,
-	protocol.MethodTextDocumentSemanticTokensRange: decodeSemanticTokens,
+	protocol.MethodInitialize:                          decodeInitialize,
+	protocol.MethodTextDocumentCompletion:              decodeAs[protocol.CompletionResult],
+	protocol.MethodTextDocumentReferences:              decodeAs[[]protocol.Location],
+	protocol.MethodTextDocumentDefinition:              decodeAs[protocol.DefinitionResult],
+	protocol.MethodTextDocumentHover:                   decodeAs[*protocol.Hover],
+	protocol.MethodTextDocumentDocumentSymbol:          decodeAs[protocol.DocumentSymbolResult],
+	protocol.MethodTextDocumentRename:                  decodeAs[*protocol.WorkspaceEdit],
+	protocol.MethodTextDocumentSemanticTokensFull:      decodeSemanticTokens,
+	protocol.MethodTextDocumentSemanticTokensRange:     decodeSemanticTokens,
+	protocol.MethodTextDocumentSemanticTokensFullDelta: decodeSemanticTokensDelta,
 }
 
 func decodeAs[T any](raw jsontext.Value) (any, error) {

@@ -185,8 +185,10 @@ func (c *Client) onInitialized(e evResponse) {
 	if r, ok := e.result.(*initializeResult); ok {
 		c.caps, c.rawCaps = r.typed, r.caps
 	}
-	// A restarted server registers anew.
+	// A restarted server registers anew, and knows none of the results
+	// deltas would be made against.
 	c.regs = nil
+	c.semantic, c.semanticOrder = nil, nil
 	if c.state != starting {
 		return
 	}
@@ -202,7 +204,7 @@ func (c *Client) onInitialized(e evResponse) {
 				continue // cancelled or timed out while queued
 			}
 			r.sent = true
-			c.t.track(q.id, q.method)
+			c.t.trackAs(q.id, q.method, r.raw)
 		}
 		c.t.sendFrame(q.frame)
 	}

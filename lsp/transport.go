@@ -73,6 +73,7 @@ type (
 		// n is the decoded result's item count, set when shape replaced it.
 		n      int
 		shaped bool
+		raw    bool // the request skips Shape (outstanding.raw)
 	}
 	evNotification struct {
 		method string
@@ -115,6 +116,9 @@ type inboxItem struct {
 type outstanding struct {
 	method    string
 	cancelled bool
+	// raw: the result skips Config.Shape; the client finishes it on the
+	// main goroutine (a semantic tokens delta needs the last result).
+	raw bool
 }
 
 // transport is the part of a Client shared with its goroutines: the inbox,
@@ -238,8 +242,13 @@ func (t *transport) take(max int) ([]any, bool) {
 // track records a request before its frame is queued, so the reply is
 // always recognised.
 func (t *transport) track(id int64, method string) {
+	t.trackAs(id, method, false)
+}
+
+// trackAs is track, with raw saying whether the result skips Shape.
+func (t *transport) trackAs(id int64, method string, raw bool) {
 	t.mu.Lock()
-	t.inflight[id] = &outstanding{method: method}
+	t.inflight[id] = &outstanding{method: method, raw: raw}
 	t.mu.Unlock()
 }
 
@@ -493,7 +502,7 @@ func (t *transport) onResponse(m *wireMsg, received time.Time, size int) {
 	if o == nil {
 		return
 	}
-	ev := evResponse{id: id, method: o.method, received: received}
+	ev := evResponse{id: id, method: o.method, received: received, raw: o.raw}
 	if m.Error != nil {
 		ev.rerr = &ResponseError{Method: o.method, Code: m.Error.Code, Message: m.Error.Message}
 		t.pushSized(ev, size, true)
@@ -600,7 +609,7 @@ func errorFrame(id []byte, code int64, message string) []byte {
 func (t *transport) decode(ev *evResponse, raw jsontext.Value) {
 	start := time.Now()
 	ev.result, ev.err = decodeResult(ev.method, raw)
-	if ev.err == nil && t.shape != nil && ev.method != protocol.MethodInitialize && ev.method != protocol.MethodShutdown {
+	if ev.err == nil && t.shape != nil && !ev.raw && ev.method != protocol.MethodInitialize && ev.method != protocol.MethodShutdown {
 		ev.n, ev.shaped = resultLen(ev.result), true
 		t.runShape(ev, raw)
 	}

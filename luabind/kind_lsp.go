@@ -92,6 +92,7 @@ func init() {
 				"stop": b.lspStop, "status": b.lspStatus, "messages": b.lspMessages,
 				"on_apply_edit": b.lspOnApplyEdit, "supports": b.lspSupports,
 				"capabilities": b.lspCapabilities, "registrations": b.lspRegistrations,
+				"semantic_tokens": b.lspSemanticTokens,
 			}, b.lspString)
 			t.set(t.sub(t.pmacs, "lsp"), map[string]lua.LGFunction{"start": b.lspStart})
 		},

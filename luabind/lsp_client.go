@@ -283,3 +283,24 @@ func (b *Binding) lspRegistrations(L *lua.LState) int {
 	L.Push(out)
 	return 1
 }
+
+// lspSemanticTokens is client:semantic_tokens(path[, opts]): path's
+// semantic tokens, by delta against the last result the client kept when
+// the server offers it (lsp.Client.RequestSemanticTokens); the handle
+// awaits {result_id, tokens = {{line, col, len, type, mods}, ...}} for the
+// whole document either way.
+func (b *Binding) lspSemanticTokens(L *lua.LState) int {
+	const fname = "client:semantic_tokens"
+	c := checkClient(L, fname)
+	path := checkString(L, fname, 2, "path")
+	f := checkTable(L, fname, 3, "opts", "option", true, "key", "timeout_ms")
+	var opts lsp.RequestOptions
+	if f.t != nil {
+		opts.Key = f.str("key", false, "")
+		opts.Timeout = msField(f, "timeout_ms")
+	}
+	id := c.c.RequestSemanticTokens(absPath(path), opts)
+	b.lsp.owner[id] = c
+	L.Push(b.newHandle(L, id, lsp.RequestKind, false))
+	return 1
+}

@@ -520,6 +520,7 @@ return {
 	supports = {args("textDocument/hover"), args("custom/x"), args(5), args()},
 	capabilities = {args()},
 	registrations = {args()},
+	semantic_tokens = {args(PATH), args(PATH, {key = "sem", timeout_ms = 1000}), args(5, {bogus = 1})},
 	close = {args(PATH), args(PATH)},
 	stop = {args(), args()},
 }`

@@ -1,0 +1,187 @@
+package lsp
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/pmacs-go/pmacs-go/runtime"
+)
+
+// Semantic tokens by delta: after the first full answer the client keeps
+// the document's tokens and the server's resultId, and asks
+// textDocument/semanticTokens/full/delta for what changed since, which a
+// server that offers it answers with edits of the integer array instead of
+// the whole array (a typing user's 70,000-integer file becomes a few
+// dozen). The edits are decoded on the reader goroutine and applied on the
+// main goroutine, then the rows are rebuilt from the result.
+
+// semanticEdit is one edit of a delta: deleteCount integers from start
+// replaced by data.
+type semanticEdit struct {
+	Start       uint32   `json:"start"`
+	DeleteCount uint32   `json:"deleteCount"`
+	Data        []uint32 `json:"data"`
+}
+
+// semanticTokensDelta is a full/delta answer made of edits.
+type semanticTokensDelta struct {
+	ResultID string
+	Edits    []semanticEdit
+}
+
+// semState is the last full result the client kept for a document.
+type semState struct {
+	resultID string
+	data     []uint32
+}
+
+// decodeSemanticTokensDelta decodes a full/delta answer: the server may
+// send a whole result (data) or edits.
+func decodeSemanticTokensDelta(raw jsontext.Value) (any, error) {
+	if isNull(raw) {
+		return (*SemanticTokens)(nil), nil
+	}
+	var v struct {
+		ResultID *string        `json:"resultId"`
+		Edits    []semanticEdit `json:"edits"`
+		Data     jsontext.Value `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &v, lenient); err != nil {
+		return nil, err
+	}
+	if len(v.Data) > 0 {
+		return decodeSemanticTokens(raw)
+	}
+	d := &semanticTokensDelta{Edits: v.Edits}
+	if v.ResultID != nil {
+		d.ResultID = *v.ResultID
+	}
+	return d, nil
+}
+
+// errStaleDelta: a delta answered against a result the client no longer
+// keeps; the next request asks for everything.
+var errStaleDelta = errors.New("semantic tokens delta against a result the client no longer has")
+
+// applySemanticEdits returns data with the edits applied, each against the
+// array as the server had it (they may come in any order; they must not
+// overlap or reach past its end).
+func applySemanticEdits(data []uint32, edits []semanticEdit) ([]uint32, error) {
+	edits = slices.Clone(edits)
+	slices.SortStableFunc(edits, func(a, b semanticEdit) int { return int(int64(a.Start) - int64(b.Start)) })
+	out := make([]uint32, 0, len(data))
+	at := uint32(0)
+	for _, e := range edits {
+		end := uint64(e.Start) + uint64(e.DeleteCount)
+		if e.Start < at || end > uint64(len(data)) {
+			return nil, fmt.Errorf("semantic tokens delta: edit at %d deleting %d does not fit %d integers after the edits before it", e.Start, e.DeleteCount, len(data))
+		}
+		out = append(out, data[at:e.Start]...)
+		out = append(out, e.Data...)
+		at = uint32(end)
+	}
+	return append(out, data[at:]...), nil
+}
+
+// RequestSemanticTokens asks for path's semantic tokens: by delta against
+// the last result the client kept for the document when the server offers
+// textDocument/semanticTokens/full/delta, else in full. The job settles as
+// Request's do; its result (TakeResult) is always the whole document's
+// *SemanticTokens, the edits applied. A delta that does not fit the kept
+// result fails the job and drops it, so the next request asks in full.
+func (c *Client) RequestSemanticTokens(path string, opts RequestOptions) runtime.JobID {
+	u := docURI(path)
+	prev := c.semantic[u]
+	method := protocol.MethodTextDocumentSemanticTokensFull
+	params := map[string]any{"textDocument": map[string]any{"uri": string(u)}}
+	if prev.resultID != "" && c.Supports(protocol.MethodTextDocumentSemanticTokensFullDelta) {
+		method = protocol.MethodTextDocumentSemanticTokensFullDelta
+		params["previousResultId"] = prev.resultID
+	}
+	return c.request(method, params, opts, func(v any) (any, error) {
+		return c.semanticResult(u, prev.resultID, v)
+	})
+}
+
+// semanticResult keeps a semantic tokens answer for u and returns the
+// whole result.
+func (c *Client) semanticResult(u uri.URI, against string, v any) (any, error) {
+	switch r := v.(type) {
+	case *SemanticTokens:
+		if r == nil || r.ResultID == "" {
+			delete(c.semantic, u)
+			return r, nil
+		}
+		c.keepSemantic(u, semState{resultID: r.ResultID, data: semanticData(r.Tokens)})
+		return r, nil
+	case *semanticTokensDelta:
+		st, ok := c.semantic[u]
+		if !ok || st.resultID != against {
+			delete(c.semantic, u)
+			return nil, errStaleDelta
+		}
+		data, err := applySemanticEdits(st.data, r.Edits)
+		if err == nil {
+			var rows []SemanticToken
+			if rows, err = SemanticTokenRows(data); err == nil {
+				out := &SemanticTokens{ResultID: r.ResultID, Tokens: rows}
+				if r.ResultID != "" {
+					c.keepSemantic(u, semState{resultID: r.ResultID, data: data})
+				} else {
+					delete(c.semantic, u)
+				}
+				return out, nil
+			}
+		}
+		delete(c.semantic, u)
+		return nil, err
+	}
+	return nil, fmt.Errorf("semantic tokens: unexpected result %T", v)
+}
+
+// maxSemanticDocs bounds the documents whose tokens the client keeps for
+// deltas; past it the oldest kept goes.
+const maxSemanticDocs = 64
+
+func (c *Client) keepSemantic(u uri.URI, st semState) {
+	if c.semantic == nil {
+		c.semantic = map[uri.URI]semState{}
+	}
+	if _, ok := c.semantic[u]; !ok {
+		for len(c.semantic) >= maxSemanticDocs && len(c.semanticOrder) > 0 {
+			delete(c.semantic, c.semanticOrder[0])
+			c.semanticOrder = c.semanticOrder[1:]
+		}
+		c.semanticOrder = append(c.semanticOrder, u)
+	}
+	c.semantic[u] = st
+	if len(c.semanticOrder) > 2*maxSemanticDocs {
+		// Documents dropped since (closed, a failed delta) leave their
+		// place in the order behind: keep only the kept ones.
+		c.semanticOrder = slices.DeleteFunc(c.semanticOrder, func(k uri.URI) bool {
+			_, ok := c.semantic[k]
+			return !ok
+		})
+	}
+}
+
+// semanticData is the protocol's relative encoding of rows, the inverse of
+// SemanticTokenRows: what the server's next delta edits.
+func semanticData(rows []SemanticToken) []uint32 {
+	data := make([]uint32, 0, 5*len(rows))
+	var line, col uint32
+	for _, r := range rows {
+		if r.Line != line {
+			col = 0
+		}
+		data = append(data, r.Line-line, r.Col-col, r.Len, r.Type, r.Mods)
+		line, col = r.Line, r.Col
+	}
+	return data
+}
