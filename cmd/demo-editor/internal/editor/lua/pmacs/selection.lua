@@ -76,10 +76,7 @@ function M.setup(ctx)
   ed.map("global", "C-v", function(buf)
     if not register then ed.message("nothing to paste (C-c or C-x first)") return end
     if not can_edit(buf, "paste") then return end
-    local sr, sc, er, ec = ed.selection(buf)
-    if sr then ed.delete_range(buf, sr, sc, er, ec) end -- a paste replaces the selection
-    ed.clear_mark(buf)
-    ed.insert(buf, register)
+    ed.insert(buf, register) -- over the selection, if any: one undo step
   end)
   ctx.can_edit = can_edit
 end
