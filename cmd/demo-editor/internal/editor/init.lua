@@ -21,7 +21,8 @@ local ctx = {ed = ed, w = pmacs.workers, run = pmacs.async.run, paths = require(
 require("pmacs.commands").setup(ctx)   -- ctx.commands (M-x), ctx.all_keys, ctx.no_arg
 require("pmacs.syntax").setup(ctx)     -- ctx.reparse
 require("pmacs.files").setup(ctx)      -- ctx.open_file, open_path, save, complete_path, before_save
-require("pmacs.selection").setup(ctx)  -- ctx.can_edit
+require("pmacs.selection").setup(ctx)  -- ctx.can_edit, ctx.set_register
+require("pmacs.editing").setup(ctx)
 require("pmacs.views").setup(ctx)
 require("pmacs.dired").setup(ctx)      -- ctx.open_dired, current_dir
 require("pmacs.compile").setup(ctx)

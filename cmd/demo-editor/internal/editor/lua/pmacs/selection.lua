@@ -5,7 +5,8 @@
 -- without shift ends. C-c copies, C-x cuts and C-v pastes, through the
 -- register this module owns and, for copy and cut, the terminal's
 -- clipboard (OSC 52), so the text reaches the desktop even over ssh. It
--- sets ctx.can_edit(buf, verb): whether keys may change buf, said when not.
+-- sets ctx.can_edit(buf, verb): whether keys may change buf, said when not,
+-- and ctx.set_register(text): what C-v pastes next (C-k kills into it).
 local M = {}
 
 function M.setup(ctx)
@@ -79,6 +80,10 @@ function M.setup(ctx)
     ed.insert(buf, register) -- over the selection, if any: one undo step
   end)
   ctx.can_edit = can_edit
+  function ctx.set_register(text)
+    register = text
+    ed.set_clipboard(text)
+  end
 end
 
 return M
