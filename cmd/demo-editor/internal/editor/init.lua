@@ -21,6 +21,8 @@ local ctx = {ed = ed, w = pmacs.workers, run = pmacs.async.run, paths = require(
 require("pmacs.commands").setup(ctx)   -- ctx.commands (M-x), ctx.all_keys, ctx.no_arg
 require("pmacs.syntax").setup(ctx)     -- ctx.reparse
 require("pmacs.files").setup(ctx)      -- ctx.open_file, open_path, save, complete_path, before_save
+-- Before the modules that jump: it wraps ctx.open_file to record the jumps.
+require("pmacs.jumps").setup(ctx)
 require("pmacs.selection").setup(ctx)  -- ctx.can_edit, ctx.set_register
 require("pmacs.editing").setup(ctx)
 require("pmacs.views").setup(ctx)

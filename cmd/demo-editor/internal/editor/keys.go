@@ -68,7 +68,11 @@ func normalizeKey(s string) string {
 	if s == " " {
 		return "Space"
 	}
-	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "<"), ">")
+	s = strings.TrimSpace(s)
+	// "<C-s>", as Vim writes keys; "M->" is Alt and ">", not a bracket.
+	if len(s) > 2 && s[0] == '<' && s[len(s)-1] == '>' {
+		s = s[1 : len(s)-1]
+	}
 	if s == "" {
 		return ""
 	}
@@ -130,20 +134,36 @@ func orderMods(p string) string {
 	return sb.String()
 }
 
-// keymaps holds Lua bindings: global ones and per-buffer ones.
+// keymaps holds Lua bindings: global ones, the views' ones and per-buffer
+// ones.
 type keymaps struct {
 	global map[string]*lua.LFunction
+	// view holds the bindings of every view (a read-only buffer with no
+	// file: the lists, *keys*, *messages*): q and Esc close them all
+	// without each module binding them on each buffer it makes.
+	view   map[string]*lua.LFunction
 	buffer map[int]map[string]*lua.LFunction
 }
 
 func (k *keymaps) init() {
 	k.global = map[string]*lua.LFunction{}
+	k.view = map[string]*lua.LFunction{}
 	k.buffer = map[int]map[string]*lua.LFunction{}
 }
 
-func (k *keymaps) lookup(buf int, key string) *lua.LFunction {
-	if fn := k.buffer[buf][key]; fn != nil {
+// isView reports whether b takes the "view" scope's bindings.
+func (b *buffer) isView() bool { return b.path == "" && b.readOnly }
+
+// lookup finds what key does in b: its own binding, then the views' (if
+// b is one), then the global one.
+func (k *keymaps) lookup(b *buffer, key string) *lua.LFunction {
+	if fn := k.buffer[b.id][key]; fn != nil {
 		return fn
+	}
+	if b.isView() {
+		if fn := k.view[key]; fn != nil {
+			return fn
+		}
 	}
 	return k.global[key]
 }
@@ -240,7 +260,7 @@ func (e *session) handleKey(ev *tcell.EventKey) {
 	if name == "" {
 		return
 	}
-	if name == "C-g" && e.prompt == nil && e.keys.lookup(e.cur.id, name) == nil {
+	if name == "C-g" && e.prompt == nil && e.keys.lookup(e.cur, name) == nil {
 		// Unbound C-g is keyboard-quit: it has already interrupted any
 		// runaway Lua (interruptOnQuitKey), so keep the message saying so.
 		return
@@ -250,7 +270,7 @@ func (e *session) handleKey(ev *tcell.EventKey) {
 	if e.prompt != nil && e.promptKey(name, ev) {
 		return
 	}
-	if fn := e.keys.lookup(e.cur.id, name); fn != nil {
+	if fn := e.keys.lookup(e.cur, name); fn != nil {
 		e.callLua(fn, "key "+name, lua.LNumber(e.cur.id))
 		return
 	}

@@ -9,18 +9,25 @@ import (
 
 // ---- keymaps and events ----
 
-// scopeArg reads a keymap scope: "global", or a buffer id.
+// viewScope is the scope number of the "view" keymap scope.
+const viewScope = -1
+
+// scopeArg reads a keymap scope: "global" (0), "view" (viewScope), or a
+// buffer id.
 func (e *session) scopeArg(L *lua.LState, fname string) int {
 	switch v := L.Get(1).(type) {
 	case lua.LString:
-		if v != "global" {
-			L.RaiseError("pmacs.editor.%s: argument #1 (scope) expected \"global\" or a buffer id, got %q", fname, string(v))
+		switch v {
+		case "global":
+			return 0
+		case "view":
+			return viewScope
 		}
-		return 0
+		L.RaiseError("pmacs.editor.%s: argument #1 (scope) expected \"global\", \"view\" or a buffer id, got %q", fname, string(v))
 	case lua.LNumber:
 		return e.bufArg(L, fname, 1).id
 	}
-	argErr(L, fname, 1, "scope", "\"global\" or a buffer id")
+	argErr(L, fname, 1, "scope", "\"global\", \"view\" or a buffer id")
 	return 0
 }
 
@@ -31,9 +38,12 @@ func (e *session) luaMap(L *lua.LState) int {
 		L.RaiseError("pmacs.editor.map: argument #2 (key) is empty")
 	}
 	fn := fnArg(L, "map", 3, "fn")
-	if scope == 0 {
+	switch scope {
+	case 0:
 		e.keys.global[key] = fn
-	} else {
+	case viewScope:
+		e.keys.view[key] = fn
+	default:
 		m := e.keys.buffer[scope]
 		if m == nil {
 			m = map[string]*lua.LFunction{}
@@ -47,9 +57,12 @@ func (e *session) luaMap(L *lua.LState) int {
 func (e *session) luaUnmap(L *lua.LState) int {
 	scope := e.scopeArg(L, "unmap")
 	key := normalizeKey(strArg(L, "unmap", 2, "key"))
-	if scope == 0 {
+	switch scope {
+	case 0:
 		delete(e.keys.global, key)
-	} else {
+	case viewScope:
+		delete(e.keys.view, key)
+	default:
 		delete(e.keys.buffer[scope], key)
 	}
 	return 0

@@ -123,6 +123,8 @@ func TestEmbeddedInitUsesNoGlobalsAndBindsEveryKey(t *testing.T) {
 		"C-Right", "C-Left", "C-S-Right", "C-S-Left", "M-Right", "M-Left", "M-S-Right", "M-S-Left",
 		"M-Backspace", "C-Backspace", "C-h", "M-d", "C-Delete", "C-k", "M-Up", "M-Down", "M-S-Down",
 		"Enter", "M-;", "M-l",
+		// pmacs.jumps, pmacs.files
+		"M-,", "M->", "M-w", "M-R", "M-S",
 	}
 	sort.Strings(want)
 	require.Equal(t, want, keys, "the global keys")

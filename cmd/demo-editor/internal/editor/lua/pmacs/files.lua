@@ -1,6 +1,7 @@
 -- pmacs.files: opening and saving files. C-o opens a file or a directory
 -- (Tab completes the path), C-s saves, M-s saves as (asking before it
--- overwrites), M-x open. It sets ctx.open_file, ctx.open_path, ctx.save
+-- overwrites), M-S saves all, M-w closes a buffer and M-R reloads it
+-- (asking first when it has unsaved changes), M-x open. It sets ctx.open_file, ctx.open_path, ctx.save
 -- and ctx.complete_path, and makes ctx.before_save: functions save runs
 -- (and waits for, in a task) before it writes. A directory is shown by
 -- ctx.open_dired, which pmacs.dired sets: the two open each other, so it
@@ -155,6 +156,48 @@ function M.setup(ctx)
     if arg == "" then ed.error("open: needs a path") return end
     open_path(arg)
   end
+  -- confirm runs fn at once for a buffer without unsaved changes, else
+  -- after a y to the question.
+  local function confirm(buf, question, fn)
+    if not ed.modified(buf) then fn() return end
+    ed.prompt(ed.name(buf) .. " is modified: " .. question .. " (y/n) ", {on_change = function(answer)
+      ed.close_prompt()
+      if answer == "y" or answer == "Y" then fn() else ed.message("nothing done") end
+    end})
+  end
+
+  -- M-w closes the shown buffer; the window goes back to the one before.
+  local function close_buffer(buf)
+    confirm(buf, "close it anyway?", function()
+      local ok, err = ed.close(buf)
+      if not ok then ed.error(err) end
+    end)
+  end
+  ed.map("global", "M-w", close_buffer, "close the buffer (asks first if it has unsaved changes)")
+
+  -- M-R reads the file again, replacing the text (and its undo history).
+  local function reload(buf)
+    if not ed.path(buf) then ed.message(ed.name(buf) .. " is a view, not a file") return end
+    confirm(buf, "reload it from the disk anyway?", function() ed.reload(buf) end)
+  end
+  ed.map("global", "M-R", reload, "reload the file from the disk (asks first if it has unsaved changes)")
+
+  -- M-S saves every file buffer with unsaved changes.
+  local function save_all()
+    local n = 0
+    for _, b in ipairs(ed.buffers()) do
+      if b.path and b.modified and not ed.loading(b.id) then
+        save(b.id)
+        n = n + 1
+      end
+    end
+    if n == 0 then ed.message("no unsaved changes") end
+  end
+  ed.map("global", "M-S", save_all, "save every file with unsaved changes")
+
+  commands["save-all"] = ctx.no_arg("save-all", save_all)
+  commands.close = ctx.no_arg("close", function() close_buffer(ed.current()) end)
+  commands.reload = ctx.no_arg("reload", function() reload(ed.current()) end)
   ctx.open_file, ctx.open_path, ctx.save, ctx.complete_path = open_file, open_path, save, complete_path
 end
 

@@ -360,6 +360,7 @@ function M.setup(ctx)
     run(function()
       local n = 0
       for batch in h:batches() do
+        if not ed.valid(rb) then h:cancel() return end -- closed (q) meanwhile
         local rows = {}
         for _, loc in ipairs(batch) do
           if type(loc) == "table" and loc.uri then
@@ -372,6 +373,7 @@ function M.setup(ctx)
         n = n + #rows
       end
       local ok, err = h:await()
+      if not ed.valid(rb) then return end
       if not ok and err ~= "cancelled" then ed.set_lines(rb, 0, 1, {"references: " .. tostring(err)}) return end
       ed.set_lines(rb, 0, 1, {string.format("references: %d (Enter jumps)", n)})
     end)

@@ -201,7 +201,6 @@ function M.setup(ctx)
         ed.show(buf)
         run_code_action(buf, client, a)
       end)
-      ed.map(lb, "Esc", function() if ed.valid(buf) then ed.show(buf) end end)
       ed.show(lb)
     end)
   end

@@ -1,7 +1,7 @@
 -- pmacs.views: the views of the editor itself: *buffers* (C-b), the M-:
 -- line of Lua and the value it shows, and the two windows (M-2 splits,
--- M-o switches, M-1 goes back to one). It owns no state beyond the
--- buffer list *buffers* shows.
+-- M-o switches, M-1 goes back to one), and q and Esc closing any view. It
+-- owns no state beyond the buffer list *buffers* shows.
 local M = {}
 
 function M.setup(ctx)
@@ -59,6 +59,19 @@ function M.setup(ctx)
     ed.show(buf)
   end
   ed.map("global", "C-b", show_buffers)
+
+  -- q and Esc in any view (a read-only buffer with no file: *buffers*,
+  -- *grep*, *references*, *code actions*...) close it, and the window
+  -- shows the buffer shown before it. *messages* cannot be closed: they
+  -- only go back from it.
+  local function close_view(buf)
+    if not ed.close(buf) then
+      local prev = ed.previous()
+      if prev then ed.show(prev) end
+    end
+  end
+  ed.map("view", "q", close_view, "close the view and go back")
+  ed.map("view", "Esc", close_view, "close the view and go back")
 end
 
 return M
