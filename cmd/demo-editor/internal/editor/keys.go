@@ -134,21 +134,30 @@ func orderMods(p string) string {
 	return sb.String()
 }
 
+// binding is what a key does in one scope: the Lua function, the
+// description F1 lists, and when it was bound (F1 lists in that order).
+type binding struct {
+	fn   *lua.LFunction
+	desc string
+	seq  int
+}
+
 // keymaps holds Lua bindings: global ones, the views' ones and per-buffer
 // ones.
 type keymaps struct {
-	global map[string]*lua.LFunction
+	global map[string]binding
 	// view holds the bindings of every view (a read-only buffer with no
 	// file: the lists, *keys*, *messages*): q and Esc close them all
 	// without each module binding them on each buffer it makes.
-	view   map[string]*lua.LFunction
-	buffer map[int]map[string]*lua.LFunction
+	view   map[string]binding
+	buffer map[int]map[string]binding
+	seq    int
 }
 
 func (k *keymaps) init() {
-	k.global = map[string]*lua.LFunction{}
-	k.view = map[string]*lua.LFunction{}
-	k.buffer = map[int]map[string]*lua.LFunction{}
+	k.global = map[string]binding{}
+	k.view = map[string]binding{}
+	k.buffer = map[int]map[string]binding{}
 }
 
 // isView reports whether b takes the "view" scope's bindings.
@@ -157,15 +166,29 @@ func (b *buffer) isView() bool { return b.path == "" && b.readOnly }
 // lookup finds what key does in b: its own binding, then the views' (if
 // b is one), then the global one.
 func (k *keymaps) lookup(b *buffer, key string) *lua.LFunction {
-	if fn := k.buffer[b.id][key]; fn != nil {
-		return fn
+	if bd, ok := k.buffer[b.id][key]; ok {
+		return bd.fn
 	}
 	if b.isView() {
-		if fn := k.view[key]; fn != nil {
-			return fn
+		if bd, ok := k.view[key]; ok {
+			return bd.fn
 		}
 	}
-	return k.global[key]
+	return k.global[key].fn
+}
+
+// builtinKeys describes what the core does with a key no script bound
+// (defaultKey, handleKey), and the mouse, for ed.keys and so F1.
+var builtinKeys = []struct{ key, desc string }{
+	{"Up", "move"}, {"Down", "move"}, {"Left", "move"}, {"Right", "move"},
+	{"Home", "move"}, {"End", "move"}, {"PgUp", "move"}, {"PgDn", "move"},
+	{"C-Home", "move"}, {"C-End", "move"}, {"C-a", "move to the start of the line"}, {"C-e", "move to the end of the line"},
+	{"Enter", "insert a line break (over the selection)"}, {"Tab", "insert a tab (over the selection)"},
+	{"Backspace", "delete the character before the cursor, or the selection"},
+	{"Delete", "delete the character under the cursor, or the selection"},
+	{"C-z", "undo"}, {"C-y", "redo"}, {"C-s", "save"}, {"C-q", "quit (again within 3 s with unsaved changes)"},
+	{"C-g", "interrupt a runaway script; cancel a prompt"},
+	{"mouse", "click: place the cursor; drag: select; wheel: scroll"},
 }
 
 // handleEvent takes one terminal event.

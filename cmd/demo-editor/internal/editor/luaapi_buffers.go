@@ -217,3 +217,44 @@ func (e *session) reload(b *buffer, onDone *lua.LFunction) {
 		}
 	})
 }
+
+// luaFileLines is ed.file_lines(path, rows, on_done): reads rows (0-based)
+// of a file on a helper goroutine, for a list that quotes lines of files
+// no buffer holds (references); on_done(lines) gets a table from row to
+// text (rows past the end are left out), or on_done(nil, message).
+func (e *session) luaFileLines(L *lua.LState) int {
+	path := strArg(L, "file_lines", 1, "path")
+	t, ok := L.Get(2).(*lua.LTable)
+	if !ok {
+		argErr(L, "file_lines", 2, "rows", "a list of row numbers")
+	}
+	var rows []int
+	for i := 1; i <= t.Len(); i++ {
+		n, ok := t.RawGetInt(i).(lua.LNumber)
+		if !ok || n < 0 || float64(n) != float64(int(n)) {
+			L.RaiseError("pmacs.editor.file_lines: argument #2 (rows) item %d expected a row number (an integer from 0), got %s", i, t.RawGetInt(i).String())
+		}
+		rows = append(rows, int(n))
+	}
+	onDone := fnArg(L, "file_lines", 3, "on_done")
+	e.goIO(func() func() {
+		ft, exists, err := readFileText(path, nil)
+		if err == nil && !exists {
+			err = fmt.Errorf("file_lines %s: no such file", path)
+		}
+		return func() {
+			if err != nil {
+				e.callLua(onDone, "file_lines on_done", lua.LNil, lua.LString(err.Error()))
+				return
+			}
+			out := e.L.CreateTable(0, len(rows))
+			for _, r := range rows {
+				if r < len(ft.lines) {
+					out.RawSetInt(r, lua.LString(ft.lines[r]))
+				}
+			}
+			e.callLua(onDone, "file_lines on_done", out)
+		}
+	})
+	return 0
+}

@@ -181,7 +181,7 @@ function M.setup(ctx)
     end
     comp_request()
   end
-  ed.map("global", "M-/", complete)
+  ed.map("global", "M-/", complete, "complete the word from the language server (Enter/Tab inserts)")
 
   -- Leaving the word another way (a click) ends completion at the next key
   -- (every completion key checks) or the next frame; the popup and the keys

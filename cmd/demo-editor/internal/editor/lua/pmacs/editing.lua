@@ -233,6 +233,7 @@ function M.setup(ctx)
     ed.message("line numbers " .. (ed.line_numbers() and "on" or "off"))
   end
   ed.map("global", "M-l", toggle_numbers, "line numbers on or off")
+  ctx.command_help["line-numbers"] = "line numbers on or off, as M-l"
   ctx.commands["line-numbers"] = ctx.no_arg("line-numbers", toggle_numbers)
 end
 

@@ -15,9 +15,19 @@ function M.setup(ctx)
 
   ctx.before_save = {}
 
+  -- Where the cursor was in each file when its buffer closed: reopening
+  -- it (without a place to go to) puts the cursor back there.
+  local last_cursor = {}
+  ed.on("close", function(_, path, row, col)
+    if path then last_cursor[path] = {row, col} end
+  end)
+
   local function open_file(path, row, col)
+    local was_open = ed.find(path)
     local buf, err = ed.open(path)
     if not buf then ed.error(err) return end
+    local last = not row and not was_open and last_cursor[ed.path(buf)]
+    if last then row, col = last[1], last[2] end
     if row then ed.set_cursor(buf, row, col or 0) end
     ed.show(buf)
     return buf
@@ -72,7 +82,7 @@ function M.setup(ctx)
       end})
     end)
   end
-  ed.map("global", "C-s", save)
+  ed.map("global", "C-s", save, "save")
 
   -- complete_path is the open prompt's Tab: it lists the directory of the
   -- typed path (a job: the prompt stays live meanwhile), extends the text to
@@ -123,7 +133,7 @@ function M.setup(ctx)
         if text ~= "" then open_path(text) end
       end,
     })
-  end)
+  end, "open a file or directory (Tab completes)")
 
   -- M-s: save as. A relative path is relative to the project root, like
   -- C-o's; an existing file is overwritten only after a y.
@@ -151,7 +161,8 @@ function M.setup(ctx)
         end})
       end)
     end})
-  end)
+  end, "save as (asks before overwriting)")
+  ctx.command_help.open = "PATH: open a file or directory, as C-o"
   commands.open = function(arg)
     if arg == "" then ed.error("open: needs a path") return end
     open_path(arg)
@@ -195,8 +206,11 @@ function M.setup(ctx)
   end
   ed.map("global", "M-S", save_all, "save every file with unsaved changes")
 
+  ctx.command_help["save-all"] = "save every file with unsaved changes, as M-S"
   commands["save-all"] = ctx.no_arg("save-all", save_all)
+  ctx.command_help.close = "close the buffer, as M-w"
   commands.close = ctx.no_arg("close", function() close_buffer(ed.current()) end)
+  ctx.command_help.reload = "reload the file from the disk, as M-R"
   commands.reload = ctx.no_arg("reload", function() reload(ed.current()) end)
   ctx.open_file, ctx.open_path, ctx.save, ctx.complete_path = open_file, open_path, save, complete_path
 end

@@ -57,7 +57,7 @@ function M.setup(ctx)
 
   ed.map("global", "M-,", function()
     go(back, forward, "no jump to go back to")
-  end, "go back to where the last jump (M-., a grep match, a reference, an open) left")
+  end, "go back to where the last jump (M-., a grep match, a reference) left")
   ed.map("global", "M->", function()
     go(forward, back, "no jump to go forward to")
   end, "go forward again along the jumps M-, went back on")

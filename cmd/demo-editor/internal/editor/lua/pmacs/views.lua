@@ -37,13 +37,13 @@ function M.setup(ctx)
       for i = 2, res.n do out[#out + 1] = show_value(res[i], 0) end
       ed.message(table.concat(out, ", "))
     end})
-  end)
+  end, "evaluate a line of Lua and show what it returns")
 
   -- Two windows: each keeps its own buffer, cursor and scroll.
   local function say_err(ok, err) if not ok then ed.message(err) end end
-  ed.map("global", "M-2", function() say_err(ed.split()) end)
-  ed.map("global", "M-o", function() say_err(ed.other_window()) end)
-  ed.map("global", "M-1", function() ed.unsplit() end)
+  ed.map("global", "M-2", function() say_err(ed.split()) end, "split into two windows")
+  ed.map("global", "M-o", function() say_err(ed.other_window()) end, "switch to the other window")
+  ed.map("global", "M-1", function() ed.unsplit() end, "back to one window")
 
   -- C-b: *buffers*, a row per buffer; Enter switches to the one on the row.
   local function show_buffers()
@@ -58,7 +58,7 @@ function M.setup(ctx)
     ed.map(buf, "Enter", function(b) local id = ids[ed.cursor(b)] if id then ed.show(id) end end)
     ed.show(buf)
   end
-  ed.map("global", "C-b", show_buffers)
+  ed.map("global", "C-b", show_buffers, "*buffers* (Enter switches)")
 
   -- q and Esc in any view (a read-only buffer with no file: *buffers*,
   -- *grep*, *references*, *code actions*...) close it, and the window
