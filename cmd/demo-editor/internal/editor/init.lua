@@ -24,7 +24,7 @@ require("pmacs.files").setup(ctx)      -- ctx.open_file, open_path, save, comple
 -- Before the modules that jump: it wraps ctx.open_file to record the jumps.
 require("pmacs.jumps").setup(ctx)
 require("pmacs.selection").setup(ctx)  -- ctx.can_edit, ctx.set_register
-require("pmacs.editing").setup(ctx)
+require("pmacs.editing").setup(ctx)    -- ctx.newline
 require("pmacs.views").setup(ctx)
 require("pmacs.dired").setup(ctx)      -- ctx.open_dired, current_dir
 require("pmacs.compile").setup(ctx)

@@ -63,3 +63,21 @@ func TestReopenRestoresTheCursor(t *testing.T) {
 		return e.cur.path == path && !e.cur.loading && e.cur.cursor == pos{2, 1}
 	})
 }
+
+// Enter while completion waits for its first answer breaks the line as
+// Enter does without completion: keeping the indent.
+func TestEnterDuringCompletionKeepsTheIndent(t *testing.T) {
+	useFakeLSP(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.go")
+	// The scripted server holds completions asked before column 18.
+	require.NoError(t, os.WriteFile(path, []byte("package m\n\nfunc f() {\n\tx := ab\n}\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	h.gotoLine("4:9")
+	h.until("the cursor after ab", func(e *session) bool { return e.cur.cursor == pos{3, 8} })
+	h.alt('/')
+	h.until("completion asked", func(e *session) bool { return e.keys.buffer[e.cur.id]["Enter"].fn != nil })
+	h.key(tcell.KeyEnter)
+	h.waitBuffer("the line broken with its indent", "package m\n\nfunc f() {\n\tx := ab\n\t\n}\n")
+}

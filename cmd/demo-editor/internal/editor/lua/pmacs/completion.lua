@@ -8,7 +8,7 @@
 -- the typed prefix), Esc closes; moving out of the word closes too.
 -- It owns the completion in progress and its popup. Set up after
 -- pmacs.lsp (a keystroke asks again from ctx.lsp.after_change) and
--- pmacs.selection (ctx.can_edit).
+-- pmacs.selection (ctx.can_edit) and pmacs.editing (ctx.newline).
 local M = {}
 
 function M.setup(ctx)
@@ -120,7 +120,10 @@ function M.setup(ctx)
     local it = c.items[c.sel]
     local _, line, col = comp_word(c)
     comp_close()
-    if not it or not line then ed.insert(c.buf, key) return end
+    if not it or not line then
+      if key == "\n" then ctx.newline(c.buf) else ed.insert(c.buf, key) end
+      return
+    end
     local cur = pmacs.utf16.units(line, col)
     local edit
     local te = it.textEdit

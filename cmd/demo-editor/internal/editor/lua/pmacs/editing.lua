@@ -4,8 +4,9 @@
 -- line, into the register C-v pastes), moving lines (M-Up/M-Down) and
 -- duplicating them (M-S-Down), Enter keeping the line's indent, M-; (a
 -- line comment on or off, by language) and M-l (line numbers). It owns the
--- comment table and needs ctx.can_edit and ctx.set_register from
--- pmacs.selection.
+-- comment table, needs ctx.can_edit and ctx.set_register from
+-- pmacs.selection, and sets ctx.newline(buf): Enter's line break with the
+-- indent, for the modules that take Enter over for a while (completion).
 local M = {}
 
 local words = require("pmacs.words")
@@ -181,13 +182,15 @@ function M.setup(ctx)
   -- Enter keeps the indent of the line it breaks (up to the cursor, when
   -- the cursor is inside the indent), replacing the selection as typing
   -- does.
-  ed.map("global", "Enter", function(buf)
+  local function newline(buf)
     if not can_edit(buf, "insert") then return end
     local row, col = ed.selection(buf)
     if not row then row, col = ed.cursor(buf) end
     local indent = line_at(buf, row):sub(1, col):match("^[ \t]*")
     ed.insert(buf, "\n" .. indent)
-  end, "new line, keeping the indent")
+  end
+  ed.map("global", "Enter", newline, "new line, keeping the indent")
+  ctx.newline = newline
 
   -- M-;: comments the rows out with the language's line comment, at the
   -- smallest indent among them, or, when every non-blank one is already
