@@ -3,6 +3,7 @@ package editor
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"sync/atomic"
@@ -302,4 +303,50 @@ func slicesMax(ds []time.Duration) time.Duration {
 		m = max(m, d)
 	}
 	return m
+}
+
+// Benchmark (env-gated: PMACS_EDITOR_BENCH=1): keystroke-to-screen latency
+// of typing into a Go file with line numbers on and Enter keeping the
+// indent (a Lua binding), through the real loop on a simulation screen of
+// 120x40: a letter, then Enter, 400 times. An editor without line numbers
+// or a Lua Enter runs the same keys.
+func TestTypingLatency(t *testing.T) {
+	if os.Getenv("PMACS_EDITOR_BENCH") == "" {
+		t.Skip("set PMACS_EDITOR_BENCH=1 to run the typing latency benchmark")
+	}
+	path := filepath.Join(t.TempDir(), "typing.go")
+	require.NoError(t, os.WriteFile(path, []byte("package p\n\nfunc f() {\n"+strings.Repeat("    g()\n", 2000)+"}\n"), 0o644))
+	defer reserveLoopProc()()
+	h := startEditorLocked(t, Options{Path: path}, 120, 40)
+	h.until("the file read", func(e *session) bool { return e.cur.path == path && !e.cur.loading })
+	h.e.call(func() {
+		require.NoError(t, h.e.L.DoString(`if pmacs.editor.set_line_numbers then pmacs.editor.set_line_numbers(true) end`))
+	})
+	h.key(tcell.KeyDown)
+	h.key(tcell.KeyDown)
+	h.key(tcell.KeyDown)
+	h.key(tcell.KeyEnd)
+	h.waitText("4:8")
+	m := newLatencyMeter(h)
+	var lat, letters, enters []time.Duration
+	for i := range 400 {
+		var x0, y0 int
+		h.e.call(func() { x0, y0, _ = h.scr.GetCursor() })
+		moved := func(scr tcell.SimulationScreen) bool { x, y, _ := scr.GetCursor(); return x != x0 || y != y0 }
+		if i%2 == 0 {
+			letters = append(letters, m.press(tcell.KeyRune, 'x', moved))
+			lat = append(lat, letters[len(letters)-1])
+		} else {
+			enters = append(enters, m.press(tcell.KeyEnter, 0, moved))
+			lat = append(lat, enters[len(enters)-1])
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	var row string
+	var x int
+	h.e.call(func() { var y int; x, y, _ = h.scr.GetCursor(); row = screenRows(h.scr)[y-1] })
+	t.Logf("typing into a Go file, 120x40, the row above the cursor as shown %q, the cursor at column %d after the last Enter: "+
+		"key to screen p50 %s, p99 %s, max %s (letters p50 %s, p99 %s; Enter p50 %s, p99 %s); load average %s",
+		row, x, ms(percentile(lat, 0.5)), ms(percentile(lat, 0.99)), ms(slicesMax(lat)),
+		ms(percentile(letters, 0.5)), ms(percentile(letters, 0.99)), ms(percentile(enters, 0.5)), ms(percentile(enters, 0.99)), loadAverage())
 }

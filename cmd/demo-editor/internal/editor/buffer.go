@@ -447,19 +447,49 @@ func (b *buffer) keyEditable(what string) error {
 	return nil
 }
 
-// insert types text at the cursor.
+// insert types text at the cursor, over the selection if there is one:
+// what is selected is what the user means to replace, in the same undo
+// step as the text typed over it.
 func (b *buffer) insert(text string) error {
 	if err := b.keyEditable("insert"); err != nil {
 		return err
 	}
-	b.edit(b.cursor, b.cursor, text, !strings.ContainsAny(text, "\n"))
+	b.typeText(text)
 	return nil
+}
+
+// typeText is insert without the check: a script's insert (ed.insert) is
+// allowed where keys are not.
+func (b *buffer) typeText(text string) {
+	s, e, ok := b.selection()
+	if !ok {
+		s, e = b.cursor, b.cursor
+	} else {
+		b.undo.seal()
+	}
+	b.edit(s, e, text, !strings.ContainsAny(text, "\n"))
+}
+
+// deleteSelection removes the selected text, if any, and reports whether
+// it did: Backspace and Delete delete a selection, not a character beside
+// it.
+func (b *buffer) deleteSelection() bool {
+	s, e, ok := b.selection()
+	if !ok {
+		return false
+	}
+	b.undo.seal()
+	b.edit(s, e, "", false)
+	return true
 }
 
 // deleteBack removes the rune (or line break) before the cursor.
 func (b *buffer) deleteBack() error {
 	if err := b.keyEditable("delete"); err != nil {
 		return err
+	}
+	if b.deleteSelection() {
+		return nil
 	}
 	c := b.cursor
 	switch {
@@ -476,6 +506,9 @@ func (b *buffer) deleteBack() error {
 func (b *buffer) deleteForward() error {
 	if err := b.keyEditable("delete"); err != nil {
 		return err
+	}
+	if b.deleteSelection() {
+		return nil
 	}
 	c := b.cursor
 	line := b.lines[c.Row]

@@ -311,8 +311,9 @@ func (e *session) closeBuffer(b *buffer) error {
 	delete(e.keys.buffer, b.id)
 	delete(e.viewSent, b.id)
 	e.hooks.dropBuffer(b.id)
-	// Scripts release what they kept for the buffer (a parse tree).
-	e.raise(event{name: "close", buf: b.id})
+	// Scripts release what they kept for the buffer (a parse tree), and
+	// may remember where its cursor was (the buffer is gone when they run).
+	e.raise(event{name: "close", buf: b.id, path: b.path, top: b.cursor.Row, bottom: b.cursor.Col})
 	if e.prev == b {
 		e.prev = nil
 	}

@@ -206,17 +206,21 @@ type session struct {
 
 	// Drawing state: what is on the screen, so a frame repaints only
 	// what changed.
-	winAll     bool // repaint the whole window
-	shownBuf   *buffer
-	shownTop   int
-	shownLeft  int
-	shownCur   pos
-	shownSel   [3]pos    // the selection drawn: start, end, and {1, 0} if any
-	shownLines [4]string // status, help, message, and the cursor line key
-	viewSent   map[int][2]int
-	width      int
-	height     int
-	mustShow   bool
+	winAll    bool // repaint the whole window
+	shownBuf  *buffer
+	shownTop  int
+	shownLeft int
+	shownCur  pos
+	shownSel  [3]pos // the selection drawn: start, end, and {1, 0} if any
+	// shownGutter is the gutter's width as last drawn.
+	shownGutter int
+	// lineNumbers numbers the rows of file buffers (ed.set_line_numbers).
+	lineNumbers bool
+	shownLines  [4]string // status, help, message, and the cursor line key
+	viewSent    map[int][2]int
+	width       int
+	height      int
+	mustShow    bool
 
 	// The loop.
 	calls     chan func() // work handed to the main goroutine

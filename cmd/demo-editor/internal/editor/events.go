@@ -15,8 +15,8 @@ var eventNames = []string{"start", "open", "loaded", "change", "view", "frame", 
 type event struct {
 	name        string
 	buf         int
-	path        string // "start": the path; "trust": the workspace's status
-	top, bottom int
+	path        string // "start": the path; "trust": the workspace's status; "close": the file
+	top, bottom int    // "view": the rows shown; "close": the cursor's row and column
 	op          runtime.ResourceOp
 }
 
@@ -118,6 +118,12 @@ func (e *session) deliver(ev event) {
 		args = []lua.LValue{lua.LString(ev.path)}
 	case "view":
 		args = []lua.LValue{lua.LNumber(ev.buf), lua.LNumber(ev.top), lua.LNumber(ev.bottom)}
+	case "close":
+		// top and bottom carry the cursor's row and column.
+		args = []lua.LValue{lua.LNumber(ev.buf), lua.LNil, lua.LNumber(ev.top), lua.LNumber(ev.bottom)}
+		if ev.path != "" {
+			args[1] = lua.LString(ev.path)
+		}
 	case "resource":
 		t := e.L.CreateTable(0, 3)
 		t.RawSetString("op", lua.LString(ev.op.Op.String()))

@@ -213,6 +213,7 @@ func newFaces() *faces {
 		"symlink":     d.Foreground(tcell.ColorTeal),
 		"header":      d.Bold(true),
 		"dim":         d.Foreground(tcell.ColorGray),
+		"line_number": d.Foreground(tcell.ColorGray),
 		"error":       d.Foreground(tcell.ColorRed),
 		"warning":     d.Foreground(tcell.ColorYellow),
 		"ok":          d.Foreground(tcell.ColorGreen),

@@ -18,10 +18,13 @@ local ed = pmacs.editor
 -- other calls (ctx.before_save, ctx.lsp.after_change, ctx.lsp.on_start).
 local ctx = {ed = ed, w = pmacs.workers, run = pmacs.async.run, paths = require("pmacs.path")}
 
-require("pmacs.commands").setup(ctx)   -- ctx.commands (M-x), ctx.all_keys, ctx.no_arg
+require("pmacs.commands").setup(ctx)   -- ctx.commands (M-x), ctx.command_help, ctx.no_arg
 require("pmacs.syntax").setup(ctx)     -- ctx.reparse
 require("pmacs.files").setup(ctx)      -- ctx.open_file, open_path, save, complete_path, before_save
-require("pmacs.selection").setup(ctx)  -- ctx.can_edit
+-- Before the modules that jump: it wraps ctx.open_file to record the jumps.
+require("pmacs.jumps").setup(ctx)
+require("pmacs.selection").setup(ctx)  -- ctx.can_edit, ctx.set_register
+require("pmacs.editing").setup(ctx)    -- ctx.newline
 require("pmacs.views").setup(ctx)
 require("pmacs.dired").setup(ctx)      -- ctx.open_dired, current_dir
 require("pmacs.compile").setup(ctx)
@@ -41,12 +44,12 @@ require("pmacs.picker").setup(ctx)
 
 ed.map("global", "C-z", function(buf)
   if not ed.undo(buf) then ed.message("nothing to undo") end
-end)
+end, "undo")
 ed.map("global", "C-y", function(buf)
   if not ed.redo(buf) then ed.message("nothing to redo") end
-end)
-ed.map("global", "C-q", function() ed.quit(false) end)
-ed.map("global", "C-e", function() ed.show(ed.find("*messages*")) end)
+end, "redo")
+ed.map("global", "C-q", function() ed.quit(false) end, "quit (again within 3 s with unsaved changes)")
+ed.map("global", "C-e", function() ed.show(ed.find("*messages*")) end, "*messages*")
 
 ed.map("global", "M-g", function(buf)
   local n = ed.line_count(buf)
@@ -65,7 +68,7 @@ ed.map("global", "M-g", function(buf)
     ed.clear_mark(buf)
     ed.set_cursor(buf, line - 1, col and math.max(tonumber(col) - 1, 0) or 0)
   end})
-end)
+end, "go to line (LINE or LINE:COL)")
 
 ------------------------------------------------------------------ start
 

@@ -69,7 +69,11 @@ func normalizeKey(s string) string {
 	if s == " " {
 		return "Space"
 	}
-	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "<"), ">")
+	s = strings.TrimSpace(s)
+	// "<C-s>", as Vim writes keys; "M->" is Alt and ">", not a bracket.
+	if len(s) > 2 && s[0] == '<' && s[len(s)-1] == '>' {
+		s = s[1 : len(s)-1]
+	}
 	if s == "" {
 		return ""
 	}
@@ -131,22 +135,61 @@ func orderMods(p string) string {
 	return sb.String()
 }
 
-// keymaps holds Lua bindings: global ones and per-buffer ones.
+// binding is what a key does in one scope: the Lua function, the
+// description F1 lists, and when it was bound (F1 lists in that order).
+type binding struct {
+	fn   *lua.LFunction
+	desc string
+	seq  int
+}
+
+// keymaps holds Lua bindings: global ones, the views' ones and per-buffer
+// ones.
 type keymaps struct {
-	global map[string]*lua.LFunction
-	buffer map[int]map[string]*lua.LFunction
+	global map[string]binding
+	// view holds the bindings of every view (a read-only buffer with no
+	// file: the lists, *keys*, *messages*): q and Esc close them all
+	// without each module binding them on each buffer it makes.
+	view   map[string]binding
+	buffer map[int]map[string]binding
+	seq    int
 }
 
 func (k *keymaps) init() {
-	k.global = map[string]*lua.LFunction{}
-	k.buffer = map[int]map[string]*lua.LFunction{}
+	k.global = map[string]binding{}
+	k.view = map[string]binding{}
+	k.buffer = map[int]map[string]binding{}
 }
 
-func (k *keymaps) lookup(buf int, key string) *lua.LFunction {
-	if fn := k.buffer[buf][key]; fn != nil {
-		return fn
+// isView reports whether b takes the "view" scope's bindings.
+func (b *buffer) isView() bool { return b.path == "" && b.readOnly }
+
+// lookup finds what key does in b: its own binding, then the views' (if
+// b is one), then the global one.
+func (k *keymaps) lookup(b *buffer, key string) *lua.LFunction {
+	if bd, ok := k.buffer[b.id][key]; ok {
+		return bd.fn
 	}
-	return k.global[key]
+	if b.isView() {
+		if bd, ok := k.view[key]; ok {
+			return bd.fn
+		}
+	}
+	return k.global[key].fn
+}
+
+// builtinKeys describes what the core does with a key no script bound
+// (defaultKey, handleKey), and the mouse, for ed.keys and so F1.
+var builtinKeys = []struct{ key, desc string }{
+	{"Up", "move"}, {"Down", "move"}, {"Left", "move"}, {"Right", "move"},
+	{"Home", "move"}, {"End", "move"}, {"PgUp", "move"}, {"PgDn", "move"},
+	{"C-Home", "move"}, {"C-End", "move"}, {"C-a", "move to the start of the line"}, {"C-e", "move to the end of the line"},
+	{"Enter", "insert a line break (over the selection)"}, {"Tab", "insert a tab (over the selection)"},
+	{"Backspace", "delete the character before the cursor, or the selection"},
+	{"Delete", "delete the character under the cursor, or the selection"},
+	{"C-z", "undo"}, {"C-y", "redo"}, {"C-s", "save"}, {"C-q", "quit (again within 3 s with unsaved changes)"},
+	{"C-g", "interrupt a runaway script; cancel a prompt"},
+	{"mouse", "click: place the cursor; drag: select; wheel: scroll"},
 }
 
 // handleEvent takes one terminal event.
@@ -241,7 +284,7 @@ func (e *session) handleKey(ev *tcell.EventKey) {
 	if name == "" {
 		return
 	}
-	if name == "C-g" && e.prompt == nil && e.keys.lookup(e.cur.id, name) == nil {
+	if name == "C-g" && e.prompt == nil && e.keys.lookup(e.cur, name) == nil {
 		// Unbound C-g is keyboard-quit: it has already interrupted any
 		// runaway Lua (interruptOnQuitKey), so keep the message saying so;
 		// it also cancels the task trees the last command started.
@@ -264,7 +307,7 @@ func (e *session) handleKey(ev *tcell.EventKey) {
 	if e.prompt != nil && e.promptKey(name, ev) {
 		return
 	}
-	if fn := e.keys.lookup(e.cur.id, name); fn != nil {
+	if fn := e.keys.lookup(e.cur, name); fn != nil {
 		e.callLua(fn, "key "+name, lua.LNumber(e.cur.id))
 		return
 	}

@@ -40,6 +40,8 @@ func TestNormalizeKey(t *testing.T) {
 		"pagedown": "PgDn", "pgup": "PgUp", "space": "Space", " ": "Space",
 		"S-Up": "S-Up", "shift-up": "S-Up", "C-M-x": "C-M-x", "M-C-x": "C-M-x",
 		"x": "x", "X": "X", "f5": "F5",
+		// Brackets are keys too, not Vim's <...> around one.
+		"M->": "M->", "M-<": "M-<", ">": ">", "<": "<",
 	} {
 		require.Equal(t, want, normalizeKey(in), in)
 	}

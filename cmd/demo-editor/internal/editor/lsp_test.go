@@ -57,11 +57,19 @@ func TestGoplsInTheEditor(t *testing.T) {
 	h.untilLong("the jump to Target's definition", func(e *session) bool {
 		return e.cur.path == path && e.cur.cursor == pos{2, 5}
 	})
+	h.alt(',')
+	h.until("back where M-. left", func(e *session) bool { return e.cur.path == path && e.cur.cursor == pos{4, 9} })
+	h.alt('>')
+	h.until("forward to the definition again", func(e *session) bool {
+		return e.cur.path == path && e.cur.cursor == pos{2, 5}
+	})
 
 	h.alt('?')
 	h.untilLong("two references", func(e *session) bool {
 		return e.cur.name == "*references*" && strings.HasPrefix(e.cur.Line(0), "references: 2")
 	})
+	rows := h.waitText("m.go:5:9: var X = Target() + undefinedName")
+	require.True(t, anyContains(rows, "m.go:3:6: func Target() int { return 1 }"), "each reference quotes its line")
 	h.key(tcell.KeyDown)
 	h.key(tcell.KeyDown)
 	h.key(tcell.KeyEnter)

@@ -524,7 +524,7 @@ func TestCompletionClosesWhenAnotherBufferIsShown(t *testing.T) {
 	h.ctrl('w') // *workers*
 	h.until("*workers* shown", func(e *session) bool { return e.cur.name == "*workers*" })
 	h.until("the completion closed", func(e *session) bool { return goBuf.popup == nil })
-	var own map[string]*lua.LFunction
+	var own map[string]binding
 	h.e.call(func() { own = maps.Clone(h.e.keys.buffer[goBuf.id]) })
 	require.NotContains(t, own, "Down", "the completion's keys are gone from the buffer")
 	require.NotContains(t, own, "Enter")

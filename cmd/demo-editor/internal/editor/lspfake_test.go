@@ -117,6 +117,20 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 			if p.Position.Character == fakeAnswerAt {
 				s.answerHeld()
 			}
+		case "textDocument/hover":
+			s.reply(m.ID, map[string]any{"contents": map[string]any{"kind": "markdown",
+				"value": "```go\nfunc Alpha(n int) string\n```\n\nAlpha **names** the `n`th [letter](https://example.com/doc) \\_ok\\_."}})
+		case "textDocument/references":
+			// Two places: row 2 of the document asked about, and row 1 of
+			// other.go beside it, which no buffer holds.
+			var p fakeDocParams
+			_ = json.Unmarshal(m.Params, &p)
+			other := p.TextDocument.URI[:strings.LastIndexByte(p.TextDocument.URI, '/')+1] + "other.go"
+			at := func(uri string, line, char int) map[string]any {
+				pos := map[string]any{"line": line, "character": char}
+				return map[string]any{"uri": uri, "range": map[string]any{"start": pos, "end": pos}}
+			}
+			s.reply(m.ID, []any{at(p.TextDocument.URI, 2, 4), at(other, 1, 1)})
 		case "$/cancelRequest":
 			var p struct {
 				ID json.RawMessage `json:"id"`

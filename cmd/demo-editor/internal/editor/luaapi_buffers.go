@@ -154,3 +154,107 @@ func (e *session) luaSetPath(L *lua.LState) int {
 	b.savedStep = math.MaxUint64
 	return push(L, lua.LTrue)
 }
+
+// luaReload is ed.reload(buf, on_done): reads buf's file again, replacing
+// the text (and forgetting its undo history: the text is the file's now).
+// The buffer is marked loading while the read runs, so no key edits a text
+// about to be replaced; a read that fails leaves the text as it was.
+func (e *session) luaReload(L *lua.LState) int {
+	b := e.bufArg(L, "reload", 1)
+	var onDone *lua.LFunction
+	if L.Get(2) != lua.LNil {
+		onDone = fnArg(L, "reload", 2, "on_done")
+	}
+	e.reload(b, onDone)
+	return 0
+}
+
+// reload re-reads b's file on a helper goroutine; onDone (may be nil) is
+// called with (true) or (false, message).
+func (e *session) reload(b *buffer, onDone *lua.LFunction) {
+	fail := func(msg string) {
+		e.reportError(msg, "")
+		if onDone != nil {
+			e.callLua(onDone, "reload on_done", lua.LFalse, lua.LString(msg))
+		}
+	}
+	switch {
+	case b.path == "":
+		fail(fmt.Sprintf("reload: %s has no file", b.name))
+		return
+	case b.loading:
+		fail(fmt.Sprintf("reload: %s is still loading", b.name))
+		return
+	case b.saving:
+		fail(fmt.Sprintf("reload: %s is being saved", b.name))
+		return
+	}
+	b.loading = true
+	path := b.path
+	e.goIO(func() func() {
+		ft, exists, err := readFileText(path, nil)
+		if err == nil && !exists {
+			err = fmt.Errorf("reload %s: the file no longer exists", path)
+		}
+		return func() {
+			if e.bufs[b.id] != b {
+				return // closed while it was read
+			}
+			b.loading = false
+			if err != nil {
+				fail(err.Error())
+				return
+			}
+			b.load(ft)
+			b.readOnly = ft.binary || ft.readOnly
+			// The text changed under the scripts' feet: "change" tells them
+			// (take_edits says "resync"), so a language server gets the
+			// whole text and the syntax tree is parsed again.
+			e.message(fmt.Sprintf("reloaded %s", path))
+			if onDone != nil {
+				e.callLua(onDone, "reload on_done", lua.LTrue)
+			}
+		}
+	})
+}
+
+// luaFileLines is ed.file_lines(path, rows, on_done): reads rows (0-based)
+// of a file on a helper goroutine, for a list that quotes lines of files
+// no buffer holds (references); on_done(lines) gets a table from row to
+// text (rows past the end are left out), or on_done(nil, message).
+func (e *session) luaFileLines(L *lua.LState) int {
+	path := strArg(L, "file_lines", 1, "path")
+	t, ok := L.Get(2).(*lua.LTable)
+	if !ok {
+		argErr(L, "file_lines", 2, "rows", "a list of row numbers")
+	}
+	var rows []int
+	for i := 1; i <= t.Len(); i++ {
+		n, ok := t.RawGetInt(i).(lua.LNumber)
+		if !ok || n < 0 || float64(n) != float64(int(n)) {
+			L.RaiseError("pmacs.editor.file_lines: argument #2 (rows) item %d expected a row number (an integer from 0), got %s", i, t.RawGetInt(i).String())
+		}
+		rows = append(rows, int(n))
+	}
+	onDone := fnArg(L, "file_lines", 3, "on_done")
+	e.goIO(func() func() {
+		ft, exists, err := readFileText(path, nil)
+		if err == nil && !exists {
+			err = fmt.Errorf("file_lines %s: no such file", path)
+		}
+		return func() {
+			if err != nil {
+				e.callLua(onDone, "file_lines on_done", lua.LNil, lua.LString(err.Error()))
+				return
+			}
+			out := e.L.CreateTable(0, len(rows))
+			for _, r := range rows {
+				if r < len(ft.lines) {
+					out.RawSetInt(r, lua.LString(ft.lines[r]))
+				}
+			}
+			e.callLua(onDone, "file_lines on_done", out)
+		}
+	})
+	return 0
+}

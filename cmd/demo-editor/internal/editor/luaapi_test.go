@@ -82,7 +82,7 @@ func TestLuaMisuseNamesTheArgument(t *testing.T) {
 	for src, want := range map[string]string{
 		`pmacs.editor.set_lines(0, "x", 1, {})`:                       "pmacs.editor.set_lines: argument #2 (start) expected an integer, got string",
 		`pmacs.editor.get_lines(0, 5, 9)`:                             "rows [5, 9) are outside buffer",
-		`pmacs.editor.map("everywhere", "C-s", print)`:                `argument #1 (scope) expected "global" or a buffer id`,
+		`pmacs.editor.map("everywhere", "C-s", print)`:                `argument #1 (scope) expected "global", "view" or a buffer id`,
 		`pmacs.editor.map("global", "C-s", 3)`:                        "argument #3 (fn) expected a function",
 		`pmacs.editor.on("keypress", print)`:                          `unknown event "keypress"`,
 		`pmacs.editor.name(999)`:                                      "no buffer 999",

@@ -194,7 +194,9 @@ func (e *session) luaInsert(L *lua.LState) int {
 	b := e.bufArg(L, "insert", 1)
 	editable(L, "insert", b)
 	text := strArg(L, "insert", 2, "text")
-	b.edit(b.cursor, b.cursor, text, false)
+	b.undo.seal()
+	b.typeText(text)
+	b.undo.seal()
 	return 0
 }
 

@@ -119,9 +119,15 @@ func TestEmbeddedInitUsesNoGlobalsAndBindsEveryKey(t *testing.T) {
 		"M-a", "M-c", "M-e", "M-f", "M-g", "M-k", "M-n", "M-o", "M-p", "M-s", "M-x", "PgDn", "PgUp", "Right",
 		"S-Down", "S-End", "S-F3", "S-Home", "S-Left", "S-PgDn", "S-PgUp", "S-Right", "S-Up", "Up",
 		"C-Home", "C-End", "C-S-Home", "C-S-End",
+		// pmacs.editing
+		"C-Right", "C-Left", "C-S-Right", "C-S-Left", "M-Right", "M-Left", "M-S-Right", "M-S-Left",
+		"M-Backspace", "C-Backspace", "C-h", "M-d", "C-Delete", "C-k", "M-Up", "M-Down", "M-S-Down",
+		"Enter", "M-;", "M-l",
+		// pmacs.jumps, pmacs.files
+		"M-,", "M->", "M-w", "M-R", "M-S",
 	}
 	sort.Strings(want)
 	require.Equal(t, want, keys, "the global keys")
-	require.Equal(t, map[string]int{"change": 2, "close": 5, "frame": 2, "loaded": 1, "open": 3, "resource": 1, "save": 1,
+	require.Equal(t, map[string]int{"change": 2, "close": 6, "frame": 2, "loaded": 1, "open": 3, "resource": 1, "save": 1,
 		"start": 1, "trust": 1, "view": 1}, hooks, "the hooks by event")
 }

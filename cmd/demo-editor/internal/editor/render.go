@@ -53,8 +53,11 @@ func (e *session) draw() {
 	if sel {
 		selNow = [3]pos{ss, se, {Row: 1}}
 	}
+	// A gutter that widened or narrowed (line numbers toggled, a row
+	// count reaching another digit) moves every row's text.
+	gutter := e.gutterWidth(b)
 	switch {
-	case e.winAll || e.shownBuf != b || e.shownTop != b.top || e.shownLeft != b.left || e.shownSel != selNow:
+	case e.winAll || e.shownBuf != b || e.shownTop != b.top || e.shownLeft != b.left || e.shownSel != selNow || e.shownGutter != gutter:
 		from, to = 0, h
 	case b.dirtyFrom >= 0:
 		from = max(b.dirtyFrom-b.top, 0)
@@ -81,7 +84,7 @@ func (e *session) draw() {
 	}
 	focusedChanged := e.winAll || from < to
 	e.winAll = false
-	e.shownBuf, e.shownTop, e.shownLeft, e.shownSel = b, b.top, b.left, selNow
+	e.shownBuf, e.shownTop, e.shownLeft, e.shownSel, e.shownGutter = b, b.top, b.left, selNow, gutter
 	b.dirtyFrom = -1
 	if e.win.other != nil {
 		if !e.win.otherTop && (focusedChanged || e.shownCur != b.cursor) {
@@ -121,7 +124,7 @@ func (e *session) draw() {
 	if e.prompt != nil {
 		cx, cy = e.promptCursorX(), e.height-1
 	} else if !b.cursorLine {
-		cx = displayCol(b.lines[b.cursor.Row], b.cursor.Col) - b.left + b.gutterWidth()
+		cx = displayCol(b.lines[b.cursor.Row], b.cursor.Col) - b.left + e.gutterWidth(b)
 		cy = b.cursor.Row - b.top + y0
 	}
 	if b.cursor != e.shownCur || changed {
@@ -146,9 +149,9 @@ func (e *session) drawRow(b *buffer, y int) {
 		base = base.Background(styleSelection)
 	}
 	// gx is the gutter's width: the text is drawn right of it, in w columns.
-	gx := b.gutterWidth()
+	gx := e.gutterWidth(b)
 	if gx > 0 {
-		e.drawSign(b, y, row, base)
+		e.drawGutter(b, y, row, base)
 	}
 	w := e.width - gx
 	x := 0

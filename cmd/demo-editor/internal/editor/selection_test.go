@@ -123,21 +123,55 @@ func TestGoToLine(t *testing.T) {
 	require.Equal(t, pos{6, 2}, h.cursor(), "a refused line leaves the cursor")
 }
 
-// F1 lists every key in *keys*, and F1 or Esc goes back.
+// F1 lists every key in *keys*, made from the bindings and their
+// descriptions (so M-c, M-! and the M-x commands such as mcp-connect are
+// there), and F1 or Esc goes back.
 func TestF1ListsTheKeys(t *testing.T) {
 	h := startEditor(t, Options{Path: t.TempDir()})
 	h.waitText("..")
 	h.key(tcell.KeyF1)
-	rows := h.waitText("Keys (Esc or F1 goes back)")
-	for _, k := range []string{"C-c, C-x, C-v", "M-g", "C-Space", "C-o", "C-f", "C-w", "M-x", "C-q"} {
-		require.True(t, anyContains(rows, "  "+k), "%s is listed", k)
+	h.waitText("Keys (Esc or F1 goes back)")
+	var text string
+	h.until("*keys* filled", func(e *session) bool { text = e.cur.Text(); return e.cur.name == "*keys*" })
+	for _, row := range []string{
+		"  M-c ", "  M-! ", "  C-c ", "  M-g ", "  C-Space ", "  C-o ", "  C-f ", "  C-w ", "  M-x ", "  C-q ",
+		"  Up, Down, Left, Right, Home, End", "  C-g ", "  mcp-connect ", "  q, Esc ", "  M-, ",
+	} {
+		require.Contains(t, text, "\n"+row, "%q is listed", row)
 	}
+	require.Contains(t, text, "compile: run a command into *compile*", "M-c's description")
+	require.NotContains(t, text, "(no description)", "every key has a description")
 	h.key(tcell.KeyEsc)
 	h.waitScreen("the directory back", func(rows []string) bool { return !anyContains(rows, "Keys (") && anyContains(rows, "..") })
 	h.key(tcell.KeyF1)
 	h.waitText("Keys (")
 	h.key(tcell.KeyF1)
 	h.waitScreen("the directory back", func(rows []string) bool { return !anyContains(rows, "Keys (") })
+}
+
+// ed.map takes a description as a fourth argument or in a table, and
+// ed.keys lists a scope's bindings with them, in the order they were made.
+func TestMapDescriptionsAndKeys(t *testing.T) {
+	h := startEditor(t, Options{Path: t.TempDir()})
+	h.waitText("..")
+	var got string
+	h.e.call(func() {
+		require.NoError(t, h.e.L.DoString(`
+			local ed = pmacs.editor
+			local b = ed.create("*desc*")
+			ed.map(b, "x", function() end, "the x key")
+			ed.map(b, "C-t", {fn = function() end, desc = "the t key"})
+			ed.map(b, "y", function() end)
+			local out = {}
+			for _, k in ipairs(ed.keys(b)) do out[#out + 1] = k.key .. "=" .. k.desc end
+			keys_listed = table.concat(out, ";")`))
+		got = h.e.L.GetGlobal("keys_listed").String()
+		err := h.e.L.DoString(`pmacs.editor.map("global", "z", {desc = "no fn"})`)
+		require.ErrorContains(t, err, "pmacs.editor.map: argument #3 (binding) field fn expected a function, got nil")
+		err = h.e.L.DoString(`pmacs.editor.map("global", "z", function() end, 5)`)
+		require.ErrorContains(t, err, "pmacs.editor.map: argument #4 (desc) expected a string")
+	})
+	require.Equal(t, "x=the x key;C-t=the t key;y=", got)
 }
 
 // pasteEvents sends text as the terminal sends a bracketed paste: a start

@@ -2,6 +2,7 @@ package editor
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -32,21 +33,63 @@ func (b *buffer) rowNote() string {
 	return b.signs.rows[b.cursor.Row].note
 }
 
-// gutterWidth is the number of screen columns left of b's text.
-func (b *buffer) gutterWidth() int {
+// gutterWidth is the number of screen columns left of b's text: the line
+// numbers, when they are on and b is a file buffer, then the sign column.
+func (e *session) gutterWidth(b *buffer) int {
+	return e.numberWidth(b) + b.signWidth()
+}
+
+// signWidth is the sign column's width: one cell while a script has set it.
+func (b *buffer) signWidth() int {
 	if b.signs == nil {
 		return 0
 	}
 	return 1
 }
 
-// drawSign paints the gutter cell of window row y (buffer row row).
-func (e *session) drawSign(b *buffer, y, row int, base tcell.Style) {
+// numberWidth is the width of b's line-number column, a space after the
+// numbers included; 0 when the numbers are off or b is a view (its rows are
+// list entries, not lines).
+func (e *session) numberWidth(b *buffer) int {
+	if !e.lineNumbers || b.noUndo {
+		return 0
+	}
+	n, digits := len(b.lines), 1
+	for n >= 10 {
+		n /= 10
+		digits++
+	}
+	return max(digits, 3) + 1
+}
+
+// drawGutter paints the gutter of window row y (buffer row row): its
+// number, right-aligned, and its sign.
+func (e *session) drawGutter(b *buffer, y, row int, base tcell.Style) {
+	x := 0
+	if nw := e.numberWidth(b); nw > 0 {
+		var digits [20]byte
+		num := digits[:0]
+		if row < len(b.lines) {
+			num = strconv.AppendInt(num, int64(row+1), 10)
+		}
+		st := e.faces.resolve("line_number")
+		for i := range nw {
+			text := " "
+			if j := i - (nw - 1 - len(num)); j >= 0 && j < len(num) {
+				text = string(rune(num[j]))
+			}
+			e.scr.Put(i, y+e.rowOff, text, st)
+		}
+		x = nw
+	}
+	if b.signs == nil {
+		return
+	}
 	st, text := base, " "
 	if s, ok := b.signs.rows[row]; ok {
 		st, text = e.faces.style(s.face), s.text
 	}
-	e.scr.Put(0, y+e.rowOff, text, st)
+	e.scr.Put(x, y+e.rowOff, text, st)
 }
 
 // popup is a list drawn over the window, under (or above, when there is
@@ -80,7 +123,7 @@ func (e *session) drawPopup(b *buffer, y0, h int) {
 		y = row - b.top - n // above the anchor
 	}
 	y = max(y, 0)
-	x := displayCol(b.lines[row], min(p.at.Col, len(b.lines[row]))) - b.left + b.gutterWidth()
+	x := displayCol(b.lines[row], min(p.at.Col, len(b.lines[row]))) - b.left + e.gutterWidth(b)
 	x = max(min(x, e.width-width), 0)
 	normal, sel := e.faces.resolve("popup"), e.faces.resolve("popup.selected")
 	for i := range n {
@@ -120,7 +163,26 @@ func (e *session) installLSPViewAPI(api *lua.LTable) {
 	}
 	e.L.SetFuncs(api, map[string]lua.LGFunction{
 		"set_signs": e.luaSetSigns, "popup": e.luaPopup, "apply_text_edits": e.luaApplyTextEdits, "check_text_edits": e.luaCheckTextEdits,
+		"set_line_numbers": e.luaSetLineNumbers, "line_numbers": e.luaLineNumbers,
 	})
+}
+
+// luaSetLineNumbers is ed.set_line_numbers(on): numbers in the gutter of
+// every file buffer. The next draw sees the gutter's new width and
+// repaints the window once; after that a keystroke repaints only its rows,
+// numbers included.
+func (e *session) luaSetLineNumbers(L *lua.LState) int {
+	v := L.Get(1)
+	if v.Type() != lua.LTBool {
+		argErr(L, "set_line_numbers", 1, "on", "a boolean")
+	}
+	e.lineNumbers = v == lua.LTrue
+	return 0
+}
+
+// luaLineNumbers is ed.line_numbers(): whether the rows are numbered.
+func (e *session) luaLineNumbers(L *lua.LState) int {
+	return push(L, lua.LBool(e.lineNumbers))
 }
 
 // luaSetSigns is ed.set_signs(buf, signs): the gutter's markers, each

@@ -59,7 +59,10 @@ func (u *undoLog) record(c change, before, after pos, typing bool) {
 	}
 	u.nextID++
 	u.done = append(u.done, step{id: u.nextID, changes: []change{c}, before: before, after: after})
-	u.open = typing && c.removed == ""
+	// Typing over a selection opens a run too: the letters typed after
+	// the first join the step that replaced the selection, so one undo
+	// puts the selection back.
+	u.open = typing
 }
 
 // seal ends the typing run: the next change starts a new step.

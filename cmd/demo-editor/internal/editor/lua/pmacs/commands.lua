@@ -1,43 +1,38 @@
 -- pmacs.commands: M-x and its table of commands, the key list F1 shows
 -- and the help line. It owns ctx.commands (every module adds its own
--- commands to it: M-x reads the table when it runs), ctx.all_keys, and
--- the commands that only show what the runtime does (sleep, sum,
--- frame-target: jobs to watch in *workers*). Set it up first: the other
--- modules add to what it makes.
+-- commands to it: M-x reads the table when it runs), ctx.command_help
+-- (what F1 says of each command, set beside it), and the commands that
+-- only show what the runtime does (sleep, sum, frame-target: jobs to watch
+-- in *workers*). F1's list is made from the bindings (ed.keys) and their
+-- descriptions when it is shown, so it lists what is bound, not what was
+-- once written down. Set it up first: the other modules add to what it
+-- makes.
 local M = {}
 
 -- The help line fits 80 columns; F1 lists every key.
 local help = "F1 keys ^S save ^Z undo ^F grep ^D dir ^W jobs ^O open M-x M-/ complete ^Q quit"
 
-local all_keys = {
-  "Keys (Esc or F1 goes back)",
-  "",
-  "  arrows, Home, End, PgUp, PgDn   move (C-Home, C-End: start and end of the buffer)",
-  "  shift + a movement key          select; a movement without shift ends the selection",
-  "  mouse                           click: place the cursor; drag: select; wheel: scroll",
-  "  C-Space                         set the mark: movement selects from it (again: clear)",
-  "  Esc                             clear the selection",
-  "  C-c, C-x, C-v                   copy, cut, paste (copy and cut reach the terminal's clipboard)",
-  "  C-z, C-y                        undo, redo",
-  "  C-s, M-s                        save, save as (asks before overwriting)",
-  "  C-o                             open a file or directory (Tab completes)",
-  "  M-g                             go to line (LINE or LINE:COL)",
-  "  M-f                             search the buffer as you type (Up/Down previous/next, M-r regex, Enter stays, Esc goes back)",
-  "  F3, S-F3 (M-n, M-p)             next, previous search match; Esc clears the matches",
-  "  C-f                             live grep as rg searches (Up/Down select, Enter opens, M-r regex, Esc cancels)",
-  "  C-d                             directory view (Enter, Backspace/^ up, r rename, d remove, m chmod, g refresh)",
-  "  C-w                             *workers*: jobs in flight and recent (c cancels the job on the row)",
-  "  C-b                             *buffers* (Enter switches)",
-  "  M-2, M-o, M-1                   split into two windows, switch window, back to one window",
-  "  C-e                             *messages*",
-  "  M-x                             commands: grep, dired, workers, open, rename, code-action, format, format-on-save, sleep, sum, frame-target",
-  "  M-:                             evaluate a line of Lua and show what it returns",
-  "  M-., M-k, M-?, M-e              language server: definition, hover, references, *diagnostics* (Enter jumps)",
-  "  M-/, F2, M-a                    complete the word (Enter/Tab inserts), rename the symbol, code actions (Enter runs one)",
-  "  C-g                             interrupt a runaway script; cancel a prompt",
-  "  C-q                             quit (twice within 3 s with unsaved changes)",
-  "  F1                              this list",
-}
+-- key_rows lists a scope's bindings, keys with the same description on
+-- one row, in the order they were first bound.
+local function key_rows(bindings)
+  local groups, order = {}, {}
+  for _, b in ipairs(bindings) do
+    local desc = b.desc ~= "" and b.desc or "(no description)"
+    if not groups[desc] then groups[desc] = {} order[#order + 1] = desc end
+    table.insert(groups[desc], b.key)
+  end
+  local rows = {}
+  for _, desc in ipairs(order) do
+    local keys = table.concat(groups[desc], ", ")
+    if #keys <= 32 then
+      rows[#rows + 1] = string.format("  %-32s %s", keys, desc)
+    else
+      rows[#rows + 1] = "  " .. keys
+      rows[#rows + 1] = string.format("  %-32s %s", "", desc)
+    end
+  end
+  return rows
+end
 
 -- whole_arg reads a command's numeric argument: a whole number in
 -- [lo, hi], or nil and a message saying what was expected.
@@ -57,7 +52,40 @@ function M.setup(ctx)
   local ed, w, run = ctx.ed, ctx.w, ctx.run
 
   ed.set_help(help)
-  ctx.all_keys = all_keys
+  local command_help = {}
+  ctx.command_help = command_help
+
+  -- keys_text is the text of *keys*: the global bindings, then what the
+  -- core does with the keys none binds, the views' bindings, and the M-x
+  -- commands.
+  local function keys_text()
+    local bound, builtin = {}, {}
+    for _, b in ipairs(ed.keys("global")) do
+      if b.builtin then builtin[#builtin + 1] = b else bound[#bound + 1] = b end
+    end
+    local lines = {"Keys (Esc or F1 goes back)", ""}
+    local headers = {0}
+    local function section(title, rows)
+      if #rows == 0 then return end
+      lines[#lines + 1] = ""
+      headers[#headers + 1] = #lines
+      lines[#lines + 1] = title
+      for _, r in ipairs(rows) do lines[#lines + 1] = r end
+    end
+    for _, r in ipairs(key_rows(bound)) do lines[#lines + 1] = r end
+    section("Built in (when no binding above takes the key)", key_rows(builtin))
+    section("In a view (a list, *keys*, *messages*)", key_rows(ed.keys("view")))
+    local names = {}
+    for name in pairs(ctx.commands) do names[#names + 1] = name end
+    table.sort(names)
+    local rows = {}
+    for _, name in ipairs(names) do
+      rows[#rows + 1] = string.format("  %-32s %s", name, command_help[name] or "")
+    end
+    section("Commands (M-x NAME [ARGUMENT])", rows)
+    return lines, headers
+  end
+
   ed.map("global", "F1", function(buf)
     local keys = ed.find("*keys*")
     if keys and buf == keys then
@@ -66,14 +94,17 @@ function M.setup(ctx)
       return
     end
     keys = keys or ed.create("*keys*", {list = false})
-    ed.set_lines(keys, 0, -1, all_keys)
-    ed.set_highlights(keys, {{0, 0, 0, #all_keys[1], "header"}})
+    local lines, headers = keys_text()
+    ed.set_lines(keys, 0, -1, lines)
+    local spans = {}
+    for i, row in ipairs(headers) do spans[i] = {row, 0, row, #lines[row + 1], "header"} end
+    ed.set_highlights(keys, spans)
     ed.map(keys, "Esc", function()
       local prev = ed.previous()
       if prev then ed.show(prev) end
     end)
     ed.show(keys)
-  end)
+  end, "this list of keys and commands (Esc or F1 goes back)")
 
   -- no_arg refuses an argument to a command that takes none.
   function ctx.no_arg(cmd, fn)
@@ -116,6 +147,9 @@ function M.setup(ctx)
     end,
   }
   ctx.commands = commands
+  command_help.sleep = "[ms]: a job that sleeps (default 5000), to watch in *workers*"
+  command_help.sum = "[n]: a job that sums 1..n (default 100000000)"
+  command_help["frame-target"] = "[ms]: show or set the frame target (1 to 1000)"
 
   ed.map("global", "M-x", function()
     local names = {}
@@ -129,7 +163,7 @@ function M.setup(ctx)
       if not fn then ed.error("no command " .. name .. " (known: " .. known .. ")") return end
       fn(arg)
     end})
-  end)
+  end, "run a command (the commands below)")
 end
 
 return M

@@ -79,8 +79,9 @@ function M.setup(ctx)
   local function prompt_compile()
     ed.prompt("compile: ", {text = compile.cmd, on_submit = run_compile})
   end
+  ctx.command_help.compile = "[cmd]: run cmd (default make -k) into *compile*, as M-c"
   commands.compile = function(arg) if arg ~= "" then run_compile(arg) else prompt_compile() end end
-  ed.map("global", "M-c", prompt_compile)
+  ed.map("global", "M-c", prompt_compile, "compile: run a command into *compile* (Enter on file:line jumps, g reruns)")
 
   -- shell_command shows a one-line result on the message line and anything
   -- longer in *shell output*, with the exit status when it is not 0.
@@ -106,7 +107,8 @@ function M.setup(ctx)
       ed.show(buf)
     end)
   end
-  ed.map("global", "M-!", function() ed.prompt("shell command: ", {on_submit = shell_command}) end)
+  ed.map("global", "M-!", function() ed.prompt("shell command: ", {on_submit = shell_command}) end, "run a shell command (output on the message line or in *shell output*)")
+  ctx.command_help.shell = "CMD: run a shell command, as M-!"
   commands.shell = function(arg)
     if arg == "" then ed.error("shell: needs a command") return end
     shell_command(arg)

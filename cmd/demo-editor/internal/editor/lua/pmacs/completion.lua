@@ -10,7 +10,7 @@
 -- "completion") asking for the newest items, which owns the request: a
 -- newer request or closing the popup cancels it, and the request with it. Set up after
 -- pmacs.lsp (a keystroke asks again from ctx.lsp.after_change) and
--- pmacs.selection (ctx.can_edit).
+-- pmacs.selection (ctx.can_edit) and pmacs.editing (ctx.newline).
 local M = {}
 
 function M.setup(ctx)
@@ -123,7 +123,10 @@ function M.setup(ctx)
     local it = c.items[c.sel]
     local _, line, col = comp_word(c)
     comp_close()
-    if not it or not line then ed.insert(c.buf, key) return end
+    if not it or not line then
+      if key == "\n" then ctx.newline(c.buf) else ed.insert(c.buf, key) end
+      return
+    end
     local cur = pmacs.utf16.units(line, col)
     local edit
     local te = it.textEdit
@@ -184,7 +187,7 @@ function M.setup(ctx)
     end
     comp_request()
   end
-  ed.map("global", "M-/", complete)
+  ed.map("global", "M-/", complete, "complete the word from the language server (Enter/Tab inserts)")
 
   -- Leaving the word another way (a click) ends completion at the next key
   -- (every completion key checks) or the next frame; the popup and the keys

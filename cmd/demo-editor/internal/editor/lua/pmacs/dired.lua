@@ -163,8 +163,9 @@ function M.setup(ctx)
 
   ed.on("close", function(buf) dired[buf] = nil end)
 
-  ed.map("global", "C-d", function() open_dired(current_dir()) end)
+  ed.map("global", "C-d", function() open_dired(current_dir()) end, "directory view (Enter, Backspace/^ up, r rename, d remove, m chmod, g refresh)")
 
+  ctx.command_help.dired = "[dir]: the directory view, as C-d"
   commands.dired = function(arg) open_dired(arg ~= "" and arg or current_dir()) end
   ctx.open_dired = open_dired
   ctx.current_dir = current_dir

@@ -1,6 +1,7 @@
 -- pmacs.files: opening and saving files. C-o opens a file or a directory
 -- (Tab completes the path), C-s saves, M-s saves as (asking before it
--- overwrites), M-x open. It sets ctx.open_file, ctx.open_path, ctx.save
+-- overwrites), M-S saves all, M-w closes a buffer and M-R reloads it
+-- (asking first when it has unsaved changes), M-x open. It sets ctx.open_file, ctx.open_path, ctx.save
 -- and ctx.complete_path, and makes ctx.before_save: functions save runs
 -- (and waits for, in a task) before it writes, and ctx.await_loaded: a
 -- task waits there for a buffer's read to land. A directory is shown by
@@ -54,9 +55,19 @@ function M.setup(ctx)
   end
   ctx.await_loaded = await_loaded
 
+  -- Where the cursor was in each file when its buffer closed: reopening
+  -- it (without a place to go to) puts the cursor back there.
+  local last_cursor = {}
+  ed.on("close", function(_, path, row, col)
+    if path then last_cursor[path] = {row, col} end
+  end)
+
   local function open_file(path, row, col)
+    local was_open = ed.find(path)
     local buf, err = ed.open(path)
     if not buf then ed.error(err) return end
+    local last = not row and not was_open and last_cursor[ed.path(buf)]
+    if last then row, col = last[1], last[2] end
     if row then ed.set_cursor(buf, row, col or 0) end
     ed.show(buf)
     return buf
@@ -111,7 +122,7 @@ function M.setup(ctx)
       end})
     end)
   end
-  ed.map("global", "C-s", save)
+  ed.map("global", "C-s", save, "save")
 
   -- complete_path is the open prompt's Tab: it lists the directory of the
   -- typed path (a job: the prompt stays live meanwhile), extends the text to
@@ -162,7 +173,7 @@ function M.setup(ctx)
         if text ~= "" then open_path(text) end
       end,
     })
-  end)
+  end, "open a file or directory (Tab completes)")
 
   -- M-s: save as. A relative path is relative to the project root, like
   -- C-o's; an existing file is overwritten only after a y.
@@ -190,11 +201,57 @@ function M.setup(ctx)
         end})
       end)
     end})
-  end)
+  end, "save as (asks before overwriting)")
+  ctx.command_help.open = "PATH: open a file or directory, as C-o"
   commands.open = function(arg)
     if arg == "" then ed.error("open: needs a path") return end
     open_path(arg)
   end
+  -- confirm runs fn at once for a buffer without unsaved changes, else
+  -- after a y to the question.
+  local function confirm(buf, question, fn)
+    if not ed.modified(buf) then fn() return end
+    ed.prompt(ed.name(buf) .. " is modified: " .. question .. " (y/n) ", {on_change = function(answer)
+      ed.close_prompt()
+      if answer == "y" or answer == "Y" then fn() else ed.message("nothing done") end
+    end})
+  end
+
+  -- M-w closes the shown buffer; the window goes back to the one before.
+  local function close_buffer(buf)
+    confirm(buf, "close it anyway?", function()
+      local ok, err = ed.close(buf)
+      if not ok then ed.error(err) end
+    end)
+  end
+  ed.map("global", "M-w", close_buffer, "close the buffer (asks first if it has unsaved changes)")
+
+  -- M-R reads the file again, replacing the text (and its undo history).
+  local function reload(buf)
+    if not ed.path(buf) then ed.message(ed.name(buf) .. " is a view, not a file") return end
+    confirm(buf, "reload it from the disk anyway?", function() ed.reload(buf) end)
+  end
+  ed.map("global", "M-R", reload, "reload the file from the disk (asks first if it has unsaved changes)")
+
+  -- M-S saves every file buffer with unsaved changes.
+  local function save_all()
+    local n = 0
+    for _, b in ipairs(ed.buffers()) do
+      if b.path and b.modified and not ed.loading(b.id) then
+        save(b.id)
+        n = n + 1
+      end
+    end
+    if n == 0 then ed.message("no unsaved changes") end
+  end
+  ed.map("global", "M-S", save_all, "save every file with unsaved changes")
+
+  ctx.command_help["save-all"] = "save every file with unsaved changes, as M-S"
+  commands["save-all"] = ctx.no_arg("save-all", save_all)
+  ctx.command_help.close = "close the buffer, as M-w"
+  commands.close = ctx.no_arg("close", function() close_buffer(ed.current()) end)
+  ctx.command_help.reload = "reload the file from the disk, as M-R"
+  commands.reload = ctx.no_arg("reload", function() reload(ed.current()) end)
   ctx.open_file, ctx.open_path, ctx.save, ctx.complete_path = open_file, open_path, save, complete_path
 end
 

@@ -113,7 +113,8 @@ function M.setup(ctx)
       end,
     })
   end
-  ed.map("global", "C-f", live_grep)
+  ed.map("global", "C-f", live_grep, "live grep as rg searches (Up/Down select, Enter opens, M-r regex, Esc cancels)")
+  ctx.command_help.grep = "live grep, as C-f"
   commands.grep = ctx.no_arg("grep", live_grep)
 end
 

@@ -322,7 +322,31 @@ function M.setup(ctx)
       if not path then ed.error("definition: " .. perr) return end
       lsp_jump(path, range.start.line, range.start.character)
     end)
-  end)
+  end, "language server: go to the definition (M-, comes back)")
+
+  -- render_markdown turns a hover's markdown into plain rows: code fences
+  -- go, the code between them stays as it is; outside code, backslash
+  -- escapes, emphasis, inline code marks, heading marks and link targets
+  -- go, and the text stays.
+  local function render_markdown(text)
+    local out, in_code = {}, false
+    for l in (text .. "\n"):gmatch("(.-)\r?\n") do
+      if l:find("^%s*```") or l:find("^%s*~~~") then
+        in_code = not in_code
+      elseif in_code then
+        out[#out + 1] = l
+      else
+        l = l:gsub("^#+%s+", "")
+        l = l:gsub("%[([^%]]*)%]%([^%)]*%)", "%1")
+        l = l:gsub("%*%*(.-)%*%*", "%1"):gsub("__(.-)__", "%1")
+        l = l:gsub("`([^`]*)`", "%1")
+        l = l:gsub("\\(%p)", "%1")
+        out[#out + 1] = l
+      end
+    end
+    while #out > 0 and not out[#out]:find("%S") do out[#out] = nil end
+    return out
+  end
 
   ed.map("global", "M-k", function(buf)
     local h = lsp_request(buf, "textDocument/hover")
@@ -333,13 +357,14 @@ function M.setup(ctx)
       local contents = type(res) == "table" and res.contents
       local text = type(contents) == "string" and contents or type(contents) == "table" and (contents.value or (contents[1] and (contents[1].value or contents[1]))) or nil
       if type(text) ~= "string" or text == "" then ed.message("no hover information here") return end
+      local lines = render_markdown(text)
       local hb = ed.create("*hover*")
-      ed.set_lines(hb, 0, -1, {text})
-      for l in text:gmatch("[^\n]+") do
-        if not l:find("^```") then ed.message(l) return end
+      ed.set_lines(hb, 0, -1, lines)
+      for _, l in ipairs(lines) do
+        if l:find("%S") then ed.message(l) return end
       end
     end)
-  end)
+  end, "language server: hover (its first line here, all of it in *hover*)")
 
   local function references_open(buf)
     local row = ed.cursor(buf)
@@ -347,6 +372,36 @@ function M.setup(ctx)
     if not file then ed.message("no file:line on this row") return end
     if file:sub(1, 1) ~= "/" then file = join(ed.root(), file) end
     lsp_jump(file, line - 1, (col or 1) - 1)
+  end
+
+  -- quote_lines returns, for the locations of a batch, path -> row ->
+  -- text of each line they point at: from the buffer holding the file, or
+  -- read from the disk off the main loop (ed.file_lines) while the task
+  -- waits. A file that cannot be read gets no text.
+  local function quote_lines(batch)
+    local want, texts, pending = {}, {}, 0
+    for _, loc in ipairs(batch) do
+      local path = type(loc) == "table" and loc.uri and pmacs.uri.to_path(loc.uri)
+      if path then
+        want[path] = want[path] or {}
+        table.insert(want[path], loc.range.start.line)
+      end
+    end
+    for path, rows in pairs(want) do
+      local buf = ed.find(path)
+      if buf and not ed.loading(buf) then
+        texts[path] = {}
+        for _, r in ipairs(rows) do texts[path][r] = ed.get_lines(buf, r, r + 1)[1] end
+      else
+        pending = pending + 1
+        ed.file_lines(path, rows, function(lines)
+          texts[path] = lines
+          pending = pending - 1
+        end)
+      end
+    end
+    while pending > 0 do coroutine.yield() end
+    return texts
   end
 
   ed.map("global", "M-?", function(buf)
@@ -359,29 +414,36 @@ function M.setup(ctx)
     run(function()
       local n = 0
       for batch in h:batches() do
+        if not ed.valid(rb) then h:cancel() return end -- closed (q) meanwhile
         local rows = {}
+        local texts = quote_lines(batch)
         for _, loc in ipairs(batch) do
           if type(loc) == "table" and loc.uri then
             -- A URI that names no local file is listed as it came.
             local path = pmacs.uri.to_path(loc.uri) or loc.uri
-            rows[#rows + 1] = string.format("%s:%d:%d", relative(path), loc.range.start.line + 1, loc.range.start.character + 1)
+            local line = loc.range.start.line
+            local text = texts[path] and texts[path][line]
+            local row = string.format("%s:%d:%d", relative(path), line + 1, loc.range.start.character + 1)
+            rows[#rows + 1] = text and (row .. ": " .. text:match("^%s*(.-)%s*$")) or row
           end
         end
+        if not ed.valid(rb) then return end
         ed.append_lines(rb, rows)
         n = n + #rows
       end
       local ok, err = h:await()
+      if not ed.valid(rb) then return end
       if not ok and err ~= "cancelled" then ed.set_lines(rb, 0, 1, {"references: " .. tostring(err)}) return end
       ed.set_lines(rb, 0, 1, {string.format("references: %d (Enter jumps)", n)})
     end)
-  end)
+  end, "language server: references into *references* (Enter jumps)")
 
   ed.map("global", "M-e", function()
     local buf = ed.create("*diagnostics*")
     ed.map(buf, "Enter", references_open)
     render_diagnostics(buf)
     ed.show(buf)
-  end)
+  end, "language server: *diagnostics* (Enter jumps)")
 
   local function lsp_text_edit(te)
     local r = te.range

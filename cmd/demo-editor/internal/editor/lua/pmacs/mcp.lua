@@ -84,6 +84,7 @@ function M.setup(ctx)
     end})
   end
 
+  ctx.command_help["mcp-connect"] = "CMD ARGS... or URL: connect to an MCP server and list its tools in *mcp* (Enter calls one)"
   commands["mcp-connect"] = function(arg)
     if arg == "" then ed.error("mcp-connect: needs a server command (CMD ARGS...) or an http(s) URL") return end
     local spec

@@ -12,7 +12,7 @@ local M = {}
 
 function M.setup(ctx)
   local ed, w, run, commands, open_path = ctx.ed, ctx.w, ctx.run, ctx.commands, ctx.open_path
-  local join, all_keys = ctx.paths.join, ctx.all_keys
+  local join = ctx.paths.join
 
   local picker = {buf = nil, task = nil, rows = {}, source = nil, names = nil}
 
@@ -122,9 +122,8 @@ function M.setup(ctx)
     })
     picker_update(initial)
   end
-  ed.map("global", "C-p", function() open_picker("") end)
-  ed.map("global", "M-p", function() open_picker("@") end)
-  table.insert(all_keys, #all_keys - 2, "  C-p, M-p                        find: files (@ buffers, > commands), Enter opens; M-p on buffers")
+  ed.map("global", "C-p", function() open_picker("") end, "picker: the project's files (@ buffers, > commands; Enter opens)")
+  ed.map("global", "M-p", function() open_picker("@") end, "picker on the buffers")
 end
 
 return M

@@ -41,7 +41,8 @@ function M.setup(ctx)
     if new_name then send(new_name) return end
     ed.prompt("rename " .. old .. " to: ", {text = old, on_submit = send})
   end
-  ed.map("global", "F2", function(buf) rename_symbol(buf) end)
+  ed.map("global", "F2", function(buf) rename_symbol(buf) end, "rename the symbol (language server)")
+  ctx.command_help.rename = "[NAME]: rename the symbol, as F2"
   commands.rename = function(arg) rename_symbol(ed.current(), arg ~= "" and arg or nil) end
 
   -- Saving a file synced with a language server organizes its imports and
@@ -109,6 +110,7 @@ function M.setup(ctx)
     if not n and code ~= "MethodNotFound" then ed.message("format: " .. err .. "; saved as it is") end
   end
 
+  ctx.command_help.format = "format the buffer with the language server"
   commands.format = function()
     local buf = ed.current()
     run(function()
@@ -117,6 +119,7 @@ function M.setup(ctx)
       ed.message(n == 0 and "format: nothing to change" or string.format("format: %d edits", n))
     end)
   end
+  ctx.command_help["format-on-save"] = "organize imports and format on save: off or on"
   commands["format-on-save"] = function()
     format_on_save = not format_on_save
     ed.message("format on save: " .. (format_on_save and "on" or "off"))
@@ -201,11 +204,11 @@ function M.setup(ctx)
         ed.show(buf)
         run_code_action(buf, client, a)
       end)
-      ed.map(lb, "Esc", function() if ed.valid(buf) then ed.show(buf) end end)
       ed.show(lb)
     end)
   end
-  ed.map("global", "M-a", code_actions)
+  ed.map("global", "M-a", code_actions, "code actions at the cursor or selection (Enter runs one)")
+  ctx.command_help["code-action"] = "code actions, as M-a"
   commands["code-action"] = function() code_actions(ed.current()) end
 end
 

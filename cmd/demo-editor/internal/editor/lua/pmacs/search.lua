@@ -116,17 +116,17 @@ function M.setup(ctx)
     })
     isearch_hint("")
   end
-  ed.map("global", "M-f", search_buffer)
+  ed.map("global", "M-f", search_buffer, "search the buffer as you type (Up/Down previous/next, M-r regex, Enter stays, Esc goes back)")
   -- A large file shows its first rows while the rest loads: a search typed
   -- meanwhile covered only those, so it runs again over the whole text.
   ed.on("open", function(buf)
     if isearch.open and isearch.buf == buf and isearch.query ~= "" then isearch_run(isearch.query) end
   end)
   for _, k in ipairs{"F3", "M-n"} do
-    ed.map("global", k, function(buf) local m = search_step(buf, false) if m then ed.message(m) end end)
+    ed.map("global", k, function(buf) local m = search_step(buf, false) if m then ed.message(m) end end, "next search match")
   end
   for _, k in ipairs{"S-F3", "M-p"} do
-    ed.map("global", k, function(buf) local m = search_step(buf, true) if m then ed.message(m) end end)
+    ed.map("global", k, function(buf) local m = search_step(buf, true) if m then ed.message(m) end end, "previous search match")
   end
 end
 

@@ -1,7 +1,7 @@
 -- pmacs.views: the views of the editor itself: *buffers* (C-b), the M-:
 -- line of Lua and the value it shows, and the two windows (M-2 splits,
--- M-o switches, M-1 goes back to one). It owns no state beyond the
--- buffer list *buffers* shows.
+-- M-o switches, M-1 goes back to one), and q and Esc closing any view. It
+-- owns no state beyond the buffer list *buffers* shows.
 local M = {}
 
 function M.setup(ctx)
@@ -37,13 +37,13 @@ function M.setup(ctx)
       for i = 2, res.n do out[#out + 1] = show_value(res[i], 0) end
       ed.message(table.concat(out, ", "))
     end})
-  end)
+  end, "evaluate a line of Lua and show what it returns")
 
   -- Two windows: each keeps its own buffer, cursor and scroll.
   local function say_err(ok, err) if not ok then ed.message(err) end end
-  ed.map("global", "M-2", function() say_err(ed.split()) end)
-  ed.map("global", "M-o", function() say_err(ed.other_window()) end)
-  ed.map("global", "M-1", function() ed.unsplit() end)
+  ed.map("global", "M-2", function() say_err(ed.split()) end, "split into two windows")
+  ed.map("global", "M-o", function() say_err(ed.other_window()) end, "switch to the other window")
+  ed.map("global", "M-1", function() ed.unsplit() end, "back to one window")
 
   -- C-b: *buffers*, a row per buffer; Enter switches to the one on the row.
   local function show_buffers()
@@ -58,7 +58,20 @@ function M.setup(ctx)
     ed.map(buf, "Enter", function(b) local id = ids[ed.cursor(b)] if id then ed.show(id) end end)
     ed.show(buf)
   end
-  ed.map("global", "C-b", show_buffers)
+  ed.map("global", "C-b", show_buffers, "*buffers* (Enter switches)")
+
+  -- q and Esc in any view (a read-only buffer with no file: *buffers*,
+  -- *grep*, *references*, *code actions*...) close it, and the window
+  -- shows the buffer shown before it. *messages* cannot be closed: they
+  -- only go back from it.
+  local function close_view(buf)
+    if not ed.close(buf) then
+      local prev = ed.previous()
+      if prev then ed.show(prev) end
+    end
+  end
+  ed.map("view", "q", close_view, "close the view and go back")
+  ed.map("view", "Esc", close_view, "close the view and go back")
 end
 
 return M

@@ -137,7 +137,8 @@ function M.setup(ctx)
     ed.show(workers.buf)
     render_workers(workers.buf)
   end
-  ed.map("global", "C-w", show_workers)
+  ed.map("global", "C-w", show_workers, "*workers*: jobs in flight and recent (c cancels the job on the row)")
+  ctx.command_help.workers = "*workers*, as C-w"
   commands.workers = ctx.no_arg("workers", show_workers)
 end
 

@@ -20,6 +20,7 @@ function M.setup(ctx)
 
   local function folder_arg(arg) return arg ~= "" and arg or nil end
 
+  ctx.command_help.trust = "[folder]: trust the workspace (or folder): its own programs may run"
   commands.trust = function(arg)
     local st, err = pmacs.trust.allow(folder_arg(arg))
     if not st then ed.error("trust: " .. err) return end
@@ -30,6 +31,7 @@ function M.setup(ctx)
     end
   end
 
+  ctx.command_help.untrust = "[folder]: refuse the workspace (or folder)"
   commands.untrust = function(arg)
     local st, err = pmacs.trust.deny(folder_arg(arg))
     if not st then ed.error("untrust: " .. err) return end
