@@ -380,6 +380,7 @@ function M.setup(ctx)
   -- waits. A file that cannot be read gets no text.
   local function quote_lines(batch)
     local want, texts, pending = {}, {}, 0
+    local all_read = pmacs.async.future()
     for _, loc in ipairs(batch) do
       local path = type(loc) == "table" and loc.uri and pmacs.uri.to_path(loc.uri)
       if path then
@@ -397,10 +398,11 @@ function M.setup(ctx)
         ed.file_lines(path, rows, function(lines)
           texts[path] = lines
           pending = pending - 1
+          if pending == 0 and not all_read:done() then all_read:set(true) end
         end)
       end
     end
-    while pending > 0 do coroutine.yield() end
+    if pending > 0 then all_read:await() end
     return texts
   end
 
