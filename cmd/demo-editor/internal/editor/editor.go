@@ -178,8 +178,11 @@ type session struct {
 	lb           *luabind.Binding
 	L            *lua.LState
 	opts         Options
-	root         string // absolute directory the editor was started in
-	faces        *faces
+	root         string // absolute project root: the started path's directory, or set_root's
+	// rootFixed says the start event has been delivered: the root no
+	// longer changes (setRoot).
+	rootFixed bool
+	faces     *faces
 
 	bufs     map[int]*buffer
 	order    []int // buffer ids in creation order
@@ -390,6 +393,7 @@ func (e *session) start() {
 	}
 	e.raise(event{name: "start", path: e.opts.Path})
 	e.settle()
+	e.rootFixed = true
 }
 
 // ioCloseWait bounds how long quitting waits for the file reads and

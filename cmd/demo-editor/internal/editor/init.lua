@@ -19,6 +19,7 @@ local ed = pmacs.editor
 local ctx = {ed = ed, w = pmacs.workers, run = pmacs.async.run, paths = require("pmacs.path")}
 
 require("pmacs.commands").setup(ctx)   -- ctx.commands (M-x), ctx.all_keys, ctx.no_arg
+require("pmacs.project").setup(ctx)    -- ctx.project (markers, root); before the start hook below
 require("pmacs.syntax").setup(ctx)     -- ctx.reparse
 require("pmacs.files").setup(ctx)      -- ctx.open_file, open_path, save, complete_path, before_save
 require("pmacs.selection").setup(ctx)  -- ctx.can_edit

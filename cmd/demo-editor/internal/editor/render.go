@@ -3,6 +3,7 @@ package editor
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -295,7 +296,9 @@ func (e *session) statusText() string {
 	// Every job the editor runs is started from Lua, so the binding's
 	// unsettled jobs are all of them: no copy of the runtime's snapshot.
 	st := e.lb.Stats()
-	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, st.Jobs, st.Tasks)
+	// The project root by its last part: the folder grep, compile, the
+	// picker and the trust question are about.
+	right := fmt.Sprintf("[%s]  %s  jobs %d  tasks %d ", filepath.Base(e.root), frame, st.Jobs, st.Tasks)
 	if e.restricted() {
 		// The workspace's own programs do not run (trust.go).
 		right = "restricted  " + right

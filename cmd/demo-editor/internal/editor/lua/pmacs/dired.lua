@@ -163,9 +163,10 @@ function M.setup(ctx)
 
   ed.on("close", function(buf) dired[buf] = nil end)
 
-  ed.map("global", "C-d", function() open_dired(current_dir()) end)
+  -- C-d starts at the project root (pmacs.project); Backspace goes up.
+  ed.map("global", "C-d", function() open_dired(ed.root()) end)
 
-  commands.dired = function(arg) open_dired(arg ~= "" and arg or current_dir()) end
+  commands.dired = function(arg) open_dired(arg ~= "" and arg or ed.root()) end
   ctx.open_dired = open_dired
   ctx.current_dir = current_dir
 end

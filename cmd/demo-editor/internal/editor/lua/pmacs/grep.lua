@@ -1,5 +1,5 @@
 -- pmacs.grep: C-f (M-x grep), the live grep of the project into *grep*.
--- Every keystroke in the prompt starts a search with ed.grep_view under one
+-- It searches the project root (pmacs.project). Every keystroke in the prompt starts a search with ed.grep_view under one
 -- supersede key: the runtime cancels the previous search. The editor keeps
 -- the job's matches itself and formats a row only when a window shows it,
 -- so the count (from the job: matches found, files searched) and "done"
@@ -9,7 +9,7 @@
 local M = {}
 
 function M.setup(ctx)
-  local ed, commands, current_dir, open_file = ctx.ed, ctx.commands, ctx.current_dir, ctx.open_file
+  local ed, commands, open_file = ctx.ed, ctx.commands, ctx.open_file
   local join = ctx.paths.join
 
   local grep = {buf = nil, count = 0, query = "", root = nil, regex = false, state = ""}
@@ -86,7 +86,7 @@ function M.setup(ctx)
       grep.buf = ed.create("*grep*")
       ed.map(grep.buf, "Enter", function(buf) open_match(ed.cursor(buf)) end)
     end
-    grep.root = current_dir()
+    grep.root = ed.root()
     ed.show(grep.buf)
     start_grep("")
     ed.prompt("grep: ", {
