@@ -181,7 +181,7 @@ func (e *session) drawRow(b *buffer, y int) {
 				}
 			}
 			for _, m := range hits {
-				if m.start <= c.col && c.col < m.end {
+				if int(m.start) <= c.col && c.col < int(m.end) {
 					st = styleMatch
 					if cur := b.hits.cur; cur != nil && *cur == m {
 						st = styleMatchCur
