@@ -32,6 +32,7 @@ require("pmacs.workers_view").setup(ctx)
 require("pmacs.lsp").setup(ctx)        -- ctx.lsp
 require("pmacs.wsedit").setup(ctx)     -- ctx.apply_workspace_edit
 require("pmacs.refactor").setup(ctx)
+require("pmacs.replace").setup(ctx)    -- ctx.project_replace; after grep and wsedit
 require("pmacs.completion").setup(ctx)
 require("pmacs.mcp").setup(ctx)
 local ask_trust = require("pmacs.workspace_trust").setup(ctx).ask_trust

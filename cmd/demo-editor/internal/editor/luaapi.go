@@ -40,7 +40,7 @@ func (e *session) installAPI() {
 		"message": e.luaMessage, "error": e.luaError, "set_help": e.luaSetHelp,
 		// the editor
 		"quit": e.luaQuit, "frame_stats": e.luaFrameStats, "root": e.luaRoot,
-		"find_root": e.luaFindRoot, "set_root": e.luaSetRoot,
+		"find_root": e.luaFindRoot, "set_root": e.luaSetRoot, "replace_matches": e.luaReplaceMatches,
 	})
 	pmacs, ok := L.GetGlobal("pmacs").(*lua.LTable)
 	if !ok {

@@ -116,7 +116,7 @@ func TestEmbeddedInitUsesNoGlobalsAndBindsEveryKey(t *testing.T) {
 	want := []string{
 		"C-Space", "C-b", "C-c", "C-d", "C-e", "C-f", "C-o", "C-p", "C-q", "C-s", "C-v", "C-w", "C-x", "C-y", "C-z",
 		"Down", "End", "Esc", "F1", "F2", "F3", "Home", "Left", "M-!", "M-.", "M-/", "M-1", "M-2", "M-:", "M-?",
-		"M-a", "M-c", "M-e", "M-f", "M-g", "M-k", "M-n", "M-o", "M-p", "M-s", "M-x", "PgDn", "PgUp", "Right",
+		"M-%", "M-a", "M-c", "M-e", "M-f", "M-g", "M-k", "M-n", "M-o", "M-p", "M-s", "M-x", "PgDn", "PgUp", "Right",
 		"S-Down", "S-End", "S-F3", "S-Home", "S-Left", "S-PgDn", "S-PgUp", "S-Right", "S-Up", "Up",
 		"C-Home", "C-End", "C-S-Home", "C-S-End",
 	}

@@ -5,7 +5,9 @@
 -- so the count (from the job: matches found, files searched) and "done"
 -- keep pace with the search however many rows there are. It searches what
 -- rg does by default: .gitignore/.ignore honoured, hidden files skipped.
--- It owns *grep* and its query.
+-- M-% in the prompt or in *grep* replaces the matches across the project
+-- (ctx.project_replace, pmacs.replace). It owns *grep* and its query, and
+-- sets ctx.last_grep(): {buf, root, query, regex} of the last search.
 local M = {}
 
 function M.setup(ctx)
@@ -85,6 +87,7 @@ function M.setup(ctx)
     if not grep.buf or not ed.find("*grep*") then
       grep.buf = ed.create("*grep*")
       ed.map(grep.buf, "Enter", function(buf) open_match(ed.cursor(buf)) end)
+      ed.map(grep.buf, "M-%", function() ctx.project_replace() end)
     end
     grep.root = ed.root()
     ed.show(grep.buf)
@@ -94,7 +97,7 @@ function M.setup(ctx)
       keys = {["M-r"] = function()
         grep.regex = not grep.regex
         start_grep(ed.prompt_text())
-      end},
+      end, ["M-%"] = function() ctx.project_replace() end},
       on_submit = function() open_match(ed.cursor(grep.buf)) end,
       -- The prompt belongs to *grep*: showing another buffer ends it too
       -- (why == "switch"), and then the search stops but the new view stays.
@@ -114,6 +117,10 @@ function M.setup(ctx)
     })
   end
   ed.map("global", "C-f", live_grep)
+  function ctx.last_grep()
+    if not grep.buf then return nil end
+    return {buf = grep.buf, root = grep.root, query = grep.query, regex = grep.regex}
+  end
   commands.grep = ctx.no_arg("grep", live_grep)
 end
 
