@@ -52,6 +52,8 @@ type Options struct {
 	// missing or unreadable one stops Run at once with an error matching
 	// ErrInitFile.
 	InitFile string
+	// Clean starts without the user's own init file (ConfigFile).
+	Clean bool
 	// Stderr receives the whole text of an init file's errors (the message
 	// line shows only their first line, cut to the screen): a syntax error
 	// before the terminal is taken over, an error while it runs after the

@@ -69,6 +69,27 @@ ed.map("global", "M-g", function(buf)
   end})
 end)
 
+------------------------------------------------------------------ your configuration
+
+-- $XDG_CONFIG_HOME/pmacs/init.lua (~/.config/pmacs/init.lua) runs last,
+-- with ctx as its argument (local ctx = ...), so it can rebind keys, add
+-- commands and language servers, and change the project markers before
+-- the first path opens; its own modules in lua/ beside it are
+-- require-able. --clean skips it. An error in it is shown with its line,
+-- and the editor starts without the rest of it.
+do
+  local user, path, err = ed.user_config()
+  if err then
+    ed.error("config: " .. err)
+  elseif user then
+    local ok, rerr = pcall(user, ctx)
+    if not ok then
+      print("config: " .. path .. " stopped: " .. tostring(rerr))
+      ed.error("config: " .. tostring(rerr))
+    end
+  end
+end
+
 ------------------------------------------------------------------ start
 
 ed.on("start", function(path)

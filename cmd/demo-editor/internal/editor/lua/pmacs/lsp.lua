@@ -3,7 +3,7 @@
 -- outside it: pmacs.trust.find; a missing gopls is only noted in
 -- *messages*). Edits go out as incremental didChange from ed.take_edits,
 -- never a diff of the text. Other servers: add an entry to ctx.lsp.servers
--- ({name, program, markers}, by the language ed.language names).
+-- ({name, program, args, markers}, by the language ed.language names).
 -- It owns the clients, the documents synced with them and their
 -- diagnostics (the gutter signs, *diagnostics*), and the keys M-.
 -- (definition), M-k (hover), M-? (references) and M-e (diagnostics). It
@@ -152,7 +152,7 @@ function M.setup(ctx)
         entry.program = program
         -- Workspace edits may create, rename and delete files
         -- (apply_workspace_edit).
-        local c, err = pmacs.lsp.start{cmd = {program}, root = server_root(spec, path), filetypes = {lang},
+        local c, err = pmacs.lsp.start{cmd = {program, unpack(spec.args or {})}, root = server_root(spec, path), filetypes = {lang},
           resource_operations = {"create", "rename", "delete"}}
         if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
         c:on_diagnostics(on_diagnostics)
