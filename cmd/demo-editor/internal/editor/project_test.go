@@ -2,6 +2,7 @@ package editor
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -143,4 +144,50 @@ func TestRootWithoutMarkerIsTheFileDirectory(t *testing.T) {
 	})
 	require.Equal(t, dir, root)
 	require.ErrorIs(t, err, errRootFixed)
+}
+
+// The reported case with the real gopls: a file opened deep in a checkout
+// whose gopls is the checkout's own .bin/gopls. The trust question is
+// about the checkout, and once it is trusted gopls starts from its .bin
+// and answers across packages: M-? lists the references in both.
+func TestDeepFileUsesTheCheckoutsLanguageServer(t *testing.T) {
+	gopls := testenv.Peer(t, testenv.Gopls)
+	freshTrust(t)
+	// gopls needs go; PATH holds no gopls, so only the checkout's can run.
+	goBin, err := exec.LookPath("go")
+	require.NoError(t, err)
+	t.Setenv("PATH", filepath.Dir(goBin)+":/usr/bin:/bin")
+	if _, err := exec.LookPath("gopls"); err == nil {
+		t.Skip("a gopls beside go or in /usr/bin: cannot tell the checkout's from it")
+	}
+	proj := filepath.Join(t.TempDir(), "checkout")
+	testenv.WriteTree(t, proj, map[string]string{
+		"go.mod":        "module example.com/m\n\ngo 1.22\n",
+		"lib/lib.go":    "package lib\n\nfunc Target() int { return 1 }\n",
+		"deep/use/u.go": "package use\n\nimport \"example.com/m/lib\"\n\nvar X = lib.Target()\n",
+	})
+	require.NoError(t, os.MkdirAll(filepath.Join(proj, ".bin"), 0o755))
+	require.NoError(t, os.Symlink(gopls, filepath.Join(proj, ".bin", "gopls")))
+	file := filepath.Join(proj, "deep/use/u.go")
+	h := startEditor(t, Options{Path: file})
+	h.waitText("var X = lib.Target()")
+	h.untilPrompt("checkout has project-local programs (.bin/gopls)")
+	h.typeText("y")
+	h.key(tcell.KeyEnter)
+	h.untilLong("gopls from the checkout's .bin", func(e *session) bool {
+		for _, b := range e.bufs {
+			if b.name == "*messages*" && strings.Contains(b.Text(), "lsp: started "+filepath.Join(proj, ".bin", "gopls")) {
+				return true
+			}
+		}
+		return false
+	})
+	h.gotoLine("5:14")
+	h.alt('?')
+	h.untilLong("the references in both packages", func(e *session) bool {
+		return e.cur.name == "*references*" && strings.HasPrefix(e.cur.Line(0), "references: 2")
+	})
+	rows := h.rows()
+	require.True(t, anyContains(rows, "lib/lib.go:3"), strings.Join(rows, "\n"))
+	require.True(t, anyContains(rows, "deep/use/u.go:5"), strings.Join(rows, "\n"))
 }
