@@ -268,3 +268,22 @@ func TestInBufferSearchPastAHundredThousandMatches(t *testing.T) {
 	h.waitScreen("S-F3 from row 120,000", bottomHas(fmt.Sprintf("match 120000/%d", n)))
 	require.Equal(t, pos{119_999, 11}, h.cursor())
 }
+
+// F3 pressed while the matches still stream in (a small stream credit
+// makes delivering the first 100,000 take many frames) waits for the
+// search to end and then goes to the match after the cursor, never
+// wrapping to the top for want of the matches not yet delivered.
+func TestSearchStepWhileStreamingWaitsForTheWholeCount(t *testing.T) {
+	const n = 250_000
+	h := startEditor(t, Options{Path: manyMatchesFile(t, n), runtime: runtime.Options{StreamCredit: 300}})
+	h.waitText("row 0 test 0")
+	h.until("the whole file read", func(e *session) bool { return !e.cur.loading && e.cur.LineCount() >= n })
+	h.goToLine(180_001)
+	h.alt('f')
+	h.waitScreen("the search prompt", bottomHas("search: "))
+	h.typeText("test 0")
+	h.key(tcell.KeyEnter)
+	h.key(tcell.KeyF3)
+	h.waitScreen("F3 after the search ended", bottomHas(fmt.Sprintf("match 180002/%d", n)))
+	require.Equal(t, pos{180_001, 11}, h.cursor())
+}
