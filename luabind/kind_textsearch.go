@@ -39,12 +39,28 @@ func TextSnapshotValue(L *lua.LState, s *textsearch.Snapshot) *lua.LUserData {
 	return ud
 }
 
+// TextIndexValue wraps x for Lua, as the `index` of
+// pmacs.workers.search_text: the embedding program makes a fresh one per
+// search and reads it once the search is done (textsearch.Index).
+func TextIndexValue(L *lua.LState, x *textsearch.Index) *lua.LUserData {
+	ud := L.NewUserData()
+	ud.Value = x
+	mt := L.NewTable()
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString("text search index"))
+		return 1
+	}))
+	mt.RawSetString("__metatable", lua.LString("pmacs"))
+	L.SetMetatable(ud, mt)
+	return ud
+}
+
 // searchText is pmacs.workers.search_text{text=, pattern=, ...}: a stream
 // of matches, three integers each (0-based row, start and end byte column).
 func (b *Binding) searchText(L *lua.LState) int {
 	const fname = "pmacs.workers.search_text"
 	f := checkTable(L, fname, 1, "spec", "field", false,
-		"text", "pattern", "regex", "case_sensitive", "first_row", "end_row", "max_results", "key", "max_batch")
+		"text", "pattern", "regex", "case_sensitive", "first_row", "end_row", "max_results", "index", "key", "max_batch")
 	tv := f.get("text")
 	ud, ok := tv.(*lua.LUserData)
 	var snap *textsearch.Snapshot
@@ -54,7 +70,18 @@ func (b *Binding) searchText(L *lua.LState) int {
 	if !ok {
 		f.fail("text", "text snapshot", tv)
 	}
+	var idx *textsearch.Index
+	if iv := f.get("index"); iv != lua.LNil {
+		iud, ok := iv.(*lua.LUserData)
+		if ok {
+			idx, ok = iud.Value.(*textsearch.Index)
+		}
+		if !ok {
+			f.fail("index", "text search index", iv)
+		}
+	}
 	spec := textsearch.Spec{
+		Index:      idx,
 		Text:       snap,
 		Pattern:    f.str("pattern", true, ""),
 		Regex:      f.boolean("regex", false),

@@ -25,6 +25,7 @@ type config struct {
 	safe   bool
 	roots  []string // --root: the script's roots
 	init   string   // interactive: the init file replacing the embedded one
+	clean  bool     // interactive: without the user's own init file
 	path   string   // interactive: what to open
 	help   bool
 }
@@ -65,6 +66,8 @@ func parseArgs(argv []string) (config, error) {
 			c.init = argv[i]
 		case strings.HasPrefix(a, "--init=") || strings.HasPrefix(a, "-init="):
 			c.init = a[strings.IndexByte(a, '=')+1:]
+		case a == "--clean" || a == "-clean":
+			c.clean = true
 		case a == "-h" || a == "--help" || a == "-help":
 			c.help = true
 		case strings.HasPrefix(a, "-") && a != "-":
@@ -85,8 +88,8 @@ func parseArgs(argv []string) (config, error) {
 
 // checkInteractive refuses interactive-only arguments given with --script.
 func (c config) checkInteractive(positional int) error {
-	if c.init != "" || positional > 0 {
-		return errors.New("--init and PATH are for the interactive editor, not --script")
+	if c.init != "" || c.clean || positional > 0 {
+		return errors.New("--init, --clean and PATH are for the interactive editor, not --script")
 	}
 	return nil
 }

@@ -367,7 +367,10 @@ func TestParseArgs(t *testing.T) {
 	c, err = parseArgs([]string{"--init=my.lua"})
 	require.NoError(t, err)
 	require.Equal(t, "my.lua", c.init)
-	for _, bad := range [][]string{{"a", "b"}, {"--init"}, {"--safe"}, {"--root", "d"}, {"--root"}, {"--init", "x.lua", "--script", "s.lua"}, {"dir", "--script", "s.lua"}} {
+	c, err = parseArgs([]string{"--clean", "f.go"})
+	require.NoError(t, err)
+	require.Equal(t, config{clean: true, path: "f.go"}, c, "--clean: without the user's init file")
+	for _, bad := range [][]string{{"a", "b"}, {"--init"}, {"--safe"}, {"--root", "d"}, {"--root"}, {"--init", "x.lua", "--script", "s.lua"}, {"dir", "--script", "s.lua"}, {"--clean", "--script", "s.lua"}} {
 		_, err = parseArgs(bad)
 		require.Error(t, err, "%q", bad)
 	}

@@ -1,6 +1,6 @@
 // Command demo-editor is the pmacs-go demo editor.
 //
-//	demo-editor [--init FILE.lua] [PATH]
+//	demo-editor [--init FILE.lua] [--clean] [PATH]
 //	demo-editor [--safe] [--root DIR]... --script FILE.lua [args...]
 //
 // Without --script it opens PATH (a file or a directory; default ".") in the
@@ -103,7 +103,7 @@ func runEditor(cfg config) int {
 		case <-ctx.Done():
 		}
 	}()
-	err := editor.Run(ctx, editor.Options{Path: cfg.path, InitFile: cfg.init, Stderr: os.Stderr})
+	err := editor.Run(ctx, editor.Options{Path: cfg.path, InitFile: cfg.init, Clean: cfg.clean, Stderr: os.Stderr})
 	if sig, ok := caught.Load().(syscall.Signal); ok {
 		return exitSignal + int(sig)
 	}
@@ -119,13 +119,15 @@ func runEditor(cfg config) int {
 }
 
 func usage() {
-	fmt.Fprint(os.Stderr, `usage: demo-editor [--init FILE.lua] [PATH]
+	fmt.Fprint(os.Stderr, `usage: demo-editor [--init FILE.lua] [--clean] [PATH]
        demo-editor [--safe] [--root DIR]... --script FILE.lua [args...]
 
   PATH               the file or directory to open (default: .)
   --init FILE.lua    build the editor's features from FILE.lua instead of the
                      embedded init.lua (a missing FILE exits with status 2;
                      its errors are printed whole on stderr)
+  --clean            start without your own init file,
+                     $XDG_CONFIG_HOME/pmacs/init.lua (~/.config/pmacs/init.lua)
   --script FILE.lua  run FILE.lua headless with args in the global 'arg'
   --root DIR         with --script: a root of the script, a directory its
                      reads may reach under --safe and the roots an MCP server

@@ -103,6 +103,10 @@ type Spec struct {
 	// MaxResults caps the matches delivered (0: DefaultMax); the
 	// count in the progress goes on past it.
 	MaxResults int
+	// Index, when set, is filled with the whole text's count of matches
+	// by block of rows (see Index): the owner's exact count, index and
+	// next match past what the stream delivers. A fresh one per search.
+	Index *Index
 }
 
 // ErrSpec is wrapped by a text search's failure for a spec that
@@ -130,6 +134,12 @@ func Dispatch(rt *runtime.Runtime, spec Spec, o runtime.DispatchOptions) runtime
 	// Retirement is checked here, on the dispatching goroutine, since
 	// the owner may write into a retired snapshot's lines at any time.
 	checkErr := spec.Check()
+	if checkErr == nil && spec.Index != nil {
+		checkErr = spec.Index.claim()
+		if checkErr != nil {
+			checkErr = fmt.Errorf("%w: %w", ErrSpec, checkErr)
+		}
+	}
 	// claim says who gives the snapshot back: the worker once it is done
 	// reading, or, for a job cancelled before its worker started (a
 	// keystroke superseding it), the cancel itself.
@@ -170,6 +180,9 @@ func Dispatch(rt *runtime.Runtime, spec Spec, o runtime.DispatchOptions) runtime
 // Check reports what Dispatch would fail the job for, so a
 // binding can raise it at the call instead.
 func (s Spec) Check() error {
+	if s.Index != nil && s.Index.claimed.Load() {
+		return fmt.Errorf("%w: %w", ErrSpec, errIndexUsed)
+	}
 	_, err := newTextMatcher(s)
 	return err
 }
@@ -283,6 +296,10 @@ func runTextSearch(ctx context.Context, spec Spec, send func(ints []uint64, foun
 	first := min(max(spec.FirstRow, 0), len(lines))
 	end := min(max(spec.EndRow, first), len(lines))
 	var found uint64
+	idx := spec.Index
+	if idx != nil {
+		idx.start(match, lines)
+	}
 	batch := make([]uint64, 0, 3*64)
 	scan := func(from, to int) error {
 		for row := from; row < to; row++ {
@@ -291,6 +308,9 @@ func runTextSearch(ctx context.Context, spec Spec, send func(ints []uint64, foun
 			}
 			match(lines[row], func(s, e int) {
 				found++
+				if idx != nil {
+					idx.blocks[row/IndexBlock]++
+				}
 				if found <= limit {
 					batch = append(batch, uint64(row), uint64(s), uint64(e))
 				}
@@ -321,6 +341,11 @@ func runTextSearch(ctx context.Context, spec Spec, send func(ints []uint64, foun
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	// Published before the closing batch, so the owner that sees the
+	// stream end finds the index done.
+	if idx != nil {
+		idx.finish(found)
 	}
 	return send(batch, found)
 }

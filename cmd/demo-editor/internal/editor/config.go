@@ -4,6 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // ConfigDir is the user's pmacs directory: $XDG_CONFIG_HOME/pmacs, or
@@ -32,4 +35,38 @@ func ModuleDirs() []string {
 		return nil
 	}
 	return []string{filepath.Join(dir, "lua")}
+}
+
+// ConfigFile is the user's own init file, init.lua in ConfigDir: the
+// embedded init.lua runs it last, with the modules' ctx as its argument
+// (docs/editor-api.md, "Your configuration"). It need not exist.
+func ConfigFile() (string, error) {
+	dir, err := ConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "init.lua"), nil
+}
+
+// luaUserConfig is ed.user_config(): the user's init file compiled, and
+// its path; nil, the path and why when it does not compile or cannot be
+// read; nothing when there is none to run (no file, no home, --clean).
+func (e *session) luaUserConfig(L *lua.LState) int {
+	if e.opts.Clean {
+		return 0
+	}
+	path, err := ConfigFile()
+	if err != nil {
+		return 0
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	fn, err := e.lb.LoadFile(path)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "luabind: ")
+		msg = strings.TrimPrefix(msg, "load "+path+": ")
+		return push(L, lua.LNil, lua.LString(path), lua.LString(strings.TrimRight(msg, "\n")))
+	}
+	return push(L, fn, lua.LString(path))
 }

@@ -52,6 +52,8 @@ type Options struct {
 	// missing or unreadable one stops Run at once with an error matching
 	// ErrInitFile.
 	InitFile string
+	// Clean starts without the user's own init file (ConfigFile).
+	Clean bool
 	// Stderr receives the whole text of an init file's errors (the message
 	// line shows only their first line, cut to the screen): a syntax error
 	// before the terminal is taken over, an error while it runs after the
@@ -178,8 +180,11 @@ type session struct {
 	lb           *luabind.Binding
 	L            *lua.LState
 	opts         Options
-	root         string // absolute directory the editor was started in
-	faces        *faces
+	root         string // absolute project root: the started path's directory, or set_root's
+	// rootFixed says the start event has been delivered: the root no
+	// longer changes (setRoot).
+	rootFixed bool
+	faces     *faces
 
 	bufs     map[int]*buffer
 	order    []int // buffer ids in creation order
@@ -394,6 +399,7 @@ func (e *session) start() {
 	}
 	e.raise(event{name: "start", path: e.opts.Path})
 	e.settle()
+	e.rootFixed = true
 }
 
 // ioCloseWait bounds how long quitting waits for the file reads and

@@ -19,6 +19,7 @@ local ed = pmacs.editor
 local ctx = {ed = ed, w = pmacs.workers, run = pmacs.async.run, paths = require("pmacs.path")}
 
 require("pmacs.commands").setup(ctx)   -- ctx.commands (M-x), ctx.command_help, ctx.no_arg
+require("pmacs.project").setup(ctx)    -- ctx.project (markers, root); before the start hook below
 require("pmacs.syntax").setup(ctx)     -- ctx.reparse
 require("pmacs.files").setup(ctx)      -- ctx.open_file, open_path, save, complete_path, before_save
 -- Before the modules that jump: it wraps ctx.open_file to record the jumps.
@@ -34,6 +35,7 @@ require("pmacs.workers_view").setup(ctx)
 require("pmacs.lsp").setup(ctx)        -- ctx.lsp
 require("pmacs.wsedit").setup(ctx)     -- ctx.apply_workspace_edit
 require("pmacs.refactor").setup(ctx)
+require("pmacs.replace").setup(ctx)    -- ctx.project_replace; after grep and wsedit
 require("pmacs.completion").setup(ctx)
 require("pmacs.mcp").setup(ctx)
 local ask_trust = require("pmacs.workspace_trust").setup(ctx).ask_trust
@@ -69,6 +71,27 @@ ed.map("global", "M-g", function(buf)
     ed.set_cursor(buf, line - 1, col and math.max(tonumber(col) - 1, 0) or 0)
   end})
 end, "go to line (LINE or LINE:COL)")
+
+------------------------------------------------------------------ your configuration
+
+-- $XDG_CONFIG_HOME/pmacs/init.lua (~/.config/pmacs/init.lua) runs last,
+-- with ctx as its argument (local ctx = ...), so it can rebind keys, add
+-- commands and language servers, and change the project markers before
+-- the first path opens; its own modules in lua/ beside it are
+-- require-able. --clean skips it. An error in it is shown with its line,
+-- and the editor starts without the rest of it.
+do
+  local user, path, err = ed.user_config()
+  if err then
+    ed.error("config: " .. err)
+  elseif user then
+    local ok, rerr = pcall(user, ctx)
+    if not ok then
+      print("config: " .. path .. " stopped: " .. tostring(rerr))
+      ed.error("config: " .. tostring(rerr))
+    end
+  end
+end
 
 ------------------------------------------------------------------ start
 

@@ -101,6 +101,13 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 		}
 		switch m.Method {
 		case "initialize":
+			var p struct {
+				RootURI string `json:"rootUri"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			s.mu.Lock()
+			s.logf("root %s", p.RootURI)
+			s.mu.Unlock()
 			s.reply(m.ID, map[string]any{"capabilities": map[string]any{
 				"textDocumentSync":   2,
 				"completionProvider": map[string]any{},

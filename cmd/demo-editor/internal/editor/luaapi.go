@@ -40,6 +40,8 @@ func (e *session) installAPI() {
 		"message": e.luaMessage, "error": e.luaError, "set_help": e.luaSetHelp,
 		// the editor
 		"quit": e.luaQuit, "frame_stats": e.luaFrameStats, "root": e.luaRoot,
+		"find_root": e.luaFindRoot, "set_root": e.luaSetRoot, "replace_matches": e.luaReplaceMatches,
+		"user_config": e.luaUserConfig,
 	})
 	pmacs, ok := L.GetGlobal("pmacs").(*lua.LTable)
 	if !ok {

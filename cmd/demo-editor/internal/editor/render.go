@@ -3,6 +3,7 @@ package editor
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -183,7 +184,7 @@ func (e *session) drawRow(b *buffer, y int) {
 				}
 			}
 			for _, m := range hits {
-				if m.start <= c.col && c.col < m.end {
+				if int(m.start) <= c.col && c.col < int(m.end) {
 					st = styleMatch
 					if cur := b.hits.cur; cur != nil && *cur == m {
 						st = styleMatchCur
@@ -298,7 +299,9 @@ func (e *session) statusText() string {
 	// Every job the editor runs is started from Lua, so the binding's
 	// unsettled jobs are all of them: no copy of the runtime's snapshot.
 	st := e.lb.Stats()
-	right := fmt.Sprintf("%s  jobs %d  tasks %d ", frame, st.Jobs, st.Tasks)
+	// The project root by its last part: the folder grep, compile, the
+	// picker and the trust question are about.
+	right := fmt.Sprintf("[%s]  %s  jobs %d  tasks %d ", filepath.Base(e.root), frame, st.Jobs, st.Tasks)
 	if e.restricted() {
 		// The workspace's own programs do not run (trust.go).
 		right = "restricted  " + right

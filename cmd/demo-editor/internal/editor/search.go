@@ -7,14 +7,17 @@ import (
 )
 
 // textMatch is one in-buffer search match: a row and a byte range in it.
-type textMatch struct{ row, start, end int }
+// A search keeps every match of the text (a 60 MB file can hold millions),
+// so they are int32s: 12 bytes a match. A row or a line of 2 GiB or more
+// is beyond what the editor loads.
+type textMatch struct{ row, start, end int32 }
 
 func cmpMatch(a textMatch, p pos) int {
 	switch {
-	case a.row != p.Row:
-		return a.row - p.Row
+	case int(a.row) != p.Row:
+		return int(a.row) - p.Row
 	default:
-		return a.start - p.Col
+		return int(a.start) - p.Col
 	}
 }
 
@@ -30,13 +33,37 @@ type searchHits struct {
 	// (or above the window) belongs to rest.
 	winFirst, winEnd int
 	cur              *textMatch // the match the cursor was moved to
+	// index, once done, holds the whole text's matches, however many:
+	// the stream stops delivering at its cap (100,000), so past that the
+	// parts above are only the first of them.
+	index *textsearch.Index
+	// shownWhole says the window was redrawn since the index was done.
+	shownWhole bool
 }
 
-func (h *searchHits) len() int { return len(h.win) + len(h.rest) }
+func (m textMatch) pos() pos { return pos{int(m.row), int(m.start)} }
+
+// whole reports whether the index answers for every match.
+func (h *searchHits) whole() bool { return h.index != nil && h.index.Done() }
+
+func (h *searchHits) len() int {
+	if h.whole() {
+		return h.index.Total()
+	}
+	return len(h.win) + len(h.rest)
+}
+
+// before returns how many matches start before p.
+func (h *searchHits) before(p pos) int {
+	if h.whole() {
+		return h.index.Before(p.Row, p.Col)
+	}
+	return countBefore(h.win, p) + countBefore(h.rest, p)
+}
 
 // add appends a match in arrival order.
 func (h *searchHits) add(m textMatch) {
-	if !h.inRest && (m.row < h.winFirst || m.row >= h.winEnd) {
+	if !h.inRest && (int(m.row) < h.winFirst || int(m.row) >= h.winEnd) {
 		h.inRest = true
 	}
 	if h.inRest {
@@ -48,9 +75,13 @@ func (h *searchHits) add(m textMatch) {
 
 // row appends row's matches to out.
 func (h *searchHits) row(row int, out []textMatch) []textMatch {
+	if h.whole() {
+		h.index.Row(row, func(s, e int) { out = append(out, textMatch{int32(row), int32(s), int32(e)}) })
+		return out
+	}
 	for _, part := range [2][]textMatch{h.win, h.rest} {
 		i, _ := slices.BinarySearchFunc(part, pos{row, 0}, cmpMatch)
-		for ; i < len(part) && part[i].row == row; i++ {
+		for ; i < len(part) && int(part[i].row) == row; i++ {
 			out = append(out, part[i])
 		}
 	}
@@ -61,6 +92,10 @@ func (h *searchHits) row(row int, out []textMatch) []textMatch {
 // inclusive), or, going backwards, the last one starting before p; ok is
 // false when there is none that way.
 func (h *searchHits) next(p pos, forward, inclusive bool) (m textMatch, ok bool) {
+	if h.whole() {
+		row, s, e, ok := h.index.Next(p.Row, p.Col, forward, inclusive)
+		return textMatch{int32(row), int32(s), int32(e)}, ok
+	}
 	for _, part := range [2][]textMatch{h.win, h.rest} {
 		i, found := slices.BinarySearchFunc(part, p, cmpMatch)
 		var c textMatch
@@ -72,7 +107,7 @@ func (h *searchHits) next(p pos, forward, inclusive bool) (m textMatch, ok bool)
 				continue
 			}
 			c = part[i]
-			if !ok || cmpMatch(c, pos{m.row, m.start}) < 0 {
+			if !ok || cmpMatch(c, m.pos()) < 0 {
 				m, ok = c, true
 			}
 			continue
@@ -81,7 +116,7 @@ func (h *searchHits) next(p pos, forward, inclusive bool) (m textMatch, ok bool)
 			continue
 		}
 		c = part[i-1]
-		if !ok || cmpMatch(c, pos{m.row, m.start}) > 0 {
+		if !ok || cmpMatch(c, m.pos()) > 0 {
 			m, ok = c, true
 		}
 	}

@@ -204,3 +204,86 @@ func TestEditDuringSearchKeepsSnapshot(t *testing.T) {
 		require.ErrorContains(t, textsearch.Spec{Text: old, Pattern: "y"}.Check(), "the text changed")
 	})
 }
+
+// manyMatchesFile writes a file of n rows, each "row I test 0": n matches
+// of "test 0", one a row, at column 4 plus the width of I.
+func manyMatchesFile(t testing.TB, n int) string {
+	t.Helper()
+	var sb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&sb, "row %d test 0\n", i)
+	}
+	path := filepath.Join(t.TempDir(), "many.txt")
+	require.NoError(t, os.WriteFile(path, []byte(sb.String()), 0o644))
+	return path
+}
+
+// goToLine moves the cursor to the start of 1-based line n with M-g.
+func (h *harness) goToLine(n int) {
+	h.t.Helper()
+	h.alt('g')
+	h.waitScreen("the go-to prompt", bottomHas("go to line"))
+	h.typeText(fmt.Sprint(n))
+	h.key(tcell.KeyEnter)
+	h.until(fmt.Sprintf("the cursor on line %d", n), func(e *session) bool { return e.cur.cursor == pos{n - 1, 0} })
+}
+
+// A search with far more matches than a search job delivers by default
+// (100,000) counts and keeps them all: the counter's index is the current
+// match's own, next and previous from any row go to the match after (or
+// before) the cursor, and F3 wraps only past the last match.
+func TestInBufferSearchPastAHundredThousandMatches(t *testing.T) {
+	const n = 250_000
+	h := startEditor(t, Options{Path: manyMatchesFile(t, n)})
+	h.waitText("row 0 test 0")
+	h.until("the whole file read", func(e *session) bool { return !e.cur.loading && e.cur.LineCount() >= n })
+
+	h.goToLine(200_001)
+	h.alt('f')
+	h.waitScreen("the search prompt", bottomHas("search: "))
+	h.typeText("test 0")
+	h.waitScreen("the exact count", bottomHas(fmt.Sprintf("[200001/%d matches, literal]", n)))
+	require.Equal(t, pos{200_000, 11}, h.cursor(), "the first match after where the search started")
+	h.key(tcell.KeyDown)
+	h.waitScreen("next", bottomHas(fmt.Sprintf("[200002/%d matches", n)))
+	require.Equal(t, pos{200_001, 11}, h.cursor())
+	h.key(tcell.KeyEnter)
+	h.waitScreen("the prompt closed", func(rows []string) bool { return !strings.Contains(messageLine(rows), "search:") })
+
+	h.goToLine(150_001)
+	h.key(tcell.KeyF3)
+	h.waitScreen("F3 from row 150,000", bottomHas(fmt.Sprintf("match 150001/%d", n)))
+	require.Equal(t, pos{150_000, 11}, h.cursor())
+
+	h.goToLine(n)
+	h.key(tcell.KeyF3)
+	h.waitScreen("F3 on the last row", bottomHas(fmt.Sprintf("match %d/%d", n, n)))
+	require.Equal(t, pos{n - 1, 11}, h.cursor())
+	h.key(tcell.KeyF3)
+	h.waitScreen("F3 past the last match wraps", bottomHas(fmt.Sprintf("match 1/%d (wrapped)", n)))
+	require.Equal(t, pos{0, 6}, h.cursor())
+
+	h.goToLine(120_001)
+	h.post(tcell.NewEventKey(tcell.KeyF3, 0, tcell.ModShift))
+	h.waitScreen("S-F3 from row 120,000", bottomHas(fmt.Sprintf("match 120000/%d", n)))
+	require.Equal(t, pos{119_999, 11}, h.cursor())
+}
+
+// F3 pressed while the matches still stream in (a small stream credit
+// makes delivering the first 100,000 take many frames) waits for the
+// search to end and then goes to the match after the cursor, never
+// wrapping to the top for want of the matches not yet delivered.
+func TestSearchStepWhileStreamingWaitsForTheWholeCount(t *testing.T) {
+	const n = 250_000
+	h := startEditor(t, Options{Path: manyMatchesFile(t, n), runtime: runtime.Options{StreamCredit: 300}})
+	h.waitText("row 0 test 0")
+	h.until("the whole file read", func(e *session) bool { return !e.cur.loading && e.cur.LineCount() >= n })
+	h.goToLine(180_001)
+	h.alt('f')
+	h.waitScreen("the search prompt", bottomHas("search: "))
+	h.typeText("test 0")
+	h.key(tcell.KeyEnter)
+	h.key(tcell.KeyF3)
+	h.waitScreen("F3 after the search ended", bottomHas(fmt.Sprintf("match 180002/%d", n)))
+	require.Equal(t, pos{180_001, 11}, h.cursor())
+}

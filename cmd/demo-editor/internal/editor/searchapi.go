@@ -3,6 +3,7 @@ package editor
 import (
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/kinds/textsearch"
 	"github.com/pmacs-go/pmacs-go/luabind"
 )
 
@@ -24,14 +25,18 @@ func (e *session) luaTextSnapshot(L *lua.LState) int {
 }
 
 // luaSearchBegin starts an empty match set for a search whose window part
-// covers rows [first, end).
+// covers rows [first, end), and returns the index for the search job to
+// fill (search_text's index): once it is done, the set answers from it
+// for every match, not only those delivered.
 func (e *session) luaSearchBegin(L *lua.LState) int {
 	b := e.bufArg(L, "search_begin", 1)
 	first := optIntArg(L, "search_begin", 2, "first_row", 0)
 	end := optIntArg(L, "search_begin", 3, "end_row", 0)
-	b.hits = &searchHits{winFirst: first, winEnd: end}
+	idx := textsearch.NewIndex()
+	b.hits = &searchHits{winFirst: first, winEnd: end, index: idx}
 	b.markDirty(0)
-	return 0
+	L.Push(luabind.TextIndexValue(L, idx))
+	return 1
 }
 
 // luaSearchAdd adds a batch of a search_text stream (row, start, end
@@ -61,12 +66,12 @@ func (e *session) luaSearchAdd(L *lua.LState) int {
 	}
 	low, high := len(b.lines), -1
 	for i := 1; i <= n; i += 3 {
-		m := textMatch{num(i), num(i + 1), num(i + 2)}
-		if m.row < 0 || m.row >= len(b.lines) || m.start < 0 || m.end < m.start || m.end > len(b.lines[m.row]) {
-			L.RaiseError("pmacs.editor.search_add: match %d (row %d, %d-%d) is outside the buffer", i/3+1, m.row, m.start, m.end)
+		row, start, end := num(i), num(i+1), num(i+2)
+		if row < 0 || row >= len(b.lines) || start < 0 || end < start || end > len(b.lines[row]) {
+			L.RaiseError("pmacs.editor.search_add: match %d (row %d, %d-%d) is outside the buffer", i/3+1, row, start, end)
 		}
-		b.hits.add(m)
-		low, high = min(low, m.row), max(high, m.row)
+		b.hits.add(textMatch{int32(row), int32(start), int32(end)})
+		low, high = min(low, row), max(high, row)
 	}
 	if high >= 0 {
 		b.markDirtyRows(low, high+1)
@@ -132,12 +137,12 @@ func (e *session) luaSearchGoto(L *lua.LState) int {
 		return 1
 	}
 	if c := b.hits.cur; c != nil {
-		b.markDirtyRows(c.row, c.row+1)
+		b.markDirtyRows(int(c.row), int(c.row)+1)
 	}
 	b.hits.cur = &m
-	b.markDirtyRows(m.row, m.row+1)
+	b.markDirtyRows(int(m.row), int(m.row)+1)
 	b.mark = nil
-	b.setCursor(pos{m.row, m.start})
+	b.setCursor(m.pos())
 	b.wantCol = -1
 	return push(L, lua.LNumber(m.row), lua.LNumber(m.start), lua.LBool(wrapped))
 }
@@ -149,13 +154,15 @@ func (e *session) luaSearchCount(L *lua.LState) int {
 	if b.hits == nil {
 		return push(L, lua.LNumber(0), lua.LNumber(0))
 	}
+	if !b.hits.shownWhole && b.hits.whole() {
+		// The rows past the delivered matches highlight from the index
+		// from now on: draw them again.
+		b.hits.shownWhole = true
+		b.markDirty(0)
+	}
 	idx := 0
 	if c := b.hits.cur; c != nil {
-		p := pos{c.row, c.start}
-		for _, part := range [2][]textMatch{b.hits.win, b.hits.rest} {
-			idx += countBefore(part, p)
-		}
-		idx++
+		idx = b.hits.before(c.pos()) + 1
 	}
 	return push(L, lua.LNumber(b.hits.len()), lua.LNumber(idx))
 }

@@ -154,3 +154,41 @@ func TestSmokeRealBinaryUnderTmux(t *testing.T) {
 		return err != nil
 	})
 }
+
+// The real binary runs the user's init file from $XDG_CONFIG_HOME/pmacs,
+// shows an error in it with its line while the editor starts, and
+// --clean starts without it.
+func TestUserConfigAndCleanUnderTmux(t *testing.T) {
+	testenv.Peer(t, testenv.Tmux)
+	bin := smokeBinary(t)
+	file := filepath.Join(t.TempDir(), "hello.txt")
+	require.NoError(t, os.WriteFile(file, []byte("hello config\n"), 0o644))
+	home := t.TempDir()
+	config := filepath.Join(home, "pmacs", "init.lua")
+	require.NoError(t, os.MkdirAll(filepath.Dir(config), 0o755))
+
+	start := func(name string, args ...string) *tmuxSession {
+		s := &tmuxSession{t: t, socket: fmt.Sprintf("pmacs-config-%s-%d", name, os.Getpid())}
+		cmd := append([]string{"-f", "/dev/null", "new-session", "-d", "-s", "smoke", "-x", "100", "-y", "24",
+			"env", "TERM=xterm-256color", "XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME"), "XDG_CONFIG_HOME=" + home, bin}, args...)
+		out, err := s.run(cmd...)
+		require.NoError(t, err, "tmux new-session: %s", out)
+		t.Cleanup(func() { _, _ = s.run("kill-server") })
+		return s
+	}
+
+	require.NoError(t, os.WriteFile(config, []byte("local ctx = ...\nctx.ed.set_help(\"MY CONFIG RAN\")\n"), 0o644))
+	s := start("user", file)
+	s.waitText("hello config")
+	s.waitText("MY CONFIG RAN")
+
+	s = start("clean", "--clean", file)
+	s.waitText("hello config")
+	screen := s.waitText("^Q quit")
+	require.NotContains(t, screen, "MY CONFIG RAN")
+
+	require.NoError(t, os.WriteFile(config, []byte("local ctx = ...\n\nctx.nothing.here = 1\n"), 0o644))
+	s = start("broken", file)
+	s.waitText("hello config")
+	s.waitText("init.lua:3:")
+}

@@ -1,4 +1,5 @@
--- pmacs.compile: M-x compile (or M-c) runs a shell command into *compile*:
+-- pmacs.compile: M-x compile (or M-c) runs a shell command in the project
+-- root (pmacs.project) into *compile*:
 -- its output streams in a batch per frame while it runs, the header shows
 -- the exit status, Enter on a "file:line[:col]" row opens the file there.
 -- A second compile supersedes the first (key "compile"), and the job is a
@@ -38,7 +39,7 @@ function M.setup(ctx)
 
   local function run_compile(cmd)
     if cmd == nil or cmd == "" then cmd = compile.cmd end
-    compile.cmd, compile.dir = cmd, current_dir()
+    compile.cmd, compile.dir = cmd, ed.root()
     if not compile.buf or not ed.find("*compile*") then
       compile.buf = ed.create("*compile*")
       ed.map(compile.buf, "Enter", compile_open)

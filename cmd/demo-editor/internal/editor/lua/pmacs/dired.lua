@@ -163,10 +163,11 @@ function M.setup(ctx)
 
   ed.on("close", function(buf) dired[buf] = nil end)
 
-  ed.map("global", "C-d", function() open_dired(current_dir()) end, "directory view (Enter, Backspace/^ up, r rename, d remove, m chmod, g refresh)")
+  -- C-d starts at the project root (pmacs.project); Backspace goes up.
+  ed.map("global", "C-d", function() open_dired(ed.root()) end, "directory view of the project root (Enter, Backspace/^ up, r rename, d remove, m chmod, g refresh)")
 
   ctx.command_help.dired = "[dir]: the directory view, as C-d"
-  commands.dired = function(arg) open_dired(arg ~= "" and arg or current_dir()) end
+  commands.dired = function(arg) open_dired(arg ~= "" and arg or ed.root()) end
   ctx.open_dired = open_dired
   ctx.current_dir = current_dir
 end

@@ -1,15 +1,17 @@
 -- pmacs.grep: C-f (M-x grep), the live grep of the project into *grep*.
--- Every keystroke in the prompt starts a search with ed.grep_view under one
+-- It searches the project root (pmacs.project). Every keystroke in the prompt starts a search with ed.grep_view under one
 -- supersede key: the runtime cancels the previous search. The editor keeps
 -- the job's matches itself and formats a row only when a window shows it,
 -- so the count (from the job: matches found, files searched) and "done"
 -- keep pace with the search however many rows there are. It searches what
 -- rg does by default: .gitignore/.ignore honoured, hidden files skipped.
--- It owns *grep* and its query.
+-- M-% in the prompt or in *grep* replaces the matches across the project
+-- (ctx.project_replace, pmacs.replace). It owns *grep* and its query, and
+-- sets ctx.last_grep(): {buf, root, query, regex} of the last search.
 local M = {}
 
 function M.setup(ctx)
-  local ed, commands, current_dir, open_file = ctx.ed, ctx.commands, ctx.current_dir, ctx.open_file
+  local ed, commands, open_file = ctx.ed, ctx.commands, ctx.open_file
   local join = ctx.paths.join
 
   local grep = {buf = nil, count = 0, query = "", root = nil, regex = false, state = ""}
@@ -85,8 +87,9 @@ function M.setup(ctx)
     if not grep.buf or not ed.find("*grep*") then
       grep.buf = ed.create("*grep*")
       ed.map(grep.buf, "Enter", function(buf) open_match(ed.cursor(buf)) end)
+      ed.map(grep.buf, "M-%", function() ctx.project_replace() end)
     end
-    grep.root = current_dir()
+    grep.root = ed.root()
     ed.show(grep.buf)
     start_grep("")
     ed.prompt("grep: ", {
@@ -94,7 +97,7 @@ function M.setup(ctx)
       keys = {["M-r"] = function()
         grep.regex = not grep.regex
         start_grep(ed.prompt_text())
-      end},
+      end, ["M-%"] = function() ctx.project_replace() end},
       on_submit = function() open_match(ed.cursor(grep.buf)) end,
       -- The prompt belongs to *grep*: showing another buffer ends it too
       -- (why == "switch"), and then the search stops but the new view stays.
@@ -113,8 +116,12 @@ function M.setup(ctx)
       end,
     })
   end
-  ed.map("global", "C-f", live_grep, "live grep as rg searches (Up/Down select, Enter opens, M-r regex, Esc cancels)")
+  ed.map("global", "C-f", live_grep, "live grep as rg searches (Up/Down select, Enter opens, M-r regex, M-% replace all, Esc cancels)")
   ctx.command_help.grep = "live grep, as C-f"
+  function ctx.last_grep()
+    if not grep.buf then return nil end
+    return {buf = grep.buf, root = grep.root, query = grep.query, regex = grep.regex}
+  end
   commands.grep = ctx.no_arg("grep", live_grep)
 end
 

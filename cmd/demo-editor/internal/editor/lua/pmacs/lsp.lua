@@ -2,7 +2,8 @@
 -- (from the project's .bin/ once the workspace is trusted, else from PATH
 -- outside it: pmacs.trust.find; a missing gopls is only noted in
 -- *messages*). Edits go out as incremental didChange from ed.take_edits,
--- never a diff of the text. Other servers: add an entry to lsp_servers.
+-- never a diff of the text. Other servers: add an entry to ctx.lsp.servers
+-- ({name, program, args, markers}, by the language ed.language names).
 -- It owns the clients, the documents synced with them and their
 -- diagnostics (the gutter signs, *diagnostics*), and the keys M-.
 -- (definition), M-k (hover), M-? (references) and M-e (diagnostics). It
@@ -16,9 +17,19 @@ function M.setup(ctx)
   local open_file, join = ctx.open_file, ctx.paths.join
   local location = require("pmacs.compile").location
 
+  -- Each server's root is the nearest directory above the first file it
+  -- opens holding one of its markers (gopls: the module), kept inside the
+  -- project root, the trusted workspace; without one it is the project root.
   local lsp_servers = {
-    go = {name = "gopls", program = "gopls"},
+    go = {name = "gopls", program = "gopls", markers = {"go.work", "go.mod"}},
   }
+
+  local function server_root(spec, path)
+    local project = ed.root()
+    local ok, dir = pcall(ed.find_root, path, spec.markers or {})
+    if ok and dir and (dir == project or dir:sub(1, #project + 1) == project .. "/") then return dir end
+    return project
+  end
   local lsp = {clients = {}, docs = {}, diags = {}}
   -- after_change: functions called with a buffer once its edits have gone
   -- to its server (completion asks again); on_start: functions called with
@@ -120,7 +131,7 @@ function M.setup(ctx)
 
   -- lsp_client returns the client for a language, starting it once (inside
   -- a task); nil when no server is configured or found.
-  local function lsp_client(lang)
+  local function lsp_client(lang, path)
     local spec = lsp_servers[lang]
     if not spec then return nil end
     local entry = lsp.clients[lang]
@@ -141,7 +152,7 @@ function M.setup(ctx)
         entry.program = program
         -- Workspace edits may create, rename and delete files
         -- (apply_workspace_edit).
-        local c, err = pmacs.lsp.start{cmd = {program}, root = ed.root(), filetypes = {lang},
+        local c, err = pmacs.lsp.start{cmd = {program, unpack(spec.args or {})}, root = server_root(spec, path), filetypes = {lang},
           resource_operations = {"create", "rename", "delete"}}
         if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
         c:on_diagnostics(on_diagnostics)
@@ -169,7 +180,7 @@ function M.setup(ctx)
     end
     lsp.docs[buf] = {path = path, lang = lang}
     run(function()
-      local c = lsp_client(lang)
+      local c = lsp_client(lang, path)
       local doc = lsp.docs[buf]
       if not c or not doc or not ed.valid(buf) then lsp.docs[buf] = nil return end
       -- The text sent now includes every edit so far: drop the log.
@@ -456,7 +467,7 @@ function M.setup(ctx)
   ctx.lsp = {
     docs = lsp.docs, after_change = after_change, on_start = on_start,
     change = lsp_change, reopen = lsp_reopen, request = lsp_request, jump = lsp_jump,
-    text_edit = lsp_text_edit, relative = relative,
+    text_edit = lsp_text_edit, relative = relative, servers = lsp_servers,
   }
 end
 

@@ -4,6 +4,11 @@
 -- (the buffer's lines, not a copy): the rows in the window are searched
 -- first, so their matches show at once even in a 60 MB buffer, and the
 -- rest stream in. Smart case: a capital letter makes it case-sensitive.
+-- The job delivers the first 100,000 matches and fills the index
+-- ed.search_begin makes (matches by block of rows, in Go): once the scan
+-- is done the count, the current match's index, next/previous and the
+-- highlights are exact however many matches there are, and a step asked
+-- for before then waits for it, so it never wraps early.
 -- It owns the search in progress (its buffer, query, origin, job, and the
 -- task taking its matches, named "isearch", cancelled with the job).
 local M = {}
@@ -11,12 +16,35 @@ local M = {}
 function M.setup(ctx)
   local ed, w, run = ctx.ed, ctx.w, ctx.run
 
-  local isearch = {handle = nil, task = nil, regex = false, query = "", buf = nil, origin = nil}
+  -- complete: every match of the search is in; waiting: the steps asked
+  -- for before then, run once it is.
+  local isearch = {handle = nil, task = nil, regex = false, query = "", buf = nil, origin = nil,
+    complete = true, waiting = {}}
 
   local function isearch_stop(why)
     if isearch.task then isearch.task:cancel(why) end
     if isearch.handle then isearch.handle:cancel() end
     isearch.task, isearch.handle = nil, nil
+    isearch.complete, isearch.waiting = true, {}
+  end
+
+  local function finish(h)
+    if isearch.handle ~= h then return end
+    isearch.complete = true
+    local waiting = isearch.waiting
+    isearch.waiting = {}
+    for _, fn in ipairs(waiting) do fn() end
+  end
+
+  -- when_complete runs fn once buf's matches are all in: at once, or when
+  -- the search streaming them ends.
+  local function when_complete(buf, fn)
+    if isearch.buf == buf and isearch.handle and not isearch.complete then
+      isearch.waiting[#isearch.waiting + 1] = fn
+      return false
+    end
+    fn()
+    return true
   end
 
   local function isearch_hint(state)
@@ -44,16 +72,16 @@ function M.setup(ctx)
       return
     end
     local first, last = ed.visible_rows(buf)
+    local index = ed.search_begin(buf, first, last)
     local ok, h = pcall(w.search_text, {text = ed.text_snapshot(buf), pattern = query, regex = isearch.regex,
       case_sensitive = query:find("%u") ~= nil, first_row = first, end_row = last, key = "isearch",
-      max_batch = 3 * 4096})
+      max_batch = 3 * 4096, index = index})
     if not ok then
       ed.search_clear(buf)
       isearch_hint((tostring(h):gsub("^.-invalid text search: ", "")))
       return
     end
-    ed.search_begin(buf, first, last)
-    isearch.handle = h
+    isearch.handle, isearch.complete = h, false
     local jumped = false
     local function jump(wrap)
       if jumped then return end
@@ -69,10 +97,11 @@ function M.setup(ctx)
       end
       if isearch.handle ~= h or not ed.valid(buf) then return end
       local res, err = h:await()
-      if not res then isearch_hint(err) return end
+      if not res then isearch_hint(err) finish(h) return end
       jump(true)
       if not jumped then ed.set_cursor(buf, o.row, o.col) end
       isearch_hint(ed.search_count(buf) == 0 and "no match" or "")
+      finish(h)
     end}
   end
 
@@ -90,7 +119,10 @@ function M.setup(ctx)
     isearch.buf, isearch.origin, isearch.query, isearch.open = buf, {row = row, col = col}, "", true
     local function step(backward)
       return function()
-        if search_step(buf, backward) then isearch_hint("") end
+        local now = when_complete(buf, function()
+          if search_step(buf, backward) then isearch_hint("") end
+        end)
+        if not now then isearch_hint("searching") end
       end
     end
     ed.prompt("search: ", {
@@ -122,12 +154,17 @@ function M.setup(ctx)
   ed.on("open", function(buf)
     if isearch.open and isearch.buf == buf and isearch.query ~= "" then isearch_run(isearch.query) end
   end)
-  for _, k in ipairs{"F3", "M-n"} do
-    ed.map("global", k, function(buf) local m = search_step(buf, false) if m then ed.message(m) end end, "next search match")
+  local function step_key(backward)
+    return function(buf)
+      local now = when_complete(buf, function()
+        local m = search_step(buf, backward)
+        if m then ed.message(m) end
+      end)
+      if not now then ed.message("searching...") end
+    end
   end
-  for _, k in ipairs{"S-F3", "M-p"} do
-    ed.map("global", k, function(buf) local m = search_step(buf, true) if m then ed.message(m) end end, "previous search match")
-  end
+  for _, k in ipairs{"F3", "M-n"} do ed.map("global", k, step_key(false), "next search match") end
+  for _, k in ipairs{"S-F3", "M-p"} do ed.map("global", k, step_key(true), "previous search match") end
 end
 
 return M
