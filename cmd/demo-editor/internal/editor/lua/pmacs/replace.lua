@@ -123,7 +123,8 @@ function M.setup(ctx)
     })
     regex_hint()
   end
-  ed.map("global", "M-%", query_replace)
+  ed.map("global", "M-%", query_replace, "replace in the buffer (literal or M-r regex with \\1 groups; y/n/! all/q; one undo step)")
+  ctx.command_help.replace = "replace in the buffer, as M-%"
   commands.replace = ctx.no_arg("replace", function() query_replace() end)
 
   ------------------------------------------------------------ project-wide
@@ -300,6 +301,7 @@ function M.setup(ctx)
     end})
   end
   ctx.project_replace = project_replace
+  ctx.command_help["project-replace"] = "replace the last grep's matches across the project (review, then y applies, s applies and saves)"
   commands["project-replace"] = ctx.no_arg("project-replace", project_replace)
 end
 
