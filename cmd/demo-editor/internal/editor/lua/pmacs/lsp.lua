@@ -1,6 +1,8 @@
--- pmacs.lsp: the language server client. Go files are synced with gopls
+-- pmacs.lsp: the language server client. Go files are synced with gopls,
+-- C and C++ with clangd, Python with pyright, TypeScript and JavaScript
+-- with typescript-language-server
 -- (from the project's .bin/ once the workspace is trusted, else from PATH
--- outside it: pmacs.trust.find; a missing gopls is only noted in
+-- outside it: pmacs.trust.find; a missing server is only noted in
 -- *messages*). Edits go out as incremental didChange from ed.take_edits,
 -- never a diff of the text. Other servers: add an entry to ctx.lsp.servers
 -- ({name, program, args, markers}, by the language ed.language names).
@@ -20,8 +22,21 @@ function M.setup(ctx)
   -- Each server's root is the nearest directory above the first file it
   -- opens holding one of its markers (gopls: the module), kept inside the
   -- project root, the trusted workspace; without one it is the project root.
+  -- The defaults: each is used when its program is found (in the trusted
+  -- workspace's .bin/, else on PATH outside it); a missing one is noted in
+  -- *messages* once and its files open without a server.
+  local clangd = {name = "clangd", program = "clangd", markers = {"compile_commands.json", "compile_flags.txt", ".clangd"}}
+  local pyright = {name = "pyright", program = "pyright-langserver", args = {"--stdio"},
+    markers = {"pyrightconfig.json", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"}}
+  local function tsls(language_id)
+    return {name = "typescript-language-server", program = "typescript-language-server", args = {"--stdio"},
+      markers = {"tsconfig.json", "jsconfig.json", "package.json"}, language_id = language_id}
+  end
   local lsp_servers = {
     go = {name = "gopls", program = "gopls", markers = {"go.work", "go.mod"}},
+    c = clangd, cpp = clangd,
+    python = pyright,
+    typescript = tsls("typescript"), javascript = tsls("javascript"), tsx = tsls("typescriptreact"),
   }
 
   local function server_root(spec, path)
@@ -153,7 +168,7 @@ function M.setup(ctx)
         -- Workspace edits may create, rename and delete files
         -- (apply_workspace_edit).
         local c, err = pmacs.lsp.start{cmd = {program, unpack(spec.args or {})}, root = server_root(spec, path), filetypes = {lang},
-          resource_operations = {"create", "rename", "delete"}}
+          language_id = spec.language_id, resource_operations = {"create", "rename", "delete"}}
         if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
         c:on_diagnostics(on_diagnostics)
         for _, hook in ipairs(on_start) do hook(c) end

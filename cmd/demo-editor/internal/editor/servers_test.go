@@ -1,0 +1,49 @@
+package editor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
+)
+
+// The default servers beside gopls: a C file opens with clangd, a Python
+// file with pyright and a TypeScript file with typescript-language-server,
+// found on PATH, and M-. on a call goes to the function's definition.
+func TestDefaultServersForCPythonAndTypeScript(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		peer  testenv.PeerSpec
+		files map[string]string
+		file  string
+		call  string // M-g spec of the call of add
+		def   pos    // where add is defined
+	}{
+		{"clangd", testenv.Clangd, map[string]string{"compile_flags.txt": "-std=c11\n",
+			"a.c": "int add(int a, int b) { return a + b; }\nint main(void) { return add(1, 2); }\n"}, "a.c", "2:26", pos{0, 4}},
+		{"pyright", testenv.Pyright, map[string]string{"pyrightconfig.json": "{}\n",
+			"a.py": "def add(a: int, b: int) -> int:\n    return a + b\nprint(add(1, 2))\n"}, "a.py", "3:7", pos{0, 4}},
+		{"typescript-language-server", testenv.TypeScriptLS, map[string]string{"tsconfig.json": "{}\n",
+			"a.ts": "export function add(a: number, b: number): number { return a + b; }\nconsole.log(add(1, 2));\n"}, "a.ts", "2:13", pos{0, 16}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := testenv.Peer(t, tc.peer)
+			// The server is found the way a user's is: on PATH.
+			t.Setenv("PATH", filepath.Dir(prog)+string(os.PathListSeparator)+os.Getenv("PATH"))
+			dir := t.TempDir()
+			testenv.WriteTree(t, dir, tc.files)
+			path := filepath.Join(dir, tc.file)
+			h := startEditor(t, Options{Path: path})
+			h.untilLong("the server started", func(e *session) bool {
+				return strings.Contains(e.messages.Text(), "lsp: started")
+			})
+			h.gotoLine(tc.call)
+			h.alt('.')
+			h.untilLong("the jump to add's definition", func(e *session) bool {
+				return e.cur.path == path && e.cur.cursor == tc.def
+			})
+		})
+	}
+}
