@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
 
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
@@ -45,5 +48,35 @@ func TestDefaultServersForCPythonAndTypeScript(t *testing.T) {
 				return e.cur.path == path && e.cur.cursor == tc.def
 			})
 		})
+	}
+}
+
+// M-x lsp-info lists the running client with its root, its state and what
+// it offers.
+func TestLSPInfoShowsTheClient(t *testing.T) {
+	prog := testenv.Peer(t, testenv.Clangd)
+	t.Setenv("PATH", filepath.Dir(prog)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	testenv.WriteTree(t, dir, map[string]string{"compile_flags.txt": "-std=c11\n", "a.c": "int x;\n"})
+	h := startEditor(t, Options{Path: filepath.Join(dir, "a.c")})
+	h.untilLong("the server started", func(e *session) bool { return strings.Contains(e.messages.Text(), "lsp: started") })
+	// Until the server has answered initialize the client is "starting".
+	var text string
+	deadline := time.Now().Add(goplsTimeout)
+	for {
+		h.alt('x')
+		h.waitText("M-x")
+		h.typeText("lsp-info")
+		h.key(tcell.KeyEnter)
+		text = strings.Join(h.waitText("c: clangd"), "\n")
+		if strings.Contains(text, "state: running") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, want := range []string{"root: " + dir, "state: running", "offers: ", "definition,", "hover,"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("*lsp-info* lacks %q:\n%s", want, text)
+		}
 	}
 }

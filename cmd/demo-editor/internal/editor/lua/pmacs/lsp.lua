@@ -165,9 +165,10 @@ function M.setup(ctx)
           return nil
         end
         entry.program = program
+        entry.name, entry.root = spec.name, server_root(spec, path)
         -- Workspace edits may create, rename and delete files
         -- (apply_workspace_edit).
-        local c, err = pmacs.lsp.start{cmd = {program, unpack(spec.args or {})}, root = server_root(spec, path), filetypes = {lang},
+        local c, err = pmacs.lsp.start{cmd = {program, unpack(spec.args or {})}, root = entry.root, filetypes = {lang},
           language_id = spec.language_id, resource_operations = {"create", "rename", "delete"}}
         if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
         c:on_diagnostics(on_diagnostics)
@@ -478,6 +479,51 @@ function M.setup(ctx)
     return {line = r.start.line, col = r.start.character, end_line = r["end"].line,
             end_col = r["end"].character, text = te.newText}
   end
+
+  -- M-x lsp-info: every client, its root, state, what the server
+  -- announced (capabilities and run-time registrations) and its recent
+  -- log, in *lsp-info*.
+  local function lsp_info()
+    local rows = {}
+    local langs = {}
+    for lang in pairs(lsp.clients) do langs[#langs + 1] = lang end
+    table.sort(langs)
+    if #langs == 0 then rows[1] = "no language server started (open a file of a language with one)" end
+    for _, lang in ipairs(langs) do
+      local entry = lsp.clients[lang]
+      local c = entry.task:done() and entry.task:await() or nil
+      rows[#rows + 1] = string.format("%s: %s (%s)", lang, entry.name or "?", entry.program or "not found")
+      rows[#rows + 1] = "  root: " .. (entry.root or ed.root())
+      if not c then
+        rows[#rows + 1] = entry.task:done() and "  state: not running" or "  state: starting"
+      else
+        local st = c:status()
+        rows[#rows + 1] = string.format("  state: %s, %d pending, %d received%s", st.state, st.pending, st.received,
+          st.error and (", error: " .. st.error) or "")
+        local names = {}
+        for name, v in pairs(c:capabilities() or {}) do
+          if v ~= false and name:find("Provider$") then names[#names + 1] = name:gsub("Provider$", "") end
+        end
+        table.sort(names)
+        -- Wrapped to fit a narrow window.
+        local line = "  offers:"
+        for i, n in ipairs(names) do
+          local piece = " " .. n .. (i < #names and "," or "")
+          if #line + #piece > 76 then rows[#rows + 1] = line line = "   " end
+          line = line .. piece
+        end
+        rows[#rows + 1] = line
+        for _, r in ipairs(c:registrations()) do rows[#rows + 1] = "  registered: " .. r.method .. " (" .. r.id .. ")" end
+        for _, m in ipairs(c:messages()) do rows[#rows + 1] = "  log: " .. m.text:gsub("\n.*", "") end
+        if st.stderr and st.stderr ~= "" then rows[#rows + 1] = "  stderr: " .. st.stderr:gsub("\n.*", "") end
+      end
+    end
+    local buf = ed.find("*lsp-info*") or ed.create("*lsp-info*")
+    ed.set_lines(buf, 0, -1, rows)
+    ed.show(buf)
+  end
+  ctx.command_help["lsp-info"] = "each language server: its root, state, what it offers and its log"
+  ctx.commands["lsp-info"] = ctx.no_arg("lsp-info", lsp_info)
 
   ctx.lsp = {
     docs = lsp.docs, after_change = after_change, on_start = on_start,
