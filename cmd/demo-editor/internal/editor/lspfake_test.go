@@ -111,6 +111,8 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 			s.reply(m.ID, map[string]any{"capabilities": map[string]any{
 				"textDocumentSync":   2,
 				"completionProvider": map[string]any{},
+				"hoverProvider":      true,
+				"referencesProvider": true,
 			}})
 		case "textDocument/completion":
 			var p struct {

@@ -81,3 +81,22 @@ func TestEnterDuringCompletionKeepsTheIndent(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitBuffer("the line broken with its indent", "package m\n\nfunc f() {\n\tx := ab\n\t\n}\n")
 }
+
+// Only what the server announced is asked: the scripted server offers no
+// definition, so M-. says so and sends nothing.
+func TestRequestTheServerDoesNotOfferIsNotSent(t *testing.T) {
+	logPath := useFakeLSP(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n\nvar a = Alpha(1)\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	h.alt('?') // references: offered; answered, so the server is running when M-. comes
+	h.waitText("references: 2")
+	h.typeText("q")
+	h.alt('.')
+	h.waitScreen("the refusal", bottomHas("gopls does not offer textDocument/definition"))
+	log, err := os.ReadFile(logPath)
+	require.NoError(t, err)
+	require.NotContains(t, string(log), "definition", "nothing was sent")
+}

@@ -306,6 +306,13 @@ function M.setup(ctx)
       ed.message("no language server for this buffer")
       return nil
     end
+    -- Only what the server announced is asked for (before it has answered
+    -- initialize, the request waits for it and goes out either way).
+    if doc.client:status().state == "running" and not doc.client:supports(method) then
+      local entry = lsp.clients[doc.lang]
+      ed.message(string.format("%s does not offer %s", entry and entry.name or "the language server", method))
+      return nil
+    end
     local row, col = ed.cursor(buf)
     local line = ed.get_lines(buf, row, row + 1)[1] or ""
     local params = {textDocument = {uri = pmacs.uri.from_path(doc.path)},
