@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,4 +191,44 @@ func TestDeepFileUsesTheCheckoutsLanguageServer(t *testing.T) {
 	rows := h.rows()
 	require.True(t, anyContains(rows, "lib/lib.go:3"), strings.Join(rows, "\n"))
 	require.True(t, anyContains(rows, "deep/use/u.go:5"), strings.Join(rows, "\n"))
+}
+
+// One client per server and root: two modules under one project each get
+// their own gopls, started at the module, and a second file of the first
+// module shares its client.
+func TestEachModuleGetsItsOwnServer(t *testing.T) {
+	logPath := useFakeLSP(t)
+	proj := filepath.Join(t.TempDir(), "two")
+	testenv.WriteTree(t, proj, map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n",
+		"a/go.mod":  "module a\n",
+		"a/x.go":    "package a\n",
+		"a/x2.go":   "package a\n",
+		"b/go.mod":  "module b\n",
+		"b/y.go":    "package b\n",
+		"README":    "two modules\n",
+	})
+	h := startEditor(t, Options{Path: proj})
+	h.waitText("README")
+	roots := func() []string {
+		data, _ := os.ReadFile(logPath)
+		var out []string
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "root ") {
+				out = append(out, strings.TrimPrefix(line, "root "))
+			}
+		}
+		return out
+	}
+	for i, f := range []string{"a/x.go", "b/y.go", "a/x2.go"} {
+		h.alt('x')
+		h.waitText("command (")
+		h.typeText("open " + filepath.Join(proj, f))
+		h.key(tcell.KeyEnter)
+		h.waitText("package " + f[:1])
+		want := min(i+1, 2)
+		h.untilLong(fmt.Sprintf("%d servers started", want), func(e *session) bool { return len(roots()) >= want })
+	}
+	require.ElementsMatch(t, []string{string(fileuri.FromPath(filepath.Join(proj, "a"))), string(fileuri.FromPath(filepath.Join(proj, "b")))}, roots(),
+		"one server per module; a/x2.go shares a's")
 }

@@ -146,12 +146,22 @@ function M.setup(ctx)
 
   -- lsp_client returns the client for a language, starting it once (inside
   -- a task); nil when no server is configured or found.
-  local function lsp_client(lang, path)
+  -- client_key names the client that serves path's language: one per
+  -- server and root, so two modules each get their gopls, and C and C++
+  -- files under one root share a clangd.
+  local function client_key(lang, path)
     local spec = lsp_servers[lang]
     if not spec then return nil end
-    local entry = lsp.clients[lang]
+    local root = server_root(spec, path)
+    return spec.name .. " @ " .. root, spec, root
+  end
+
+  local function lsp_client(lang, path)
+    local key, spec, root = client_key(lang, path)
+    if not key then return nil end
+    local entry = lsp.clients[key]
     if not entry then
-      entry = {}
+      entry = {spec = spec, name = spec.name, root = root, langs = {[lang] = true}}
       entry.task = run(function()
         -- Never the project's own program while the workspace is
         -- untrusted: that would run the checkout's code on open.
@@ -165,7 +175,6 @@ function M.setup(ctx)
           return nil
         end
         entry.program = program
-        entry.name, entry.root = spec.name, server_root(spec, path)
         -- Workspace edits may create, rename and delete files
         -- (apply_workspace_edit).
         local c, err = pmacs.lsp.start{cmd = {program, unpack(spec.args or {})}, root = entry.root, filetypes = {lang},
@@ -176,8 +185,9 @@ function M.setup(ctx)
         print("lsp: started " .. program)
         return c
       end)
-      lsp.clients[lang] = entry
+      lsp.clients[key] = entry
     end
+    entry.langs[lang] = true
     return entry.task:await()
   end
 
@@ -194,7 +204,7 @@ function M.setup(ctx)
         ed.name(buf), math.floor(ed.byte_count(buf) / (1024 * 1024)), math.floor(lsp_max_bytes / (1024 * 1024))))
       return
     end
-    lsp.docs[buf] = {path = path, lang = lang}
+    lsp.docs[buf] = {path = path, lang = lang, key = client_key(lang, path)}
     run(function()
       local c = lsp_client(lang, path)
       local doc = lsp.docs[buf]
@@ -255,28 +265,30 @@ function M.setup(ctx)
   -- and its open buffers sync with it without being reopened.
   local function lsp_retrust()
     local redo = {}
-    for lang, entry in pairs(lsp.clients) do
-      local spec = lsp_servers[lang]
-      local want = spec and pmacs.trust.find(spec.program)
+    for key, entry in pairs(lsp.clients) do
+      local want = pmacs.trust.find(entry.spec.program)
       -- A server still starting is left alone: it resolved before the
       -- decision, and the policy checks its program again as it starts.
-      if entry.task:done() and entry.program ~= want then redo[#redo + 1] = lang end
+      if entry.task:done() and entry.program ~= want then redo[#redo + 1] = key end
     end
     -- Apart from the walk above: reopening starts a client, a new key in
     -- lsp.clients.
-    for _, lang in ipairs(redo) do
-      local c = lsp.clients[lang].task:await()
-      lsp.clients[lang] = nil
+    for _, key in ipairs(redo) do
+      local c = lsp.clients[key].task:await()
+      lsp.clients[key] = nil
       for buf, doc in pairs(lsp.docs) do
-        if doc.lang == lang then
+        if doc.key == key then
           lsp.docs[buf] = nil
           if c then lsp.diags[doc.path] = nil end
           if ed.valid(buf) then ed.set_signs(buf, nil) ed.set_status(buf, "") end
         end
       end
       if c then c:stop() end
+      -- Every buffer this client would serve, synced before or not (a
+      -- buffer opened while its server was held back has no document).
       for _, b in ipairs(ed.buffers()) do
-        if ed.language(b.id) == lang then lsp_open(b.id) end
+        local lang, path = ed.language(b.id), ed.path(b.id)
+        if lang and path and client_key(lang, path) == key then lsp_open(b.id) end
       end
     end
   end
@@ -309,7 +321,7 @@ function M.setup(ctx)
     -- Only what the server announced is asked for (before it has answered
     -- initialize, the request waits for it and goes out either way).
     if doc.client:status().state == "running" and not doc.client:supports(method) then
-      local entry = lsp.clients[doc.lang]
+      local entry = lsp.clients[doc.key]
       ed.message(string.format("%s does not offer %s", entry and entry.name or "the language server", method))
       return nil
     end
@@ -492,15 +504,18 @@ function M.setup(ctx)
   -- log, in *lsp-info*.
   local function lsp_info()
     local rows = {}
-    local langs = {}
-    for lang in pairs(lsp.clients) do langs[#langs + 1] = lang end
-    table.sort(langs)
-    if #langs == 0 then rows[1] = "no language server started (open a file of a language with one)" end
-    for _, lang in ipairs(langs) do
-      local entry = lsp.clients[lang]
+    local keys = {}
+    for key in pairs(lsp.clients) do keys[#keys + 1] = key end
+    table.sort(keys)
+    if #keys == 0 then rows[1] = "no language server started (open a file of a language with one)" end
+    for _, key in ipairs(keys) do
+      local entry = lsp.clients[key]
       local c = entry.task:done() and entry.task:await() or nil
-      rows[#rows + 1] = string.format("%s: %s (%s)", lang, entry.name or "?", entry.program or "not found")
-      rows[#rows + 1] = "  root: " .. (entry.root or ed.root())
+      local langs = {}
+      for lang in pairs(entry.langs) do langs[#langs + 1] = lang end
+      table.sort(langs)
+      rows[#rows + 1] = string.format("%s: %s (%s)", table.concat(langs, ", "), entry.name, entry.program or "not found")
+      rows[#rows + 1] = "  root: " .. entry.root
       if not c then
         rows[#rows + 1] = entry.task:done() and "  state: not running" or "  state: starting"
       else
