@@ -1,0 +1,53 @@
+package luabind
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// TestWatchFromLua covers pmacs.workers.watch: once its progress says it
+// watches, a directory made under the root arrives as {path, op = "create",
+// dir = true} in a batch, nothing under an ignored name does, cancelling
+// ends the stream with "cancelled", and a misspelt field or a path in
+// 'ignore' is a clear error.
+func TestWatchFromLua(t *testing.T) {
+	h := newHarness(t, false)
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "skipme"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	h.b.L().SetGlobal("R", lua.LString(dir))
+	task := h.run(t, `
+		local w = pmacs.workers
+		local h = w.watch{root = R, ignore = {"skipme"}, max_batch = 100, key = "watch"}
+		while h:progress() == 0 do w.sleep(1):await() end
+		local watching = h:progress()
+		assert(w.fs.mkdir(R .. "/skipme/inner"):await())
+		assert(w.fs.mkdir(R .. "/sub/made"):await())
+		local found, ignored
+		for batch in h:batches() do
+			for _, c in ipairs(batch) do
+				if c.path == R .. "/sub/made" then found = c end
+				if c.path:find("skipme", 1, true) then ignored = c.path end
+			end
+			if found then break end
+		end
+		h:cancel()
+		local v, err = h:await()
+		local ok1, e1 = pcall(w.watch, {root = R, ignroe = {}})
+		local ok2, e2 = pcall(w.watch, {root = R, ignore = {"a/b"}})
+		return watching, found.op, found.dir, ignored, v, err, e1, e2`)
+	require.NoError(t, task.Err(), h.stderr.String())
+	res := task.Results()
+	require.Equal(t, lua.LNumber(2), res[0], "the root and sub are watched")
+	require.Equal(t, lua.LString("create"), res[1])
+	require.Equal(t, lua.LTrue, res[2])
+	require.Equal(t, lua.LNil, res[3])
+	require.Equal(t, lua.LNil, res[4])
+	require.Equal(t, lua.LString("cancelled"), res[5])
+	require.Contains(t, res[6].String(), "unknown field ignroe")
+	require.Contains(t, res[7].String(), "directory names, not paths")
+}
