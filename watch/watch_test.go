@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -225,48 +224,13 @@ func TestWatchPollsPastTheWatchLimit(t *testing.T) {
 // every changed path appears once per batch, and applying the changes to
 // the listing from before gives what a fresh walk lists after.
 func TestWatchCoalescesAGitCheckoutStorm(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
 	const files = 10_000
-	root := t.TempDir()
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command(git, args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, out)
-	}
-	run("init", "-q", "-b", "one")
-	tree := map[string]string{"README": "same\n"}
-	for i := range files {
-		tree[fmt.Sprintf("d%02d/f%05d.txt", i%50, i)] = "one\n"
-	}
-	testenv.WriteTree(t, root, tree)
-	run("add", "-A")
-	run("commit", "-qm", "one")
-	run("checkout", "-qb", "two")
-	for i := range files {
-		p := filepath.Join(root, fmt.Sprintf("d%02d/f%05d.txt", i%50, i))
-		switch i % 4 {
-		case 0:
-			require.NoError(t, os.Remove(p))
-		default:
-			require.NoError(t, os.WriteFile(p, []byte("two\n"), 0o644))
-		}
-	}
-	for i := range files / 4 {
-		write(t, filepath.Join(root, fmt.Sprintf("n%02d/g%05d.txt", i%10, i)), "new\n")
-	}
-	run("add", "-A")
-	run("commit", "-qm", "two")
-	run("checkout", "-q", "one")
+	g := testenv.NewGitStorm(t, files)
+	root := g.Root
 
 	before := listFiles(t, root)
 	r := start(t, root, Options{})
-	run("checkout", "-q", "two")
+	g.Git("checkout", "-q", "two")
 	after := listFiles(t, root)
 	changed := map[string]bool{}
 	for f := range before {
