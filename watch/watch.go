@@ -103,6 +103,10 @@ type Stats struct {
 	Polled  int // by polling, for want of a watch
 }
 
+// maxMoved bounds watcher.moved: past it the oldest reports are forgotten, at worst
+// reporting a moved directory twice.
+const maxMoved = 1024
+
 // addWatch adds a kernel watch; tests swap it to pretend the watch limit is reached.
 var addWatch = func(w *fsnotify.Watcher, path string) error { return w.Add(path) }
 
@@ -127,6 +131,9 @@ type watcher struct {
 	watched  int
 	polled   int
 	limitHit bool
+	// moved holds the directories dropped because they were renamed, whose own
+	// watch's report of the move may still come.
+	moved map[string]struct{}
 
 	mu       sync.Mutex
 	pending  map[string]int // path -> index in events
@@ -168,7 +175,7 @@ func Watch(ctx context.Context, root string, opts Options, emit func([]Event) er
 		return fmt.Errorf("watch: %w", err)
 	}
 	w := &watcher{ctx: ctx, root: abs, opts: opts, fsn: fsn, dirs: map[string]*dirState{},
-		pending: map[string]int{}, ready: make(chan struct{}, 1)}
+		pending: map[string]int{}, ready: make(chan struct{}, 1), moved: map[string]struct{}{}}
 	w.timer = time.AfterFunc(time.Hour, w.signal)
 	w.timer.Stop()
 
@@ -430,17 +437,32 @@ func (w *watcher) change(pd *dirState, parent, name string, op Op) {
 	known := w.dirs[path] != nil
 	switch op {
 	case Remove, Rename:
-		if !known && (pd.filter.Skip(name, false) || pd.filter.Skip(name, true)) {
-			return
+		if !known {
+			if _, ok := w.moved[path]; ok {
+				// The kernel's report of the moved directory's own watch, after the
+				// parent's: already told, as a directory.
+				delete(w.moved, path)
+				return
+			}
+			if pd.filter.Skip(name, false) || pd.filter.Skip(name, true) {
+				return
+			}
 		}
 		if known {
 			w.dropTree(path)
+			if op == Rename {
+				if len(w.moved) >= maxMoved {
+					clear(w.moved)
+				}
+				w.moved[path] = struct{}{}
+			}
 		}
 		if pd.names != nil {
 			delete(pd.names, name)
 		}
 		w.note(Event{Path: path, Op: op, Dir: known})
 	default:
+		delete(w.moved, path)
 		isDir := known
 		if !known {
 			fi, err := os.Lstat(path)
