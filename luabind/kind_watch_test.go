@@ -51,3 +51,22 @@ func TestWatchFromLua(t *testing.T) {
 	require.Contains(t, res[6].String(), "unknown field ignroe")
 	require.Contains(t, res[7].String(), "directory names, not paths")
 }
+
+// TestSafeWatchStaysBeneathTheRoots covers --safe: a watch of a directory
+// outside the script's roots, or through a symlink leading out, raises
+// naming the API, while one beneath them runs.
+func TestSafeWatchStaysBeneathTheRoots(t *testing.T) {
+	root, outside := safeTrees(t)
+	h := safeHarness(t, root, outside)
+	for _, src := range []string{`pmacs.workers.watch{root = OUT}`, `pmacs.workers.watch{root = ROOT .. "/door"}`} {
+		task := h.run(t, src)
+		require.ErrorContains(t, task.Err(), "pmacs.workers.watch: not allowed with --safe (", src)
+	}
+	task := h.run(t, `
+		local h = pmacs.workers.watch{root = ROOT}
+		while h:progress() == 0 do pmacs.workers.sleep(1):await() end
+		h:cancel()
+		return select(2, h:await())`)
+	require.NoError(t, task.Err(), h.stderr.String())
+	require.Equal(t, lua.LString("cancelled"), task.Results()[0])
+}
