@@ -7,6 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/kinds/watchjob"
+	"github.com/pmacs-go/pmacs-go/watch"
 )
 
 // TestWatchFromLua covers pmacs.workers.watch: once its progress says it
@@ -69,4 +72,25 @@ func TestSafeWatchStaysBeneathTheRoots(t *testing.T) {
 		return select(2, h:await())`)
 	require.NoError(t, task.Err(), h.stderr.String())
 	require.Equal(t, lua.LString("cancelled"), task.Results()[0])
+}
+
+// TestWatchChangesToLua covers the items' Lua form: a change is {path, op,
+// dir}, a notice {path, op = "notice", dir, notice}.
+func TestWatchChangesToLua(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	tbl := L.NewTable()
+	changesToLua(L, tbl, watchjob.Changes{
+		{Path: "/r/a", Op: watch.Rename, Dir: true},
+		{Path: "/r", Dir: true, Notice: "the kernel's watch limit is reached"},
+	})
+	require.Equal(t, 2, tbl.Len())
+	c := tbl.RawGetInt(1).(*lua.LTable)
+	require.Equal(t, lua.LString("/r/a"), c.RawGetString("path"))
+	require.Equal(t, lua.LString("rename"), c.RawGetString("op"))
+	require.Equal(t, lua.LTrue, c.RawGetString("dir"))
+	require.Equal(t, lua.LNil, c.RawGetString("notice"))
+	n := tbl.RawGetInt(2).(*lua.LTable)
+	require.Equal(t, lua.LString("notice"), n.RawGetString("op"))
+	require.Equal(t, lua.LString("the kernel's watch limit is reached"), n.RawGetString("notice"))
 }
