@@ -174,12 +174,13 @@ func Watch(ctx context.Context, root string, opts Options, emit func([]Event) er
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
-	w := &watcher{ctx: ctx, root: abs, opts: opts, fsn: fsn, dirs: map[string]*dirState{},
+	cctx, cancel := context.WithCancel(ctx)
+	// The collector's scans poll cctx, so that emit's error stops a scan of a large tree too.
+	w := &watcher{ctx: cctx, root: abs, opts: opts, fsn: fsn, dirs: map[string]*dirState{},
 		pending: map[string]int{}, ready: make(chan struct{}, 1), moved: map[string]struct{}{}}
 	w.timer = time.AfterFunc(time.Hour, w.signal)
 	w.timer.Stop()
 
-	cctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { w.collect(cctx) })
 	defer func() {

@@ -411,3 +411,36 @@ func TestWatchReturnsEmitsError(t *testing.T) {
 		t.Fatal("Watch did not return emit's error")
 	}
 }
+
+// TestWatchEmitsErrorStopsAScan covers emit's error during a scan: a
+// notice emitted while the first scan of a large tree runs fails, and the
+// scan stops there instead of watching the rest of the tree first.
+func TestWatchEmitsErrorStopsAScan(t *testing.T) {
+	const dirs = 2000
+	root := t.TempDir()
+	for i := range dirs {
+		require.NoError(t, os.Mkdir(filepath.Join(root, fmt.Sprintf("d%04d", i)), 0o755))
+	}
+	emitted := make(chan struct{})
+	var calls atomic.Int32
+	old := addWatch
+	addWatch = func(w *fsnotify.Watcher, path string) error {
+		switch n := calls.Add(1); {
+		case n == 1:
+			return old(w, path)
+		case n == 2:
+			return fmt.Errorf("inotify_add_watch %s: %w", path, syscall.ENOSPC)
+		default:
+			<-emitted // the notice of call 2 reached emit, which failed
+			return fmt.Errorf("inotify_add_watch %s: %w", path, syscall.ENOSPC)
+		}
+	}
+	t.Cleanup(func() { addWatch = old })
+	boom := errors.New("boom")
+	err := Watch(context.Background(), root, Options{}, func([]Event) error {
+		close(emitted)
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	require.Less(t, int(calls.Load()), dirs/2, "the scan went on after emit failed")
+}
