@@ -2,9 +2,12 @@
 -- directory's entries (read by a job, one stat per entry); Enter opens
 -- the entry, Backspace or ^ goes up, r renames, d removes, m changes the
 -- mode, g refreshes, and a rename or remove the runtime reports refreshes
--- every view that shows either end, as does a change another program
--- makes on disk (a watch of the project root, or of a view's directory
--- outside it, runs while a view needs it). It owns the views' state, and sets
+-- every view that shows either end. f in a view toggles following the
+-- disk: while on, a change another program makes refreshes the views of
+-- its directory (a watch of the project root, or of a view's directory
+-- outside it, runs while a view needs it). It is off until asked for: a
+-- live watch keeps a task parked, and the loop frames while a task is
+-- alive. It owns the views' state, and sets
 -- ctx.open_dired(path) and ctx.current_dir() (the directory a command
 -- acts in). Set up after pmacs.files: it opens entries with
 -- ctx.open_path and ctx.open_file.
@@ -88,6 +91,7 @@ function M.setup(ctx)
   -- each view whose directory it touched once, however many changes it
   -- holds; a notice (changes dropped, or directories polled) refreshes all.
   local watches = {} -- root -> {h = handle, views = count}
+  local follow = false
   local function watch_root(path)
     local root = ed.root()
     if root and (path == root or path:sub(1, #root + 1) == root .. "/") then return root end
@@ -118,13 +122,27 @@ function M.setup(ctx)
     end)
   end
   local function unwatch(st)
-    local wt = watches[st.watch]
+    local root = st.watch
+    st.watch = nil
+    local wt = root and watches[root]
     if not wt then return end
     wt.views = wt.views - 1
     if wt.views == 0 then
-      watches[st.watch] = nil
+      watches[root] = nil
       wt.h:cancel()
     end
+  end
+  local function set_follow(on)
+    follow = on
+    for buf, st in pairs(dired) do
+      if on and not st.watch then
+        watch_for(st)
+        dired_refresh(buf) -- what changed while not following
+      elseif not on then
+        unwatch(st)
+      end
+    end
+    ed.message(on and "dired: following changes on disk" or "dired: not following changes on disk")
   end
 
   local function dired_entry(buf)
@@ -140,7 +158,8 @@ function M.setup(ctx)
     if not buf then
       buf = ed.create(name)
       dired[buf] = {path = path, entries = {}}
-      watch_for(dired[buf])
+      if follow then watch_for(dired[buf]) end
+      ed.map(buf, "f", function() set_follow(not follow) end)
       ed.map(buf, "Enter", function(b)
         local e, p = dired_entry(b)
         if not e then return end
