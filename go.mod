@@ -3,6 +3,7 @@ module github.com/pmacs-go/pmacs-go
 go 1.26.8
 
 require (
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gdamore/tcell/v2 v2.13.10
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68
 	github.com/modelcontextprotocol/go-sdk v1.8.0

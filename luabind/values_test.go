@@ -170,8 +170,9 @@ local R, TEXT = ...
 local w = pmacs.workers
 local function args(...) return {n = select("#", ...), ...} end
 local long = w.sleep(3600 * 1000)
+local watching = w.watch{root = R .. "/grep"}
 return {
-	_handles = {long},
+	_handles = {long, watching},
 	["pmacs.async.run"] = {
 		args(function() end),
 		args(function(...) w.sleep(1):await(); return ... end, 1, nil, "three"),
@@ -206,6 +207,14 @@ return {
 		args({source = 1, query = "b", key = "sweep-fuzzy"}),
 		args({source = 999999, query = "b"}),
 	},
+	-- A watch ends only when cancelled: the live one is above, cancelled
+	-- by pmacs.workers.cancel; these end at once.
+	["pmacs.workers.watch"] = {
+		may_raise = true,
+		args({root = R .. "/missing"}),
+		args({root = R .. "/grep/a.txt", ignore = {}, max_batch = 1}),
+		args({root = R, ignore = {"a/b"}}),
+	},
 	["pmacs.workers.fuzzy_source"] = {args({"alpha", "beta"}), args({})},
 	["pmacs.workers.fuzzy_free"] = {args(2), args(999999)},
 	["pmacs.workers.parse"] = {
@@ -217,7 +226,7 @@ return {
 	["pmacs.workers.probe"] = {args(2), args(0)},
 	["pmacs.workers.probe_stream"] = {args(3), args(0)},
 	["pmacs.probe.ping"] = {args()},
-	["pmacs.workers.cancel"] = {args(long:id()), args(0)},
+	["pmacs.workers.cancel"] = {args(long:id()), args(watching:id()), args(0)},
 	["pmacs.workers.snapshot"] = {args()},
 	["pmacs.workers.frame_target_ms"] = {args()},
 	["pmacs.workers.set_frame_target_ms"] = {args(16), args(-5)},

@@ -2,7 +2,12 @@
 -- directory's entries (read by a job, one stat per entry); Enter opens
 -- the entry, Backspace or ^ goes up, r renames, d removes, m changes the
 -- mode, g refreshes, and a rename or remove the runtime reports refreshes
--- every view that shows either end. It owns the views' state, and sets
+-- every view that shows either end. f in a view toggles following the
+-- disk: while on, a change another program makes refreshes the views of
+-- its directory (a watch of the project root, or of a view's directory
+-- outside it, runs while a view needs it). It is off until asked for: a
+-- live watch keeps a task parked, and the loop frames while a task is
+-- alive. It owns the views' state, and sets
 -- ctx.open_dired(path) and ctx.current_dir() (the directory a command
 -- acts in). Set up after pmacs.files: it opens entries with
 -- ctx.open_path and ctx.open_file.
@@ -80,6 +85,66 @@ function M.setup(ctx)
     end)
   end
 
+  -- Changes other programs make: one watch per root a view lies under (the
+  -- project root, or the view's own directory outside it), started with the
+  -- first view that needs it and cancelled with the last. A batch refreshes
+  -- each view whose directory it touched once, however many changes it
+  -- holds; a notice (changes dropped, or directories polled) refreshes all.
+  local watches = {} -- root -> {h = handle, views = count}
+  local follow = false
+  local function watch_root(path)
+    local root = ed.root()
+    if root and (path == root or path:sub(1, #root + 1) == root .. "/") then return root end
+    return path
+  end
+  local function watch_for(st)
+    local root = watch_root(st.path)
+    st.watch = root
+    local wt = watches[root]
+    if wt then wt.views = wt.views + 1 return end
+    local h = w.watch{root = root}
+    wt = {h = h, views = 1}
+    watches[root] = wt
+    run(function()
+      for batch in h:batches() do
+        local dirs = {}
+        for _, c in ipairs(batch) do
+          if c.op == "notice" then dirs = nil break end
+          dirs[dirname(c.path)] = true
+        end
+        for buf, view in pairs(dired) do
+          if view.watch == root and (not dirs or dirs[view.path]) then dired_refresh(buf) end
+        end
+      end
+      if watches[root] == wt then watches[root] = nil end
+      local _, err = h:await()
+      if err ~= "cancelled" then ed.error("dired: watching " .. root .. ": " .. err) end
+    end)
+  end
+  local function unwatch(st)
+    local root = st.watch
+    st.watch = nil
+    local wt = root and watches[root]
+    if not wt then return end
+    wt.views = wt.views - 1
+    if wt.views == 0 then
+      watches[root] = nil
+      wt.h:cancel()
+    end
+  end
+  local function set_follow(on)
+    follow = on
+    for buf, st in pairs(dired) do
+      if on and not st.watch then
+        watch_for(st)
+        dired_refresh(buf) -- what changed while not following
+      elseif not on then
+        unwatch(st)
+      end
+    end
+    ed.message(on and "dired: following changes on disk" or "dired: not following changes on disk")
+  end
+
   local function dired_entry(buf)
     local st = dired[buf]
     local e = st and st.entries[ed.cursor(buf)]
@@ -93,6 +158,8 @@ function M.setup(ctx)
     if not buf then
       buf = ed.create(name)
       dired[buf] = {path = path, entries = {}}
+      if follow then watch_for(dired[buf]) end
+      ed.map(buf, "f", function() set_follow(not follow) end)
       ed.map(buf, "Enter", function(b)
         local e, p = dired_entry(b)
         if not e then return end
@@ -161,7 +228,10 @@ function M.setup(ctx)
     end
   end)
 
-  ed.on("close", function(buf) dired[buf] = nil end)
+  ed.on("close", function(buf)
+    if dired[buf] then unwatch(dired[buf]) end
+    dired[buf] = nil
+  end)
 
   -- C-d starts at the project root (pmacs.project); Backspace goes up.
   ed.map("global", "C-d", function() open_dired(ed.root()) end, "directory view of the project root (Enter, Backspace/^ up, r rename, d remove, m chmod, g refresh)")
