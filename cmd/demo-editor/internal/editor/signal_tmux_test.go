@@ -38,7 +38,7 @@ func TestSignalEndsTheEditorAndItsPrograms(t *testing.T) {
 			// writes its exit status: tmux may not have reaped a dead pane's
 			// process by the time its status is asked for.
 			statusFile := filepath.Join(dir, "status")
-			s := &tmuxSession{t: t, socket: fmt.Sprintf("pmacs-signal-%d", os.Getpid())}
+			s := &tmuxSession{t: t, socket: fmt.Sprintf("pmacs-signal-%d-%d", os.Getpid(), int(sig))}
 			out, err := s.run("-f", "/dev/null", "new-session", "-d", "-s", "smoke", "-x", "80", "-y", "24",
 				"env", "TERM=xterm-256color", "sh", "-c", `"$0" --init "$1" "$2"; echo $? > "$3"`,
 				bin, initFile, dir, statusFile)
