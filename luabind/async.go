@@ -263,18 +263,8 @@ func (b *Binding) deadline(t *Task, ms float64) {
 func (b *Binding) taskAwait(L *lua.LState) int {
 	t := checkTask(L, "task:await")
 	ms, timed := awaitTimeout(L, "task:await", 2)
-	switch t.state {
-	case taskDone:
-		return pushAll(L, t.results)
-	case taskFailed:
-		b.collect(t)
-		L.Push(lua.LNil)
-		L.Push(t.err.value)
-		return 2
-	case taskCancelled:
-		L.Push(lua.LNil)
-		L.Push(lua.LString(t.cancelMsg))
-		return 2
+	if n, ended := b.pushOutcome(L, t); ended {
+		return n
 	}
 	if b.threads[L] == t {
 		raise(L, "task:await: a task cannot await itself")
@@ -296,6 +286,26 @@ func (b *Binding) taskAwait(L *lua.LState) int {
 		b.deadline(cur, ms)
 	}
 	return b.park(L, cur)
+}
+
+// pushOutcome pushes what awaiting t returns once it has ended: its
+// results; nil and its error value (collecting it); or nil and
+// "cancelled[: reason]". ended is false while t runs.
+func (b *Binding) pushOutcome(L *lua.LState, t *Task) (n int, ended bool) {
+	switch t.state {
+	case taskDone:
+		return pushAll(L, t.results), true
+	case taskFailed:
+		b.collect(t)
+		L.Push(lua.LNil)
+		L.Push(t.err.value)
+		return 2, true
+	case taskCancelled:
+		L.Push(lua.LNil)
+		L.Push(lua.LString(t.cancelMsg))
+		return 2, true
+	}
+	return 0, false
 }
 
 // collect marks a failed task's error as received: it is then neither
@@ -398,18 +408,8 @@ func (b *Binding) asyncShield(L *lua.LState) int {
 	t := &Task{b: b, want: resultsUnknown}
 	t.shielded = true
 	t = b.spawnTask(L, t, fn, args)
-	switch t.state {
-	case taskDone:
-		return pushAll(L, t.results)
-	case taskFailed:
-		b.collect(t)
-		L.Push(lua.LNil)
-		L.Push(t.err.value)
-		return 2
-	case taskCancelled:
-		L.Push(lua.LNil)
-		L.Push(lua.LString(t.cancelMsg))
-		return 2
+	if n, ended := b.pushOutcome(L, t); ended {
+		return n
 	}
 	t.waiters = append(t.waiters, cur)
 	cur.waitOn = t
