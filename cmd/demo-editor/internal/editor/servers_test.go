@@ -80,3 +80,29 @@ func TestLSPInfoShowsTheClient(t *testing.T) {
 		}
 	}
 }
+
+// M-x type-definition and M-x implementation against gopls: from a
+// variable to its type, and from an interface's method to the method that
+// implements it.
+func TestTypeDefinitionAndImplementation(t *testing.T) {
+	src := "package m\n\ntype Shape interface{ Area() int }\n\ntype Square struct{ n int }\n\nfunc (s Square) Area() int { return s.n * s.n }\n\nvar sq = Square{2}\n"
+	dir := goplsModule(t, map[string]string{"m.go": src})
+	path := filepath.Join(dir, "m.go")
+	h := startEditor(t, Options{Path: path})
+	h.untilLong("gopls started", func(e *session) bool { return strings.Contains(e.messages.Text(), "lsp: started") })
+	run := func(cmd string) {
+		h.alt('x')
+		h.waitText("command (")
+		h.typeText(cmd)
+		h.key(tcell.KeyEnter)
+	}
+	h.gotoLine("9:5") // sq
+	h.until("the cursor on sq", func(e *session) bool { return e.cur.cursor == pos{8, 4} })
+	run("type-definition")
+	h.untilLong("the jump to Square", func(e *session) bool { return e.cur.cursor == pos{4, 5} })
+
+	h.gotoLine("3:25") // Area in the interface
+	h.until("the cursor on Area", func(e *session) bool { return e.cur.cursor == pos{2, 24} })
+	run("implementation")
+	h.untilLong("the jump to Square's Area", func(e *session) bool { return e.cur.cursor == pos{6, 16} })
+}

@@ -353,22 +353,36 @@ function M.setup(ctx)
     end}
   end
 
-  ed.map("global", "M-.", function(buf)
-    local h = lsp_request(buf, "textDocument/definition")
+  -- goto_location asks method at the cursor and jumps to the first
+  -- location it answers (Location, Location[] or LocationLink[]): what is
+  -- says what was looked for, in the messages.
+  local function goto_location(buf, method, what)
+    local h = lsp_request(buf, method)
     if not h then return end
     run(function()
       local res, err = h:await()
-      if not res then if err ~= "cancelled" then ed.error("definition: " .. err) end return end
+      if not res then if err ~= "cancelled" then ed.error(what .. ": " .. err) end return end
       local loc = res
       if type(res) == "table" and res.uri == nil and res.targetUri == nil then loc = res[1] end
-      if type(loc) ~= "table" then ed.message("no definition here") return end
+      if type(loc) ~= "table" then ed.message("no " .. what .. " here") return end
       local range, u = loc.targetSelectionRange or loc.range, loc.uri or loc.targetUri
-      if type(u) ~= "string" or type(range) ~= "table" then ed.message("no definition here") return end
+      if type(u) ~= "string" or type(range) ~= "table" then ed.message("no " .. what .. " here") return end
       local path, perr = pmacs.uri.to_path(u)
-      if not path then ed.error("definition: " .. perr) return end
+      if not path then ed.error(what .. ": " .. perr) return end
       lsp_jump(path, range.start.line, range.start.character)
     end)
-  end, "language server: go to the definition (M-, comes back)")
+  end
+
+  ed.map("global", "M-.", function(buf) goto_location(buf, "textDocument/definition", "definition") end,
+    "language server: go to the definition (M-, comes back)")
+  ctx.command_help["type-definition"] = "go to the definition of the type of the symbol at the cursor (language server)"
+  ctx.commands["type-definition"] = ctx.no_arg("type-definition", function()
+    goto_location(ed.current(), "textDocument/typeDefinition", "type definition")
+  end)
+  ctx.command_help.implementation = "go to an implementation of the interface or method at the cursor (language server)"
+  ctx.commands.implementation = ctx.no_arg("implementation", function()
+    goto_location(ed.current(), "textDocument/implementation", "implementation")
+  end)
 
   -- render_markdown turns a hover's markdown into plain rows: code fences
   -- go, the code between them stays as it is; outside code, backslash
