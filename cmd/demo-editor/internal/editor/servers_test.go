@@ -106,3 +106,22 @@ func TestTypeDefinitionAndImplementation(t *testing.T) {
 	run("implementation")
 	h.untilLong("the jump to Square's Area", func(e *session) bool { return e.cur.cursor == pos{6, 16} })
 }
+
+// M-x format with a selection formats only the selected rows
+// (textDocument/rangeFormatting, which clangd offers).
+func TestFormatTheSelectionOnly(t *testing.T) {
+	prog := testenv.Peer(t, testenv.Clangd)
+	t.Setenv("PATH", filepath.Dir(prog)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	testenv.WriteTree(t, dir, map[string]string{"compile_flags.txt": "-std=c11\n", "a.c": "int   a  =  1;\nint   b  =  2;\n"})
+	h := startEditor(t, Options{Path: filepath.Join(dir, "a.c")})
+	h.untilLong("clangd started", func(e *session) bool { return strings.Contains(e.messages.Text(), "lsp: started") })
+	h.post(tcell.NewEventKey(tcell.KeyDown, 0, tcell.ModShift)) // select the first row
+	h.until("the first row selected", func(e *session) bool { return e.cur.cursor == pos{1, 0} })
+	h.alt('x')
+	h.waitText("command (")
+	h.typeText("format")
+	h.key(tcell.KeyEnter)
+	h.untilLong("the first row formatted", func(e *session) bool { return e.cur.Line(0) == "int a = 1;" })
+	h.until("the second row as it was", func(e *session) bool { return e.cur.Line(1) == "int   b  =  2;" })
+}

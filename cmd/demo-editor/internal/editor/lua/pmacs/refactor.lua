@@ -60,13 +60,34 @@ function M.setup(ctx)
 
   -- format_buffer formats buf, in a task; it returns the number of edits
   -- applied, or nil, why and the error's code.
-  local function format_buffer(buf)
+  -- format_buffer formats buf, or only range ({start_row, start_col,
+  -- end_row, end_col} in bytes) with textDocument/rangeFormatting when the
+  -- server offers it.
+  local function format_buffer(buf, range)
     local doc = lsp.docs[buf]
     if not doc or not doc.client then return nil, "no language server for this buffer" end
     lsp_change(buf)
     local before = doc.client:version(doc.path)
-    local h = doc.client:request("textDocument/formatting", {textDocument = {uri = pmacs.uri.from_path(doc.path)},
-      options = {tabSize = 8, insertSpaces = false}}, {key = "format:" .. buf, timeout_ms = format_wait_ms})
+    local method, params = "textDocument/formatting", {textDocument = {uri = pmacs.uri.from_path(doc.path)},
+      options = {tabSize = 8, insertSpaces = false}}
+    if range then
+      -- Refused only by a server that has said what it offers.
+      if doc.client:status().state == "running" and not doc.client:supports("textDocument/rangeFormatting") then
+        return nil, "the language server does not format a range (M-x format without a selection formats the file)"
+      end
+      local function at(row, col)
+        return {line = row, character = pmacs.utf16.units(ed.get_lines(buf, row, row + 1)[1] or "", col)}
+      end
+      local er, ec = range[3], range[4]
+      if ec == 0 and er > range[1] then
+        -- A selection of whole rows ends at the start of the next: that
+        -- row is not selected, and a server would format it too.
+        er = er - 1
+        ec = #(ed.get_lines(buf, er, er + 1)[1] or "")
+      end
+      method, params.range = "textDocument/rangeFormatting", {start = at(range[1], range[2]), ["end"] = at(er, ec)}
+    end
+    local h = doc.client:request(method, params, {key = "format:" .. buf, timeout_ms = format_wait_ms})
     local res, err, code = h:await()
     if not ed.valid(buf) then return nil, "the buffer was closed" end
     if not res then return nil, err, code end
@@ -110,11 +131,14 @@ function M.setup(ctx)
     if not n and code ~= "MethodNotFound" then ed.message("format: " .. err .. "; saved as it is") end
   end
 
-  ctx.command_help.format = "format the buffer with the language server"
+  ctx.command_help.format = "format the buffer (the selection, where the server formats a range) with the language server"
   commands.format = function()
     local buf = ed.current()
+    -- With a selection, only the selected rows (range formatting).
+    local sr, sc, er, ec = ed.selection(buf)
+    local range = sr and {sr, sc, er, ec} or nil
     run(function()
-      local n, err = format_buffer(buf)
+      local n, err = format_buffer(buf, range)
       if not n then ed.error("format: " .. err) return end
       ed.message(n == 0 and "format: nothing to change" or string.format("format: %d edits", n))
     end)
