@@ -1,8 +1,6 @@
 package luabind
 
 import (
-	"time"
-
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -416,7 +414,7 @@ func (b *Binding) asyncShield(L *lua.LState) int {
 	// park raises at once for a cancelled caller; the shielded wait is
 	// the one wait that must not.
 	cur.parked = true
-	cur.since = time.Now()
+	cur.since = b.now()
 	cur.want = callResults(L)
 	return L.Yield()
 }

@@ -95,6 +95,7 @@ type Binding struct {
 	live      int        // tasks started and not finished
 	taskSeq   uint64     // the last task's id
 	timers    timerHeap  // sleeps and deadlines (timers.go)
+	clock     time.Time  // when the current (or last) frame started
 	// cancelledSleeps are w.sleep jobs cancelled outside the binding,
 	// settled by the next frame.
 	cmu             sync.Mutex

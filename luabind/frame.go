@@ -49,6 +49,7 @@ func (b *Binding) Frame() FrameStats {
 	b.inFrame = true
 	defer func() { b.inFrame = false }()
 	start := time.Now()
+	b.clock = start
 	b.pool.age(start, b.live)
 
 	b.run = append(b.run, b.next...)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -136,7 +135,7 @@ func (b *Binding) spawn(from *lua.LState, fn *lua.LFunction, args []lua.LValue, 
 func (b *Binding) spawnTask(from *lua.LState, t *Task, fn *lua.LFunction, args []lua.LValue) *Task {
 	t.ud = &lua.LUserData{Value: t, Metatable: b.taskMT}
 	b.taskSeq++
-	t.id, t.started = b.taskSeq, time.Now()
+	t.id, t.started = b.taskSeq, b.now()
 	if b.closed {
 		t.state = taskFailed
 		t.bodyDone = true
@@ -410,7 +409,7 @@ func (b *Binding) park(L *lua.LState, t *Task) int {
 		raise(L, "%s", t.cancelMsg)
 	}
 	t.parked = true
-	t.since = time.Now()
+	t.since = b.now()
 	t.want = callResults(L)
 	return L.Yield()
 }

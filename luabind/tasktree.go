@@ -13,11 +13,13 @@ import (
 // outcome is final only once its function has returned (or raised) and
 // every child it did not detach has ended; until then it is "joining".
 type taskTree struct {
-	id      uint64
-	name    string
+	id   uint64
+	name string
+	// started and since (when the task last parked) are read from the
+	// frame's clock (Binding.now), which the task list only needs to the
+	// frame: a spawn and a wait cost no look at the system clock.
 	started time.Time
-	// since is when the task last parked: how long it has waited.
-	since time.Time
+	since   time.Time
 
 	parent   *Task
 	children []*Task // children not ended and not detached
@@ -467,4 +469,13 @@ func (l *taskList) remove(t *Task) {
 	}
 	t.prevAlive, t.nextAlive = nil, nil
 	l.n--
+}
+
+// now is the frame's clock: when the current or last frame started, or
+// the time now before the first frame.
+func (b *Binding) now() time.Time {
+	if b.clock.IsZero() {
+		return time.Now()
+	}
+	return b.clock
 }
