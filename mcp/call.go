@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -246,12 +249,20 @@ func (c *Conn) unusable() error {
 	return c.exitErr
 }
 
+// connectionLost reports an error that says only that the connection to
+// the server went away: the SDK saw it close, or a write found the pipe
+// closed (a call sent just as the server died).
+func connectionLost(err error) bool {
+	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed)
+}
+
 // explain turns a call's error into the server's death when the SDK only
 // saw its connection close.
 func (c *Conn) explain(err error) error {
 	// A failed handshake wraps the SDK's connection-closed error too, but
 	// it is its own reason.
-	if c.proc != nil && errors.Is(err, sdk.ErrConnectionClosed) && !errors.As(err, new(*ConnectError)) {
+	if c.proc != nil && connectionLost(err) && !errors.As(err, new(*ConnectError)) {
 		select {
 		case <-c.proc.Done():
 		case <-time.After(100 * time.Millisecond):
