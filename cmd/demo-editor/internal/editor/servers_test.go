@@ -125,3 +125,27 @@ func TestFormatTheSelectionOnly(t *testing.T) {
 	h.untilLong("the first row formatted", func(e *session) bool { return e.cur.Line(0) == "int a = 1;" })
 	h.until("the second row as it was", func(e *session) bool { return e.cur.Line(1) == "int   b  =  2;" })
 }
+
+// Signature help while typing arguments, against gopls: "(" shows the
+// signature on the message line, an argument keeps it there, ")" ends it.
+func TestSignatureHelpWhileTypingArguments(t *testing.T) {
+	src := "package m\n\nimport \"fmt\"\n\nfunc f() {\n\t\n}\n"
+	dir := goplsModule(t, map[string]string{"m.go": src})
+	h := startEditor(t, Options{Path: filepath.Join(dir, "m.go")})
+	h.untilLong("gopls started", func(e *session) bool { return strings.Contains(e.messages.Text(), "lsp: started") })
+	h.gotoLine("6:2")
+	h.until("the cursor in f", func(e *session) bool { return e.cur.cursor == pos{5, 1} })
+	h.typeText("fmt.Println(")
+	// gopls answers once it has loaded the module: as long as M-. may wait.
+	deadline := time.Now().Add(goplsTimeout)
+	for !strings.Contains(messageLine(h.rows()), "Println(a ...any) (n int, err error)") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no signature on the message line:\n%s", strings.Join(h.rows(), "\n"))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.typeText("1")
+	h.waitScreen("still shown while typing the argument", bottomHas("Println(a ...any)"))
+	h.typeText(")")
+	h.waitScreen("gone after the call", func(rows []string) bool { return !strings.Contains(messageLine(rows), "Println(") })
+}
