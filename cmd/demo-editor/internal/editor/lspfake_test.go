@@ -20,6 +20,10 @@ import (
 // is set, the test binary is that server (see TestMain).
 const fakeLSPEnv = "PMACS_EDITOR_FAKE_LSP_LOG"
 
+// fakeLSPExtraRefEnv names a path the scripted server adds to every
+// references answer (a hostile server pointing outside the workspace).
+const fakeLSPExtraRefEnv = "PMACS_EDITOR_FAKE_LSP_EXTRA_REF"
+
 // fakeAnswerAt is the completion column at which the scripted server
 // answers every completion request it holds, newest first: the answers to
 // superseded requests then arrive after the answer to the newest, as they
@@ -139,7 +143,11 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 				pos := map[string]any{"line": line, "character": char}
 				return map[string]any{"uri": uri, "range": map[string]any{"start": pos, "end": pos}}
 			}
-			s.reply(m.ID, []any{at(p.TextDocument.URI, 2, 4), at(other, 1, 1)})
+			refs := []any{at(p.TextDocument.URI, 2, 4), at(other, 1, 1)}
+			if extra := os.Getenv(fakeLSPExtraRefEnv); extra != "" {
+				refs = append(refs, at("file://"+extra, 0, 0))
+			}
+			s.reply(m.ID, refs)
 		case "$/cancelRequest":
 			var p struct {
 				ID json.RawMessage `json:"id"`

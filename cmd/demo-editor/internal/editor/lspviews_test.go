@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -99,4 +100,25 @@ func TestRequestTheServerDoesNotOfferIsNotSent(t *testing.T) {
 	log, err := os.ReadFile(logPath)
 	require.NoError(t, err)
 	require.NotContains(t, string(log), "definition", "nothing was sent")
+}
+
+// *references* quotes lines only of files inside the project: a server
+// that names a file outside it gets the location listed without its text
+// (the file is not read), and a FIFO inside it (which would block a read
+// for ever) is not opened: the list still completes.
+func TestReferencesQuoteNothingOutsideTheProject(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret.go")
+	require.NoError(t, os.WriteFile(outside, []byte("SECRET LINE\n"), 0o644))
+	t.Setenv(fakeLSPExtraRefEnv, outside)
+	useFakeLSP(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n\nvar a = Alpha(1)\n"), 0o644))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "other.go"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	h.alt('?')
+	rows := h.waitText("secret.go:1:1")
+	require.False(t, anyContains(rows, "SECRET"), "a file outside the project is not read:\n%s", strings.Join(rows, "\n"))
+	require.True(t, anyContains(rows, "m.go:3:5: var a = Alpha(1)"))
 }

@@ -1,8 +1,10 @@
 package editor
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -238,7 +240,19 @@ func (e *session) luaFileLines(L *lua.LState) int {
 	}
 	onDone := fnArg(L, "file_lines", 3, "on_done")
 	e.goIO(func() func() {
-		ft, exists, err := readFileText(path, nil)
+		// Only a regular file: opening a FIFO would wait for a writer that
+		// may never come, and a device has no lines.
+		var ft fileText
+		exists := true
+		st, err := os.Stat(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			exists, err = false, nil
+		case err == nil && !st.Mode().IsRegular():
+			err = fmt.Errorf("file_lines %s: not a regular file", path)
+		case err == nil:
+			ft, exists, err = readFileText(path, nil)
+		}
 		if err == nil && !exists {
 			err = fmt.Errorf("file_lines %s: no such file", path)
 		}

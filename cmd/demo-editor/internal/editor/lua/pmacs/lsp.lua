@@ -437,8 +437,11 @@ function M.setup(ctx)
   -- quote_lines returns, for the locations of a batch, path -> row ->
   -- text of each line they point at: from the buffer holding the file, or
   -- read from the disk off the main loop (ed.file_lines) while the task
-  -- waits. A file that cannot be read gets no text.
+  -- waits. A file that cannot be read gets no text, and so does one outside
+  -- the project: the server chose the paths, and nothing it names outside
+  -- the workspace is read.
   local function quote_lines(batch)
+    local root = ed.root()
     local want, texts, pending = {}, {}, 0
     local all_read = pmacs.async.future()
     for _, loc in ipairs(batch) do
@@ -453,7 +456,7 @@ function M.setup(ctx)
       if buf and not ed.loading(buf) then
         texts[path] = {}
         for _, r in ipairs(rows) do texts[path][r] = ed.get_lines(buf, r, r + 1)[1] end
-      else
+      elseif path == root or path:sub(1, #root + 1) == root .. "/" then
         pending = pending + 1
         ed.file_lines(path, rows, function(lines)
           texts[path] = lines
