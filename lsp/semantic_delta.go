@@ -69,6 +69,11 @@ func decodeSemanticTokensDelta(raw jsontext.Value) (any, error) {
 // keeps; the next request asks for everything.
 var errStaleDelta = errors.New("semantic tokens delta against a result the client no longer has")
 
+// maxSemanticInts bounds a document's kept token array (five integers a
+// token): deltas could otherwise grow it without end. 4 Mi integers is
+// 800,000 tokens, 16 MiB.
+const maxSemanticInts = 4 << 20
+
 // applySemanticEdits returns data with the edits applied, each against the
 // array as the server had it (they may come in any order; they must not
 // overlap or reach past its end).
@@ -85,6 +90,9 @@ func applySemanticEdits(data []uint32, edits []semanticEdit) ([]uint32, error) {
 		out = append(out, data[at:e.Start]...)
 		out = append(out, e.Data...)
 		at = uint32(end)
+		if len(out)+len(data)-int(at) > maxSemanticInts {
+			return nil, fmt.Errorf("semantic tokens delta: the edits make over %d integers", maxSemanticInts)
+		}
 	}
 	return append(out, data[at:]...), nil
 }

@@ -29,6 +29,7 @@ func TestApplySemanticEdits(t *testing.T) {
 		"past the end":     {edits: []semanticEdit{{Start: 8, DeleteCount: 5}}, err: true},
 		"start past it":    {edits: []semanticEdit{{Start: 11}}, err: true},
 		"huge deleteCount": {edits: []semanticEdit{{Start: 1, DeleteCount: 1<<32 - 1}}, err: true},
+		"past the bound":   {edits: []semanticEdit{{Start: 10, Data: make([]uint32, maxSemanticInts)}}, err: true},
 	} {
 		got, err := applySemanticEdits(data, tc.edits)
 		if tc.err {
