@@ -312,6 +312,13 @@ function M.setup(ctx)
 
   -- lsp_request sends method at the cursor of buf; nil when buf has no
   -- server.
+  -- offers says whether client may be asked method: a server that has
+  -- answered initialize only for what it announced (client:supports); one
+  -- still starting for anything (the request waits for its initialize).
+  local function offers(client, method)
+    return client:status().state ~= "running" or client:supports(method)
+  end
+
   local function lsp_request(buf, method, extra, key)
     local doc = lsp.docs[buf]
     if not doc or not doc.client then
@@ -320,7 +327,7 @@ function M.setup(ctx)
     end
     -- Only what the server announced is asked for (before it has answered
     -- initialize, the request waits for it and goes out either way).
-    if doc.client:status().state == "running" and not doc.client:supports(method) then
+    if not offers(doc.client, method) then
       local entry = lsp.clients[doc.key]
       ed.message(string.format("%s does not offer %s", entry and entry.name or "the language server", method))
       return nil
@@ -567,7 +574,7 @@ function M.setup(ctx)
   ctx.lsp = {
     docs = lsp.docs, after_change = after_change, on_start = on_start,
     change = lsp_change, reopen = lsp_reopen, request = lsp_request, jump = lsp_jump,
-    text_edit = lsp_text_edit, relative = relative, servers = lsp_servers,
+    text_edit = lsp_text_edit, relative = relative, servers = lsp_servers, offers = offers,
   }
 end
 

@@ -71,8 +71,7 @@ function M.setup(ctx)
     local method, params = "textDocument/formatting", {textDocument = {uri = pmacs.uri.from_path(doc.path)},
       options = {tabSize = 8, insertSpaces = false}}
     if range then
-      -- Refused only by a server that has said what it offers.
-      if doc.client:status().state == "running" and not doc.client:supports("textDocument/rangeFormatting") then
+      if not lsp.offers(doc.client, "textDocument/rangeFormatting") then
         return nil, "the language server does not format a range (M-x format without a selection formats the file)"
       end
       local function at(row, col)

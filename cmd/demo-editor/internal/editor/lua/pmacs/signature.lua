@@ -15,13 +15,9 @@ function M.setup(ctx)
     cur = nil
   end
 
-  -- A server still starting is asked anyway (the request waits for its
-  -- initialize); one that has said what it offers, only if it offers it.
   local function offered(buf)
     local doc = lsp.docs[buf]
-    if not doc or not doc.client then return false end
-    local state = doc.client:status().state
-    return state == "starting" or (state == "running" and doc.client:supports("textDocument/signatureHelp"))
+    return doc and doc.client and lsp.offers(doc.client, "textDocument/signatureHelp")
   end
 
   local function changed(buf)
