@@ -44,7 +44,7 @@ func TestParseGrepbench(t *testing.T) {
 
 // The editor tests' log lines give the live grep and large file figures.
 func TestParseEditorFigures(t *testing.T) {
-	o, r, err := parseLiveGrep([]byte("    grepbench_test.go:50: live grep `func` over /usr/lib/go/src: 320.5ms to done (grep \"func\": 1 done); rg func > /dev/null: 82.2ms\n"))
+	o, r, err := parseLiveGrep([]byte("    grepbench_test.go:50: live grep `func` over /usr/lib/go/src: 320.5ms to done (grep \"func\": 1 done); rg --smart-case func, 146235 lines read: 82.2ms\n"))
 	require.NoError(t, err)
 	require.Equal(t, 320.5, o)
 	require.Equal(t, 82.2, r)

@@ -184,11 +184,13 @@ func parseGrepbench(out []byte) ([]grepCase, error) {
 	return cs, nil
 }
 
-var liveGrepLine = regexp.MustCompile("live grep `func` over \\S+: (\\S+) to done \\(.*\\); rg func > /dev/null: (\\S+)")
+var liveGrepLine = regexp.MustCompile("live grep `func` over \\S+: (\\S+) to done \\(.*\\); rg --smart-case func, \\d+ lines read: (\\S+)")
 
 // liveGrepSection: the editor's live grep from the last key of `func` to
-// "done" over GOROOT/src, beside rg on the same tree (the editor test
-// TestLiveGrepGorootTimeToDone measures both).
+// "done" over GOROOT/src, beside rg --smart-case (the editor's search is
+// smart-case) with its lines read from a pipe, on the same tree (the editor
+// test TestLiveGrepGorootTimeToDone measures both and checks the counts
+// agree).
 func liveGrepSection(cfg config) ([]row, error) {
 	runs := pick(cfg, 1, 3)
 	var ours, rg []float64
