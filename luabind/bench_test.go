@@ -73,6 +73,9 @@ func benchFrame10k(b *testing.B, budget, pace time.Duration) {
 	// Locked, so the thread's CPU clock measures this goroutine alone.
 	goruntime.LockOSThread()
 	defer goruntime.UnlockOSThread()
+	// Per round of 10,000 settles; the spawning, with the timer stopped,
+	// is not counted.
+	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
 		spawnSettled(b, h, fn, ids)

@@ -54,10 +54,15 @@ func (w *Task) send(r reply) {
 	if r.Kind == replyFailed {
 		w.keepFailure(r.err)
 	}
-	if p, ok := r.appendFixed(make([]byte, 0, fixedReplyCap)); ok {
+	buf := fixedBufs.Get().(*[fixedReplyCap]byte)
+	if p, ok := r.appendFixed(buf[:0]); ok {
+		if cap(p) != fixedReplyCap {
+			fixedBufs.Put(buf) // a long failure message outgrew it
+		}
 		_ = w.bus.SendEnvelope(bus.Envelope{Topic: replyTopic, Payload: p})
 		return
 	}
+	fixedBufs.Put(buf)
 	heap := r // only this branch moves a reply to the heap
 	if err := w.bus.Send(replyTopic, &heap); err != nil && !errors.Is(err, bus.ErrClosed) {
 		w.send(reply{Kind: replyFailed, Code: CodeMalformedReply,
@@ -117,45 +122,52 @@ func (rt *Runtime) submit(j *job, actor workers.ActorID, lane workers.Lane, fn w
 	if !rt.prepare(j) {
 		return j.id
 	}
-	w := &j.t
-	kind := j.kind
-	exec := func(ctx context.Context, a workers.Actor) (any, error) {
-		if w.credit != nil { // only streams park
-			w.actor = new(workers.Actor)
-			*w.actor = a
-		}
-		var r reply
-		if fn != nil {
-			r = fn(ctx, w)
-		} else {
-			v, err := run(ctx, w)
-			r = w.result(ctx, v, err)
-		}
-		if pr, ok := w.panicReply(); ok {
-			r = pr
-		}
-		w.send(r)
-		return nil, nil
-	}
-	done := func(res workers.Result) {
-		if res.Err == nil {
-			return
-		}
-		if errors.Is(res.Err, context.Canceled) {
-			w.send(reply{Kind: replyCancelled})
-			return
-		}
-		r := reply{Kind: replyFailed, Msg: jobName(kind, w.id) + ": " + res.Err.Error(), err: res.Err}
-		var we *workers.Error
-		if errors.As(res.Err, &we) {
-			r.Code = we.Code
-		}
-		w.send(r)
-	}
-	// The executor names the job by its kind label, a constant, so a
-	// dispatch builds no string; the failure path above adds the id.
-	rt.exec.Submit(&w.ctx, workers.Task{Actor: actor, Lane: lane, Name: kind.String(), Run: exec, Done: done})
+	j.fn, j.run = fn, run
+	// The job is its own handler: a dispatch allocates no closures.
+	rt.exec.Submit(&j.t.ctx, workers.Task{Actor: actor, Lane: lane, Name: j.kind.String(), Handler: j})
 	return j.id
+}
+
+// RunJob runs the job's handler on a worker and replies with whatever it
+// returns (workers.Handler).
+func (j *job) RunJob(ctx context.Context, a workers.Actor) (any, error) {
+	w := &j.t
+	if w.credit != nil { // only streams park
+		w.actor = new(workers.Actor)
+		*w.actor = a
+	}
+	var r reply
+	if j.fn != nil {
+		r = j.fn(ctx, w)
+	} else {
+		v, err := j.run(ctx, w)
+		r = w.result(ctx, v, err)
+	}
+	if pr, ok := w.panicReply(); ok {
+		r = pr
+	}
+	w.send(r)
+	return nil, nil
+}
+
+// JobDone replies for a job the executor settled itself: Cancelled if its
+// context ended before a worker reached it, otherwise Failed with the
+// executor's code (workers.Handler).
+func (j *job) JobDone(res workers.Result) {
+	if res.Err == nil {
+		return
+	}
+	w := &j.t
+	if errors.Is(res.Err, context.Canceled) {
+		w.send(reply{Kind: replyCancelled})
+		return
+	}
+	r := reply{Kind: replyFailed, Msg: jobName(j.kind, w.id) + ": " + res.Err.Error(), err: res.Err}
+	var we *workers.Error
+	if errors.As(res.Err, &we) {
+		r.Code = we.Code
+	}
+	w.send(r)
 }
 
 // newStream makes j a stream with its own credit and batch cap.

@@ -1,7 +1,10 @@
 package runtime
 
-// job is one entry of the pending table. It lives on the main goroutine only;
-// the worker sees nothing of it but its id and context.
+import "context"
+
+// job is one entry of the pending table. It lives on the main goroutine; the
+// worker touches only what never changes after submit (its handler, kind
+// and Task) through the job being its own workers.Handler.
 type job struct {
 	id  JobID
 	key string // supersede key, "" for none
@@ -24,6 +27,9 @@ type job struct {
 	resource     *ResourceOp // the fs mutation this job performs, if any
 	extValue     any
 	progress     string // set by SetExternalProgress, shown in the *workers* view
+	// The handler, one of the two (see submit); read by the worker.
+	fn  work
+	run func(context.Context, *Task) (any, error)
 }
 
 func (j *job) outcome() Outcome {

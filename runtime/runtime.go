@@ -350,24 +350,11 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 			rt.drainPos++
 			done++
 			unclocked += len(env.Payload)
-			if env.Topic == replyTopic && rt.dropSuperseded(env.Payload) {
-				continue
+			rt.applyEnvelope(env, now, &out)
+			if env.Topic == replyTopic {
+				recycleFixed(env.Payload)
 			}
-			// One scratch reply for the whole drain: decoding into a local
-			// would move it to the heap, one allocation per envelope.
-			rt.scratch = reply{}
-			if env.Topic == replyTopic && rt.applyKindReply(env.Payload, now, &out) {
-				continue
-			}
-			rt.scratch = reply{}
-			if err := rt.dec.Decode(*env, &rt.scratch); err != nil {
-				rt.malformed++
-				if id, ok := peekJobID(env.Payload); ok {
-					rt.failUndecodable(id, err, now, &out)
-				}
-				continue
-			}
-			rt.apply(&rt.scratch, now, &out)
+			*env = bus.Envelope{}
 		}
 		if drained {
 			break
@@ -377,6 +364,28 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 	}
 	rt.scratch = reply{}
 	return out
+}
+
+// applyEnvelope decodes one envelope of the bus and applies it.
+func (rt *Runtime) applyEnvelope(env *bus.Envelope, now mono, out *TickOutcome) {
+	if env.Topic == replyTopic && rt.dropSuperseded(env.Payload) {
+		return
+	}
+	// One scratch reply for the whole drain: decoding into a local
+	// would move it to the heap, one allocation per envelope.
+	rt.scratch = reply{}
+	if env.Topic == replyTopic && rt.applyKindReply(env.Payload, now, out) {
+		return
+	}
+	rt.scratch = reply{}
+	if err := rt.dec.Decode(*env, &rt.scratch); err != nil {
+		rt.malformed++
+		if id, ok := peekJobID(env.Payload); ok {
+			rt.failUndecodable(id, err, now, out)
+		}
+		return
+	}
+	rt.apply(&rt.scratch, now, out)
 }
 
 // tickCheckBytes is how many payload bytes a bounded tick decodes between

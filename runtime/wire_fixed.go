@@ -1,10 +1,60 @@
 package runtime
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // fixedReplyCap fits a fixed-shape reply without a message: a 4-field array
 // header, three uints of up to 9 bytes, and slack.
 const fixedReplyCap = 32
+
+// fixedBufs recycles the payloads of the integer-only fixed replies (every
+// job's terminal reply but a failure's): the worker takes one to encode into,
+// the main goroutine gives it back once the reply is applied, so a job's
+// reply costs no allocation in the steady state. Pointers to arrays, so
+// neither Get nor Put allocates.
+var fixedBufs = sync.Pool{New: func() any { return new([fixedReplyCap]byte) }}
+
+// recycleFixed gives p back to fixedBufs if it is the payload of an
+// integer-only fixed reply (unit, cancelled, closed, sum, progress) in a
+// buffer of fixedReplyCap. Decoding such a reply keeps no reference to its
+// bytes, so once it is applied nothing else reads them; the replies whose
+// bytes may be kept (items, results in a kind's form) never qualify.
+func recycleFixed(p []byte) {
+	if fixedReusable(p) {
+		fixedBufs.Put((*[fixedReplyCap]byte)(p[:fixedReplyCap]))
+	}
+}
+
+// fixedReusable reports whether recycleFixed takes p.
+func fixedReusable(p []byte) bool {
+	if cap(p) != fixedReplyCap || len(p) < 3 {
+		return false
+	}
+	var at int // where the kind is: after the header and the job's uint
+	switch p[1] {
+	case 0xcc:
+		at = 3
+	case 0xcd:
+		at = 4
+	case 0xce:
+		at = 6
+	case 0xcf:
+		at = 10
+	default:
+		if p[1] > math.MaxInt8 {
+			return false
+		}
+		at = 2
+	}
+	if at >= len(p) {
+		return false
+	}
+	k := replyKind(p[at])
+	return p[0] == 0x92 && (k == replyUnit || k == replyCancelled || k == replyClosed) ||
+		p[0] == 0x93 && (k == replySum || k == replyProgress)
+}
 
 // appendFixed appends the MessagePack encoding of the replies that have no
 // variable-size payload (the terminal replies of most jobs, and progress)

@@ -45,6 +45,17 @@ type Task struct {
 	// Done receives the Result, exactly once (see Submit for the goroutine
 	// it runs on). A nil Done discards the Result.
 	Done func(Result)
+	// Handler, when set, is the job instead of Run and Done: its RunJob is
+	// run and its JobDone receives the Result, under the same rules. A
+	// caller that keeps a struct per job anyway submits it as the Handler
+	// and so allocates no closures for the submit.
+	Handler Handler
+}
+
+// Handler is a job given as a value: RunJob is Run, JobDone is Done.
+type Handler interface {
+	RunJob(ctx context.Context, a Actor) (any, error)
+	JobDone(Result)
 }
 
 // Executor runs jobs for registered actors on a fixed pool of worker
@@ -142,7 +153,7 @@ func (e *Executor) RemoveActor(id ActorID) {
 	e.mu.Unlock()
 
 	for _, t := range dropped {
-		deliver(t.done, Result{Err: jobError(CodeActorNotRegistered, t.name,
+		t.deliver(Result{Err: jobError(CodeActorNotRegistered, t.name,
 			fmt.Sprintf("was not run: actor %q was removed", id))})
 	}
 }
@@ -235,25 +246,38 @@ func (e *Executor) ResetActor(id ActorID) error {
 // that started it, whatever the joiners' contexts do. Callers share
 // Result.Value and must treat it as read-only.
 func (e *Executor) Submit(ctx context.Context, t Task) {
+	if t.Handler != nil {
+		if t.Key != "" {
+			// A shared job's waiters are functions: the rare keyed
+			// submit pays for the two.
+			t.Run, t.Done, t.Handler = t.Handler.RunJob, t.Handler.JobDone, nil
+		} else {
+			t.Run, t.Done = nil, nil
+		}
+	}
 	if t.Key != "" {
 		e.submitShared(ctx, t)
 		return
 	}
-	e.submit(ctx, t.Actor, t.Lane, t.Name, t.Run, t.Done)
+	e.submit(ctx, t.Actor, t.Lane, t.Name, t.Run, t.Done, t.Handler)
 }
 
-func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name string, job Job, done func(Result)) {
+func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name string, job Job, done func(Result), h Handler) {
+	if h != nil {
+		done = nil
+	}
+	refused := task{done: done, h: h}
 	if !lane.valid() {
-		deliver(done, Result{Err: jobError(CodeInvalidArgument, name,
+		refused.deliver(Result{Err: jobError(CodeInvalidArgument, name,
 			fmt.Sprintf("was not run: unknown lane %v", lane))})
 		return
 	}
-	if job == nil {
-		deliver(done, Result{Err: jobError(CodeInvalidArgument, name, "was not run: the job is nil")})
+	if job == nil && h == nil {
+		refused.deliver(Result{Err: jobError(CodeInvalidArgument, name, "was not run: the job is nil")})
 		return
 	}
 	if ctx == nil {
-		deliver(done, Result{Err: jobError(CodeInvalidArgument, name,
+		refused.deliver(Result{Err: jobError(CodeInvalidArgument, name,
 			"was not run: the context is nil (pass context.Background())")})
 		return
 	}
@@ -261,22 +285,22 @@ func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name strin
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
-		deliver(done, Result{Err: jobError(CodeShutdown, name, "was not run: the executor is closed")})
+		refused.deliver(Result{Err: jobError(CodeShutdown, name, "was not run: the executor is closed")})
 		return
 	}
 	a, ok := e.actors[id]
 	if !ok {
 		e.mu.Unlock()
-		deliver(done, Result{Err: jobError(CodeActorNotRegistered, name,
+		refused.deliver(Result{Err: jobError(CodeActorNotRegistered, name,
 			fmt.Sprintf("was not run: actor %q is not registered", id))})
 		return
 	}
 	if a.fatal {
 		e.mu.Unlock()
-		deliver(done, Result{Err: fatalError(name, id)})
+		refused.deliver(Result{Err: fatalError(name, id)})
 		return
 	}
-	a.queue.push(task{ctx: ctx, job: job, name: name, lane: lane, done: done})
+	a.queue.push(task{ctx: ctx, job: job, name: name, lane: lane, done: done, h: h})
 	if !a.active {
 		e.sched.activate(a)
 	}
@@ -369,7 +393,7 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 	e.mu.Unlock()
 
 	for _, t := range dropped {
-		deliver(t.done, Result{Err: jobError(CodeShutdown, t.name, "was not run: the executor was closed")})
+		t.deliver(Result{Err: jobError(CodeShutdown, t.name, "was not run: the executor was closed")})
 	}
 	select {
 	case <-joined:

@@ -18,6 +18,26 @@ type task struct {
 	name string
 	lane Lane
 	done func(Result)
+	h    Handler // instead of job and done (Task.Handler)
+}
+
+// run runs the task's job.
+func (t *task) run(a Actor) (any, error) {
+	if t.h != nil {
+		return t.h.RunJob(t.ctx, a)
+	}
+	return t.job(t.ctx, a)
+}
+
+// deliver settles the task with r.
+func (t task) deliver(r Result) {
+	if t.h != nil {
+		t.h.JobDone(r)
+		return
+	}
+	if t.done != nil {
+		t.done(r)
+	}
 }
 
 // dispatched is a task admitted to run, handed to a worker by value.

@@ -51,5 +51,5 @@ func (e *Executor) submitShared(ctx context.Context, t Task) {
 		for _, w := range waiters {
 			w(r)
 		}
-	})
+	}, nil)
 }

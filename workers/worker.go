@@ -71,15 +71,15 @@ func (e *Executor) runAndFinish(w *worker) (have, retire bool) {
 	if panicked && d.lane == LaneMutating {
 		// The actor becomes fatal before the panic's Result is delivered, so a
 		// caller that sees internal_error also sees ActorIsFatal and a refusal.
-		done, id := d.done, d.actor.id
+		t, id := d.task, d.actor.id
 		dropped := e.finishFatal(w, res.Err)
-		deliver(done, res)
+		t.deliver(res)
 		e.deliverFatal(id, dropped)
 		return e.afterJob(w)
 	}
 	// Deliver before taking the lock: the caller learns of the result one
 	// critical section sooner, which is most of a no-op job's latency.
-	deliver(d.done, res)
+	d.task.deliver(res)
 	e.mu.Lock()
 	e.sched.finish(d)
 	return e.nextLocked(w)
@@ -128,7 +128,7 @@ func (e *Executor) finishFatal(w *worker, reason error) []task {
 
 func (e *Executor) deliverFatal(id ActorID, dropped []task) {
 	for _, t := range dropped {
-		deliver(t.done, Result{Err: fatalError(t.name, id)})
+		t.deliver(Result{Err: fatalError(t.name, id)})
 	}
 }
 
@@ -165,18 +165,18 @@ func (e *Executor) gated(w *worker) (any, error) {
 	case LaneRead, LaneSerial:
 		a.gate.RLock()
 		defer w.endJob(true)
-		return d.job(d.ctx, who)
+		return d.run(who)
 	case LaneMutating:
 		a.gate.Lock()
 		defer a.gate.Unlock()
 		defer w.endJob(false)
-		return d.job(d.ctx, who)
+		return d.run(who)
 	case LaneStream:
 		defer w.endJob(false)
-		return d.job(d.ctx, who)
+		return d.run(who)
 	default: // LaneHeavy: build outside the gate, then the install point
 		defer w.endJob(false)
-		v, err := d.job(d.ctx, who)
+		v, err := d.run(who)
 		a.gate.Lock()
 		a.gate.Unlock() //nolint:staticcheck // an empty critical section is the install barrier
 		return v, err
@@ -190,7 +190,7 @@ func (e *Executor) gated(w *worker) (any, error) {
 func (e *Executor) goexited(w *worker) {
 	d := &w.cur
 	res := Result{Err: jobError(CodeInternal, d.name, "called runtime.Goexit")}
-	done, id := d.done, d.actor.id
+	t, id := d.task, d.actor.id
 	var dropped []task
 	if d.lane == LaneMutating {
 		dropped = e.finishFatal(w, res.Err)
@@ -208,6 +208,6 @@ func (e *Executor) goexited(w *worker) {
 	}
 	e.dispatchLocked(false)
 	e.mu.Unlock()
-	deliver(done, res)
+	t.deliver(res)
 	e.deliverFatal(id, dropped)
 }

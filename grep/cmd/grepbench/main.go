@@ -3,7 +3,10 @@
 // runs each, and prints the medians, the ratio, the peak RSS of both, and how fast a cancelled
 // search returns.
 //
-//	go run ./grep/cmd/grepbench [-root DIR] [-runs N] [-threads N]
+//	go run ./grep/cmd/grepbench [-root DIR] [-runs N] [-threads N] [-tsv]
+//
+// With -tsv it prints one tab-separated row per case (name, ours ms, rg ms, ours CPU ms, rg
+// CPU ms, our lines, rg's lines) and no cancel figures: the form cmd/pmacs-bench reads.
 //
 // Both tools run as child processes writing "path:line:text" lines into a pipe that the bench
 // drains, so each wall time includes process start and output, and each peak RSS is the
@@ -49,6 +52,7 @@ func main() {
 	runs := flag.Int("runs", 7, "timed runs per tool and case (after one warm-up run)")
 	threads := flag.Int("threads", runtime.NumCPU(), "fanout for Search and -j for rg")
 	child := flag.String("child", "", "internal: run one case in this process and print its matches")
+	tsv := flag.Bool("tsv", false, "print tab-separated rows for cmd/pmacs-bench instead of the table")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "grepbench: go env GOROOT failed: give the tree to search with -root")
@@ -66,9 +70,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "grepbench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("root %s, %d threads, %d runs each, medians of wall and CPU time (warm cache)\n\n", *root, *threads, *runs)
-	fmt.Printf("%-20s %10s %10s %7s %10s %10s %9s %12s %12s %9s\n", "case", "ours", "rg", "ratio",
-		"ours cpu", "rg cpu", "cpu ratio", "ours maxRSS", "rg maxRSS", "lines")
+	if !*tsv {
+		fmt.Printf("root %s, %d threads, %d runs each, medians of wall and CPU time (warm cache)\n\n", *root, *threads, *runs)
+		fmt.Printf("%-20s %10s %10s %7s %10s %10s %9s %12s %12s %9s\n", "case", "ours", "rg", "ratio",
+			"ours cpu", "rg cpu", "cpu ratio", "ours maxRSS", "rg maxRSS", "lines")
+	}
 	for i, c := range cases {
 		ours := []string{self, "-child", strconv.Itoa(i), "-root", *root, "-threads", strconv.Itoa(*threads)}
 		rg := append([]string{"rg", "--no-config", "-n", "--no-heading", "--color", "never",
@@ -76,23 +82,30 @@ func main() {
 		rg = append(rg, ".")
 		var ot, rt, oc, rc []time.Duration
 		var orss, rrss int64
-		var lines int
+		var lines, rgLines int
 		for r := 0; r <= *runs; r++ { // run 0 warms the cache and is not counted
 			d, cpu, rss, n := timeChild(ours, *root)
 			if r > 0 {
 				ot, oc = append(ot, d), append(oc, cpu)
 			}
 			orss, lines = max(orss, rss), n
-			d, cpu, rss, _ = timeChild(rg, *root)
+			d, cpu, rss, n = timeChild(rg, *root)
 			if r > 0 {
 				rt, rc = append(rt, d), append(rc, cpu)
 			}
-			rrss = max(rrss, rss)
+			rrss, rgLines = max(rrss, rss), n
 		}
 		om, rm, ocm, rcm := median(ot), median(rt), median(oc), median(rc)
+		if *tsv {
+			fmt.Printf("%s\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%d\n", c.name, ms(om), ms(rm), ms(ocm), ms(rcm), lines, rgLines)
+			continue
+		}
 		fmt.Printf("%-20s %8.1fms %8.1fms %6.2fx %8.1fms %8.1fms %8.2fx %8.1f MiB %8.1f MiB %9d\n", c.name,
 			ms(om), ms(rm), float64(om)/float64(rm), ms(ocm), ms(rcm), float64(ocm)/float64(rcm),
 			float64(orss)/1024, float64(rrss)/1024, lines)
+	}
+	if *tsv {
+		return
 	}
 	med, worst := cancelLatency(*root, *threads)
 	fmt.Printf("\ncancel: Search returned (every fanout goroutine gone) %.3f ms median, %.3f ms worst after cancel, over 20 cancels mid-search\n", ms(med), ms(worst))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
@@ -13,6 +14,7 @@ import (
 	"github.com/pmacs-go/pmacs-go/grep"
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/pmacs-go/pmacs-go/kinds/grepjob"
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // Issue 14, defects (live grep): the live grep searches what rg searches
@@ -198,4 +200,33 @@ func TestMatchChunksIndexAcrossBatches(t *testing.T) {
 	for i := range want {
 		require.Equal(t, uint32(i), c.at(i).Line, "match %d", i)
 	}
+}
+
+// A grep view takes its search's matches between frames too: a search of
+// many times the stream credit does not need a frame per credit's worth
+// (the pace that held the live grep to 8,192 matches a frame). With a 1 s
+// frame target and a 2,048-match credit, 40,000 matches come in within a
+// couple of frames; a take a frame would need about twenty.
+func TestGrepViewTakesMatchesBetweenFrames(t *testing.T) {
+	dir := grepTree(t, 10, 4000)
+	h := startEditor(t, Options{Path: dir, runtime: runtime.Options{StreamCredit: 2048}})
+	h.waitText("f00.txt")
+	var buf int
+	h.e.call(func() {
+		h.e.rt.SetFrameTarget(time.Second)
+		require.NoError(t, h.e.L.DoString(fmt.Sprintf(`
+			local ed = pmacs.editor
+			frames = 0
+			ed.on("frame", function() frames = frames + 1 end)
+			gbuf = ed.create("*g*")
+			ed.grep_view(gbuf, {root = %q, pattern = "alpha"})`, dir)))
+		buf = int(h.e.L.GetGlobal("gbuf").(lua.LNumber))
+	})
+	var frames int
+	h.untilLong("the search done", func(e *session) bool {
+		frames = int(e.L.GetGlobal("frames").(lua.LNumber))
+		return e.bufs[buf].gv.state == "done"
+	})
+	h.e.call(func() { require.Equal(t, 39_999, h.e.bufs[buf].gv.count, "every alpha line") })
+	require.LessOrEqual(t, frames, 5, "the matches came in between frames, not a credit's worth a frame")
 }

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// go test's benchmark lines are read with their custom metrics, the
+// GOMAXPROCS suffix dropped, and other lines ignored.
+func TestParseBenchOutputReadsCustomMetrics(t *testing.T) {
+	out := []byte(`goos: linux
+BenchmarkFrame10kSettles/budget=4ms-2   	       5	  41234567 ns/op	         4.330 ms/p99-frame	   1490000 B/op	   30100 allocs/op
+BenchmarkDispatchSettle-2   	  100000	      1012 ns/op	      1012 p50-ns	       251.0 bare-p50-ns	     368 B/op	       6 allocs/op
+PASS
+ok  	github.com/pmacs-go/pmacs-go/luabind	7.1s
+`)
+	res := parseBenchOutput(out)
+	require.Len(t, res, 2)
+	v, err := metric(res, "BenchmarkFrame10kSettles/budget=4ms", "ms/p99-frame")
+	require.NoError(t, err)
+	require.Equal(t, 4.33, v)
+	v, err = metric(res, "BenchmarkDispatchSettle", "allocs/op")
+	require.NoError(t, err)
+	require.Equal(t, 6.0, v)
+	_, err = metric(res, "BenchmarkDispatchSettle", "ms/p99-frame")
+	require.ErrorContains(t, err, "reported no ms/p99-frame")
+	_, err = metric(res, "BenchmarkMissing", "ns/op")
+	require.ErrorContains(t, err, "did not run")
+}
+
+// grepbench -tsv rows become cases; a malformed row is an error, not a
+// silently missing case.
+func TestParseGrepbench(t *testing.T) {
+	cs, err := parseGrepbench([]byte("rare literal\t78.4\t82.1\t70\t80\t12\t12\ncommon literal\t117\t140\t200\t210\t90000\t90001\n"))
+	require.NoError(t, err)
+	require.Equal(t, []grepCase{{"rare literal", 78.4, 82.1, 12, 12}, {"common literal", 117, 140, 90000, 90001}}, cs)
+	_, err = parseGrepbench([]byte("rare literal\t78.4\n"))
+	require.ErrorContains(t, err, "unexpected row")
+	_, err = parseGrepbench(nil)
+	require.ErrorContains(t, err, "no rows")
+}
+
+// The editor tests' log lines give the live grep and large file figures.
+func TestParseEditorFigures(t *testing.T) {
+	o, r, err := parseLiveGrep([]byte("    grepbench_test.go:50: live grep `func` over /usr/lib/go/src: 320.5ms to done (grep \"func\": 1 done); rg --smart-case func, 146235 lines read: 82.2ms\n"))
+	require.NoError(t, err)
+	require.Equal(t, 320.5, o)
+	require.Equal(t, 82.2, r)
+	_, _, err = parseLiveGrep([]byte("--- SKIP"))
+	require.Error(t, err)
+
+	rows, err := parseBigFile([]byte(`  os.ReadFile alone: 30ms, peak resident +57 MB (0.96x)
+  editor, best of three: first paint 38.2ms (goal 300ms), loaded 1s, first keystroke 2ms, coloured 3s, peak resident +143 MB (2.39x) (goal 4x), after 3 searches +216 MB (3.60x), keystroke p99 3ms (goal 16ms)
+`))
+	require.NoError(t, err)
+	require.Len(t, rows, 3)
+	require.Equal(t, 2.39, rows[0].ours)
+	require.Equal(t, 0.96, rows[0].anchor)
+	require.Equal(t, 3.60, rows[1].ours)
+	require.Equal(t, 38.2, rows[2].ours)
+}
+
+// A goal is met only when the figure is there and within it; a ratio goal
+// needs the anchor.
+func TestGoals(t *testing.T) {
+	for _, c := range []struct {
+		r        row
+		has, met bool
+	}{
+		{row{ours: 3, kind: atMost, goal: 4}, true, true},
+		{row{ours: 5, kind: atMost, goal: 4}, true, false},
+		{row{ours: math.NaN(), kind: atMost, goal: 4}, true, false},
+		{row{ours: 100, anchor: 200, kind: ratioAtMost, goal: 0.8}, true, true},
+		{row{ours: 190, anchor: 200, kind: ratioAtMost, goal: 0.8}, true, false},
+		{row{ours: 1, kind: ratioAtMost, goal: 0.8}, true, false},
+		{row{ours: 7, kind: atLeast, goal: 7}, true, true},
+		{row{ours: 6, kind: atLeast, goal: 7}, true, false},
+		{row{ours: 6}, false, false},
+	} {
+		has, met := c.r.met()
+		require.Equal(t, c.has, has, "%+v", c.r)
+		require.Equal(t, c.met, met, "%+v", c.r)
+	}
+}
