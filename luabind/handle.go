@@ -23,6 +23,8 @@ type job struct {
 	stream  bool
 	settled bool         // for a stream: its closing batch arrived
 	results []lua.LValue // await's return values, once settled
+	// resultsBuf holds results: a settle allocates no slice for them.
+	resultsBuf [3]lua.LValue
 	waiters []*Task      // tasks parked in h:await()
 
 	// Streams. Batches wait in queue, as the runtime delivered them, until
@@ -348,7 +350,7 @@ func (b *Binding) settled(j *job, out runtime.Outcome, value lua.LValue) {
 	}
 	j.settled = true
 	j.state = out.State
-	j.results = outcomeValues(j.kind, out, value)
+	j.results = outcomeValues(j.resultsBuf[:0], j.kind, out, value)
 	for _, t := range j.waiters {
 		b.run = append(b.run, resumption{t: t, vals: j.results})
 	}
@@ -358,12 +360,12 @@ func (b *Binding) settled(j *job, out runtime.Outcome, value lua.LValue) {
 // outcomeValues is what await returns: value, nil on success; nil,
 // "cancelled"; nil, message[, code] on failure. A filesystem failure reads
 // like luv's: "ENOENT: stat "x": no such file or directory", "ENOENT".
-func outcomeValues(kind runtime.Kind, out runtime.Outcome, value lua.LValue) []lua.LValue {
+func outcomeValues(dst []lua.LValue, kind runtime.Kind, out runtime.Outcome, value lua.LValue) []lua.LValue {
 	switch out.State {
 	case runtime.Complete:
-		return []lua.LValue{value, lua.LNil}
+		return append(dst, value, lua.LNil)
 	case runtime.Cancelled:
-		return []lua.LValue{lua.LNil, lua.LString("cancelled")}
+		return append(dst, lua.LNil, lua.LString("cancelled"))
 	}
 	msg, code := "failed", ""
 	var je *runtime.JobError
@@ -373,12 +375,12 @@ func outcomeValues(kind runtime.Kind, out runtime.Outcome, value lua.LValue) []l
 		msg = out.Err.Error()
 	}
 	if code == "" {
-		return []lua.LValue{lua.LNil, lua.LString(msg)}
+		return append(dst, lua.LNil, lua.LString(msg))
 	}
 	if luaOf(kind).codeFirst {
 		msg = code + ": " + msg
 	}
-	return []lua.LValue{lua.LNil, lua.LString(msg), lua.LString(code)}
+	return append(dst, lua.LNil, lua.LString(msg), lua.LString(code))
 }
 
 // deliver hands a stream's batch to its job: queued for the iterator, and
