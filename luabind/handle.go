@@ -25,7 +25,7 @@ type job struct {
 	results []lua.LValue // await's return values, once settled
 	// resultsBuf holds results: a settle allocates no slice for them.
 	resultsBuf [3]lua.LValue
-	waiters []*Task      // tasks parked in h:await()
+	waiters    []*Task // tasks parked in h:await()
 
 	// Streams. Batches wait in queue, as the runtime delivered them, until
 	// the consumer's iterator takes them; they are converted to Lua only
