@@ -380,6 +380,28 @@ func peekJobID(p []byte) (JobID, bool) {
 // codec; it reports false, applying nothing, for any other reply, which the
 // general decoder then decides. A payload the codec refuses fails its job
 // as an undecodable reply does.
+// fixedReply reads the rest of an integer-only reply (unit, cancelled,
+// closed, external: two fields; sum, progress without a detail: three) whose
+// array length, job and kind w has read, and reports whether it was one:
+// anything else, or anything the general decoder would read differently
+// (trailing bytes, another integer form), is left to it.
+func fixedReply(w *wire.Bytes, n int, id, rk uint64) (reply, bool) {
+	k := replyKind(rk)
+	switch {
+	case n == 2 && (k == replyUnit || k == replyCancelled || k == replyClosed || k == replyExternal):
+		if w.Left() == 0 {
+			return reply{Job: JobID(id), Kind: k}, true
+		}
+	case n == 3 && (k == replySum || k == replyProgress):
+		at := w.I
+		if v, ok := w.Uint(); ok && w.Left() == 0 {
+			return reply{Job: JobID(id), Kind: k, N: v}, true
+		}
+		w.I = at
+	}
+	return reply{}, false
+}
+
 func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	w := wire.Bytes{P: p}
 	n, ok := w.ArrayLen()
@@ -390,6 +412,13 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	rk, ok2 := w.Uint()
 	if !ok1 || !ok2 {
 		return false
+	}
+	if r, ok := fixedReply(&w, n, id, rk); ok {
+		// Most jobs end with one of these: read in place, they skip the
+		// general decoder.
+		rt.scratch = r
+		rt.apply(&rt.scratch, now, out)
+		return true
 	}
 	var weight uint64
 	switch {

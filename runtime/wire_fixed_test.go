@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/bus/wire"
 )
 
 // The hand-appended encoding of fixed-shape replies is byte for byte what
@@ -90,4 +92,44 @@ func TestDispatchAllocations(t *testing.T) {
 	}
 	allocs := testing.AllocsPerRun(2000, func() { roundTrip(rt, rt.startValue(0, DispatchOptions{})) })
 	require.LessOrEqual(t, allocs, 3.0)
+}
+
+// The integer-only replies read in place (fixedReply) are what the general
+// decoder reads from the same bytes, for every integer width; anything with
+// trailing bytes, another length or kind is left to the decoder.
+func TestFixedReplyReadsWhatTheDecoderReads(t *testing.T) {
+	reg := wireRegistry(t)
+	read := func(p []byte) (reply, bool) {
+		w := wire.Bytes{P: p}
+		n, ok1 := w.ArrayLen()
+		id, ok2 := w.Uint()
+		rk, ok3 := w.Uint()
+		require.True(t, ok1 && ok2 && ok3)
+		return fixedReply(&w, n, id, rk)
+	}
+	for _, n := range []uint64{0, 1, 127, 128, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32, 1<<64 - 1} {
+		for _, k := range []replyKind{replyUnit, replyCancelled, replyClosed, replySum, replyProgress, replyExternal} {
+			r := reply{Job: JobID(n), Kind: k, N: n}
+			env, err := reg.Encode(replyTopic, &r)
+			require.NoError(t, err)
+			var want reply
+			require.NoError(t, reg.Decode(env, &want))
+			got, ok := read(env.Payload)
+			require.True(t, ok, "kind %d n %d", k, n)
+			require.Equal(t, want, got)
+		}
+	}
+	unit, _ := (&reply{Job: 9, Kind: replyUnit}).appendFixed(nil)
+	_, ok := read(append(unit, 0))
+	require.False(t, ok, "trailing bytes")
+	sum, _ := (&reply{Job: 9, Kind: replySum, N: 3}).appendFixed(nil)
+	_, ok = read(append(sum, 1))
+	require.False(t, ok, "trailing bytes")
+	_, ok = read([]byte{0x93, 9, byte(replySum), 0xd0, 0x01})
+	require.False(t, ok, "a signed integer form goes to the decoder")
+	_, ok = read([]byte{0x93, 9, byte(replyUnit), 1})
+	require.False(t, ok, "a unit reply of three fields")
+	failed, _ := (&reply{Job: 9, Kind: replyFailed, Msg: "m", Code: "c"}).appendFixed(nil)
+	_, ok = read(failed)
+	require.False(t, ok, "a failure")
 }
