@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -122,9 +123,19 @@ type BigIn struct {
 	Bytes int `json:"bytes"`
 }
 
+// CountIn is the input of the many and ints tools.
+type CountIn struct {
+	Count int `json:"count"`
+}
+
+// IntsOut is the ints tool's structured output: the integers 0..Count-1.
+type IntsOut struct {
+	Data []int `json:"data"`
+}
+
 // NewServer returns the test server with its tools (echo, add, progress,
-// slow, crash, big, fail, roots), the resource test://hello and the prompt
-// greet.
+// slow, crash, big, many, ints, fail, roots), the resource test://hello and
+// the prompt greet.
 func NewServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1.0.0"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "returns its text"},
@@ -179,6 +190,22 @@ func NewServer() *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "returns that many bytes of text"},
 		func(_ context.Context, _ *sdk.CallToolRequest, in BigIn) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("x", in.Bytes)}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "many", Description: "returns that many text contents, item1, item2, ..."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in CountIn) (*sdk.CallToolResult, any, error) {
+			cs := make([]sdk.Content, in.Count)
+			for i := range cs {
+				cs[i] = &sdk.TextContent{Text: "item" + strconv.Itoa(i+1)}
+			}
+			return &sdk.CallToolResult{Content: cs}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "ints", Description: "returns the integers 0..count-1 as structured content"},
+		func(_ context.Context, _ *sdk.CallToolRequest, in CountIn) (*sdk.CallToolResult, IntsOut, error) {
+			out := IntsOut{Data: make([]int, in.Count)}
+			for i := range out.Data {
+				out.Data[i] = i
+			}
+			return nil, out, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "always reports a tool error"},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
