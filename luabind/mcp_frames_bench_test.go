@@ -48,14 +48,6 @@ func BenchmarkLuaMCPFrames(b *testing.B) {
 	}
 }
 
-// newHarnessBudget is newHarness with a frame budget.
-func newHarnessBudget(t testing.TB, budget time.Duration) *harness {
-	t.Helper()
-	h := newHarness(t, false)
-	h.b.budget = budget
-	return h
-}
-
 // runFrames runs src as a task with the editor's loop and returns how long
 // each frame took.
 func runFrames(b *testing.B, h *harness, src string) []time.Duration {
