@@ -5,11 +5,14 @@ package luabind
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
@@ -60,4 +63,33 @@ func TestLuaMCPBatchesHandOutArrayResultsInPieces(t *testing.T) {
 		_, left := h.b.mcp.host.TakeResult(id)
 		require.False(t, left, "the shaped result of job %d was left behind", id)
 	}
+}
+
+// Against the MCP reference filesystem server: a 4 MiB file read through
+// read_text_file awaits whole as its text, and h:batches() on the server's
+// tool listing hands out the same tools await gives, in batches.
+func TestLuaMCPFilesystemServerResultsAwaitAndBatch(t *testing.T) {
+	server := testenv.Peer(t, testenv.FilesystemMCP)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	big := strings.Repeat("0123456789abcdef\n", 4<<20/17)
+	testenv.WriteTree(t, dir, map[string]string{"big.txt": big})
+	h := newHarness(t, false)
+	_, err = h.rt.RegisterRoot(dir)
+	require.NoError(t, err)
+	res := runOK(t, h, fmt.Sprintf(`
+		local s = pmacs.mcp.connect{cmd = {%q, %q}, timeout_ms = 20000}
+		local text = assert(s:call("read_text_file", {path = %q}):await()).text
+		local tools = assert(s:tools():await())
+		local n, names = 0, {}
+		for batch in s:tools():batches() do
+			for _, tool in ipairs(batch) do n = n + 1; names[n] = tool.name end
+		end
+		s:close()
+		return #text, #tools, n, names[1] == tools[1].name and names[n] == tools[#tools].name
+	`, server, dir, filepath.Join(dir, "big.txt")))
+	require.Equal(t, lua.LNumber(len(big)), res[0], "stderr:\n%s", h.stderr.String())
+	require.Greater(t, float64(res[1].(lua.LNumber)), 3.0)
+	require.Equal(t, res[1], res[2])
+	require.Equal(t, lua.LTrue, res[3])
 }
