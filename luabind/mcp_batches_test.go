@@ -26,7 +26,7 @@ import (
 func TestLuaMCPBatchesHandOutArrayResultsInPieces(t *testing.T) {
 	h := newHarness(t, false)
 	res := runOK(t, h, fmt.Sprintf(`
-		local s = pmacs.mcp.connect{cmd = {%q}, env = {PMACS_MCPTEST_MODE = "serve"}}
+		local s = pmacs.mcp.connect{cmd = {%q}, env = {PMACS_MCPTEST_MODE = "bulk"}}
 		local n, largest, inorder = 0, 0, true
 		local call = s:call("many", {count = 1000})
 		for batch in call:batches() do

@@ -31,7 +31,7 @@ func BenchmarkLuaMCPFrames(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			h := newHarnessBudget(b, 2*time.Millisecond)
-			runFrames(b, h, fmt.Sprintf(`s = pmacs.mcp.connect{cmd = {%q}, env = {PMACS_MCPTEST_MODE = "serve"}}
+			runFrames(b, h, fmt.Sprintf(`s = pmacs.mcp.connect{cmd = {%q}, env = {PMACS_MCPTEST_MODE = "bulk"}}
 				assert(s:call("echo", {text = "warm"}):await())`, os.Args[0]))
 			var frames []time.Duration
 			b.ResetTimer()

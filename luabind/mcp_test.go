@@ -45,7 +45,7 @@ func TestLuaMCPConnection(t *testing.T) {
 			p.progress .. "/" .. p.total .. " " .. p.message, why, res[1].uri, rd.text, pr[1].name, after
 	`, os.Args[0]))
 	require.Equal(t, []lua.LValue{
-		lua.LString("add,big,crash,echo,fail,ints,many,progress,roots,slow"), lua.LString("hi"), lua.LNumber(5),
+		lua.LString("add,big,crash,echo,fail,progress,roots,slow"), lua.LString("hi"), lua.LNumber(5),
 		lua.LString(`mcp: tool "fail" reported an error: the tool failed on purpose`), lua.LString("tool_error"),
 		lua.LString("2/2 step 2"), lua.LString("cancelled"), lua.LString("test://hello"),
 		lua.LString("hello, resource"), lua.LString("greet"), lua.LString("closed"),

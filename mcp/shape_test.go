@@ -47,7 +47,7 @@ func TestHostShapeShapesResultsBeforePollAndSettlesWithASummary(t *testing.T) {
 		shapes.Add(1)
 		return shaped{method, v}, nil
 	})
-	c := connect(t, h, mcptest.ModeServe)
+	c := connect(t, h, mcptest.ModeBulk)
 
 	id := c.Call("many", mcptest.CountIn{Count: 3}, RequestOptions{})
 	eventually(t, "the call to finish", func() bool {
@@ -104,7 +104,7 @@ func TestHostShapeFailureFailsTheRequest(t *testing.T) {
 		}
 		return v, nil
 	})
-	c := connect(t, h, mcptest.ModeServe)
+	c := connect(t, h, mcptest.ModeBulk)
 	for text, want := range map[string]string{"refuse": "refused", "panic": "panicked: no form for this"} {
 		o := await(t, rt, h, c.Call("echo", mcptest.EchoIn{Text: text}, RequestOptions{}))
 		require.Equal(t, runtime.Failed, o.State, text)

@@ -39,6 +39,8 @@ const (
 	// ModeStubborn serves MCP but, once stdin ends, ignores SIGTERM and
 	// never exits, with a child process of its own in its group.
 	ModeStubborn = "stubborn"
+	// ModeBulk serves MCP with the tools of NewBulkServer.
+	ModeBulk = "bulk"
 )
 
 // ModeEnv is the environment variable that makes RunIfServer run a server.
@@ -62,6 +64,11 @@ func Main(mode string) int {
 	switch mode {
 	case ModeServe:
 		if err := NewServer().Run(ctx, &sdk.StdioTransport{}); err != nil && !errors.Is(err, io.EOF) {
+			fmt.Fprintln(os.Stderr, "mcptest:", err)
+		}
+		return 0
+	case ModeBulk:
+		if err := NewBulkServer().Run(ctx, &sdk.StdioTransport{}); err != nil && !errors.Is(err, io.EOF) {
 			fmt.Fprintln(os.Stderr, "mcptest:", err)
 		}
 		return 0
@@ -134,8 +141,8 @@ type IntsOut struct {
 }
 
 // NewServer returns the test server with its tools (echo, add, progress,
-// slow, crash, big, many, ints, fail, roots), the resource test://hello and
-// the prompt greet.
+// slow, crash, big, fail, roots), the resource test://hello and the prompt
+// greet.
 func NewServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1.0.0"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "returns its text"},
@@ -191,22 +198,6 @@ func NewServer() *sdk.Server {
 		func(_ context.Context, _ *sdk.CallToolRequest, in BigIn) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("x", in.Bytes)}}}, nil, nil
 		})
-	sdk.AddTool(s, &sdk.Tool{Name: "many", Description: "returns that many text contents, item1, item2, ..."},
-		func(_ context.Context, _ *sdk.CallToolRequest, in CountIn) (*sdk.CallToolResult, any, error) {
-			cs := make([]sdk.Content, in.Count)
-			for i := range cs {
-				cs[i] = &sdk.TextContent{Text: "item" + strconv.Itoa(i+1)}
-			}
-			return &sdk.CallToolResult{Content: cs}, nil, nil
-		})
-	sdk.AddTool(s, &sdk.Tool{Name: "ints", Description: "returns the integers 0..count-1 as structured content"},
-		func(_ context.Context, _ *sdk.CallToolRequest, in CountIn) (*sdk.CallToolResult, IntsOut, error) {
-			out := IntsOut{Data: make([]int, in.Count)}
-			for i := range out.Data {
-				out.Data[i] = i
-			}
-			return nil, out, nil
-		})
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "always reports a tool error"},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 			return nil, nil, errors.New("the tool failed on purpose")
@@ -237,6 +228,30 @@ func NewServer() *sdk.Server {
 			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{
 				{Role: "user", Content: &sdk.TextContent{Text: "Hello, " + req.Params.Arguments["name"]}},
 			}}, nil
+		})
+	return s
+}
+
+// NewBulkServer is NewServer with two tools for large results: many, which
+// returns count text contents, and ints, which returns the integers
+// 0..count-1 as structured content.
+func NewBulkServer() *sdk.Server {
+	s := NewServer()
+	sdk.AddTool(s, &sdk.Tool{Name: "many", Description: "returns that many text contents, item1, item2, ..."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in CountIn) (*sdk.CallToolResult, any, error) {
+			cs := make([]sdk.Content, in.Count)
+			for i := range cs {
+				cs[i] = &sdk.TextContent{Text: "item" + strconv.Itoa(i+1)}
+			}
+			return &sdk.CallToolResult{Content: cs}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "ints", Description: "returns the integers 0..count-1 as structured content"},
+		func(_ context.Context, _ *sdk.CallToolRequest, in CountIn) (*sdk.CallToolResult, IntsOut, error) {
+			out := IntsOut{Data: make([]int, in.Count)}
+			for i := range out.Data {
+				out.Data[i] = i
+			}
+			return nil, out, nil
 		})
 	return s
 }
