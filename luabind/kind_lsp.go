@@ -118,7 +118,12 @@ func (b *Binding) startLSPFrame() {
 		case <-c.c.Done():
 			// A client gone for good: what is left is its exit, which
 			// fails what is still pending and settles its stop handle.
-			for c.c.Poll(0) > 0 {
+			// That takes the frame's budget like any poll: a client with
+			// a backlog stays, and is polled again, until a poll finds
+			// nothing left.
+			if c.c.Poll(max(time.Until(b.lsp.frameEnd), time.Nanosecond)) > 0 {
+				live = append(live, c)
+				continue
 			}
 			c.detach()
 			continue

@@ -37,6 +37,8 @@ func init() {
 	registerKind("mcp", kindBinding{
 		kinds: map[runtime.Kind]kindLua{mcp.RequestKind: {
 			value:    externalToLua,
+			settle:   (*Binding).settleMCP,
+			batches:  (*Binding).lspBatches,
 			progress: (*Binding).mcpJobProgress,
 		}},
 		install: func(b *Binding, t *installTables) {
@@ -90,8 +92,9 @@ func (b *Binding) mcpConnect(L *lua.LState) int {
 		return n
 	}
 	if b.mcp.host == nil {
-		// Every Tick polls the host, which hands it the finished calls.
-		b.mcp.host = mcp.NewHost(b.rt)
+		// Every Tick polls the host, which hands it the finished calls,
+		// their results already Lua tables (shapeMCPResult).
+		b.mcp.host = mcp.NewHostWith(b.rt, mcp.HostConfig{Shape: shapeMCPResult})
 		b.mcp.detach = b.rt.AddPoller(b.mcp.host)
 	}
 	c, err := b.mcp.host.Dial(spec)

@@ -45,7 +45,7 @@ const progressPrefix = "pmacs-"
 // Cancelling the job (or superseding it) sends notifications/cancelled to
 // the server and settles it Cancelled. Main goroutine only.
 func (c *Conn) Call(name string, args any, o RequestOptions) runtime.JobID {
-	return c.start(o, func(ctx context.Context, id runtime.JobID) (any, error) {
+	return c.start(MethodCallTool, o, func(ctx context.Context, id runtime.JobID) (any, error) {
 		p := &sdk.CallToolParams{Name: name, Arguments: args}
 		p.SetProgressToken(progressPrefix + strconv.FormatUint(uint64(id), 10))
 		res, err := c.cs.CallTool(ctx, p)
@@ -63,7 +63,7 @@ func (c *Conn) Call(name string, args any, o RequestOptions) runtime.JobID {
 // of maps with name, title, description and input_schema. Main goroutine
 // only.
 func (c *Conn) Tools(o RequestOptions) runtime.JobID {
-	return c.start(o, func(ctx context.Context, _ runtime.JobID) (any, error) {
+	return c.start(MethodListTools, o, func(ctx context.Context, _ runtime.JobID) (any, error) {
 		var out []any
 		for t, err := range c.cs.Tools(ctx, nil) {
 			if err != nil {
@@ -79,7 +79,7 @@ func (c *Conn) Tools(o RequestOptions) runtime.JobID {
 // maps with uri, name, title, description and mime_type. Main goroutine
 // only.
 func (c *Conn) Resources(o RequestOptions) runtime.JobID {
-	return c.start(o, func(ctx context.Context, _ runtime.JobID) (any, error) {
+	return c.start(MethodListResources, o, func(ctx context.Context, _ runtime.JobID) (any, error) {
 		var out []any
 		for r, err := range c.cs.Resources(ctx, nil) {
 			if err != nil {
@@ -96,7 +96,7 @@ func (c *Conn) Resources(o RequestOptions) runtime.JobID {
 // contents (uri, mime_type, text or blob each) and text, the contents' text
 // joined. Main goroutine only.
 func (c *Conn) ReadResource(uri string, o RequestOptions) runtime.JobID {
-	return c.start(o, func(ctx context.Context, _ runtime.JobID) (any, error) {
+	return c.start(MethodReadResource, o, func(ctx context.Context, _ runtime.JobID) (any, error) {
 		res, err := c.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 		if err != nil {
 			return nil, err
@@ -121,7 +121,7 @@ func (c *Conn) ReadResource(uri string, o RequestOptions) runtime.JobID {
 // with name, title, description and arguments (name, description,
 // required). Main goroutine only.
 func (c *Conn) Prompts(o RequestOptions) runtime.JobID {
-	return c.start(o, func(ctx context.Context, _ runtime.JobID) (any, error) {
+	return c.start(MethodListPrompts, o, func(ctx context.Context, _ runtime.JobID) (any, error) {
 		var out []any
 		for p, err := range c.cs.Prompts(ctx, nil) {
 			if err != nil {
@@ -174,8 +174,9 @@ func (c *Conn) onProgress(_ context.Context, req *sdk.ProgressNotificationClient
 
 // start registers the job and runs fn on a goroutine of its own, with a
 // context that the job's cancellation, the timeout, Close and the server's
-// death all end.
-func (c *Conn) start(o RequestOptions, fn func(context.Context, runtime.JobID) (any, error)) runtime.JobID {
+// death all end. fn's value is made ready for the main goroutine there too
+// (Host.completed). method is the MCP method fn calls.
+func (c *Conn) start(method string, o RequestOptions, fn func(context.Context, runtime.JobID) (any, error)) runtime.JobID {
 	id, jctx := c.host.rt.RegisterExternal(RequestKind, o.Key)
 	ctx, cancel := context.WithCancelCause(jctx)
 	c.mu.Lock()
@@ -212,7 +213,7 @@ func (c *Conn) start(o RequestOptions, fn func(context.Context, runtime.JobID) (
 		cancel(nil)
 		switch {
 		case err == nil:
-			c.host.settle(settlement{id: id, state: runtime.Complete, value: v})
+			c.host.settle(c.host.completed(id, method, v))
 		case jctx.Err() != nil:
 			c.host.settle(settlement{id: id, state: runtime.Cancelled})
 		case cause != nil:
@@ -285,6 +286,8 @@ func failure(id runtime.JobID, err error) settlement {
 	switch {
 	case errors.Is(err, ErrMessageTooLarge):
 		s.code = CodeMessageTooLarge
+	case errors.Is(err, ErrShape):
+		s.code = CodeShapeFailed
 	case errors.As(err, &te):
 		s.code = CodeToolError
 	case errors.As(err, new(*ConnectError)):

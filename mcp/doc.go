@@ -12,8 +12,9 @@
 //	│                              │        ctx ends on job cancel/supersede,
 //	│                              │        Timeout, Close, server death
 //	│ Runtime.Tick                 │
-//	│  └ Host.Poll ◄── settlement queue ◄── result shaped to plain values here
-//	│     CompleteExternal*        │
+//	│  └ Host.Poll ◄── settlement queue ◄── result shaped to plain values,
+//	│     CompleteExternal*        │        HostConfig.Shape, copied for the
+//	│                              │        runtime (OwnExternal) here
 //	│    then settles the job      │      SDK jsonrpc2 reader/writer
 //	└─────────────────────────────┘        │ IOTransport
 //	                                       ▼
@@ -38,7 +39,12 @@
 // settle in that Tick, and its Ready reaches Runtime.Ready, so the main
 // loop only ticks and waits on the Runtime. Poll spends at most the
 // frame's budget (DefaultPollBudget, 4 ms, when the frame sets none), one
-// call at least; the rest wait for the next frame in order. The methods
+// call at least; the rest wait for the next frame in order. Handing a call
+// over costs the main goroutine constant time however large its result:
+// the call's goroutine has already shaped it (HostConfig.Shape: the Lua
+// binding builds its tables there) and copied the job's value through the
+// runtime's wire form (runtime.Runtime.OwnExternal), so nothing the main
+// goroutine reads is shared with the call's goroutine. The methods
 // that start requests (Conn.Call, Tools, Resources, ReadResource, Prompts)
 // register jobs and so belong to the main goroutine too. Host.Connect, Conn.Close, Host.Close, Conn.Progress, Done, Err and
 // Stderr are safe from any goroutine; Connect and Close block (for at most

@@ -24,6 +24,10 @@ const (
 	// CodeMessageTooLarge: the server sent a message over Spec.MaxMessage,
 	// which ended the connection.
 	CodeMessageTooLarge = "message_too_large"
+	// CodeShapeFailed: the result could not be made into the host's form
+	// (HostConfig.Shape failed or panicked) or could not be copied for the
+	// runtime.
+	CodeShapeFailed = "shape_failed"
 	// CodeProtocol: the server answered with a JSON-RPC error other than
 	// the named ones, or the exchange failed.
 	CodeProtocol = "protocol_error"
@@ -32,6 +36,11 @@ const (
 // ErrClosed is the cause of a call that was pending when its connection was
 // closed, and the error of calls made after Close.
 var ErrClosed = errors.New("mcp: connection closed")
+
+// ErrShape is wrapped by the error of a call whose result
+// HostConfig.Shape refused or panicked on, or that could not be copied for
+// the runtime (runtime.Runtime.OwnExternal).
+var ErrShape = errors.New("mcp: result cannot be shaped")
 
 // ErrTimeout is the cause of a call whose Timeout passed.
 var ErrTimeout = errors.New("mcp: call timed out")

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -13,7 +14,11 @@ import (
 // call is queued here and reaches the Runtime when the Host is polled:
 // register it with Runtime.AddPoller and every Tick polls it.
 type Host struct {
-	rt *runtime.Runtime
+	rt    *runtime.Runtime
+	shape func(method string, v any) (any, error)
+	// results holds what Shape made of each completed call, until
+	// TakeResult. Main goroutine only.
+	results map[runtime.JobID]any
 
 	mu    sync.Mutex
 	out   []settlement
@@ -28,9 +33,12 @@ type Host struct {
 type settlement struct {
 	id    runtime.JobID
 	state runtime.State
-	value any
-	err   error  // why a Failed call failed
-	code  string // its name for Lua (CodeToolError, ...)
+	// value is what the job completes with, copied for the runtime on the
+	// call's goroutine; shaped is what HostConfig.Shape made of the result.
+	value  runtime.ExternalValue
+	shaped any
+	err    error  // why a Failed call failed
+	code   string // its name for Lua (CodeToolError, ...)
 }
 
 // A Host attaches to its runtime as lsp.Client does (see Poll).
@@ -39,10 +47,117 @@ var _ runtime.Poller = (*Host)(nil)
 // DefaultPollBudget bounds one Poll when the frame sets no budget.
 const DefaultPollBudget = 4 * time.Millisecond
 
+// The MCP methods a Conn's requests call, as HostConfig.Shape and a
+// shaped job's summary name them.
+const (
+	MethodCallTool      = "tools/call"
+	MethodListTools     = "tools/list"
+	MethodListResources = "resources/list"
+	MethodReadResource  = "resources/read"
+	MethodListPrompts   = "prompts/list"
+)
+
+// HostConfig tunes a Host.
+type HostConfig struct {
+	// Shape, when set, turns each completed request's value (the plain
+	// value its job would complete with: ToolResult's map for a tool
+	// call, a slice of maps for a listing, ...) into the form the host
+	// consumes, on the request's own goroutine, so that however large a
+	// result is, the main goroutine neither copies nor converts it (the
+	// Lua binding builds Lua tables here). Its result is kept for
+	// Host.TakeResult, and the job completes with a summary instead:
+	// {method = the MCP method, len = the item count of an array result
+	// (a listing, a tool call's content, a read's contents), else -1}.
+	// An error, or a panic, fails the request with an error wrapping
+	// ErrShape (code CodeShapeFailed). Shape must not touch state the
+	// main goroutine uses.
+	Shape func(method string, v any) (any, error)
+}
+
 // NewHost returns a Host whose calls settle as external jobs of rt. The
 // jobs settle once the Host is polled: register it with rt.AddPoller.
-func NewHost(rt *runtime.Runtime) *Host {
-	return &Host{rt: rt, conns: make(map[*Conn]struct{}), ready: make(chan struct{}, 1)}
+func NewHost(rt *runtime.Runtime) *Host { return NewHostWith(rt, HostConfig{}) }
+
+// NewHostWith is NewHost with a configuration.
+func NewHostWith(rt *runtime.Runtime, cfg HostConfig) *Host {
+	return &Host{rt: rt, shape: cfg.Shape, conns: make(map[*Conn]struct{}), ready: make(chan struct{}, 1)}
+}
+
+// TakeResult returns, and forgets, what HostConfig.Shape made of the
+// result of call id, once Poll has handed the call over; false when there
+// is none (no Shape, the call failed, was cancelled before it was handed
+// over, or was taken already). A host with Shape set keeps each result
+// until it is taken, so whoever takes the jobs' outcomes takes these too.
+// Main goroutine only.
+func (h *Host) TakeResult(id runtime.JobID) (any, bool) {
+	v, ok := h.results[id]
+	if ok {
+		delete(h.results, id)
+	}
+	return v, ok
+}
+
+// completed makes a call's value ready for the main goroutine, on the
+// call's goroutine: shaped by HostConfig.Shape, and the job's value copied
+// for the runtime (runtime.Runtime.OwnExternal), so that Poll's share is
+// constant however large the result.
+func (h *Host) completed(id runtime.JobID, method string, v any) settlement {
+	var shaped any
+	if h.shape != nil {
+		var err error
+		if shaped, err = h.runShape(method, v); err != nil {
+			return failure(id, err)
+		}
+		v = map[string]any{"method": method, "len": itemCount(method, v)}
+	}
+	own, err := h.rt.OwnExternal(v)
+	if err != nil {
+		return failure(id, fmt.Errorf("%w: the %s result cannot cross to the runtime: %w", ErrShape, method, err))
+	}
+	return settlement{id: id, state: runtime.Complete, value: own, shaped: shaped}
+}
+
+// runShape runs HostConfig.Shape, turning a panic into the call's error:
+// it runs on a call's goroutine, where a panic would end the program.
+func (h *Host) runShape(method string, v any) (shaped any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: the %s result: HostConfig.Shape panicked: %v", ErrShape, method, p)
+		}
+	}()
+	shaped, err = h.shape(method, v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the %s result: %w", ErrShape, method, err)
+	}
+	return shaped, nil
+}
+
+// itemCount is the length of the array in a request's value: the value
+// itself for a listing, a tool call's content, a read's contents; -1 when
+// there is none.
+func itemCount(method string, v any) int {
+	switch x := v.(type) {
+	case []any:
+		return len(x)
+	case map[string]any:
+		if list, ok := x[ItemsMember(method)].([]any); ok {
+			return len(list)
+		}
+	}
+	return -1
+}
+
+// ItemsMember names the member of a request's value that holds its array
+// of items: "content" for a tool call, "contents" for a read, "" for a
+// listing, whose value is the array itself.
+func ItemsMember(method string) string {
+	switch method {
+	case MethodCallTool:
+		return "content"
+	case MethodReadResource:
+		return "contents"
+	}
+	return ""
 }
 
 // Ready receives a value when settlements are waiting for Poll. However many
@@ -52,11 +167,13 @@ func NewHost(rt *runtime.Runtime) *Host {
 func (h *Host) Ready() <-chan struct{} { return h.ready }
 
 // Poll hands the finished calls to the Runtime (CompleteExternal*), so the
-// Tick that polls it settles them, and returns how many it handed over. It
-// stops once budget is spent (DefaultPollBudget when budget is 0), after
-// one call at least, since a call's value is copied on the main goroutine
-// and a burst of large results could otherwise take a frame; the rest keep
-// their order, go first at the next Poll and are signalled on Ready. It
+// Tick that polls it settles them, and returns how many it handed over.
+// Handing one over costs constant time, however large its result: the
+// result was copied (and shaped, see HostConfig.Shape) on the call's
+// goroutine. It stops once budget is spent (DefaultPollBudget when budget
+// is 0), after one call at least, so a burst of thousands of calls spreads
+// over frames; the rest keep their order, go first at the next Poll and
+// are signalled on Ready. It
 // also hands over the calls' latest progress notifications
 // (Runtime.SetExternalProgress), for the *workers* view. It is the Host's
 // runtime.Poller method: Tick calls it. Main goroutine only; it never
@@ -79,9 +196,15 @@ func (h *Host) Poll(budget time.Duration) int {
 		s := &batch[n]
 		switch s.state {
 		case runtime.Complete:
-			// An unencodable value has already been settled Failed by the
-			// runtime itself, so the error needs no handling here.
-			_ = h.rt.CompleteExternalOK(s.id, s.value)
+			// A call cancelled meanwhile never reaches TakeResult: its
+			// shaped result is not kept.
+			if _, st, ok := h.rt.Lookup(s.id); ok && st == runtime.Running && s.shaped != nil {
+				if h.results == nil {
+					h.results = make(map[runtime.JobID]any)
+				}
+				h.results[s.id] = s.shaped
+			}
+			h.rt.CompleteExternalOwned(s.id, s.value)
 		case runtime.Cancelled:
 			h.rt.CompleteExternalCancelled(s.id)
 		default:

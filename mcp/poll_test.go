@@ -25,7 +25,7 @@ func TestHostPollStopsAtItsBudgetInOrder(t *testing.T) {
 	for range 4 {
 		id, _ := rt.RegisterExternal(RequestKind, "")
 		ids = append(ids, id)
-		h.settle(settlement{id: id, state: runtime.Complete, value: "ok"})
+		h.settle(settlement{id: id, state: runtime.Complete})
 	}
 	<-h.Ready()
 	require.Equal(t, 1, h.Poll(time.Nanosecond), "a spent budget still hands over one call")
@@ -37,7 +37,7 @@ func TestHostPollStopsAtItsBudgetInOrder(t *testing.T) {
 	require.Equal(t, ids[:1], rt.Tick().Settled)
 
 	late, _ := rt.RegisterExternal(RequestKind, "")
-	h.settle(settlement{id: late, state: runtime.Complete, value: "late"})
+	h.settle(settlement{id: late, state: runtime.Complete})
 	require.Equal(t, 4, h.Poll(time.Minute))
 	require.Equal(t, append(ids[1:], late), rt.Tick().Settled, "what was left goes first")
 	require.Zero(t, h.Poll(0))

@@ -97,7 +97,8 @@
 // the loop: the [workers.Executor] from Runtime.Executor, safe from any
 // goroutine, and the context.Context of an external job (RegisterExternal),
 // which the goroutine waiting for the outside reply watches; the reply itself
-// is settled with CompleteExternal* back on the loop.
+// is settled with CompleteExternal* back on the loop. One method is safe from
+// any goroutine: [Runtime.OwnExternal] (see External values).
 //
 // The editor loop waits on "terminal event OR [Runtime.Ready] OR frame
 // deadline", then calls Tick and TakeStreamBatches once: however many replies
@@ -155,6 +156,22 @@
 // closing batch (Cancelled, with [StreamBatch.Superseded] set) comes at
 // once: results of a superseded search never land late. It closes
 // Cancelled even if its worker finished before it saw the cancel.
+//
+// # External values
+//
+// An external job's value (an LSP or MCP reply) comes from another
+// goroutine, and it crosses to the loop with the bus's guarantee: the
+// main goroutine gets memory nobody else references. It is copied through
+// the reply wire form, which also refuses what cannot cross (a channel, a
+// map with non-string keys, a cyclic value) with the reason. That copy
+// costs time in proportion to the value, so it is made on the goroutine
+// the value arrives on: [Runtime.OwnExternal] encodes and decodes it there
+// and returns an opaque [ExternalValue], whose content only it references;
+// the loop settles the job with it ([Runtime.CompleteExternalOwned]) and
+// the Tick applies it, both in constant time, however large the value. A
+// value OwnExternal refuses fails its job with the reason, as a worker's
+// unencodable reply does. [Runtime.CompleteExternalOK] does both steps on
+// the loop, for values small enough not to matter.
 //
 // # Jobs outside the pool
 //

@@ -230,3 +230,33 @@ func BenchmarkExternalSemanticTokens70k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExternalOwnedSemanticTokens70k is BenchmarkExternalSemanticTokens70k
+// with the copy made where the value arrives (OwnExternal on another
+// goroutine, not timed): what is left on the main goroutine is
+// CompleteExternalOwned and the Tick that settles the job.
+func BenchmarkExternalOwnedSemanticTokens70k(b *testing.B) {
+	rt, err := New(Options{})
+	require.NoError(b, err)
+	defer rt.Close()
+	tokens := make([]any, 70_000)
+	for i := range tokens {
+		tokens[i] = int64(i % 5000)
+	}
+	reply := map[string]any{"resultId": "1", "data": tokens}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		v, err := rt.OwnExternal(reply)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		id, _ := rt.RegisterExternal(kindReply, "")
+		rt.CompleteExternalOwned(id, v)
+		rt.Tick()
+		if o, ok := rt.TakeResult(id); !ok || o.State != Complete {
+			b.Fatalf("job %d: %+v", id, o)
+		}
+	}
+}

@@ -69,7 +69,7 @@ type Outcome struct {
 	State    State
 	Err      error
 	value    any
-	external bool // value came from CompleteExternalOK
+	external bool // value came from CompleteExternalOK or CompleteExternalOwned
 }
 
 // OK reports whether the job completed.
@@ -83,9 +83,9 @@ func (o Outcome) Value() (any, bool) {
 }
 
 // External is the value an external job was completed with
-// (Runtime.CompleteExternalOK), as it came back from MessagePack: maps as
-// map[string]any, arrays as []any, integers in the smallest Go integer type
-// that holds them. It reports false for an outcome that did not complete or
+// (Runtime.CompleteExternalOK, CompleteExternalOwned), as it came back
+// from MessagePack: maps as map[string]any, arrays as []any, integers in
+// the smallest Go integer type that holds them. It reports false for an outcome that did not complete or
 // that is not an external job's.
 func (o Outcome) External() (any, bool) {
 	if !o.external || o.State != Complete {

@@ -15,7 +15,7 @@ type job struct {
 	state           State
 	cancelRequested bool
 	superseded      bool // cancelled by a dispatch under its key: its items are dropped
-	external        bool // value is an external job's (CompleteExternalOK)
+	external        bool // value is an external job's (CompleteExternalOwned)
 	// extQueued says an external job's replyExternal is on the bus, its
 	// decoded value waiting in extValue until the Tick that applies it.
 	extQueued    bool

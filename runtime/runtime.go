@@ -431,7 +431,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 		return
 	case replyExternal:
 		if !j.extQueued {
-			rt.malformed++ // only CompleteExternalOK sends these
+			rt.malformed++ // only CompleteExternalOwned sends these
 			return
 		}
 		// The value leaves the entry whatever happens next, so a

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -38,6 +39,8 @@ const (
 	// ModeStubborn serves MCP but, once stdin ends, ignores SIGTERM and
 	// never exits, with a child process of its own in its group.
 	ModeStubborn = "stubborn"
+	// ModeBulk serves MCP with the tools of NewBulkServer.
+	ModeBulk = "bulk"
 )
 
 // ModeEnv is the environment variable that makes RunIfServer run a server.
@@ -61,6 +64,11 @@ func Main(mode string) int {
 	switch mode {
 	case ModeServe:
 		if err := NewServer().Run(ctx, &sdk.StdioTransport{}); err != nil && !errors.Is(err, io.EOF) {
+			fmt.Fprintln(os.Stderr, "mcptest:", err)
+		}
+		return 0
+	case ModeBulk:
+		if err := NewBulkServer().Run(ctx, &sdk.StdioTransport{}); err != nil && !errors.Is(err, io.EOF) {
 			fmt.Fprintln(os.Stderr, "mcptest:", err)
 		}
 		return 0
@@ -120,6 +128,16 @@ type SlowIn struct {
 // BigIn is the big tool's input.
 type BigIn struct {
 	Bytes int `json:"bytes"`
+}
+
+// CountIn is the input of the many and ints tools.
+type CountIn struct {
+	Count int `json:"count"`
+}
+
+// IntsOut is the ints tool's structured output: the integers 0..Count-1.
+type IntsOut struct {
+	Data []int `json:"data"`
 }
 
 // NewServer returns the test server with its tools (echo, add, progress,
@@ -210,6 +228,30 @@ func NewServer() *sdk.Server {
 			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{
 				{Role: "user", Content: &sdk.TextContent{Text: "Hello, " + req.Params.Arguments["name"]}},
 			}}, nil
+		})
+	return s
+}
+
+// NewBulkServer is NewServer with two tools for large results: many, which
+// returns count text contents, and ints, which returns the integers
+// 0..count-1 as structured content.
+func NewBulkServer() *sdk.Server {
+	s := NewServer()
+	sdk.AddTool(s, &sdk.Tool{Name: "many", Description: "returns that many text contents, item1, item2, ..."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in CountIn) (*sdk.CallToolResult, any, error) {
+			cs := make([]sdk.Content, in.Count)
+			for i := range cs {
+				cs[i] = &sdk.TextContent{Text: "item" + strconv.Itoa(i+1)}
+			}
+			return &sdk.CallToolResult{Content: cs}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "ints", Description: "returns the integers 0..count-1 as structured content"},
+		func(_ context.Context, _ *sdk.CallToolRequest, in CountIn) (*sdk.CallToolResult, IntsOut, error) {
+			out := IntsOut{Data: make([]int, in.Count)}
+			for i := range out.Data {
+				out.Data[i] = i
+			}
+			return nil, out, nil
 		})
 	return s
 }
