@@ -35,6 +35,10 @@ type Options struct {
 	// whole of it, so a diff of two unrelated huge texts ends in bounded
 	// time with a correct, if coarse, answer.
 	MaxWork int
+	// Rows says the lines come without their line breaks (an editor's
+	// rows): each counts as ending with one, so two texts that differ only
+	// in their line breaks, or in the last line's, are equal.
+	Rows bool
 	// NoIndentHeuristic leaves a change that can slide at its lowest
 	// place, as `git diff --no-indent-heuristic` does.
 	NoIndentHeuristic bool
@@ -72,7 +76,7 @@ func Lines(ctx context.Context, a, b []string, o Options) ([]Hunk, error) {
 	if o.MaxWork <= 0 {
 		o.MaxWork = DefaultMaxWork
 	}
-	a, b = trimCommonTail(a, b)
+	a, b = trimCommonTail(a, b, o.Rows)
 	d := newDiffer(ctx, a, b, o)
 	if err := d.run(); err != nil {
 		return nil, err
@@ -90,13 +94,18 @@ const tailBlock = 1024
 // less the line that straddles the cut. Which lines remain changes where
 // the indent heuristic puts a change near the end of what remains (the end
 // of the text scores differently), so the hunks follow git only with it.
-func trimCommonTail(a, b []string) ([]string, []string) {
+func trimCommonTail(a, b []string, rows bool) ([]string, []string) {
+	nl := 0
+	if rows {
+		nl = 1
+	}
+	size := func(l string) int { return len(l) + nl }
 	sizeA, sizeB := 0, 0
 	for _, l := range a {
-		sizeA += len(l)
+		sizeA += size(l)
 	}
 	for _, l := range b {
-		sizeB += len(l)
+		sizeB += size(l)
 	}
 	smaller := min(sizeA, sizeB)
 	// common counts the trailing bytes the texts share, up to smaller.
@@ -104,14 +113,14 @@ func trimCommonTail(a, b []string) ([]string, []string) {
 	for i, j := len(a)-1, len(b)-1; i >= 0 && j >= 0 && common < smaller; i, j = i-1, j-1 {
 		la, lb := a[i], b[j]
 		if la == lb {
-			common += len(la)
+			common += size(la)
 			continue
 		}
 		k := 0
 		for k < len(la) && k < len(lb) && la[len(la)-1-k] == lb[len(lb)-1-k] {
 			k++
 		}
-		common += k
+		common += nl + k // both lines end with the break
 		break
 	}
 	common = min(common, smaller)
@@ -124,14 +133,13 @@ func trimCommonTail(a, b []string) ([]string, []string) {
 	cut := sizeA - trimmed
 	kept, off := 0, 0
 	for kept < len(a) && off < cut {
-		off += len(a[kept])
+		off += size(a[kept])
 		kept++
 	}
 	if off == cut && kept < len(a) {
-		off += len(a[kept])
 		kept++
 	}
-	if !strings.HasSuffix(a[kept-1], "\n") {
+	if !rows && !strings.HasSuffix(a[kept-1], "\n") {
 		return a, b // no newline in the tail: git keeps it all
 	}
 	drop := len(a) - kept

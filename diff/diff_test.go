@@ -55,6 +55,15 @@ func editScript(r *rand.Rand, lines []string) []string {
 	return out
 }
 
+// rowsOf strips the lines' breaks, as an editor's rows come.
+func rowsOf(lines []string) []string {
+	rows := make([]string, len(lines))
+	for i, l := range lines {
+		rows[i] = strings.TrimSuffix(l, "\n")
+	}
+	return rows
+}
+
 var hunkHeader = regexp.MustCompile(`(?m)^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 
 // parseHunks reads the @@ headers of a -U0 diff.
@@ -98,6 +107,9 @@ func TestLinesEqualGitDiffU0OnRandomEditScripts(t *testing.T) {
 		got, err := Lines(context.Background(), base, edited, Options{})
 		require.NoError(t, err)
 		require.Equal(t, want, got, "seed %d", seed)
+		rows, err := Lines(context.Background(), rowsOf(base), rowsOf(edited), Options{Rows: true})
+		require.NoError(t, err)
+		require.Equal(t, want, rows, "seed %d, as rows without line breaks", seed)
 		plain, err := Lines(context.Background(), base, edited, Options{NoIndentHeuristic: true})
 		require.NoError(t, err)
 		if fmt.Sprint(plain) != fmt.Sprint(got) {
