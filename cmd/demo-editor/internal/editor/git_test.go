@@ -318,3 +318,93 @@ func TestGitHunkNavigation(t *testing.T) {
 	g.alt('{')
 	g.until("back to the first", cursorRow(10))
 }
+
+// M-x git-status lists the work tree's changed and untracked files in
+// *git-status*; Enter on a row opens its file.
+func TestGitStatusListsChangedFiles(t *testing.T) {
+	g := startGitEditor(t, "one\n")
+	require.NoError(t, os.WriteFile(g.path, []byte("one\ntwo\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(g.repo.Root, "other.txt"), []byte("x\n"), 0o644))
+	g.alt('x')
+	g.waitText("command (")
+	g.typeText("git-status")
+	g.key(tcell.KeyEnter)
+	g.waitText("?? other.txt")
+	rows := g.waitText(" M notes.txt")
+	require.True(t, anyContains(rows, "git status of "+g.repo.Root))
+	g.until("the list's cursor on its first file", func(e *session) bool { return e.cur.name == "*git-status*" && e.cur.cursor.Row == 1 })
+	g.key(tcell.KeyDown)
+	g.until("the second row", func(e *session) bool { return e.cur.cursor.Row == 2 })
+	g.key(tcell.KeyEnter)
+	g.until("other.txt open", func(e *session) bool { return e.cur.path == filepath.Join(g.repo.Root, "other.txt") })
+}
+
+// Nothing runs git for a file of an untrusted workspace (git would read
+// the repository's configuration, which can name programs): no gutter and
+// no branch until M-x trust, and then both come without reopening.
+func TestGitWaitsForTheWorkspaceTrust(t *testing.T) {
+	repo := testenv.NewGitRepo(t)
+	freshTrust(t)
+	gitEnvForEditor(t, repo.Root)
+	path := filepath.Join(repo.Root, "notes.txt")
+	require.NoError(t, os.WriteFile(path, []byte("one\n"), 0o644))
+	repo.Git("add", "notes.txt")
+	repo.Git("commit", "-qm", "first")
+	// A repository whose configuration runs a program on git status.
+	marker := filepath.Join(t.TempDir(), "ran")
+	repo.Git("config", "core.fsmonitor", "touch "+marker+"; false")
+	require.NoError(t, os.WriteFile(path, []byte("one\ntwo\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.until("the untrusted note", messagesHave("git: the workspace is not trusted"))
+	g := &gitEditor{harness: h, repo: repo, path: path}
+	require.Nil(t, g.gutter())
+	require.NotContains(t, statusTextOf(h), "git:")
+	require.NoFileExists(t, marker)
+	h.runTask(`assert(pmacs.trust.allow())`, nil)
+	g.untilGutter("the gutter once trusted", func(rs []signRange) bool { return slices.Equal(gutterText(rs), []string{"1+1 +"}) })
+	h.until("the branch", statusHas("git:main*"))
+	require.FileExists(t, marker, "trusted, git status ran the repository's program: what the wait kept from running")
+}
+
+func statusTextOf(h *harness) string {
+	var s string
+	h.e.call(func() { s = h.e.statusText() })
+	return s
+}
+
+// The git layer and the diagnostics' signs share the one gutter column:
+// a diagnostic's sign shows over a git mark on its row, the git marks show
+// on the others, and removing the diagnostics leaves the git marks.
+func TestSignRangesDrawUnderDiagnosticSigns(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.txt")
+	require.NoError(t, os.WriteFile(path, []byte("a\nb\nc\nd\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.until("the file", func(e *session) bool { return e.cur.path == path && !e.cur.loading })
+	h.runTask(`local ed = pmacs.editor
+		local buf = ed.find(PATH)
+		ed.set_sign_ranges(buf, "git", {{0, 2, "+", "git.added"}, {3, 0, "_", "git.removed"}})
+		ed.set_signs(buf, {{1, "E", "error", "bad"}})`, map[string]string{"PATH": path})
+	first := func(rows []string) string {
+		var s string
+		for _, r := range windowRows(rows)[:4] {
+			s += r[:1]
+		}
+		return s
+	}
+	h.waitScreen("git marks under the diagnostic", func(rows []string) bool { return first(rows) == "+E _" })
+	h.runTask(`pmacs.editor.set_signs(pmacs.editor.find(PATH), nil)`, map[string]string{"PATH": path})
+	h.waitScreen("git marks alone", func(rows []string) bool { return first(rows) == "++ _" })
+	for src, want := range map[string]string{
+		`{{0, 2, "+", "g"}, {1, 1, "~", "g"}}`: "ranges overlap at row 1",
+		`{{0, -1, "+", "g"}}`:                  "count must be a whole number >= 0",
+		`{{0, 1, "++", "g"}}`:                  "text must be a string one cell wide",
+		`{{0, 1, "+"}}`:                        "group must be a string",
+		`"x"`:                                  "expected a list of ranges or nil",
+	} {
+		out := h.runTask(`local ok, err = pcall(pmacs.editor.set_sign_ranges, pmacs.editor.find(PATH), "git", `+src+`)
+			assert(not ok)
+			return err`, map[string]string{"PATH": path})
+		require.Contains(t, out[0], want, src)
+	}
+}
