@@ -364,6 +364,21 @@ func TestGitWaitsForTheWorkspaceTrust(t *testing.T) {
 	g.untilGutter("the gutter once trusted", func(rs []signRange) bool { return slices.Equal(gutterText(rs), []string{"1+1 +"}) })
 	h.until("the branch", statusHas("git:main*"))
 	require.FileExists(t, marker, "trusted, git status ran the repository's program: what the wait kept from running")
+	h.runTask(`assert(pmacs.trust.remove())`, nil)
+	g.untilGutter("no gutter once untrusted", func(rs []signRange) bool { return rs == nil })
+	h.until("no branch", func(e *session) bool { return !strings.Contains(e.statusText(), "git:") })
+}
+
+// A file whose index text has no last newline stages a hunk of its last
+// line (the patch says so, or git apply refuses it).
+func TestGitStageHunkOfALastLineWithoutNewline(t *testing.T) {
+	g := startGitEditor(t, "one\ntwo")
+	g.setText([]string{"one", "TWO"})
+	g.untilGutter("the change", func(rs []signRange) bool { return slices.Equal(gutterText(rs), []string{"1+1 ~"}) })
+	g.runTask(`pmacs.editor.set_cursor(pmacs.editor.find(PATH), 1, 0)`, map[string]string{"PATH": g.path})
+	g.command("stage-hunk")
+	g.until("staged", func(e *session) bool { return strings.Contains(e.msg, "staged the hunk") })
+	require.Contains(t, g.repo.Git("diff", "--cached", "--no-color"), "+TWO")
 }
 
 func statusTextOf(h *harness) string {

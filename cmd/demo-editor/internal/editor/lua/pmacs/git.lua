@@ -237,7 +237,7 @@ function M.setup(ctx)
         ed.set_status(buf, repo.status, "git")
       end
       repo.bufs[buf] = true
-      local st = {repo = repo, rel = prefix .. path:match("[^/]+$"), hunks = {}}
+      local st = {repo = repo, path = path, rel = prefix .. path:match("[^/]+$"), hunks = {}}
       bufs[buf] = st
       ed.set_sign_ranges(buf, "git", {})
       load_index(buf, st)
@@ -245,13 +245,19 @@ function M.setup(ctx)
   end
 
   ed.on("open", attach)
+  local function detach(buf)
+    forget(buf)
+    if ed.valid(buf) then
+      ed.set_sign_ranges(buf, "git", nil)
+      ed.set_status(buf, "", "git")
+    end
+  end
+
   ed.on("change", function(buf)
     local st = bufs[buf]
     if not st then return end
-    if ed.path(buf) ~= nil and st.repo and not under(ed.path(buf), st.repo.top) then
-      forget(buf) -- saved elsewhere
-      ed.set_sign_ranges(buf, "git", nil)
-      ed.set_status(buf, "", "git")
+    if ed.path(buf) ~= st.path then
+      detach(buf) -- saved as another file
       attach(buf)
       return
     end
@@ -259,12 +265,20 @@ function M.setup(ctx)
   end)
   ed.on("save", function(buf)
     local st = bufs[buf]
+    if st and ed.path(buf) ~= st.path then
+      detach(buf)
+      st = nil
+    end
     if st then refresh_repo(st.repo, 0) else attach(buf) end
   end)
   ed.on("close", forget)
   ed.on("trust", function()
     for _, b in ipairs(ed.buffers()) do
-      if b.path and not bufs[b.id] then attach(b.id) end
+      if b.path and not bufs[b.id] then
+        attach(b.id)
+      elseif bufs[b.id] and not trusted(b.path) then
+        detach(b.id) -- untrusted again: git runs no more for it
+      end
     end
   end)
 
@@ -332,9 +346,15 @@ function M.setup(ctx)
     end
     out[#out + 1] = ("@@ -%d,%d +%d,%d @@"):format(h.old_start, h.old_count, ns, h.new_count)
     for i = h.old_start, h.old_start + h.old_count - 1 do out[#out + 1] = "-" .. old[i] end
+    if h.old_count > 0 and h.old_start + h.old_count - 1 == #old and st.index:sub(-1) ~= "\n" then
+      out[#out + 1] = "\\ No newline at end of file"
+    end
+    -- The buffer's rows lost their line breaks: a file whose index text
+    -- ends its lines with CRLF gets them back so.
+    local cr = st.index:find("\r\n", 1, true) and "\r" or ""
     if h.new_count > 0 then
       for _, l in ipairs(ed.get_lines(buf, h.new_start - 1, h.new_start - 1 + h.new_count)) do
-        out[#out + 1] = "+" .. l
+        out[#out + 1] = "+" .. l .. cr
       end
     end
     return table.concat(out, "\n") .. "\n"
