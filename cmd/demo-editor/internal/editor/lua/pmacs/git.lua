@@ -41,7 +41,10 @@ function M.setup(ctx)
   -- truncated), or nil and the failure.
   local function git(dir, args, opts)
     opts = opts or {}
-    local cmd = {"git", "-c", "core.quotepath=off", "--no-pager"}
+    -- --no-optional-locks: git status would otherwise refresh and write
+    -- the index, which the watch below would see as a change to refresh
+    -- for, over and over.
+    local cmd = {"git", "--no-optional-locks", "-c", "core.quotepath=off", "--no-pager"}
     for _, a in ipairs(args) do cmd[#cmd + 1] = a end
     return w.system{cmd = cmd, cwd = dir, stdin = opts.stdin, max_output = opts.max_output or 1024 * 1024,
       timeout_ms = git_timeout_ms, key = opts.key}:await()
