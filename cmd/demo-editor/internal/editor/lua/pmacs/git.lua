@@ -72,22 +72,30 @@ function M.setup(ctx)
     return lines
   end
 
-  -- ranges turns hunks into the gutter's ranges (0-based rows).
+  -- ranges turns hunks into the gutter's ranges (0-based rows). nrows is
+  -- the buffer's row count now, which an edit made while the diff ran may
+  -- have changed: a range that would then overlap the one before it is
+  -- left out (the edit's own diff follows).
   local function ranges(hunks, nrows)
-    local out = {}
+    local out, next_free = {}, 0
     for _, h in ipairs(hunks) do
+      local r
       if h.old_count == 0 then
-        out[#out + 1] = {h.new_start - 1, h.new_count, "+", "git.added"}
+        r = {h.new_start - 1, h.new_count, "+", "git.added"}
       elseif h.new_count == 0 then
         -- Rows removed: marked on the row after them, or under the last
         -- row when they were at the end.
         if h.new_start < nrows then
-          out[#out + 1] = {h.new_start, 0, "‾", "git.removed"}
+          r = {h.new_start, 0, "‾", "git.removed"}
         else
-          out[#out + 1] = {math.max(nrows - 1, 0), 0, "_", "git.removed"}
+          r = {math.max(nrows - 1, 0), 0, "_", "git.removed"}
         end
       else
-        out[#out + 1] = {h.new_start - 1, h.new_count, "~", "git.changed"}
+        r = {h.new_start - 1, h.new_count, "~", "git.changed"}
+      end
+      if r[1] >= next_free then
+        out[#out + 1] = r
+        next_free = r[1] + math.max(r[2], 1)
       end
     end
     return out
