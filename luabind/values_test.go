@@ -257,6 +257,12 @@ return {
 		args({text = TEXT, pattern = "(", regex = true}),
 		args({text = "not a snapshot", pattern = "x"}),
 	},
+	["pmacs.workers.diff"] = {
+		may_raise = true,
+		args({a = "x\ny\n", b = TEXT, key = "sweep-diff"}),
+		args({a = "x", b = "y", max_work = 1}),
+		args({a = {}, b = "y"}),
+	},
 	["pmacs.workers.fs.read_dir"] = {args(R .. "/fs"), args(R .. "/fs", {per_entry = true}), args(R .. "/missing")},
 	["pmacs.workers.fs.stat"] = {args(R .. "/fs/link"), args(R .. "/fs/a.txt"), args(R .. "/missing")},
 	["pmacs.workers.fs.rename"] = {

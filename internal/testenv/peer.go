@@ -54,6 +54,11 @@ var (
 	// pinned install is its version check.
 	FilesystemMCP = PeerSpec{Name: "mcp-server-filesystem", Dir: ".npm/node_modules/.bin",
 		Install: "npm install --prefix .npm @modelcontextprotocol/server-filesystem@2026.8.31 (needs Node.js)"}
+	// Git: the editor's git features run the git program (with
+	// --no-optional-locks, 2.15), and the diff package is held to
+	// `git diff -U0`'s hunks (the indent heuristic is on by default since
+	// 2.14).
+	Git = PeerSpec{Name: "git", Min: "2.15", Install: "apt-get install git"}
 	// The language servers the client is tested against beside gopls.
 	Clangd = PeerSpec{Name: "clangd", Min: "14", Install: "apt-get install clangd"}
 	// Pyright's server prints no version; .ci/run's pinned install is its

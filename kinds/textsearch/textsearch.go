@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -84,6 +85,20 @@ func (s *Snapshot) InUse() bool { return s.readers.Load() > 0 }
 // dispatched on it afterwards fails instead of racing that write. Call it
 // on the goroutine that dispatches.
 func (s *Snapshot) Retire() { s.retired.Store(true) }
+
+// Hold lends the snapshot's lines to a job of another kind (a diff of the
+// text): the snapshot is in use until release is called (the first call
+// counts; later ones do nothing), so the owner does not write into the
+// lines meanwhile. A retired snapshot fails. Call it on the goroutine
+// that dispatches, as Dispatch checks retirement there.
+func (s *Snapshot) Hold() (lines []string, release func(), err error) {
+	if s.retired.Load() {
+		return nil, nil, fmt.Errorf("%w: the text changed since the snapshot was taken", ErrSpec)
+	}
+	s.readers.Add(1)
+	var once sync.Once
+	return s.lines, func() { once.Do(func() { s.readers.Add(-1) }) }, nil
+}
 
 // DefaultMax is how many matches a text search delivers when its
 // spec names no limit. It keeps counting past it.

@@ -101,11 +101,19 @@ type buffer struct {
 	// status is a script's note for the status line (ed.set_status): the
 	// language server's diagnostics count, say.
 	status string
+	// statusSlots are notes of other owners (ed.set_status with a slot:
+	// the git branch), shown after status in the order of their names.
+	statusSlots map[string]string
 	// signs is the one-column gutter a script set (ed.set_signs), nil for
 	// none; popup is the list drawn over the window below a position of
 	// this buffer while it is shown (ed.popup), nil for none (signs.go).
 	signs *signColumn
-	popup *popup
+	// signLayers are the gutter's named layers of row ranges
+	// (ed.set_sign_ranges), drawn under signs, in the order of
+	// signLayerNames.
+	signLayers     map[string][]signRange
+	signLayerNames []string
+	popup          *popup
 }
 
 func newBuffer(id int, name string) *buffer {

@@ -39,6 +39,7 @@ require("pmacs.replace").setup(ctx)    -- ctx.project_replace; after grep and ws
 require("pmacs.completion").setup(ctx)
 require("pmacs.signature").setup(ctx)  -- signature help while typing arguments
 require("pmacs.mcp").setup(ctx)
+require("pmacs.git").setup(ctx)        -- ctx.git: the gutter against the index, hunks, blame, branch
 local ask_trust = require("pmacs.workspace_trust").setup(ctx).ask_trust
 -- After search: its M-p (previous match) gives way to the picker's.
 require("pmacs.picker").setup(ctx)

@@ -77,11 +77,26 @@ func (e *session) luaTakeEdits(L *lua.LState) int {
 	return 1
 }
 
-// luaSetStatus is ed.set_status(buf, text): a note shown in the status
-// line while buf is shown ("" removes it).
+// luaSetStatus is ed.set_status(buf, text[, slot]): a note shown in the
+// status line while buf is shown ("" removes it). A named slot keeps a
+// note of its own beside the others (the git branch beside the
+// diagnostics count).
 func (e *session) luaSetStatus(L *lua.LState) int {
 	b := e.bufArg(L, "set_status", 1)
-	b.status = strArg(L, "set_status", 2, "text")
+	text := strArg(L, "set_status", 2, "text")
+	if L.Get(3) == lua.LNil {
+		b.status = text
+		return 0
+	}
+	slot := strArg(L, "set_status", 3, "slot")
+	if text == "" {
+		delete(b.statusSlots, slot)
+		return 0
+	}
+	if b.statusSlots == nil {
+		b.statusSlots = map[string]string{}
+	}
+	b.statusSlots[slot] = text
 	return 0
 }
 

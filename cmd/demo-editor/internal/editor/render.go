@@ -2,8 +2,10 @@ package editor
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -333,6 +335,11 @@ func windowStatus(b *buffer, c pos) string {
 	}
 	if b.status != "" {
 		lang += "  " + b.status
+	}
+	if len(b.statusSlots) > 0 {
+		for _, slot := range slices.Sorted(maps.Keys(b.statusSlots)) {
+			lang += "  " + b.statusSlots[slot]
+		}
 	}
 	if note := b.rowNote(); note != "" {
 		lang += "  " + note

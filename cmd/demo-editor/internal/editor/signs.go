@@ -2,6 +2,7 @@ package editor
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,12 +18,52 @@ type signColumn struct {
 	rows map[int]sign
 }
 
+// at is row's sign; none on a nil column.
+func (c *signColumn) at(row int) (sign, bool) {
+	if c == nil {
+		return sign{}, false
+	}
+	s, ok := c.rows[row]
+	return s, ok
+}
+
 type sign struct {
 	text string // one cell
 	face face
 	// note is shown in the status line while the cursor is on the row
 	// (the diagnostic's message), "" for none.
 	note string
+}
+
+// signRange marks rows [first, first+count) of a named layer: a version
+// control gutter's added, changed and removed lines, a few ranges however
+// long the file, kept sorted by first row.
+type signRange struct {
+	first, count int
+	text         string
+	face         face
+}
+
+// rangeSign returns the sign a range layer puts on row, in the order of
+// the layers' names; the rows' own signs (diagnostics) are drawn over
+// them.
+func (b *buffer) rangeSign(row int) (sign, bool) {
+	for _, name := range b.signLayerNames {
+		rs := b.signLayers[name]
+		i, _ := slices.BinarySearchFunc(rs, row, func(r signRange, row int) int {
+			switch {
+			case r.first+max(r.count, 1) <= row:
+				return -1
+			case r.first > row:
+				return 1
+			}
+			return 0
+		})
+		if i < len(rs) && rs[i].first <= row && row < rs[i].first+max(rs[i].count, 1) {
+			return sign{text: rs[i].text, face: rs[i].face}, true
+		}
+	}
+	return sign{}, false
 }
 
 // rowNote is the note of the sign on the cursor's row, "" for none.
@@ -39,9 +80,10 @@ func (e *session) gutterWidth(b *buffer) int {
 	return e.numberWidth(b) + b.signWidth()
 }
 
-// signWidth is the sign column's width: one cell while a script has set it.
+// signWidth is the sign column's width: one cell while a script has set
+// signs or a layer of ranges.
 func (b *buffer) signWidth() int {
-	if b.signs == nil {
+	if b.signs == nil && len(b.signLayers) == 0 {
 		return 0
 	}
 	return 1
@@ -82,11 +124,13 @@ func (e *session) drawGutter(b *buffer, y, row int, base tcell.Style) {
 		}
 		x = nw
 	}
-	if b.signs == nil {
+	if b.signWidth() == 0 {
 		return
 	}
 	st, text := base, " "
-	if s, ok := b.signs.rows[row]; ok {
+	if s, ok := b.signs.at(row); ok {
+		st, text = e.faces.style(s.face), s.text
+	} else if s, ok := b.rangeSign(row); ok {
 		st, text = e.faces.style(s.face), s.text
 	}
 	e.scr.Put(x, y+e.rowOff, text, st)
@@ -164,6 +208,7 @@ func (e *session) installLSPViewAPI(api *lua.LTable) {
 	e.L.SetFuncs(api, map[string]lua.LGFunction{
 		"set_signs": e.luaSetSigns, "popup": e.luaPopup, "apply_text_edits": e.luaApplyTextEdits, "check_text_edits": e.luaCheckTextEdits,
 		"set_line_numbers": e.luaSetLineNumbers, "line_numbers": e.luaLineNumbers,
+		"set_sign_ranges": e.luaSetSignRanges,
 	})
 }
 
@@ -228,6 +273,71 @@ func (e *session) luaSetSigns(L *lua.LState) int {
 		b.signs = sc
 	default:
 		argErr(L, fname, 2, "signs", "a list of signs or nil")
+	}
+	b.markDirty(0)
+	return 0
+}
+
+// luaSetSignRanges is ed.set_sign_ranges(buf, layer, ranges): the
+// gutter's markers of one named layer, each {first_row, count, text, group}
+// marking rows [first_row, first_row+count) (count 0 marks first_row
+// alone: a deletion's place), replacing the layer's last ones; an empty
+// list keeps the gutter, nil removes the layer. Signs set with set_signs
+// show over them on the same row.
+func (e *session) luaSetSignRanges(L *lua.LState) int {
+	const fname = "set_sign_ranges"
+	b := e.bufArg(L, fname, 1)
+	layer := strArg(L, fname, 2, "layer")
+	switch v := L.Get(3).(type) {
+	case *lua.LNilType:
+		if _, ok := b.signLayers[layer]; ok {
+			delete(b.signLayers, layer)
+			b.signLayerNames = slices.DeleteFunc(b.signLayerNames, func(n string) bool { return n == layer })
+		}
+	case *lua.LTable:
+		rs := make([]signRange, 0, v.Len())
+		for i := 1; i <= v.Len(); i++ {
+			t, ok := v.RawGetInt(i).(*lua.LTable)
+			if !ok {
+				L.RaiseError("pmacs.editor.%s: range %d must be a table {first_row, count, text, group}, got %s", fname, i, v.RawGetInt(i).Type().String())
+			}
+			whole := func(k int, what string) int {
+				n, ok := t.RawGetInt(k).(lua.LNumber)
+				if !ok || n < 0 || n > 1<<40 || float64(n) != math.Trunc(float64(n)) {
+					L.RaiseError("pmacs.editor.%s: range %d: %s must be a whole number >= 0, got %s", fname, i, what, t.RawGetInt(k).String())
+				}
+				return int(n)
+			}
+			r := signRange{first: whole(1, "first_row"), count: whole(2, "count")}
+			text, ok := t.RawGetInt(3).(lua.LString)
+			if !ok || displayCol(string(text), len(text)) != 1 || strings.ContainsAny(string(text), "\t\n") {
+				L.RaiseError("pmacs.editor.%s: range %d: text must be a string one cell wide, got %s", fname, i, t.RawGetInt(3).String())
+			}
+			group, ok := t.RawGetInt(4).(lua.LString)
+			if !ok {
+				L.RaiseError("pmacs.editor.%s: range %d: group must be a string, got %s", fname, i, t.RawGetInt(4).Type().String())
+			}
+			r.text, r.face = string(text), e.faces.intern(string(group))
+			rs = append(rs, r)
+		}
+		slices.SortStableFunc(rs, func(a, b signRange) int { return a.first - b.first })
+		// Overlaps would defeat the binary search: a later range starts
+		// after the one before it ends.
+		for i := 1; i < len(rs); i++ {
+			if end := rs[i-1].first + max(rs[i-1].count, 1); rs[i].first < end {
+				L.RaiseError("pmacs.editor.%s: ranges overlap at row %d", fname, rs[i].first)
+			}
+		}
+		if b.signLayers == nil {
+			b.signLayers = map[string][]signRange{}
+		}
+		if _, ok := b.signLayers[layer]; !ok {
+			b.signLayerNames = append(b.signLayerNames, layer)
+			slices.Sort(b.signLayerNames)
+		}
+		b.signLayers[layer] = rs
+	default:
+		argErr(L, fname, 3, "ranges", "a list of ranges or nil")
 	}
 	b.markDirty(0)
 	return 0
