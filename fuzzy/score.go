@@ -139,6 +139,9 @@ type scratch struct {
 	// floor, when positive, is the score a one-term fuzzy match must reach to enter the
 	// caller's top-K; a candidate that provably cannot scores notCompetitive.
 	floor int
+	// end is, after a fuzzy term matched, where its leftmost in-order match ends (the offset
+	// of its last byte): a term that extends this one can only match past it.
+	end   int
 	h, c  []int16
 	bonus []int16
 	low   []byte
@@ -186,9 +189,9 @@ func indexFold(text []byte, b byte, from int, cs bool) int {
 }
 
 // span finds the first in-order occurrence of pat's first byte and the last occurrence of
-// its last byte after an in-order match, or ok=false when pat is not a subsequence. Paths
+// its last byte after an in-order match (setting s.end), or ok=false when pat is not a subsequence. Paths
 // are short, so one folded byte loop beats calls into bytes.IndexByte.
-func span(text, pat []byte, cs bool) (first, last int, ok bool) {
+func (s *scratch) span(text, pat []byte, cs bool) (first, last int, ok bool) {
 	k, m := 0, len(pat)
 	want := pat[0]
 	i := 0
@@ -212,6 +215,7 @@ func span(text, pat []byte, cs bool) (first, last int, ok bool) {
 		return 0, 0, false
 	}
 	last = i
+	s.end = i
 	for j := len(text) - 1; j > last; j-- {
 		b := text[j]
 		if !cs {
@@ -237,7 +241,7 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	if m == 1 {
 		return s.singleScore(text, pat[0], cs, withPos)
 	}
-	first, last, ok := span(text, pat, cs)
+	first, last, ok := s.span(text, pat, cs)
 	if !ok {
 		return 0, false
 	}
@@ -400,6 +404,9 @@ func (s *scratch) singleScore(text []byte, p byte, cs, withPos bool) (int, bool)
 		}
 		if b != p {
 			continue
+		}
+		if at < 0 {
+			s.end = k
 		}
 		prev := initialClass
 		if k > 0 {

@@ -220,3 +220,43 @@ func TestTopKEqualsFullRanking(t *testing.T) {
 		}
 	}
 }
+
+// TestRefineByTypingEqualsFullSearch covers the bounded refinement: typing queries letter
+// by letter over a list where scores tie often (the Go tree repeated under other prefixes),
+// with a few candidates added between keys, every keystroke's Refine returns the same
+// total, order, scores and positions as a full search, for small and large limits and for
+// letters that repeat, change case or extend past every match.
+func TestRefineByTypingEqualsFullSearch(t *testing.T) {
+	goroot, err := pathgen.GoRootFiles()
+	require.NoError(t, err)
+	var items []string
+	for _, prefix := range []string{"", "copy1/", "a/b/copy2/"} {
+		for _, p := range goroot {
+			items = append(items, prefix+p)
+		}
+	}
+	ctx := context.Background()
+	for _, limit := range []int{1, 10, 200} {
+		store := fuzzy.NewStore(items)
+		for qi, q := range []string{"gorunt", "nethttpserver", "tsparse", "sssss", "reaDME", "mgcmark", "zzzq", "src/runtime/proc.go"} {
+			opt := fuzzy.Options{Limit: limit}
+			var prev *fuzzy.Result
+			for k := 1; k <= len(q); k++ {
+				p := fuzzy.ParsePattern(q[:k])
+				if k%3 == 0 {
+					store.Add(fmt.Sprintf("added/%d/%s", qi, q))
+				}
+				full, err := fuzzy.Search(ctx, store, p, opt)
+				require.NoError(t, err)
+				got := full
+				if prev != nil {
+					got, err = prev.Refine(ctx, p, opt)
+					require.NoError(t, err)
+				}
+				require.Equal(t, full.Total, got.Total, "limit %d, %q", limit, q[:k])
+				require.Equal(t, full.Matches, got.Matches, "limit %d, %q", limit, q[:k])
+				prev = got
+			}
+		}
+	}
+}
