@@ -115,7 +115,7 @@ func (r *Result) extends(p *Pattern) *prior {
 	if old == nil || cur == nil || old.cs != cur.cs || !bytes.HasPrefix(cur.text, old.text) {
 		return nil
 	}
-	return &prior{bounds: r.bounds, ends: r.ends, extra: cur.text[len(old.text):]}
+	return &prior{bounds: r.bounds, ends: r.ends, old: old.text, extra: cur.text[len(old.text):]}
 }
 
 type entry struct {
@@ -214,7 +214,30 @@ const unbounded = math.MaxInt32
 // bound of its score and where its leftmost match ended, parallel to sub[:len(bounds)].
 type prior struct {
 	bounds, ends []int32
+	old          []byte // the previous term, located again where ends is negative
 	extra        []byte // the bytes appended to the previous term
+}
+
+// m1 reports whether t is one lower-case ASCII letter or digit, whose presence the mask
+// shows exactly.
+func m1(t *term) bool {
+	if len(t.text) != 1 || t.cs {
+		return false
+	}
+	b := t.text[0]
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9'
+}
+
+// whiteMask holds the mask bits of whitespace bytes (and of the few others sharing them).
+var whiteMask = maskTable[' '] | maskTable['\t'] | maskTable['\n'] | maskTable['\v'] | maskTable['\f'] | maskTable['\r']
+
+// letterBound bounds the score of the one-letter term c in text, which holds it: the
+// largest bonus is at the start or after whitespace; elsewhere a delimiter's is the most.
+func letterBound(text []byte, c byte, mask uint64) int32 {
+	if lowerTable[text[0]] == c || mask&whiteMask != 0 {
+		return scoreMatch + bonusBoundaryWhite*bonusFirstCharMultiplier
+	}
+	return scoreMatch + bonusBoundaryDelimiter*bonusFirstCharMultiplier
 }
 
 // single returns p's one term when p is a single positive fuzzy term, the query that can
@@ -294,6 +317,13 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 	// The top-K floor is only applied to the common one-term fuzzy query, whose score is
 	// that term's alone.
 	prunable := opt.Limit > 0 && one != nil
+	// A first keystroke, one ASCII letter or digit, is found by the presence mask alone;
+	// its matches get a bound from their first byte and are scored only if it can reach the
+	// top-K.
+	var letter byte
+	if prunable && pr == nil && m1(one) {
+		letter = one.text[0]
+	}
 	var m int
 	if one != nil {
 		m = len(one.text)
@@ -335,8 +365,17 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 				text := s.bytes(idx)
 				if pr != nil && k < len(pr.bounds) {
 					end := int(pr.ends[k])
-					work += len(text) - end
 					ok := true
+					if end < 0 {
+						// Not located yet (see letterBound): the previous term first.
+						end = -1
+						for _, b := range pr.old {
+							if end = nextFold(text, b, end+1, one.cs); end < 0 {
+								break
+							}
+						}
+					}
+					work += len(text) - end
 					for _, b := range pr.extra {
 						if end = nextFold(text, b, end+1, one.cs); end < 0 {
 							ok = false
@@ -357,6 +396,12 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 						b += int32(maxGain * len(pr.extra))
 					}
 					matched[out], bounds[out], ends[out], state[out] = int32(idx), b, int32(end), st
+					out++
+					continue
+				}
+				if letter != 0 {
+					// The mask showed the letter is there: only a bound now.
+					matched[out], bounds[out], ends[out], state[out] = int32(idx), letterBound(text, letter, s.masks[idx]), -1, boundTight
 					out++
 					continue
 				}
@@ -435,7 +480,7 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 	if one != nil {
 		bounds, ends, state = bounds[:total:total], ends[:total:total], state[:total:total]
 	}
-	if pr != nil {
+	if pr != nil || letter != 0 {
 		if err := alignBounded(ctx, s, &p, matched, bounds, ends, state, tops, opt.Limit, run); err != nil {
 			return nil, err
 		}
@@ -568,6 +613,9 @@ func alignBounded(ctx context.Context, s *Store, p *Pattern, matched, bounds, en
 				return
 			}
 			bounds[j], state[j] = int32(score), boundScored
+			if ends[j] < 0 {
+				ends[j] = int32(sc.end)
+			}
 			e.score = int32(score)
 			top.push(e)
 		})
@@ -598,6 +646,14 @@ func alignBounded(ctx context.Context, s *Store, p *Pattern, matched, bounds, en
 	return nil
 }
 
+// identityTable maps every byte to itself, the fold of a case-sensitive term.
+var identityTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+	}
+	return t
+}()
+
 // trimmedLen is a text's length without surrounding whitespace, the tie-break.
 func trimmedLen(text []byte) int32 {
 	if len(text) == 0 || !isSpace(text[0]) && !isSpace(text[len(text)-1]) {
@@ -609,17 +665,16 @@ func trimmedLen(text []byte) int32 {
 // boundGain bounds what pat's last byte adds to the best score of pat[:m-1] (m >= 2) in
 // text, where the leftmost match of pat ends at e. The last byte sits at some occurrence k
 // >= e, after an occurrence j of pat[m-2]: right after it, it can earn a match and the
-// largest bonus (maxGain); otherwise it earns a match and its own bonus, less the gap from
+// largest bonus of the run it may continue; otherwise it earns a match and its own bonus, less the gap from
 // the latest such j. pat[:m-1] scores at most its best wherever it ends.
 func boundGain(text, pat []byte, cs bool, e int) int {
 	m := len(pat)
 	c, pc := pat[m-1], pat[m-2]
-	at := func(i int) byte {
-		if cs {
-			return text[i]
-		}
-		return lowerTable[text[i]]
+	fold := &lowerTable
+	if cs {
+		fold = &identityTable
 	}
+	at := func(i int) byte { return fold[text[i]] }
 	j := e - 1
 	for j > 0 && at(j) != pc {
 		j--
@@ -629,7 +684,21 @@ func boundGain(text, pat []byte, cs bool, e int) int {
 		b := at(k)
 		if b == c {
 			if k == j+1 {
-				return maxGain
+				// A run's characters earn the largest of their own bonus, the
+				// consecutive minimum and the bonus of where the run starts: at most
+				// the largest bonus among the pattern bytes right before k.
+				bo := max(bonusAt(text, k), bonusConsecutive)
+				for r, i := k-1, m-2; r >= 0 && i >= 0 && at(r) == pat[i]; r, i = r-1, i-1 {
+					bo = max(bo, bonusAt(text, r))
+				}
+				best = max(best, scoreMatch+int(bo))
+				if best >= maxGain {
+					return best
+				}
+				if b == pc {
+					j = k
+				}
+				continue
 			}
 			g := scoreMatch + int(bonusTable[byteClass[text[k-1]]][byteClass[text[k]]]) + scoreGapStart + scoreGapExtension*(k-j-2)
 			best = max(best, g)
