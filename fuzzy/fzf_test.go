@@ -165,3 +165,37 @@ func TestLongCandidatesMatchFzf(t *testing.T) {
 		require.Equal(t, want, got, "order for %q", q)
 	}
 }
+
+// TestNonASCIITieBreakMatchesFzf covers the length tie-break on texts with multi-byte
+// characters: fzf counts characters, so of two equal scores the text with fewer
+// characters (not bytes) ranks first, whatever the order of the list.
+func TestNonASCIITieBreakMatchesFzf(t *testing.T) {
+	fzf := fzfBinary(t)
+	items := []string{
+		"docs/aaa/readme.md",
+		"docs/ééé/readme.md",
+		"docs/ab/readme.md",
+		"docs/日本/readme.md",
+		"docs/aé/readme.md",
+		"  docs/x/readme.md  ",
+		"   ",
+	}
+	input := strings.Join(items, "\n") + "\n"
+	store := fuzzy.NewStore(items)
+	for _, q := range []string{"readme", "'readme.md", "md$", "docs"} {
+		want := fzfFilter(t, fzf, input, q)
+		for _, limit := range []int{0, 2} {
+			res, err := fuzzy.Search(context.Background(), store, fuzzy.ParsePattern(q), fuzzy.Options{Limit: limit, NoPositions: true})
+			require.NoError(t, err)
+			got := make([]string, len(res.Matches))
+			for i, m := range res.Matches {
+				got[i] = items[m.Index]
+			}
+			w := want
+			if limit > 0 {
+				w = want[:limit]
+			}
+			require.Equal(t, w, got, "order for %q, limit %d", q, limit)
+		}
+	}
+}

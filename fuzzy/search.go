@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 var (
@@ -409,7 +410,7 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 				var e entry
 				e.index = int32(idx)
 				if !empty {
-					e.length = trimmedLen(text)
+					e.length = trimmedLen(text, s.masks[idx])
 					sc.floor = 0
 					if prunable {
 						sc.floor = floorFor(top, e)
@@ -603,7 +604,7 @@ func alignBounded(ctx context.Context, s *Store, p *Pattern, matched, bounds, en
 			}
 			idx := int(matched[j])
 			text := s.bytes(idx)
-			e := entry{index: int32(idx), length: trimmedLen(text)}
+			e := entry{index: int32(idx), length: trimmedLen(text, s.masks[idx])}
 			sc.floor = floorFor(top, e)
 			if int(b) < sc.floor && b != unbounded {
 				return
@@ -654,13 +655,22 @@ var identityTable = func() (t [256]byte) {
 	return t
 }()
 
-// trimmedLen is a text's length without surrounding whitespace, the tie-break.
-func trimmedLen(text []byte) int32 {
-	if len(text) == 0 || !isSpace(text[0]) && !isSpace(text[len(text)-1]) {
-		return int32(len(text))
+// trimmedLen is a text's length in characters without surrounding whitespace, the
+// tie-break (fzf counts characters, so a text with multi-byte characters is shorter than
+// its bytes). mask is the text's presence mask, whose top bits show bytes >= 0x80.
+func trimmedLen(text []byte, mask uint64) int32 {
+	if len(text) > 0 && (isSpace(text[0]) || isSpace(text[len(text)-1])) {
+		lead := leadingSpace(text)
+		text = text[lead : lead+max(0, len(text)-lead-trailingSpace(text))]
 	}
-	return int32(len(text) - leadingSpace(text) - trailingSpace(text))
+	if mask&nonASCIIMask != 0 {
+		return int32(utf8.RuneCount(text))
+	}
+	return int32(len(text))
 }
+
+// nonASCIIMask holds the mask bits of bytes >= 0x80.
+const nonASCIIMask = 0xff << 56
 
 // boundGain bounds what pat's last byte adds to the best score of pat[:m-1] (m >= 2) in
 // text, where the leftmost match of pat ends at e. The last byte sits at some occurrence k
