@@ -148,6 +148,10 @@ type scratch struct {
 	first []int
 	lim   []int
 	pos   []int
+	// recoded and offs are a non-ASCII text recoded one byte per character (see
+	// recode), without and with normalization, and each character's byte offset.
+	recoded [2][]byte
+	offs    [2][]int
 }
 
 func (s *scratch) grow(cells, n, m int) {
@@ -173,12 +177,18 @@ func (s *scratch) grow(cells, n, m int) {
 func indexFold(text []byte, b byte, from int, cs bool) int {
 	rest := text[from:]
 	i := indexByte(rest, b)
+	var up byte
 	if !cs && b >= 'a' && b <= 'z' {
+		up = b - 32
+	} else if !cs {
+		up = upperCode(b)
+	}
+	if up != 0 {
 		lim := rest
 		if i >= 0 {
 			lim = rest[:i]
 		}
-		if j := indexByte(lim, b-32); j >= 0 {
+		if j := indexByte(lim, up); j >= 0 {
 			i = j
 		}
 	}
@@ -269,7 +279,7 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 		b := text[first+k]
 		cl := byteClass[b]
 		if !cs && cl == classUpper {
-			b += 32
+			b = lowerTable[b]
 		}
 		low[k] = b
 		bo := bonusTable[prev][cl]
@@ -469,7 +479,7 @@ func (s *scratch) greedyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	for i := 0; i < len(text); i++ {
 		b := text[i]
 		if !cs {
-			b = fold(b)
+			b = lowerTable[b]
 		}
 		if b == pat[k] {
 			k++
@@ -487,7 +497,7 @@ func (s *scratch) greedyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	for i := end - 1; i >= 0; i-- {
 		b := text[i]
 		if !cs {
-			b = fold(b)
+			b = lowerTable[b]
 		}
 		if b == pat[k] {
 			k--
@@ -514,7 +524,7 @@ func (s *scratch) spanScore(text, pat []byte, cs bool, start, end int, withPos b
 		b := text[i]
 		cl := byteClass[b]
 		if !cs {
-			b = fold(b)
+			b = lowerTable[b]
 		}
 		if k < len(pat) && b == pat[k] {
 			if withPos {
@@ -559,7 +569,7 @@ func equalFold(a, pat []byte, cs bool) bool {
 	}
 	for i, b := range a {
 		if !cs {
-			b = fold(b)
+			b = lowerTable[b]
 		}
 		if b != pat[i] {
 			return false
@@ -627,7 +637,8 @@ func (s *scratch) exactScore(text, pat []byte, cs, boundary, withPos bool) (int,
 	return score + scoreMatch*m + bonusBoundaryWhite*(m+1), true
 }
 
-func isSpace(b byte) bool { return byteClass[b] == classWhite }
+// isSpace reports ASCII whitespace, what trimming and the anchored terms skip.
+func isSpace(b byte) bool { return b < 0x80 && byteClass[b] == classWhite }
 
 func leadingSpace(text []byte) int {
 	i := 0

@@ -234,8 +234,9 @@ var whiteMask = maskTable[' '] | maskTable['\t'] | maskTable['\n'] | maskTable['
 
 // letterBound bounds the score of the one-letter term c in text, which holds it: the
 // largest bonus is at the start or after whitespace; elsewhere a delimiter's is the most.
+// (A non-ASCII text may hold other whitespace.)
 func letterBound(text []byte, c byte, mask uint64) int32 {
-	if lowerTable[text[0]] == c || mask&whiteMask != 0 {
+	if lowerTable[text[0]] == c || mask&(whiteMask|nonASCIIMask) != 0 {
 		return scoreMatch + bonusBoundaryWhite*bonusFirstCharMultiplier
 	}
 	return scoreMatch + bonusBoundaryDelimiter*bonusFirstCharMultiplier
@@ -364,7 +365,7 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 					continue
 				}
 				text := s.bytes(idx)
-				if pr != nil && k < len(pr.bounds) {
+				if pr != nil && k < len(pr.bounds) && s.masks[idx]&nonASCIIMask == 0 {
 					end := int(pr.ends[k])
 					ok := true
 					if end < 0 {
@@ -415,7 +416,7 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 					if prunable {
 						sc.floor = floorFor(top, e)
 					}
-					score, ok := sc.score(text, &p, false)
+					score, ok := sc.score(text, s.masks[idx], &p, false)
 					if !ok {
 						continue
 					}
@@ -514,7 +515,7 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 		if sc != nil {
 			sc.floor = 0
 			sc.pos = sc.pos[:0]
-			sc.score(s.bytes(m.Index), &p, true)
+			sc.score(s.bytes(m.Index), s.masks[m.Index], &p, true)
 			m.Positions = positionSet(sc.pos)
 		}
 		r.Matches[i] = m
@@ -609,7 +610,7 @@ func alignBounded(ctx context.Context, s *Store, p *Pattern, matched, bounds, en
 			if int(b) < sc.floor && b != unbounded {
 				return
 			}
-			score, _ := sc.score(text, p, false)
+			score, _ := sc.score(text, s.masks[idx], p, false)
 			if score == notCompetitive {
 				return
 			}
@@ -794,20 +795,44 @@ func positionSet(pos []int) []int {
 	return slices.Compact(out)
 }
 
-// score applies every group of p to text: each group needs one alternative to match (an
-// inverse alternative matches when its text is absent); the score is the sum over groups of
-// the first matching positive alternative's score.
-func (sc *scratch) score(text []byte, p *Pattern, withPos bool) (int, bool) {
+// score applies every group of p to text, whose presence mask is mask: each group needs
+// one alternative to match (an inverse alternative matches when its text is absent); the
+// score is the sum over groups of the first matching positive alternative's score. A text
+// with non-ASCII characters is scored recoded one byte per character (see recode).
+func (sc *scratch) score(text []byte, mask uint64, p *Pattern, withPos bool) (int, bool) {
 	total := 0
+	wide := mask&nonASCIIMask != 0
+	var done [2]bool
 	for _, set := range p.sets {
 		matched := false
 		for i := range set {
 			t := &set[i]
 			mark := len(sc.pos)
-			v, ok := sc.term(text, t, withPos && !t.inv)
+			tt := text
+			if wide {
+				k := 0
+				if t.norm {
+					k = 1
+				}
+				if !done[k] {
+					sc.recode(text, p, t.norm)
+					done[k] = true
+				}
+				tt = sc.recoded[k]
+			}
+			v, ok := sc.term(tt, t, withPos && !t.inv)
 			if ok {
 				if t.inv {
 					continue
+				}
+				if wide {
+					offs := sc.offs[0]
+					if t.norm {
+						offs = sc.offs[1]
+					}
+					for j := mark; j < len(sc.pos); j++ {
+						sc.pos[j] = offs[sc.pos[j]]
+					}
 				}
 				total += v
 				matched = true

@@ -223,18 +223,19 @@ func TestTopKEqualsFullRanking(t *testing.T) {
 
 // TestRefineByTypingEqualsFullSearch covers the bounded refinement: typing queries letter
 // by letter over a list where scores tie often (the Go tree repeated under other prefixes),
-// with a few candidates added between keys, every keystroke's Refine returns the same
+// with accented copies and a few candidates added between keys, every keystroke's Refine returns the same
 // total, order, scores and positions as a full search, for small and large limits and for
 // letters that repeat, change case or extend past every match.
 func TestRefineByTypingEqualsFullSearch(t *testing.T) {
 	goroot, err := pathgen.GoRootFiles()
 	require.NoError(t, err)
 	var items []string
-	for _, prefix := range []string{"", "copy1/", "a/b/copy2/"} {
+	for _, prefix := range []string{"", "copy1/", "a/b/copy2/", "é/", "Über/"} {
 		for _, p := range goroot {
 			items = append(items, prefix+p)
 		}
 	}
+	items = append(items, "src/rüntime/prôc.go", "GORÜNT", "résumé/ñet/http/sérver.go", "ｇｏｒｕｎｔ")
 	ctx := context.Background()
 	for _, limit := range []int{1, 10, 200} {
 		store := fuzzy.NewStore(items)
