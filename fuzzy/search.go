@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -46,6 +47,10 @@ type Options struct {
 	Threads int
 	// NoPositions skips computing Match.Positions.
 	NoPositions bool
+	// First, when positive, limits the search to the candidates with an index below it: a
+	// quick first ranking of a large store to show while the whole one is computed. The
+	// result refines like any other (Refine scores the candidates from First on as added).
+	First int
 }
 
 // Match is one ranked candidate.
@@ -290,7 +295,13 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 	if ctx.Err() != nil {
 		return nil, cancelled(ctx)
 	}
-	n := len(sub) + s.Len() - added
+	upto := s.Len()
+	if opt.First > 0 && opt.First < upto {
+		upto = opt.First
+		// sub is ascending, and the prior's arrays parallel its head.
+		sub = sub[:sort.Search(len(sub), func(i int) bool { return int(sub[i]) >= upto })]
+	}
+	n := len(sub) + max(0, upto-added)
 	chunks := (n + chunkSize - 1) / chunkSize
 	threads := opt.Threads
 	if threads <= 0 {
@@ -500,7 +511,7 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 		Total:    total,
 		pattern:  p,
 		store:    s,
-		storeLen: s.Len(),
+		storeLen: upto,
 		matched:  matched,
 		bounds:   bounds,
 		ends:     ends,

@@ -261,3 +261,37 @@ func TestRefineByTypingEqualsFullSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstRanksAPrefixThatRefinesToTheWhole covers Options.First: a search limited to the
+// first candidates ranks exactly like a search of a store holding only those, from scratch
+// or refining a previous result, and refining it with no limit ranks like a full search.
+func TestFirstRanksAPrefixThatRefinesToTheWhole(t *testing.T) {
+	items := pathgen.Synthetic(20000)
+	store := fuzzy.NewStore(items)
+	head := fuzzy.NewStore(items[:5000])
+	ctx := context.Background()
+	opt := fuzzy.Options{Limit: 50}
+	first := fuzzy.Options{Limit: 50, First: 5000}
+	var prev *fuzzy.Result
+	for _, q := range []string{"r", "re", "ren", "render", "render go", "x | render"} {
+		p := fuzzy.ParsePattern(q)
+		want, err := fuzzy.Search(ctx, head, p, opt)
+		require.NoError(t, err)
+		part, err := fuzzy.Search(ctx, store, p, first)
+		require.NoError(t, err)
+		require.Equal(t, want.Total, part.Total, q)
+		require.Equal(t, want.Matches, part.Matches, q)
+		if prev != nil {
+			got, err := prev.Refine(ctx, p, first)
+			require.NoError(t, err)
+			require.Equal(t, want.Matches, got.Matches, q)
+		}
+		full, err := fuzzy.Search(ctx, store, p, opt)
+		require.NoError(t, err)
+		whole, err := part.Refine(ctx, p, opt)
+		require.NoError(t, err)
+		require.Equal(t, full.Total, whole.Total, q)
+		require.Equal(t, full.Matches, whole.Matches, q)
+		prev = full
+	}
+}
