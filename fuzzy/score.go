@@ -2,9 +2,9 @@ package fuzzy
 
 // Scoring follows the published shape of fzf's "v2" algorithm (a Smith-Waterman style
 // alignment without omissions) so that rankings agree with fzf: the same constants, the
-// same character classes and the same tie rules. The code works on bytes: classes and case
-// folding are ASCII; a byte of a multi-byte UTF-8 character counts as a letter and matches
-// only itself.
+// same character classes and the same tie rules. The code works on bytes: a text with
+// non-ASCII characters is first recoded to one byte per character (see recode in
+// unicode.go), so that classes, case folding and gaps follow fzf's characters.
 
 const (
 	scoreMatch        = 16
