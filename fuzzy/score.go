@@ -130,15 +130,8 @@ func max16(a, b int16) int16 {
 // which keeps the work per candidate (and so the cancel latency) bounded.
 const maxCells = 100 * 1024
 
-// notCompetitive is the score of a candidate that matches but was shown not to reach
-// scratch.floor, so its exact score was not computed.
-const notCompetitive = -1
-
 // scratch is one goroutine's reusable memory for scoring.
 type scratch struct {
-	// floor, when positive, is the score a one-term fuzzy match must reach to enter the
-	// caller's top-K; a candidate that provably cannot scores notCompetitive.
-	floor int
 	// end is, after a fuzzy term matched, where its leftmost in-order match ends (the offset
 	// of its last byte): a term that extends this one can only match past it.
 	end   int
@@ -148,6 +141,10 @@ type scratch struct {
 	first []int
 	lim   []int
 	pos   []int
+	// rh, rc, rfb and rgap are rollingScore's column: score, run length, run's first
+	// bonus and gap state per pattern byte.
+	rh, rc, rfb []int16
+	rgap        []bool
 	// recoded and offs are a non-ASCII text recoded one byte per character (see
 	// recode), without and with normalization, and each character's byte offset.
 	recoded [2][]byte
@@ -260,6 +257,9 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	if len(text)*m > maxCells {
 		return s.greedyScore(text, pat, cs, withPos)
 	}
+	if !withPos {
+		return s.rollingScore(text, pat, cs, first, last), true
+	}
 	n := last - first + 1
 	s.grow(n*m, n, m)
 	low, bonus, fcol := s.low, s.bonus, s.first
@@ -270,7 +270,6 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	}
 	p0 := pat[0]
 	best, bestCol := int16(0), 0
-	maxBonus := int16(bonusConsecutive)
 	h0, c0 := s.h[:n], s.c[:n]
 	var prevH int16
 	inGap := false
@@ -284,7 +283,6 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 		low[k] = b
 		bo := bonusTable[prev][cl]
 		bonus[k] = bo
-		maxBonus = max(maxBonus, bo)
 		prev = cl
 		if next < m && b == pat[next] {
 			fcol[next] = k
@@ -316,13 +314,6 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 		}
 		return int(best), true
 	}
-	// Every matched character earns at most the largest bonus in the span (a run's
-	// characters inherit its first one's, or the consecutive minimum), the first one twice,
-	// and gaps only cost: when even that cannot reach the floor, the matrix is skipped.
-	if s.floor > 0 && scoreMatch*m+(m+1)*int(maxBonus) < s.floor {
-		return notCompetitive, true
-	}
-
 	// Row i feeds row i+1 only up to the last column where pat[i+1] can still be followed
 	// by the rest of the pattern, so the cells right of that are never read.
 	lim := s.lim
@@ -401,6 +392,107 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	}
 	return int(best), true
 }
+
+// rollingScore computes the same best score as fuzzyScore's matrix, column by column with
+// one cell per pattern byte, when no positions are wanted: no matrix is written, so a
+// bounded refinement that aligns many candidates does so at a fraction of the cost. Row i
+// joins at the column where the leftmost match places pat[i] (as the matrix's rows start
+// there); a cell carries its score, its run length and the bonus of its run's first byte.
+func (s *scratch) rollingScore(text, pat []byte, cs bool, first, last int) int {
+	m := len(pat)
+	if cap(s.rh) < m {
+		s.rh = make([]int16, m)
+		s.rc = make([]int16, m)
+		s.rfb = make([]int16, m)
+		s.rgap = make([]bool, m)
+	}
+	h, c, fbs, gaps := s.rh[:m], s.rc[:m], s.rfb[:m], s.rgap[:m]
+	clear(h)
+	clear(c)
+	clear(fbs)
+	clear(gaps)
+	fold := &lowerTable
+	if cs {
+		fold = &identityTable
+	}
+	prev := initialClass
+	if first > 0 {
+		prev = byteClass[text[first-1]]
+	}
+	p0 := pat[0]
+	best := int16(0)
+	active := 0 // rows 0..active-1 have joined
+	for k := first; k <= last; k++ {
+		raw := text[k]
+		cl := byteClass[raw]
+		b := fold[raw]
+		bonus := bonusTable[prev][cl]
+		prev = cl
+		if active < m && b == pat[active] {
+			active++
+		}
+		// Rows read the previous column of the row above, so go bottom up.
+		for i := active - 1; i >= 1; i-- {
+			g := int16(scoreGapStart)
+			if gaps[i] {
+				g = scoreGapExtension
+			}
+			gap := h[i] + g
+			if b != pat[i] {
+				c[i] = 0
+				gaps[i] = gap > 0
+				h[i] = max16(gap, 0)
+				continue
+			}
+			diag := h[i-1] + scoreMatch
+			bo := bonus
+			run := c[i-1] + 1
+			fb := bonus
+			if run > 1 {
+				upFb := fbs[i-1]
+				if bo >= bonusBoundary && bo > upFb {
+					run = 1
+				} else {
+					bo = max16(bo, max16(bonusConsecutive, upFb))
+					fb = upFb
+				}
+			}
+			if diag+bo < gap {
+				diag += bonus
+				run = 0
+			} else {
+				diag += bo
+			}
+			c[i], fbs[i] = run, fb
+			gaps[i] = diag < gap
+			sc := max16(max16(diag, gap), 0)
+			h[i] = sc
+			if i == m-1 && sc > best {
+				best = sc
+			}
+		}
+		if b == p0 {
+			h[0], c[0], fbs[0] = scoreMatch+bonus*bonusFirstCharMultiplier, 1, bonus
+			gaps[0] = false
+		} else {
+			g := int16(scoreGapStart)
+			if gaps[0] {
+				g = scoreGapExtension
+			}
+			h[0], c[0] = max16(h[0]+g, 0), 0
+			gaps[0] = true
+		}
+	}
+	return int(best)
+}
+
+// identityTable maps every byte to itself, the fold of a case-sensitive term.
+var identityTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+	}
+	return t
+}()
 
 // singleScore is the one-character query, the first keystroke, when nearly every
 // candidate matches: the best occurrence is the one with the largest bonus, the first at a

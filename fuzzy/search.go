@@ -423,34 +423,19 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 				e.index = int32(idx)
 				if !empty {
 					e.length = trimmedLen(text, s.masks[idx])
-					sc.floor = 0
-					if prunable {
-						sc.floor = floorFor(top, e)
-					}
 					score, ok := sc.score(text, s.masks[idx], &p, false)
 					if !ok {
 						continue
 					}
 					matched[out] = int32(idx)
-					exact := score != notCompetitive
 					if one != nil {
 						b := int32(score)
-						if !exact {
-							// notCompetitive means the score's bound is below the floor.
-							b = int32(sc.floor - 1)
-						} else if len(text)*m > maxCells {
+						if len(text)*m > maxCells {
 							b = unbounded
 						}
-						st := boundScored
-						if !exact {
-							st = boundTight
-						}
-						bounds[out], ends[out], state[out] = b, int32(sc.end), st
+						bounds[out], ends[out], state[out] = b, int32(sc.end), boundScored
 					}
 					out++
-					if !exact {
-						continue
-					}
 					e.score = int32(score)
 				} else {
 					matched[out] = int32(idx)
@@ -524,7 +509,6 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 	for i, e := range all {
 		m := Match{Index: int(e.index), Score: int(e.score)}
 		if sc != nil {
-			sc.floor = 0
 			sc.pos = sc.pos[:0]
 			sc.score(s.bytes(m.Index), s.masks[m.Index], &p, true)
 			m.Positions = positionSet(sc.pos)
@@ -617,14 +601,10 @@ func alignBounded(ctx context.Context, s *Store, p *Pattern, matched, bounds, en
 			idx := int(matched[j])
 			text := s.bytes(idx)
 			e := entry{index: int32(idx), length: trimmedLen(text, s.masks[idx])}
-			sc.floor = floorFor(top, e)
-			if int(b) < sc.floor && b != unbounded {
+			if int(b) < floorFor(top, e) && b != unbounded {
 				return
 			}
 			score, _ := sc.score(text, s.masks[idx], p, false)
-			if score == notCompetitive {
-				return
-			}
 			bounds[j], state[j] = int32(score), boundScored
 			if ends[j] < 0 {
 				ends[j] = int32(sc.end)
@@ -658,14 +638,6 @@ func alignBounded(ctx context.Context, s *Store, p *Pattern, matched, bounds, en
 	}
 	return nil
 }
-
-// identityTable maps every byte to itself, the fold of a case-sensitive term.
-var identityTable = func() (t [256]byte) {
-	for i := range t {
-		t[i] = byte(i)
-	}
-	return t
-}()
 
 // trimmedLen is a text's length in characters without surrounding whitespace, the
 // tie-break (fzf counts characters, so a text with multi-byte characters is shorter than
