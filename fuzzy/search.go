@@ -518,8 +518,12 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 	return r, nil
 }
 
-// alignChunk is how many matches a goroutine claims at once in alignBounded.
-const alignChunk = 4096
+// alignChunk is how many matches a goroutine claims at once in alignBounded, and
+// alignLook how many pass between two looks at the context.
+const (
+	alignChunk = 4096
+	alignLook  = 32
+)
 
 // alignBounded scores the matches whose bound is not yet their exact score and that can
 // still enter the top-K, pushing them to tops: first those with the highest bounds, at
@@ -558,11 +562,13 @@ func alignBounded(ctx context.Context, s *Store, p *Pattern, matched, bounds, en
 				if c >= chunks {
 					return
 				}
-				if cancellable && ctx.Err() != nil {
-					stopped.Store(true)
-					return
-				}
 				for j := c * alignChunk; j < min(n, (c+1)*alignChunk); j++ {
+					// An alignment is at most maxCells cells (about 0.1 ms), so a look
+					// every alignLook of them keeps a cancel prompt.
+					if cancellable && j%alignLook == 0 && ctx.Err() != nil {
+						stopped.Store(true)
+						return
+					}
 					fn(sc, top, j)
 				}
 			}
