@@ -80,6 +80,8 @@ type Result struct {
 	// For a single fuzzy term, parallel to matched: an upper bound of each match's score
 	// (exact when it was scored) and where its leftmost match ends.
 	bounds, ends []int32
+	// floor is the worst kept score when Matches holds the limit, else the least int32.
+	floor int32
 }
 
 // Pattern returns the pattern the result was searched with.
@@ -121,7 +123,7 @@ func (r *Result) extends(p *Pattern) *prior {
 	if old == nil || cur == nil || old.cs != cur.cs || !bytes.HasPrefix(cur.text, old.text) {
 		return nil
 	}
-	return &prior{bounds: r.bounds, ends: r.ends, old: old.text, extra: cur.text[len(old.text):]}
+	return &prior{bounds: r.bounds, ends: r.ends, old: old.text, extra: cur.text[len(old.text):], floor: r.floor}
 }
 
 type entry struct {
@@ -222,6 +224,7 @@ type prior struct {
 	bounds, ends []int32
 	old          []byte // the previous term, located again where ends is negative
 	extra        []byte // the bytes appended to the previous term
+	floor        int32  // the previous result's worst kept score (see Result.floor)
 }
 
 // m1 reports whether t is one lower-case ASCII letter or digit, whose presence the mask
@@ -408,6 +411,13 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 					} else {
 						b += int32(maxGain * len(pr.extra))
 					}
+					if st == boundLoose && b >= pr.floor+maxGain-1 {
+						// The top-K's floor rises by nearly maxGain a keystroke, so a bound
+						// this high is likely to reach it and be tightened: do it now,
+						// while the text is in the cache.
+						b += int32(boundGain(text, one.text, one.cs, end) - maxGain)
+						st = boundTight
+					}
 					matched[out], bounds[out], ends[out], state[out] = int32(idx), b, int32(end), st
 					out++
 					continue
@@ -500,6 +510,10 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 		matched:  matched,
 		bounds:   bounds,
 		ends:     ends,
+		floor:    math.MinInt32,
+	}
+	if opt.Limit > 0 && len(all) == opt.Limit {
+		r.floor = all[len(all)-1].score
 	}
 	var sc *scratch
 	if !opt.NoPositions && !empty {
