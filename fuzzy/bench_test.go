@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -242,4 +243,70 @@ func BenchmarkRefine(b *testing.B) {
 			}
 		})
 	})
+}
+
+var (
+	realOnce  sync.Once
+	realStore *fuzzy.Store
+	realErr   error
+)
+
+// realPathStore is the list cmd/pmacs-bench's finder section ranks: 1,000,000 real paths
+// (this machine's files, repeated under other prefixes), built once.
+func realPathStore(b *testing.B) *fuzzy.Store {
+	realOnce.Do(func() {
+		var paths []string
+		paths, _, realErr = pathgen.RealPaths(1_000_000)
+		if realErr == nil {
+			realStore = fuzzy.NewStore(paths)
+		}
+	})
+	if realErr != nil {
+		b.Fatal(realErr)
+	}
+	return realStore
+}
+
+// typingQueries are typed letter by letter over the real paths: pmacs-bench's queries and
+// others of the same shapes (a name, directories and a name, a term per word), so a
+// speed-up must hold beyond the queries the bench command uses.
+var typingQueries = []string{
+	"tsparse", "readme", "nethttpserver", "gorunt", "initlua", "stdlibh", "makefile",
+	"cmdcompile", "x/tools", "encoding json", "pyc", "licens", "gccgo", "share/doc", "mgcmark",
+}
+
+// BenchmarkTypingRealPaths types each query letter by letter over 1,000,000 real paths,
+// each letter refining the last result (top 200 with positions, 2 goroutines), as the
+// finder does; one op types every query. It reports the keystrokes' median, p90 and
+// longest time in ms.
+func BenchmarkTypingRealPaths(b *testing.B) {
+	store := realPathStore(b)
+	ctx := context.Background()
+	opt := fuzzy.Options{Limit: 200, Threads: 2}
+	var keys []float64
+	for b.Loop() {
+		for _, q := range typingQueries {
+			var prev *fuzzy.Result
+			for k := 1; k <= len(q); k++ {
+				p := fuzzy.ParsePattern(q[:k])
+				t0 := time.Now()
+				var r *fuzzy.Result
+				var err error
+				if prev == nil {
+					r, err = fuzzy.Search(ctx, store, p, opt)
+				} else {
+					r, err = prev.Refine(ctx, p, opt)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				keys = append(keys, float64(time.Since(t0))/float64(time.Millisecond))
+				prev = r
+			}
+		}
+	}
+	slices.Sort(keys)
+	b.ReportMetric(keys[len(keys)/2], "ms-key-median")
+	b.ReportMetric(keys[len(keys)*9/10], "ms-key-p90")
+	b.ReportMetric(keys[len(keys)-1], "ms-key-max")
 }

@@ -12,9 +12,15 @@
 // first digit of a number); consecutive matched characters keep the bonus of the run's first
 // character; and the bonus of the query's first character counts twice. So `rtsup` finds
 // runtime/supersede.go, `sbox` finds SearchBox.tsx, and `fb` prefers foo_bar over fooxbar.
-// Ties go to the shorter candidate, then to the earlier one (fzf --filter's order
-// with its default scheme). Classes and case folding are ASCII: a byte of a multi-byte UTF-8
-// character is a letter that matches only itself.
+// Ties go to the shorter candidate (in characters), then to the earlier one (fzf --filter's
+// order with its default scheme).
+//
+// Like fzf, a candidate with non-ASCII characters is matched and scored one character at a
+// time: its characters take Unicode classes (lower, upper, letter, number, space), case
+// folds with unicode.ToLower, and an accented Latin letter or a fullwidth ASCII character
+// matches its plain ASCII letter unless the term itself holds such a character (`resume`
+// finds résumé.md; `résumé` finds only the accented one). Positions are byte offsets of
+// the matched characters.
 //
 // # Queries
 //
@@ -28,7 +34,7 @@
 // # Searching
 //
 // A Store holds the candidates compactly (one byte slice, an end offset and a presence mask
-// each), so a caller such as the runtime can keep one per root or per list id and search it
+// each, the mask including the ASCII letters of accented ones), so a caller such as the runtime can keep one per root or per list id and search it
 // on every keystroke. Search scores the store in chunks of 1024 candidates on
 // Options.Threads goroutines, each keeping its own top-K heap; the heaps merge at the end
 // and only the final top matches get positions. A candidate whose presence mask lacks a
@@ -38,7 +44,17 @@
 //
 // Result.Refine makes narrowing cheap: when the new pattern can only match a subset of what
 // the previous one matched (Pattern.Narrows: more characters typed, a term added), it scores
-// only the previous matches, plus any candidates added to the store since.
+// only the previous matches, plus any candidates added to the store since. When the new
+// query is a single fuzzy term that extends the previous one by typed characters, Refine
+// does not align every previous match either: it checks each past where its previous match
+// ended (a byte scan), bounds its score by its previous bound plus what the new characters
+// can add, and aligns only the matches whose bound can still reach the top-K, highest
+// bounds first (the bound of a high one is first tightened from the text). On a million
+// paths most matches of a narrowing query are far below the top 200, so most are never
+// aligned. A first one-letter query is likewise answered from the presence masks, scoring
+// only the candidates whose bound (from where they can earn the largest bonus) can reach
+// the top-K. Options.First ranks only a prefix of the store, a quick first ranking whose
+// result refines to the whole.
 //
 // # Concurrency
 //

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pmacs-go/pmacs-go/fuzzy"
 )
@@ -55,29 +57,44 @@ func FuzzSearch(f *testing.F) {
 				}
 			}
 			if single {
-				var spelled []byte
-				for _, pos := range m.Positions {
-					spelled = append(spelled, item[pos])
-				}
-				want := query
-				if strings.ToLower(query) == query {
-					want = strings.ToLower(query)
-					spelled = []byte(asciiLower(string(spelled)))
-				}
-				if string(spelled) != want {
-					t.Fatalf("positions %v in %q spell %q, want %q", m.Positions, item, spelled, want)
+				if !spells(item, m.Positions, query) {
+					t.Fatalf("positions %v in %q do not spell %q", m.Positions, item, query)
 				}
 			}
 		}
 	})
 }
 
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 32
+// spells reports whether the characters of item at the byte offsets pos are query's, as a
+// single fuzzy term compares them: case folded unless query has upper case, and accented
+// Latin letters read as their ASCII letter unless query holds one.
+func spells(item string, pos []int, query string) bool {
+	q := []rune(query)
+	if len(pos) != len(q) {
+		return false
+	}
+	lower := strings.ToLower(query)
+	cs := lower != query
+	norm := true
+	for _, r := range lower {
+		if fuzzy.NormalizeRune(r) != r {
+			norm = false
 		}
 	}
-	return string(b)
+	if !cs {
+		q = []rune(lower)
+	}
+	for k, at := range pos {
+		r, _ := utf8.DecodeRuneInString(item[at:])
+		if !cs {
+			r = unicode.ToLower(r)
+		}
+		if norm {
+			r = fuzzy.NormalizeRune(r)
+		}
+		if r != q[k] {
+			return false
+		}
+	}
+	return true
 }

@@ -165,3 +165,97 @@ func TestLongCandidatesMatchFzf(t *testing.T) {
 		require.Equal(t, want, got, "order for %q", q)
 	}
 }
+
+// TestNonASCIITieBreakMatchesFzf covers the length tie-break on texts with multi-byte
+// characters: fzf counts characters, so of two equal scores the text with fewer
+// characters (not bytes) ranks first, whatever the order of the list.
+func TestNonASCIITieBreakMatchesFzf(t *testing.T) {
+	fzf := fzfBinary(t)
+	items := []string{
+		"docs/aaa/readme.md",
+		"docs/ééé/readme.md",
+		"docs/ab/readme.md",
+		"docs/日本/readme.md",
+		"docs/aé/readme.md",
+		"  docs/x/readme.md  ",
+		"   ",
+	}
+	input := strings.Join(items, "\n") + "\n"
+	store := fuzzy.NewStore(items)
+	for _, q := range []string{"readme", "'readme.md", "md$", "docs"} {
+		want := fzfFilter(t, fzf, input, q)
+		for _, limit := range []int{0, 2} {
+			res, err := fuzzy.Search(context.Background(), store, fuzzy.ParsePattern(q), fuzzy.Options{Limit: limit, NoPositions: true})
+			require.NoError(t, err)
+			got := make([]string, len(res.Matches))
+			for i, m := range res.Matches {
+				got[i] = items[m.Index]
+			}
+			w := want
+			if limit > 0 {
+				w = want[:limit]
+			}
+			require.Equal(t, w, got, "order for %q, limit %d", q, limit)
+		}
+	}
+}
+
+// TestNonASCIIMatchesFzf covers Unicode case folding and accent normalization: on a list
+// of accented, upper-case, fullwidth and CJK paths, queries with and without accents and
+// of every term kind rank exactly as fzf --filter ranks them (an ASCII query matches
+// accented letters; a query holding an accent matches only that accent; case folds for
+// non-ASCII letters unless the query has upper case; gaps count characters).
+func TestNonASCIIMatchesFzf(t *testing.T) {
+	fzf := fzfBinary(t)
+	items := []string{
+		"docs/résumé.md",
+		"docs/resume.md",
+		"docs/RÉSUMÉ-final.md",
+		"école/Élève/notes.txt",
+		"ecole/eleve/notes.txt",
+		"café/menu.go",
+		"cafe/menu.go",
+		"CAFÉ/Menu_test.go",
+		"über/straße/Öl.go",
+		"uber/strasse/ol.go",
+		"niño/año.txt",
+		"nino/ano.txt",
+		"日本語/ファイル.go",
+		"日本/語.md",
+		"ｆｕｌｌ/ｗｉｄｔｈ.txt",
+		"full/width.txt",
+		"ÅngströmÅ/ÆØÅ.md",
+		"ängel/Ängel.md",
+		"mixed/ÀÉÎÕÜ/àéîõü.md",
+		"x/ab-é-cd.go",
+		"x/ab-e-cd.go",
+	}
+	input := strings.Join(items, "\n") + "\n"
+	store := fuzzy.NewStore(items)
+	for _, q := range []string{
+		"resume", "résumé", "RÉSUMÉ", "Résumé", "ecole", "école", "ÉCOLE", "eleve", "cafe", "café",
+		"CAFÉ", "uber", "über", "Über", "strasse", "straße", "ol", "öl", "nino", "niño", "ano",
+		"日本", "語", "ファイル", "full", "ｆｕｌｌ", "width", "angstrom", "ångström", "ængel",
+		"angel", "ängel", "aeiou", "àéîõü", "ÀÉÎÕÜ", "abecd", "ab-é", "e", "é",
+		"^ecole", "^école", "'cafe", "'café", "md$", "é.md$", "^niño/año.txt$", "!é md", "résumé | uber",
+	} {
+		want := fzfFilter(t, fzf, input, q)
+		for _, limit := range []int{0, 3} {
+			res, err := fuzzy.Search(context.Background(), store, fuzzy.ParsePattern(q), fuzzy.Options{Limit: limit})
+			require.NoError(t, err)
+			got := make([]string, len(res.Matches))
+			for i, m := range res.Matches {
+				got[i] = items[m.Index]
+			}
+			w := want
+			if limit > 0 && len(w) > limit {
+				w = w[:limit]
+			}
+			if len(w) == 0 {
+				require.Empty(t, got, "matches for %q", q)
+				continue
+			}
+			require.Equal(t, w, got, "order for %q, limit %d", q, limit)
+		}
+	}
+}

@@ -22,6 +22,9 @@ type term struct {
 	inv  bool   // !foo: the candidate must not match
 	text []byte // lower case unless cs
 	cs   bool   // smart case: the term holds an upper-case letter
+	// norm: accented Latin letters of a text match their ASCII letter (the term holds
+	// none itself).
+	norm bool
 }
 
 // Pattern is a parsed query: terms separated by spaces that must all match, each term
@@ -39,6 +42,9 @@ type Pattern struct {
 	// mask holds the bytes every match must contain (case folded), from the sets that are
 	// a single positive term; it rejects most candidates before any scoring.
 	mask uint64
+	// runes are the distinct non-ASCII characters of the terms, by lower case: a text's
+	// character matches by its index here (see recode).
+	runes []rune
 }
 
 // ParsePattern parses query; it never fails (see Pattern).
@@ -53,7 +59,7 @@ func ParsePattern(query string) Pattern {
 		}
 		wasBar := afterBar
 		afterBar = false
-		t, ok := parseTerm(tok)
+		t, ok := parseTerm(tok, &p.runes)
 		if !ok {
 			continue
 		}
@@ -68,7 +74,7 @@ func ParsePattern(query string) Pattern {
 	}
 	for _, set := range p.sets {
 		if len(set) == 1 && !set[0].inv {
-			p.mask |= foldedMask(set[0].text)
+			p.mask |= asciiMask(set[0].text)
 		}
 	}
 	return p
@@ -99,7 +105,7 @@ func splitTerms(q string) []string {
 	return out
 }
 
-func parseTerm(tok string) (term, bool) {
+func parseTerm(tok string, runes *[]rune) (term, bool) {
 	t := term{kind: termFuzzy}
 	lower := strings.ToLower(tok)
 	t.cs = lower != tok
@@ -139,7 +145,8 @@ func parseTerm(tok string) (term, bool) {
 	if s == "" {
 		return term{}, false
 	}
-	t.text = []byte(s)
+	t.norm = normalizes(lower)
+	t.text = encodeTerm(s, t.norm, runes)
 	return t, true
 }
 
@@ -164,8 +171,12 @@ func (p Pattern) Empty() bool { return len(p.sets) == 0 }
 // p may look only at prev's matches. It holds when each group of prev is implied by some
 // group of p: typing more characters into the last term, adding a term, or turning a
 // fuzzy term exact all narrow; deleting characters, adding an alternative or lengthening
-// an inverse term do not.
+// an inverse term do not. A pattern with non-ASCII characters is never said to narrow.
 func (p Pattern) Narrows(prev Pattern) bool {
+	if len(p.runes) > 0 || len(prev.runes) > 0 {
+		// Their codes number each pattern's characters differently.
+		return false
+	}
 	for _, old := range prev.sets {
 		found := false
 		for _, cur := range p.sets {
@@ -259,10 +270,27 @@ func init() {
 	}
 }
 
+// foldedMask is a text's presence mask: its bytes' bits, and for a text with non-ASCII
+// characters the bits of the ASCII letters its accented letters normalize to.
 func foldedMask(s []byte) uint64 {
 	var m uint64
 	for _, b := range s {
 		m |= maskTable[b]
+	}
+	if m&nonASCIIMask != 0 {
+		m |= runeMask(s)
+	}
+	return m
+}
+
+// asciiMask is the mask a term requires: the bits of its ASCII bytes (its other
+// characters may match a text's differently encoded ones).
+func asciiMask(s []byte) uint64 {
+	var m uint64
+	for _, b := range s {
+		if b < 0x80 {
+			m |= maskTable[b]
+		}
 	}
 	return m
 }

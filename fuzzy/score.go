@@ -2,9 +2,9 @@ package fuzzy
 
 // Scoring follows the published shape of fzf's "v2" algorithm (a Smith-Waterman style
 // alignment without omissions) so that rankings agree with fzf: the same constants, the
-// same character classes and the same tie rules. The code works on bytes: classes and case
-// folding are ASCII; a byte of a multi-byte UTF-8 character counts as a letter and matches
-// only itself.
+// same character classes and the same tie rules. The code works on bytes: a text with
+// non-ASCII characters is first recoded to one byte per character (see recode in
+// unicode.go), so that classes, case folding and gaps follow fzf's characters.
 
 const (
 	scoreMatch        = 16
@@ -130,21 +130,25 @@ func max16(a, b int16) int16 {
 // which keeps the work per candidate (and so the cancel latency) bounded.
 const maxCells = 100 * 1024
 
-// notCompetitive is the score of a candidate that matches but was shown not to reach
-// scratch.floor, so its exact score was not computed.
-const notCompetitive = -1
-
 // scratch is one goroutine's reusable memory for scoring.
 type scratch struct {
-	// floor, when positive, is the score a one-term fuzzy match must reach to enter the
-	// caller's top-K; a candidate that provably cannot scores notCompetitive.
-	floor int
+	// end is, after a fuzzy term matched, where its leftmost in-order match ends (the offset
+	// of its last byte): a term that extends this one can only match past it.
+	end   int
 	h, c  []int16
 	bonus []int16
 	low   []byte
 	first []int
 	lim   []int
 	pos   []int
+	// rh, rc, rfb and rgap are rollingScore's column: score, run length, run's first
+	// bonus and gap state per pattern byte.
+	rh, rc, rfb []int16
+	rgap        []bool
+	// recoded and offs are a non-ASCII text recoded one byte per character (see
+	// recode), without and with normalization, and each character's byte offset.
+	recoded [2][]byte
+	offs    [2][]int
 }
 
 func (s *scratch) grow(cells, n, m int) {
@@ -170,12 +174,18 @@ func (s *scratch) grow(cells, n, m int) {
 func indexFold(text []byte, b byte, from int, cs bool) int {
 	rest := text[from:]
 	i := indexByte(rest, b)
+	var up byte
 	if !cs && b >= 'a' && b <= 'z' {
+		up = b - 32
+	} else if !cs {
+		up = upperCode(b)
+	}
+	if up != 0 {
 		lim := rest
 		if i >= 0 {
 			lim = rest[:i]
 		}
-		if j := indexByte(lim, b-32); j >= 0 {
+		if j := indexByte(lim, up); j >= 0 {
 			i = j
 		}
 	}
@@ -186,9 +196,9 @@ func indexFold(text []byte, b byte, from int, cs bool) int {
 }
 
 // span finds the first in-order occurrence of pat's first byte and the last occurrence of
-// its last byte after an in-order match, or ok=false when pat is not a subsequence. Paths
+// its last byte after an in-order match (setting s.end), or ok=false when pat is not a subsequence. Paths
 // are short, so one folded byte loop beats calls into bytes.IndexByte.
-func span(text, pat []byte, cs bool) (first, last int, ok bool) {
+func (s *scratch) span(text, pat []byte, cs bool) (first, last int, ok bool) {
 	k, m := 0, len(pat)
 	want := pat[0]
 	i := 0
@@ -212,6 +222,7 @@ func span(text, pat []byte, cs bool) (first, last int, ok bool) {
 		return 0, 0, false
 	}
 	last = i
+	s.end = i
 	for j := len(text) - 1; j > last; j-- {
 		b := text[j]
 		if !cs {
@@ -237,7 +248,7 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	if m == 1 {
 		return s.singleScore(text, pat[0], cs, withPos)
 	}
-	first, last, ok := span(text, pat, cs)
+	first, last, ok := s.span(text, pat, cs)
 	if !ok {
 		return 0, false
 	}
@@ -245,6 +256,9 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	// the same alignment for every candidate.
 	if len(text)*m > maxCells {
 		return s.greedyScore(text, pat, cs, withPos)
+	}
+	if !withPos {
+		return s.rollingScore(text, pat, cs, first, last), true
 	}
 	n := last - first + 1
 	s.grow(n*m, n, m)
@@ -256,7 +270,6 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	}
 	p0 := pat[0]
 	best, bestCol := int16(0), 0
-	maxBonus := int16(bonusConsecutive)
 	h0, c0 := s.h[:n], s.c[:n]
 	var prevH int16
 	inGap := false
@@ -265,12 +278,11 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 		b := text[first+k]
 		cl := byteClass[b]
 		if !cs && cl == classUpper {
-			b += 32
+			b = lowerTable[b]
 		}
 		low[k] = b
 		bo := bonusTable[prev][cl]
 		bonus[k] = bo
-		maxBonus = max(maxBonus, bo)
 		prev = cl
 		if next < m && b == pat[next] {
 			fcol[next] = k
@@ -302,13 +314,6 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 		}
 		return int(best), true
 	}
-	// Every matched character earns at most the largest bonus in the span (a run's
-	// characters inherit its first one's, or the consecutive minimum), the first one twice,
-	// and gaps only cost: when even that cannot reach the floor, the matrix is skipped.
-	if s.floor > 0 && scoreMatch*m+(m+1)*int(maxBonus) < s.floor {
-		return notCompetitive, true
-	}
-
 	// Row i feeds row i+1 only up to the last column where pat[i+1] can still be followed
 	// by the rest of the pattern, so the cells right of that are never read.
 	lim := s.lim
@@ -388,6 +393,107 @@ func (s *scratch) fuzzyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	return int(best), true
 }
 
+// rollingScore computes the same best score as fuzzyScore's matrix, column by column with
+// one cell per pattern byte, when no positions are wanted: no matrix is written, so a
+// bounded refinement that aligns many candidates does so at a fraction of the cost. Row i
+// joins at the column where the leftmost match places pat[i] (as the matrix's rows start
+// there); a cell carries its score, its run length and the bonus of its run's first byte.
+func (s *scratch) rollingScore(text, pat []byte, cs bool, first, last int) int {
+	m := len(pat)
+	if cap(s.rh) < m {
+		s.rh = make([]int16, m)
+		s.rc = make([]int16, m)
+		s.rfb = make([]int16, m)
+		s.rgap = make([]bool, m)
+	}
+	h, c, fbs, gaps := s.rh[:m], s.rc[:m], s.rfb[:m], s.rgap[:m]
+	clear(h)
+	clear(c)
+	clear(fbs)
+	clear(gaps)
+	fold := &lowerTable
+	if cs {
+		fold = &identityTable
+	}
+	prev := initialClass
+	if first > 0 {
+		prev = byteClass[text[first-1]]
+	}
+	p0 := pat[0]
+	best := int16(0)
+	active := 0 // rows 0..active-1 have joined
+	for k := first; k <= last; k++ {
+		raw := text[k]
+		cl := byteClass[raw]
+		b := fold[raw]
+		bonus := bonusTable[prev][cl]
+		prev = cl
+		if active < m && b == pat[active] {
+			active++
+		}
+		// Rows read the previous column of the row above, so go bottom up.
+		for i := active - 1; i >= 1; i-- {
+			g := int16(scoreGapStart)
+			if gaps[i] {
+				g = scoreGapExtension
+			}
+			gap := h[i] + g
+			if b != pat[i] {
+				c[i] = 0
+				gaps[i] = gap > 0
+				h[i] = max16(gap, 0)
+				continue
+			}
+			diag := h[i-1] + scoreMatch
+			bo := bonus
+			run := c[i-1] + 1
+			fb := bonus
+			if run > 1 {
+				upFb := fbs[i-1]
+				if bo >= bonusBoundary && bo > upFb {
+					run = 1
+				} else {
+					bo = max16(bo, max16(bonusConsecutive, upFb))
+					fb = upFb
+				}
+			}
+			if diag+bo < gap {
+				diag += bonus
+				run = 0
+			} else {
+				diag += bo
+			}
+			c[i], fbs[i] = run, fb
+			gaps[i] = diag < gap
+			sc := max16(max16(diag, gap), 0)
+			h[i] = sc
+			if i == m-1 && sc > best {
+				best = sc
+			}
+		}
+		if b == p0 {
+			h[0], c[0], fbs[0] = scoreMatch+bonus*bonusFirstCharMultiplier, 1, bonus
+			gaps[0] = false
+		} else {
+			g := int16(scoreGapStart)
+			if gaps[0] {
+				g = scoreGapExtension
+			}
+			h[0], c[0] = max16(h[0]+g, 0), 0
+			gaps[0] = true
+		}
+	}
+	return int(best)
+}
+
+// identityTable maps every byte to itself, the fold of a case-sensitive term.
+var identityTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+	}
+	return t
+}()
+
 // singleScore is the one-character query, the first keystroke, when nearly every
 // candidate matches: the best occurrence is the one with the largest bonus, the first at a
 // word boundary ending the scan, so no matrix is needed.
@@ -400,6 +506,9 @@ func (s *scratch) singleScore(text []byte, p byte, cs, withPos bool) (int, bool)
 		}
 		if b != p {
 			continue
+		}
+		if at < 0 {
+			s.end = k
 		}
 		prev := initialClass
 		if k > 0 {
@@ -462,7 +571,7 @@ func (s *scratch) greedyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	for i := 0; i < len(text); i++ {
 		b := text[i]
 		if !cs {
-			b = fold(b)
+			b = lowerTable[b]
 		}
 		if b == pat[k] {
 			k++
@@ -480,7 +589,7 @@ func (s *scratch) greedyScore(text, pat []byte, cs, withPos bool) (int, bool) {
 	for i := end - 1; i >= 0; i-- {
 		b := text[i]
 		if !cs {
-			b = fold(b)
+			b = lowerTable[b]
 		}
 		if b == pat[k] {
 			k--
@@ -507,7 +616,7 @@ func (s *scratch) spanScore(text, pat []byte, cs bool, start, end int, withPos b
 		b := text[i]
 		cl := byteClass[b]
 		if !cs {
-			b = fold(b)
+			b = lowerTable[b]
 		}
 		if k < len(pat) && b == pat[k] {
 			if withPos {
@@ -552,7 +661,7 @@ func equalFold(a, pat []byte, cs bool) bool {
 	}
 	for i, b := range a {
 		if !cs {
-			b = fold(b)
+			b = lowerTable[b]
 		}
 		if b != pat[i] {
 			return false
@@ -620,7 +729,8 @@ func (s *scratch) exactScore(text, pat []byte, cs, boundary, withPos bool) (int,
 	return score + scoreMatch*m + bonusBoundaryWhite*(m+1), true
 }
 
-func isSpace(b byte) bool { return byteClass[b] == classWhite }
+// isSpace reports ASCII whitespace, what trimming and the anchored terms skip.
+func isSpace(b byte) bool { return b < 0x80 && byteClass[b] == classWhite }
 
 func leadingSpace(text []byte) int {
 	i := 0

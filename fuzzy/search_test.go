@@ -220,3 +220,78 @@ func TestTopKEqualsFullRanking(t *testing.T) {
 		}
 	}
 }
+
+// TestRefineByTypingEqualsFullSearch covers the bounded refinement: typing queries letter
+// by letter over a list where scores tie often (the Go tree repeated under other prefixes),
+// with accented copies and a few candidates added between keys, every keystroke's Refine returns the same
+// total, order, scores and positions as a full search, for small and large limits and for
+// letters that repeat, change case or extend past every match.
+func TestRefineByTypingEqualsFullSearch(t *testing.T) {
+	goroot, err := pathgen.GoRootFiles()
+	require.NoError(t, err)
+	var items []string
+	for _, prefix := range []string{"", "copy1/", "a/b/copy2/", "é/", "Über/"} {
+		for _, p := range goroot {
+			items = append(items, prefix+p)
+		}
+	}
+	items = append(items, "src/rüntime/prôc.go", "GORÜNT", "résumé/ñet/http/sérver.go", "ｇｏｒｕｎｔ")
+	ctx := context.Background()
+	for _, limit := range []int{1, 10, 200} {
+		store := fuzzy.NewStore(items)
+		for qi, q := range []string{"gorunt", "nethttpserver", "tsparse", "sssss", "reaDME", "mgcmark", "zzzq", "src/runtime/proc.go"} {
+			opt := fuzzy.Options{Limit: limit}
+			var prev *fuzzy.Result
+			for k := 1; k <= len(q); k++ {
+				p := fuzzy.ParsePattern(q[:k])
+				if k%3 == 0 {
+					store.Add(fmt.Sprintf("added/%d/%s", qi, q))
+				}
+				full, err := fuzzy.Search(ctx, store, p, opt)
+				require.NoError(t, err)
+				got := full
+				if prev != nil {
+					got, err = prev.Refine(ctx, p, opt)
+					require.NoError(t, err)
+				}
+				require.Equal(t, full.Total, got.Total, "limit %d, %q", limit, q[:k])
+				require.Equal(t, full.Matches, got.Matches, "limit %d, %q", limit, q[:k])
+				prev = got
+			}
+		}
+	}
+}
+
+// TestFirstRanksAPrefixThatRefinesToTheWhole covers Options.First: a search limited to the
+// first candidates ranks exactly like a search of a store holding only those, from scratch
+// or refining a previous result, and refining it with no limit ranks like a full search.
+func TestFirstRanksAPrefixThatRefinesToTheWhole(t *testing.T) {
+	items := pathgen.Synthetic(20000)
+	store := fuzzy.NewStore(items)
+	head := fuzzy.NewStore(items[:5000])
+	ctx := context.Background()
+	opt := fuzzy.Options{Limit: 50}
+	first := fuzzy.Options{Limit: 50, First: 5000}
+	var prev *fuzzy.Result
+	for _, q := range []string{"r", "re", "ren", "render", "render go", "x | render"} {
+		p := fuzzy.ParsePattern(q)
+		want, err := fuzzy.Search(ctx, head, p, opt)
+		require.NoError(t, err)
+		part, err := fuzzy.Search(ctx, store, p, first)
+		require.NoError(t, err)
+		require.Equal(t, want.Total, part.Total, q)
+		require.Equal(t, want.Matches, part.Matches, q)
+		if prev != nil {
+			got, err := prev.Refine(ctx, p, first)
+			require.NoError(t, err)
+			require.Equal(t, want.Matches, got.Matches, q)
+		}
+		full, err := fuzzy.Search(ctx, store, p, opt)
+		require.NoError(t, err)
+		whole, err := part.Refine(ctx, p, opt)
+		require.NoError(t, err)
+		require.Equal(t, full.Total, whole.Total, q)
+		require.Equal(t, full.Matches, whole.Matches, q)
+		prev = full
+	}
+}

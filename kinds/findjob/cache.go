@@ -135,7 +135,11 @@ func (c *fileCache) find(ctx context.Context, w *runtime.Task, pat fuzzy.Pattern
 			return nil, fmt.Errorf("find_files: %w", err)
 		}
 	}
-	res, err := searchKeyed(ctx, c.store, &c.last, &c.uses, key, pat, limit)
+	res, err := searchKeyed(ctx, c.store, &c.last, &c.uses, key, pat, limit, func(first *fuzzy.Result) error {
+		r := toRanking(c.store, first, false)
+		r.Candidates = min(firstSlice, r.Candidates)
+		return w.Send(ctx, r)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -372,3 +372,46 @@ func TestFinderJobsSummariseTheirRanking(t *testing.T) {
 
 // finishedAnyway reports a stream's closing batch after it completed.
 func finishedAnyway(b *runtime.StreamBatch) bool { return b.Closed && b.Outcome.State == Complete }
+
+// TestLargeStoreRanksAFirstSliceEarly covers the early snapshot: on a store of more than
+// twice firstSlice candidates, searchKeyed first hands over the ranking of the candidates
+// below firstSlice (fresh, and refining the previous result under the key), then returns
+// the ranking of the whole store, equal to a full search; a small store gets no early
+// ranking.
+func TestLargeStoreRanksAFirstSliceEarly(t *testing.T) {
+	old := firstSlice
+	firstSlice = 64
+	t.Cleanup(func() { firstSlice = old })
+	var paths []string
+	for i := range 1000 {
+		paths = append(paths, fmt.Sprintf("pkg%d/sub%d/file_%d.go", i%7, i%13, i))
+	}
+	store := fuzzy.NewStore(paths)
+	head := fuzzy.NewStore(paths[:64])
+	ctx := context.Background()
+	var last map[string]*refineEntry
+	var uses uint64
+	for _, q := range []string{"f", "fi", "fil", "file_1", "pkg3 sub1"} {
+		pat := fuzzy.ParsePattern(q)
+		var early []*fuzzy.Result
+		got, err := searchKeyed(ctx, store, &last, &uses, "k", pat, 20, func(r *fuzzy.Result) error {
+			early = append(early, r)
+			return nil
+		})
+		require.NoError(t, err)
+		require.Len(t, early, 1, q)
+		wantHead, err := fuzzy.Search(ctx, head, pat, fuzzy.Options{Limit: 20})
+		require.NoError(t, err)
+		require.Equal(t, wantHead.Matches, early[0].Matches, q)
+		want, err := fuzzy.Search(ctx, store, pat, fuzzy.Options{Limit: 20})
+		require.NoError(t, err)
+		require.Equal(t, want.Matches, got.Matches, q)
+		require.Equal(t, want.Total, got.Total, q)
+	}
+	small := fuzzy.NewStore(paths[:100])
+	_, err := searchKeyed(ctx, small, &last, &uses, "", fuzzy.ParsePattern("f"), 20, func(*fuzzy.Result) error {
+		t.Fatal("an early ranking of a small store")
+		return nil
+	})
+	require.NoError(t, err)
+}
