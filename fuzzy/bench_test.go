@@ -256,7 +256,7 @@ var (
 func realPathStore(b *testing.B) *fuzzy.Store {
 	realOnce.Do(func() {
 		var paths []string
-		paths, _, realErr = pathgen.RealPaths(1_000_000)
+		paths, _, realErr = testenv.RealPaths(1_000_000)
 		if realErr == nil {
 			realStore = fuzzy.NewStore(paths)
 		}

@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -39,7 +37,7 @@ const (
 // `fzf --filter` of the whole query over the same list (process start,
 // reading and ranking everything); the order check compares the top ten.
 func finderSection(cfg config) ([]row, error) {
-	paths, distinct, err := realPaths(finderPaths)
+	paths, distinct, err := testenv.RealPaths(finderPaths)
 	if err != nil {
 		return nil, err
 	}
@@ -152,60 +150,6 @@ func fzfFilter(fzf, file, q string, n int) ([]string, time.Duration, error) {
 		lines = lines[:len(lines)-1]
 	}
 	return lines, d, nil
-}
-
-// realPaths lists this machine's regular files under GOROOT, /usr and the
-// module cache (relative to each, under the tree's name), sorted, then
-// repeats the list under the prefixes copy1/, copy2/, ... up to n paths. It
-// returns the list and how many were distinct files.
-func realPaths(n int) ([]string, int, error) {
-	var roots []string
-	if src, err := testenv.GoSrc(); err == nil {
-		roots = append(roots, filepath.Dir(src))
-	}
-	roots = append(roots, "/usr")
-	if out, err := exec.Command("go", "env", "GOMODCACHE").Output(); err == nil {
-		if d := strings.TrimSpace(string(out)); d != "" {
-			roots = append(roots, d)
-		}
-	}
-	var base []string
-	for _, root := range roots {
-		name := filepath.Base(root)
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if len(base) >= n {
-				return fs.SkipAll
-			}
-			if d.Type().IsRegular() {
-				rel, _ := filepath.Rel(root, p)
-				base = append(base, name+"/"+rel)
-			}
-			return nil
-		})
-	}
-	if len(base) < 1000 {
-		return nil, 0, fmt.Errorf("finder: only %d files under %s: too few real paths", len(base), strings.Join(roots, ", "))
-	}
-	slices.Sort(base)
-	base = slices.Compact(base)
-	out := make([]string, 0, n)
-	out = append(out, base[:min(n, len(base))]...)
-	for c := 1; len(out) < n; c++ {
-		prefix := fmt.Sprintf("copy%d/", c)
-		for _, p := range base {
-			if len(out) == n {
-				break
-			}
-			out = append(out, prefix+p)
-		}
-	}
-	return out, len(base), nil
 }
 
 func median(v []float64) float64 {
