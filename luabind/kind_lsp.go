@@ -61,6 +61,9 @@ type lspClient struct {
 	// stopHandle is what client:stop() returned: the same handle for every
 	// call.
 	stopHandle *lua.LUserData
+	// ud is the value pmacs.lsp.start returned: the hooks get it too, so
+	// a script can key its tables by the client.
+	ud *lua.LUserData
 }
 
 func (s *lspState) init() {
