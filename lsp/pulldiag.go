@@ -77,6 +77,10 @@ func decodePulledDoc(u uri.URI, w wireReport) (pulledDoc, error) {
 	case "unchanged":
 		return d, nil
 	case "full":
+	case "":
+		// gopls (0.23) leaves the kind out of its full reports: one that
+		// names no kind is taken for what its items say it is.
+		d.kind = "full"
 	default:
 		return d, fmt.Errorf("diagnostic report kind %q is not full or unchanged", w.Kind)
 	}

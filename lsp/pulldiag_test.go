@@ -3,12 +3,15 @@ package lsp
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // pullPrev returns the previousResultIds the fake was sent, in order.
@@ -113,4 +116,96 @@ func uriStrings[T ~string](us []T) []string {
 		out[i] = string(u)
 	}
 	return out
+}
+
+// Against the real servers that take pull diagnostics: pyright registers
+// textDocument/diagnostic for a client that takes its dynamic
+// registration, and gopls offers it with its pullDiagnostics option. A pull
+// of a file with an undefined name gets the error; an edit that fixes it
+// and a second pull clear it; a pull with nothing new keeps what is
+// stored (an unchanged report, where the server gives resultIds).
+func TestRealServersAnswerPullDiagnostics(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		peer  testenv.PeerSpec
+		args  []string
+		init  map[string]any
+		lang  string
+		files map[string]string
+		file  string
+		bad   [3]uint32 // line, start, end of the undefined name
+		want  string
+	}{
+		{name: "pyright", peer: testenv.Pyright, args: []string{"--stdio"}, lang: "python",
+			files: map[string]string{"pyrightconfig.json": "{}\n", "a.py": "x = 1\nprint(undefined_name)\n"},
+			file:  "a.py", bad: [3]uint32{1, 6, 20}, want: "undefined_name"},
+		{name: "gopls", peer: testenv.Gopls, init: map[string]any{"pullDiagnostics": true}, lang: "go",
+			files: map[string]string{"go.mod": "module m\n\ngo 1.22\n", "m.go": "package m\n\nvar X = undefinedName\n"},
+			file:  "m.go", bad: [3]uint32{2, 8, 21}, want: "undefinedName"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := testenv.Peer(t, tc.peer)
+			dir := t.TempDir()
+			testenv.WriteTree(t, dir, tc.files)
+			path := filepath.Join(dir, tc.file)
+			rt := newRT(t)
+			c, err := Start(rt, Config{Argv: append([]string{prog}, tc.args...), Dir: dir, Root: dir, InitializationOptions: tc.init})
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, c.Close()) })
+			require.NoError(t, c.Open(path, tc.lang, []byte(tc.files[tc.file])))
+			pump(t, rt, c, serversTimeout, func() bool { return c.Supports(methodDocumentDiagnostic) })
+
+			// A server still loading may answer with nothing yet: ask
+			// again until the error is there.
+			var first *DiagnosticReport
+			deadline := time.Now().Add(serversTimeout)
+			for {
+				o, res := awaitWithin(t, rt, c, c.PullDiagnostics(path, RequestOptions{Timeout: serversTimeout}))
+				if o.OK() {
+					first = res.Value.(*DiagnosticReport)
+					if strings.Contains(strings.Join(diagnosticMessages(c.Diagnostics(path)), "\n"), tc.want) {
+						break
+					}
+				}
+				require.True(t, time.Now().Before(deadline), "no diagnostic of %s: %v", tc.want, o.Err)
+				time.Sleep(100 * time.Millisecond)
+			}
+			require.NotEmpty(t, first.Kind)
+			kept := diagnosticMessages(c.Diagnostics(path))
+
+			o, res := awaitWithin(t, rt, c, c.PullDiagnostics(path, RequestOptions{Timeout: serversTimeout}))
+			require.True(t, o.OK(), "%v", o.Err)
+			again := res.Value.(*DiagnosticReport)
+			if first.ResultID != "" {
+				// pyright gives resultIds: nothing changed, so it says so.
+				require.Equal(t, "unchanged", again.Kind, "a pull with the last resultId and nothing new")
+			}
+			require.Equal(t, kept, diagnosticMessages(c.Diagnostics(path)), "a second pull keeps what the first gave")
+
+			require.NoError(t, c.Change(path, Edit{Range: protocol.Range{
+				Start: protocol.Position{Line: tc.bad[0], Character: tc.bad[1]},
+				End:   protocol.Position{Line: tc.bad[0], Character: tc.bad[2]}}, Text: "1"}))
+			deadline = time.Now().Add(serversTimeout)
+			for {
+				o, _ := awaitWithin(t, rt, c, c.PullDiagnostics(path, RequestOptions{Timeout: serversTimeout}))
+				if o.OK() && !strings.Contains(strings.Join(diagnosticMessages(c.Diagnostics(path)), "\n"), tc.want) {
+					break
+				}
+				require.True(t, time.Now().Before(deadline), "the fixed name's error stays: %v", diagnosticMessages(c.Diagnostics(path)))
+				time.Sleep(100 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// A report without a kind (gopls sends its full reports so) is a full
+// one; a kind LSP does not define is an error.
+func TestPulledReportWithoutAKindIsFull(t *testing.T) {
+	v, err := decodeDocumentDiagnostic(jsontext.Value(`{"items": [{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 1}}, "message": "m"}]}`))
+	require.NoError(t, err)
+	r := v.(*pulledReport)
+	require.Equal(t, "full", r.docs[0].kind)
+	require.Len(t, r.docs[0].params.Diagnostics, 1)
+	_, err = decodeDocumentDiagnostic(jsontext.Value(`{"kind": "partial", "items": []}`))
+	require.ErrorContains(t, err, `"partial" is not full or unchanged`)
 }

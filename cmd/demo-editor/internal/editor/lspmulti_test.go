@@ -147,7 +147,9 @@ ctx.lsp.servers.python = {py, {name = "pyright-2", program = py.program, args = 
 		h.key(tcell.KeyDelete)
 	}
 	h.typeText("1")
-	h.untilLong("both errors cleared", func(e *session) bool { return !strings.Contains(e.statusText(), "E") || strings.Contains(e.statusText(), "E0") })
+	h.untilLong("both errors cleared", func(e *session) bool {
+		return !strings.Contains(e.statusText(), "E") || strings.Contains(e.statusText(), "E0")
+	})
 }
 
 // showPath shows the buffer visiting path.
