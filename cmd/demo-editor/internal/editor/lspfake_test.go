@@ -122,11 +122,34 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 				"hoverProvider":      true,
 				"referencesProvider": true,
 				"definitionProvider": true,
+				"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix"}, "resolveProvider": true},
 			}
 			if os.Getenv(fakeLSPUTF8Env) != "" {
 				caps["positionEncoding"] = "utf-8"
 			}
 			s.reply(m.ID, map[string]any{"capabilities": caps})
+		case "textDocument/codeAction":
+			// One quickfix listed without its edit, as a server that
+			// resolves actions lists them.
+			s.reply(m.ID, []any{map[string]any{"title": "Fake fix", "kind": "quickfix", "data": map[string]any{"token": 7}}})
+		case "codeAction/resolve":
+			// The edit the listed action lacked: a comment atop the file
+			// (the data names the file's place only through the token).
+			var a struct {
+				Title string         `json:"title"`
+				Data  map[string]any `json:"data"`
+			}
+			_ = json.Unmarshal(m.Params, &a)
+			s.mu.Lock()
+			s.logf("resolve %s %v", strings.ReplaceAll(a.Title, " ", "_"), a.Data["token"])
+			s.mu.Unlock()
+			uri := ""
+			for u := range s.versions {
+				uri = u
+			}
+			at := map[string]any{"line": 0, "character": 0}
+			s.reply(m.ID, map[string]any{"title": a.Title, "kind": "quickfix", "edit": map[string]any{"changes": map[string]any{
+				uri: []any{map[string]any{"range": map[string]any{"start": at, "end": at}, "newText": "// fixed\n"}}}}})
 		case "textDocument/definition":
 			// The x of row 2 "é😀x", in the units the server chose: after
 			// 6 bytes, or 3 UTF-16 units (é one, the emoji two).

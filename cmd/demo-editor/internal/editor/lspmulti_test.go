@@ -162,3 +162,20 @@ func (h *harness) showPath(path string) {
 		}
 	})
 }
+
+// A server that resolves code actions lists them without their edit: the
+// action chosen is sent to codeAction/resolve (its data as the server
+// gave it), and the edit that comes back is applied.
+func TestCodeActionResolvedWhenChosen(t *testing.T) {
+	logPath := useFakeLSP(t)
+	dir := t.TempDir()
+	testenv.WriteTree(t, dir, map[string]string{"go.mod": "module m\n", "m.go": "package m\n"})
+	path := filepath.Join(dir, "m.go")
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	h.codeAction("Fake fix")
+	h.untilLong("the resolved edit applied", func(e *session) bool { return pathText(e, path) == "// fixed\npackage m\n" })
+	data, err := os.ReadFile(logPath)
+	require.NoError(t, err)
+	require.Contains(t, string(data), "resolve Fake_fix 7\n", "resolved with the data the server listed it with")
+}

@@ -480,7 +480,8 @@ function M.setup(ctx)
   local function lsp_request_all(buf, method, extra, key)
     local doc = lsp.docs[buf]
     if not doc or not doc.client then
-      ed.message("no language server for this buffer")
+      -- A document opens once its server has answered initialize.
+      ed.message(doc and "the language server is starting: ask again in a moment" or "no language server for this buffer")
       return nil
     end
     -- Only what a server announced is asked for (before it has answered
@@ -511,7 +512,8 @@ function M.setup(ctx)
   local function lsp_request(buf, method, extra, key)
     local doc = lsp.docs[buf]
     if not doc or not doc.client then
-      ed.message("no language server for this buffer")
+      -- A document opens once its server has answered initialize.
+      ed.message(doc and "the language server is starting: ask again in a moment" or "no language server for this buffer")
       return nil
     end
     local c = clients_for(buf, method)[1]
