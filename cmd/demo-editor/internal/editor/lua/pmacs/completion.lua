@@ -178,8 +178,7 @@ function M.setup(ctx)
 
   local function complete(buf)
     if comp then comp_close() end
-    local doc = lsp.docs[buf]
-    if not doc or not doc.client then ed.message("no language server for this buffer") return end
+    if not lsp.docs[buf] then ed.message("no language server for this buffer") return end
     if not can_edit(buf, "complete") then return end
     local row, col = ed.cursor(buf)
     local line = ed.get_lines(buf, row, row + 1)[1] or ""

@@ -324,7 +324,8 @@ function M.setup(ctx)
     end
     -- clients: the clients the document is open with, in the order of the
     -- language's servers; client and key are the first's.
-    local doc = {path = path, lang = lang, key = keys[1].key, clients = {}, slots = {}}
+    -- ready is set once the first client has opened it, or none could.
+    local doc = {path = path, lang = lang, key = keys[1].key, clients = {}, slots = {}, ready = pmacs.async.future()}
     lsp.docs[buf] = doc
     local pending = #keys
     for i, k in ipairs(keys) do
@@ -347,10 +348,12 @@ function M.setup(ctx)
             end
             doc.client, doc.key = doc.clients[1].client, doc.clients[1].key
             diag_signs(buf) -- the gutter stays, so the text does not move when markers come
+            if not doc.ready:done() then doc.ready:set(true) end
             for _, hook in ipairs(on_open) do hook(buf, c) end
           end
         end
         if pending == 0 and #doc.clients == 0 then lsp.docs[buf] = nil end
+        if pending == 0 and not doc.ready:done() then doc.ready:set(false) end
       end)
     end
   end
@@ -368,9 +371,11 @@ function M.setup(ctx)
 
   local function lsp_change(buf)
     local doc = lsp.docs[buf]
-    if not doc or not doc.client then return end
+    if not doc then return end
     if doc.path ~= ed.path(buf) then lsp_reopen(buf) return end
-    sync(buf)
+    -- A document still opening sends its whole text when it opens; the
+    -- hooks' requests wait for that (await_doc).
+    if doc.client then sync(buf) end
     -- After the didChange, so a completion request sees the new text.
     for _, hook in ipairs(after_change) do hook(buf) end
   end
@@ -477,11 +482,20 @@ function M.setup(ctx)
   -- lsp_request_all sends method at the cursor of buf to every server of
   -- it that offers it: a list of {h, client, name}, nil (and a message)
   -- when none does.
-  local function lsp_request_all(buf, method, extra, key)
+  -- await_doc returns buf's document, waiting, in a task, while it is
+  -- still opening (its servers answer initialize first), so a request
+  -- made as the file opens goes out once it can.
+  local function await_doc(buf)
     local doc = lsp.docs[buf]
+    if doc and not doc.client and pmacs.async.current() then doc.ready:await() end
+    return lsp.docs[buf]
+  end
+
+  local function lsp_request_all(buf, method, extra, key)
+    local doc = await_doc(buf)
     if not doc or not doc.client then
       -- A document opens once its server has answered initialize.
-      ed.message(doc and "the language server is starting: ask again in a moment" or "no language server for this buffer")
+      ed.message("no language server for this buffer")
       return nil
     end
     -- Only what a server announced is asked for (before it has answered
@@ -510,10 +524,10 @@ function M.setup(ctx)
   -- servers that offers it; the handle and the client, or nil when none
   -- does.
   local function lsp_request(buf, method, extra, key)
-    local doc = lsp.docs[buf]
+    local doc = await_doc(buf)
     if not doc or not doc.client then
       -- A document opens once its server has answered initialize.
-      ed.message(doc and "the language server is starting: ask again in a moment" or "no language server for this buffer")
+      ed.message("no language server for this buffer")
       return nil
     end
     local c = clients_for(buf, method)[1]
@@ -563,9 +577,9 @@ function M.setup(ctx)
   -- answers (Location, Location[] or LocationLink[]): what is says what was
   -- looked for, in the messages.
   local function goto_location(buf, method, what)
-    local hs = lsp_request_all(buf, method)
-    if not hs then return end
     run(function()
+      local hs = lsp_request_all(buf, method)
+      if not hs then return end
       local errs = {}
       for _, r in ipairs(hs) do
         local res, err = r.h:await()
@@ -622,9 +636,9 @@ function M.setup(ctx)
   end
 
   ed.map("global", "M-k", function(buf)
-    local hs = lsp_request_all(buf, "textDocument/hover")
-    if not hs then return end
     run(function()
+      local hs = lsp_request_all(buf, "textDocument/hover")
+      if not hs then return end
       -- Every server's answer, each under its name when more than one
       -- has something to say.
       local parts, errs = {}, {}
@@ -707,15 +721,15 @@ function M.setup(ctx)
   -- row per place (a place two servers name is listed once, under the
   -- first's name when there are several).
   ed.map("global", "M-?", function(buf)
-    local hs = lsp_request_all(buf, "textDocument/references", {context = {includeDeclaration = true}})
-    if not hs then return end
-    local rb = ed.create("*references*")
-    ed.map(rb, "Enter", references_open)
-    ed.set_lines(rb, 0, -1, {"references: searching..."})
-    ed.show(rb)
-    local to = {}
-    targets[rb] = to
     run(function()
+      local hs = lsp_request_all(buf, "textDocument/references", {context = {includeDeclaration = true}})
+      if not hs then return end
+      local rb = ed.create("*references*")
+      ed.map(rb, "Enter", references_open)
+      ed.set_lines(rb, 0, -1, {"references: searching..."})
+      ed.show(rb)
+      local to = {}
+      targets[rb] = to
       local n, seen, errs = 0, {}, {}
       for _, r in ipairs(hs) do
         local enc, tag = r.client:encoding(), #hs > 1 and ("  [" .. r.name .. "]") or ""
@@ -824,7 +838,7 @@ function M.setup(ctx)
     docs = lsp.docs, after_change = after_change, on_start = on_start,
     change = lsp_change, reopen = lsp_reopen, request = lsp_request, jump = lsp_jump,
     text_edit = lsp_text_edit, relative = relative, servers = lsp_servers, offers = offers,
-    clients_for = clients_for, request_all = lsp_request_all, on_open = on_open,
+    clients_for = clients_for, request_all = lsp_request_all, on_open = on_open, await_doc = await_doc,
   }
 end
 

@@ -17,8 +17,7 @@ function M.setup(ctx)
   -- sends textDocument/rename and applies the WorkspaceEdit it returns.
 
   local function rename_symbol(buf, new_name)
-    local doc = lsp.docs[buf]
-    if not doc or not doc.client then ed.message("no language server for this buffer") return end
+    if not lsp.docs[buf] then ed.message("no language server for this buffer") return end
     local row, col = ed.cursor(buf)
     local line = ed.get_lines(buf, row, row + 1)[1] or ""
     local s, e = word_at(line, col)
@@ -26,9 +25,9 @@ function M.setup(ctx)
     if old == "" then ed.message("rename: no symbol under the cursor") return end
     local function send(new)
       if new == "" or new == old then return end
-      local h, client = lsp_request(buf, "textDocument/rename", {newName = new}, "rename")
-      if not h then return end
       run(function()
+        local h, client = lsp_request(buf, "textDocument/rename", {newName = new}, "rename")
+        if not h then return end
         local res, err = h:await()
         if not res then if err ~= "cancelled" then ed.error("rename: " .. err) end return end
         if res == true then ed.message("rename: the server changed nothing") return end
@@ -65,7 +64,7 @@ function M.setup(ctx)
   -- server offers it.
   -- A buffer with several servers is formatted by the first that formats.
   local function format_buffer(buf, range)
-    local doc = lsp.docs[buf]
+    local doc = lsp.await_doc(buf)
     if not doc or not doc.client then return nil, "no language server for this buffer" end
     local client = lsp.clients_for(buf, "textDocument/formatting")[1]
     if not client then
@@ -239,7 +238,8 @@ function M.setup(ctx)
   -- with its server's name when there are several, and runs with it.
   local function code_actions(buf)
     local doc = lsp.docs[buf]
-    if not doc or not doc.client then ed.message("no language server for this buffer") return end
+    if not doc then ed.message("no language server for this buffer") return end
+    if not doc.client then ed.message("the language server is starting: ask again in a moment") return end
     local clients, names = lsp.clients_for(buf, "textDocument/codeAction")
     if #clients == 0 then ed.message("the language server does not offer code actions") return end
     local sr, sc, er, ec = ed.selection(buf)

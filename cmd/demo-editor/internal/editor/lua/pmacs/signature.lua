@@ -20,8 +20,10 @@ function M.setup(ctx)
   end
 
   local function offered(buf)
-    -- Any of the buffer's servers: lsp.request asks the first that offers it.
-    return lsp.clients_for(buf, "textDocument/signatureHelp")[1] ~= nil
+    -- Any of the buffer's servers: lsp.request asks the first that offers
+    -- it, once a document still opening has opened.
+    local doc = lsp.docs[buf]
+    return doc ~= nil and (not doc.client or lsp.clients_for(buf, "textDocument/signatureHelp")[1] ~= nil)
   end
 
   local function changed(buf)
