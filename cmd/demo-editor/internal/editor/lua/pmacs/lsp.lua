@@ -14,7 +14,12 @@
 -- (definition), M-k (hover), M-? (references) and M-e (diagnostics). It
 -- sets ctx.lsp: the documents by buffer, the sync and request functions
 -- the other language features use, and the after_change and on_start
--- hook lists they add to.
+-- hook lists they add to. A document (ctx.lsp.docs[buf]) has clients, the
+-- clients it is open with ({client, name, key, utf8}, in the language's
+-- order), and client and key, the first's; clients_for(buf, method) lists
+-- those that offer method, request_all asks each of them, on_open hooks
+-- run as each opens it, and await_doc(buf) waits, in a task, for a
+-- document still opening.
 local M = {}
 
 function M.setup(ctx)
