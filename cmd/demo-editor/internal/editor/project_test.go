@@ -183,9 +183,6 @@ func TestDeepFileUsesTheCheckoutsLanguageServer(t *testing.T) {
 		}
 		return false
 	})
-	// Requests wait for the document, which opens once gopls has
-	// answered initialize (its column units are known then).
-	h.untilSynced()
 	h.gotoLine("5:14")
 	h.alt('?')
 	h.untilLong("the references in both packages", func(e *session) bool {
