@@ -9,6 +9,8 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
+
+	"github.com/pmacs-go/pmacs-go/textpos"
 )
 
 // What the server can do: its initialize result's capabilities, kept raw
@@ -39,6 +41,11 @@ type Registration struct {
 type initializeResult struct {
 	typed *protocol.InitializeResult
 	caps  map[string]jsontext.Value
+	// enc is the position encoding the server chose: LSP 3.17's
+	// capabilities.positionEncoding, or clangd's older offsetEncoding
+	// beside the capabilities; UTF-16 when it names neither or one the
+	// client did not offer.
+	enc textpos.Encoding
 }
 
 func decodeInitialize(raw jsontext.Value) (any, error) {
@@ -48,7 +55,8 @@ func decodeInitialize(raw jsontext.Value) (any, error) {
 	}
 	r := &initializeResult{typed: typed.(*protocol.InitializeResult)}
 	var whole struct {
-		Capabilities map[string]jsontext.Value `json:"capabilities"`
+		Capabilities   map[string]jsontext.Value `json:"capabilities"`
+		OffsetEncoding string                    `json:"offsetEncoding"`
 	}
 	if !isNull(raw) {
 		if err := json.Unmarshal(raw, &whole, lenient); err != nil {
@@ -56,6 +64,16 @@ func decodeInitialize(raw jsontext.Value) (any, error) {
 		}
 	}
 	r.caps = whole.Capabilities
+	kind := whole.OffsetEncoding
+	var pe string
+	if v, ok := r.caps["positionEncoding"]; ok && json.Unmarshal(v, &pe, lenient) == nil && pe != "" {
+		kind = pe
+	}
+	// Only what was offered: a server answering utf-32 breaks the
+	// protocol, and UTF-16 is what it must then be taken to count.
+	if enc, err := textpos.ParseEncoding(kind); err == nil && (enc == textpos.UTF8 || enc == textpos.UTF16) {
+		r.enc = enc
+	}
 	return r, nil
 }
 
@@ -184,6 +202,12 @@ func optionOn(v jsontext.Value, path string) bool {
 	}
 	return true
 }
+
+// Encoding returns the position encoding the server chose at initialize:
+// the unit of every position's character the client sends (Change's
+// edits included) and the server sends back. UTF-16 until it has answered.
+// Main goroutine only.
+func (c *Client) Encoding() textpos.Encoding { return c.enc }
 
 // RawCapabilities returns the server's initialize capabilities as raw JSON
 // per capability name; nil before initialize has been answered. Main

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/proc"
 	"github.com/pmacs-go/pmacs-go/runtime"
+	"github.com/pmacs-go/pmacs-go/textpos"
 	"github.com/pmacs-go/pmacs-go/workers"
 )
 
@@ -85,6 +86,8 @@ type Client struct {
 	// rawCaps and regs are what the server can do (capabilities.go).
 	rawCaps map[string]jsontext.Value
 	regs    []Registration
+	// enc is the position encoding the server chose (Encoding).
+	enc textpos.Encoding
 	// semantic keeps each document's last semantic tokens for deltas
 	// (semantic_delta.go); semanticOrder is the order they came in.
 	semantic      map[uri.URI]semState
@@ -105,7 +108,11 @@ type Client struct {
 	results     map[runtime.JobID]Result
 	resultOrder []runtime.JobID
 
-	diags        map[uri.URI]*protocol.PublishDiagnosticsParams
+	diags map[uri.URI]*protocol.PublishDiagnosticsParams
+	// pullIDs are the resultIds of the documents' last pulled reports
+	// (pulldiag.go); diagRefresh is set by workspace/diagnostic/refresh.
+	pullIDs      map[uri.URI]string
+	diagRefresh  bool
 	shapedDiags  map[uri.URI]any
 	droppedDiags map[uri.URI]int // see DroppedDiagnostics
 	changedDiags []uri.URI

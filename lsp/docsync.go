@@ -15,7 +15,8 @@ import (
 )
 
 // Edit is one incremental change: the text that replaces Range. Positions
-// are zero-based lines and UTF-16 code units, as LSP defines them.
+// are zero-based lines and columns in the units of the client's Encoding
+// (UTF-16 code units unless the server chose UTF-8).
 type Edit struct {
 	Range protocol.Range
 	Text  string
@@ -99,7 +100,9 @@ func (c *Client) reopenDocuments() {
 			d.gen++
 		}
 		d.version++
-		v, lang := d.version, d.languageID
+		// The log counts columns as the server that died did; the same
+		// program, restarted, chooses the same.
+		v, lang, enc := d.version, d.languageID, c.enc
 		// Later edits append to d.log past len(log) or to a new slice, so
 		// the writer reads a log nobody modifies.
 		n := didOpenSize(base)
@@ -107,7 +110,7 @@ func (c *Client) reopenDocuments() {
 			n += len(e.Text)
 		}
 		c.preInit = append(c.preInit, queuedFrame{frame: outFrame{lazy: func() []byte {
-			return didOpenFrame(u, lang, v, applyEdits(base, log))
+			return didOpenFrame(u, lang, v, applyEdits(base, log, enc))
 		}, n: n}})
 	}
 }
@@ -168,11 +171,11 @@ type evCompacted struct {
 // not pay.
 func (c *Client) compactLog(d *document) {
 	d.compacting = true
-	base, log, gen, t := d.base, d.log, d.gen, c.t
+	base, log, gen, t, enc := d.base, d.log, d.gen, c.t, c.enc
 	c.rt.Executor().Submit(context.Background(), workers.Task{
 		Actor: Actor, Lane: workers.LaneRead, Name: "lsp document text",
 		Run: func(context.Context, workers.Actor) (any, error) {
-			return applyEdits(base, log), nil
+			return applyEdits(base, log, enc), nil
 		},
 		Done: func(r workers.Result) {
 			text, _ := r.Value.([]byte)
@@ -216,6 +219,7 @@ func (c *Client) CloseDocument(path string) error {
 	err := c.Notify(protocol.MethodTextDocumentDidClose, map[string]any{"textDocument": map[string]any{"uri": string(u)}})
 	delete(c.docs, u)
 	delete(c.semantic, u)
+	delete(c.pullIDs, u)
 	c.dropDiagnostics(u)
 	return err
 }

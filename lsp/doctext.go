@@ -9,18 +9,18 @@ import (
 
 // applyEdits returns text with edits applied in order, each range taken
 // in the text the previous edits left, as didChange defines them.
-// Positions are zero-based lines and UTF-16 code units; like a server, it
+// Positions are zero-based lines and columns in enc's units; like a server, it
 // clamps what is out of range (a line past the end is the end of the text,
 // a column past the end of its line is the end of the line, an end before
 // its start is the start) rather than failing. text is not modified.
-func applyEdits(text []byte, edits []Edit) []byte {
+func applyEdits(text []byte, edits []Edit, enc textpos.Encoding) []byte {
 	if len(edits) == 0 {
 		return text
 	}
 	// Per line, so an edit costs the lines it touches, not the document.
 	lines := splitLines(text)
 	for _, e := range edits {
-		lines = applyEdit(lines, e)
+		lines = applyEdit(lines, e, enc)
 	}
 	return bytes.Join(lines, nil)
 }
@@ -40,9 +40,9 @@ func splitLines(text []byte) [][]byte {
 	}
 }
 
-func applyEdit(lines [][]byte, e Edit) [][]byte {
-	sl, sb := locate(lines, e.Range.Start.Line, e.Range.Start.Character)
-	el, eb := locate(lines, e.Range.End.Line, e.Range.End.Character)
+func applyEdit(lines [][]byte, e Edit, enc textpos.Encoding) [][]byte {
+	sl, sb := locate(lines, e.Range.Start.Line, e.Range.Start.Character, enc)
+	el, eb := locate(lines, e.Range.End.Line, e.Range.End.Character, enc)
 	if el < sl || (el == sl && eb < sb) {
 		el, eb = sl, sb
 	}
@@ -65,7 +65,7 @@ func applyEdit(lines [][]byte, e Edit) [][]byte {
 }
 
 // locate turns an LSP position into a line index and a byte offset in it.
-func locate(lines [][]byte, line, col uint32) (int, int) {
+func locate(lines [][]byte, line, col uint32, enc textpos.Encoding) (int, int) {
 	if int(line) >= len(lines) {
 		last := len(lines) - 1
 		return last, len(lines[last])
@@ -78,5 +78,5 @@ func locate(lines [][]byte, line, col uint32) (int, int) {
 			content--
 		}
 	}
-	return int(line), textpos.ByteCol(l[:content], int(min(col, 1<<31-1)), textpos.UTF16)
+	return int(line), textpos.ByteCol(l[:content], int(min(col, 1<<31-1)), enc)
 }

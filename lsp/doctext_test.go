@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
+
+	"github.com/pmacs-go/pmacs-go/textpos"
 )
 
 // naiveApply is the reference for applyEdits: the whole text as UTF-16
@@ -74,7 +76,7 @@ func TestApplyEditsMatchesReference(t *testing.T) {
 			edits[j] = Edit{Range: protocol.Range{Start: pos(), End: pos()}, Text: randText(rng.IntN(4))}
 		}
 		orig := []byte(text)
-		got := string(applyEdits(orig, edits))
+		got := string(applyEdits(orig, edits, textpos.UTF16))
 		require.Equal(t, naiveApply(text, edits), got, "case %d: %q %+v", i, text, edits)
 		require.Equal(t, text, string(orig), "the base text was modified")
 	}

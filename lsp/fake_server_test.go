@@ -58,6 +58,9 @@ type fakeServer struct {
 	origID   json.RawMessage
 	// heldID is a request answered later (fake/progress with a token).
 	heldID json.RawMessage
+	// pullPrev is the previousResultId of every textDocument/diagnostic
+	// ("" when absent) and workspace/diagnostic (its ids joined), in order.
+	pullPrev []string
 }
 
 type fakeDoc struct {
@@ -227,6 +230,47 @@ func (s *fakeServer) handle(m *fakeMsg) {
 			data = append(data, 1, 4, 3, i%7, i%2)
 		}
 		s.reply(m.ID, map[string]any{"data": data})
+	case "textDocument/diagnostic":
+		// A report per document version: resultId "r<version>", unchanged
+		// when asked with the current one, else one diagnostic naming the
+		// version, and a related document (the path with ".rel") with one.
+		u := p["textDocument"].(map[string]any)["uri"].(string)
+		prev, _ := p["previousResultId"].(string)
+		s.pullPrev = append(s.pullPrev, prev)
+		d := s.docs[u]
+		if d == nil {
+			s.replyErr(m.ID, -32602, "not open: "+u)
+			return
+		}
+		id := fmt.Sprintf("r%d", d.Version)
+		if prev == id {
+			s.reply(m.ID, map[string]any{"kind": "unchanged", "resultId": id})
+			return
+		}
+		s.reply(m.ID, map[string]any{"kind": "full", "resultId": id,
+			"items": []any{map[string]any{"range": fakeRange(0, 0, 1), "message": "version " + strconv.Itoa(d.Version), "severity": 1}},
+			"relatedDocuments": map[string]any{u + ".rel": map[string]any{"kind": "full", "resultId": "rel" + id,
+				"items": []any{map[string]any{"range": fakeRange(1, 0, 1), "message": "related", "severity": 2}}}}})
+	case "workspace/diagnostic":
+		prev := map[string]string{}
+		var ids []string
+		for _, r := range p["previousResultIds"].([]any) {
+			r := r.(map[string]any)
+			prev[r["uri"].(string)] = r["value"].(string)
+			ids = append(ids, r["value"].(string))
+		}
+		s.pullPrev = append(s.pullPrev, "ws:"+strings.Join(ids, ","))
+		items := []any{}
+		for u, d := range s.docs {
+			id := fmt.Sprintf("r%d", d.Version)
+			if prev[u] == id {
+				items = append(items, map[string]any{"uri": u, "kind": "unchanged", "resultId": id})
+				continue
+			}
+			items = append(items, map[string]any{"uri": u, "kind": "full", "resultId": id, "version": d.Version,
+				"items": []any{map[string]any{"range": fakeRange(0, 0, 1), "message": "workspace " + strconv.Itoa(d.Version)}}})
+		}
+		s.reply(m.ID, map[string]any{"items": items})
 	case "fake/invalidUTF8":
 		// Hand-made so the invalid byte and the duplicate key survive.
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"contents":{"kind":"plaintext","kind":"markdown","value":"bad `+"\xff"+` byte"}}}`, m.ID)
@@ -240,7 +284,7 @@ func (s *fakeServer) handle(m *fakeMsg) {
 	case "fake/error":
 		s.replyErr(m.ID, int(p["code"].(float64)), "fake failure")
 	case "fake/log":
-		s.reply(m.ID, map[string]any{"methods": s.methods, "cancelled": s.cancelled, "changes": s.changes})
+		s.reply(m.ID, map[string]any{"methods": s.methods, "cancelled": s.cancelled, "changes": s.changes, "pullPrev": s.pullPrev})
 	case "fake/docs":
 		s.reply(m.ID, s.docs)
 	case "fake/malformed":

@@ -243,6 +243,7 @@ func (c *Client) dropDiagnostics(u uri.URI) {
 	delete(c.diags, u)
 	delete(c.shapedDiags, u)
 	delete(c.droppedDiags, u)
+	delete(c.pullIDs, u)
 	c.others.forget(u)
 	c.markDiagnosticsChanged(u)
 }
@@ -262,6 +263,7 @@ func (c *Client) clearAllDiagnostics() {
 	clear(c.diags)
 	clear(c.shapedDiags)
 	clear(c.droppedDiags)
+	clear(c.pullIDs)
 	c.others = diagOthers{}
 }
 
@@ -551,6 +553,8 @@ func (c *Client) onServerRequest(e evServerRequest) {
 		rerr = c.unregister(e.params)
 	case protocol.MethodWindowWorkDoneProgressCreate:
 		result = nil
+	case methodDiagnosticRefresh:
+		c.diagRefresh = true
 	case protocol.MethodWorkspaceApplyEdit:
 		var p protocol.ApplyWorkspaceEditParams
 		if err := protocol.Unmarshal(e.params, &p); err != nil {

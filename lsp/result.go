@@ -22,6 +22,8 @@ var decoders = map[string]func(jsontext.Value) (any, error){
 	protocol.MethodTextDocumentSemanticTokensFull:      decodeSemanticTokens,
 	protocol.MethodTextDocumentSemanticTokensRange:     decodeSemanticTokens,
 	protocol.MethodTextDocumentSemanticTokensFullDelta: decodeSemanticTokensDelta,
+	methodDocumentDiagnostic:                           decodeDocumentDiagnostic,
+	methodWorkspaceDiagnostic:                          decodeWorkspaceDiagnostic,
 }
 
 func decodeAs[T any](raw jsontext.Value) (any, error) {

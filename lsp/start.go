@@ -183,12 +183,13 @@ func (c *Client) onInitialized(e evResponse) {
 		return
 	}
 	if r, ok := e.result.(*initializeResult); ok {
-		c.caps, c.rawCaps = r.typed, r.caps
+		c.caps, c.rawCaps, c.enc = r.typed, r.caps, r.enc
 	}
 	// A restarted server registers anew, and knows none of the results
 	// deltas would be made against.
 	c.regs = nil
 	c.semantic, c.semanticOrder = nil, nil
+	c.pullIDs = nil
 	if c.state != starting {
 		return
 	}
@@ -254,26 +255,42 @@ func (c *Client) initializeParams() map[string]any {
 		"processId":  nil,
 		"clientInfo": map[string]any{"name": "pmacs"},
 		"capabilities": map[string]any{
-			"general": map[string]any{"positionEncodings": []string{textpos.UTF16.String()}},
-			"window":  map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
+			// UTF-8 first: a server that counts bytes (clangd) then needs
+			// no conversion of its own; every other is told UTF-16, LSP's
+			// default, by choosing it or by not answering.
+			"general": map[string]any{"positionEncodings": []string{textpos.UTF8.String(), textpos.UTF16.String()}},
+			// clangd before 16 reads the offer here, its extension that
+			// LSP 3.17 made general.positionEncodings.
+			"offsetEncoding": []string{textpos.UTF8.String(), textpos.UTF16.String()},
+			"window":         map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
 			"workspace": map[string]any{
 				"applyEdit": true, "configuration": true, "workspaceFolders": true,
+				"diagnostics":    map[string]any{"refreshSupport": true},
 				"workspaceEdit":  workspaceEdit,
 				"executeCommand": map[string]any{},
 			},
 			"textDocument": map[string]any{
 				"synchronization":    map[string]any{"didSave": true, "dynamicRegistration": false},
 				"publishDiagnostics": map[string]any{"relatedInformation": true, "versionSupport": true},
-				"hover":              map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
-				"completion":         map[string]any{"completionItem": map[string]any{"snippetSupport": false}},
-				"definition":         map[string]any{},
-				"references":         map[string]any{},
-				"rename":             map[string]any{},
-				"formatting":         map[string]any{},
+				// Pull diagnostics (PullDiagnostics), with the reports of
+				// related documents a change affects.
+				// Pyright registers them only for a client that takes
+				// dynamic registrations of them.
+				"diagnostic": map[string]any{"relatedDocumentSupport": true, "dynamicRegistration": true},
+				"hover":      map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
+				"completion": map[string]any{"completionItem": map[string]any{"snippetSupport": false}},
+				"definition": map[string]any{},
+				"references": map[string]any{},
+				"rename":     map[string]any{},
+				"formatting": map[string]any{},
 				// Code actions as literals, each with its edit or its
-				// command; no resolveSupport, so a server sends what an
-				// action does with the action.
+				// command; a server that resolves them may leave the edit
+				// out of the list and send it on codeAction/resolve, when
+				// one is chosen (computing every action's edit up front is
+				// what makes a long list slow).
 				"codeAction": map[string]any{
+					"resolveSupport":           map[string]any{"properties": []string{"edit"}},
+					"dataSupport":              true,
 					"codeActionLiteralSupport": map[string]any{"codeActionKind": map[string]any{"valueSet": codeActionKinds}},
 					"isPreferredSupport":       true,
 					"disabledSupport":          true,

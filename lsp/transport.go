@@ -609,6 +609,9 @@ func errorFrame(id []byte, code int64, message string) []byte {
 func (t *transport) decode(ev *evResponse, raw jsontext.Value) {
 	start := time.Now()
 	ev.result, ev.err = decodeResult(ev.method, raw)
+	if r, ok := ev.result.(*pulledReport); ok && ev.err == nil {
+		t.shapePulled(r)
+	}
 	if ev.err == nil && t.shape != nil && !ev.raw && ev.method != protocol.MethodInitialize && ev.method != protocol.MethodShutdown {
 		ev.n, ev.shaped = resultLen(ev.result), true
 		t.runShape(ev, raw)

@@ -61,6 +61,9 @@ type lspClient struct {
 	// stopHandle is what client:stop() returned: the same handle for every
 	// call.
 	stopHandle *lua.LUserData
+	// ud is the value pmacs.lsp.start returned: the hooks get it too, so
+	// a script can key its tables by the client.
+	ud *lua.LUserData
 }
 
 func (s *lspState) init() {
@@ -92,7 +95,10 @@ func init() {
 				"stop": b.lspStop, "status": b.lspStatus, "messages": b.lspMessages,
 				"on_apply_edit": b.lspOnApplyEdit, "supports": b.lspSupports,
 				"capabilities": b.lspCapabilities, "registrations": b.lspRegistrations,
-				"semantic_tokens": b.lspSemanticTokens,
+				"semantic_tokens":  b.lspSemanticTokens,
+				"pull_diagnostics": b.lspPullDiagnostics, "pull_workspace_diagnostics": b.lspPullWorkspaceDiagnostics,
+				"diagnostic_refresh": b.lspDiagnosticRefresh, "encoding": b.lspEncoding,
+				"units": b.lspUnits, "byte_col": b.lspByteCol,
 			}, b.lspString)
 			t.set(t.sub(t.pmacs, "lsp"), map[string]lua.LGFunction{"start": b.lspStart})
 		},

@@ -33,8 +33,7 @@ func (b *Binding) applyEditHook(c *lspClient) func(*protocol.WorkspaceEdit, func
 			answer(false, "no on_apply_edit hook is set")
 			return
 		}
-		ud := &lua.LUserData{Value: c, Metatable: b.lsp.mt}
-		t := b.Spawn(c.onApply, ud, goToLua(b.ls, edit))
+		t := b.Spawn(c.onApply, c.ud, goToLua(b.ls, edit))
 		if t.Done() {
 			answer(applyEditAnswer(t))
 			return

@@ -109,8 +109,7 @@ func (b *Binding) lspDiagnosticsHooks() {
 			if err != nil {
 				continue
 			}
-			ud := &lua.LUserData{Value: c, Metatable: b.lsp.mt}
-			b.Spawn(c.onDiag, ud, lua.LString(p))
+			b.Spawn(c.onDiag, c.ud, lua.LString(p))
 		}
 	}
 }

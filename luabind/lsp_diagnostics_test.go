@@ -30,3 +30,21 @@ func TestLSPDiagnosticsFloodIsCutAndCounted(t *testing.T) {
 		return "ok"`)
 	requireOK(t, h, task)
 }
+
+// The client an on_diagnostics hook gets is the value pmacs.lsp.start
+// returned (equal to it, usable as a table key), not a second wrapper of
+// the same client: a script serving several clients tells them apart so.
+func TestLSPDiagnosticsHookGetsTheSameClient(t *testing.T) {
+	h := lspHarness(t)
+	task := h.run(t, `
+		local c = assert(pmacs.lsp.start{cmd = {FAKE}, root = DIR})
+		local got = pmacs.async.future()
+		c:on_diagnostics(function(client) if not got:done() then got:set(client) end end)
+		local path = DIR .. "/same.go"
+		assert(c:request("test/bigDiagnostics", {uri = "file://" .. path, n = 2}):await())
+		local client = got:await()
+		assert(rawequal(client, c), "the hook got another value than the client")
+		c:stop()
+		return "ok"`)
+	requireOK(t, h, task)
+}

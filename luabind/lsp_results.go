@@ -229,6 +229,17 @@ func goToLua(L *lua.LState, v any) lua.LValue {
 		}
 		t.RawSetString("tokens", rows)
 		return t
+	case *lsp.DiagnosticReport:
+		t := L.CreateTable(0, 4)
+		if x.Kind != "" {
+			t.RawSetString("kind", lua.LString(x.Kind))
+		}
+		if x.ResultID != "" {
+			t.RawSetString("result_id", lua.LString(x.ResultID))
+		}
+		t.RawSetString("full", lua.LNumber(x.Full))
+		t.RawSetString("unchanged", lua.LNumber(x.Unchanged))
+		return t
 	case jsontext.Value:
 		return luaOrMessage(luaFromJSON(x))
 	}

@@ -521,6 +521,12 @@ return {
 	capabilities = {args()},
 	registrations = {args()},
 	semantic_tokens = {args(PATH), args(PATH, {key = "sem", timeout_ms = 1000}), args(5, {bogus = 1})},
+	pull_diagnostics = {args(PATH, {timeout_ms = 1000}), args(PATH, {key = "pull", timeout_ms = 1000}), args(5), args(PATH, {bogus = 1})},
+	pull_workspace_diagnostics = {args({timeout_ms = 1000}), args({key = "ws", timeout_ms = 1000}), args("x")},
+	diagnostic_refresh = {args()},
+	encoding = {args()},
+	units = {args("aé😀b", 7), args("x", 1.5), args(5, 0), args()},
+	byte_col = {args("aé😀b", 4), args("x", -1), args()},
 	close = {args(PATH), args(PATH)},
 	stop = {args(), args()},
 }`

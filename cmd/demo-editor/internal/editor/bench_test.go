@@ -350,3 +350,73 @@ func TestTypingLatency(t *testing.T) {
 		row, x, ms(percentile(lat, 0.5)), ms(percentile(lat, 0.99)), ms(slicesMax(lat)),
 		ms(percentile(letters, 0.5)), ms(percentile(letters, 0.99)), ms(percentile(enters, 0.5)), ms(percentile(enters, 0.99)), loadAverage())
 }
+
+// Benchmark (env-gated: PMACS_EDITOR_BENCH=1): typing at least 100 characters (four rounds of 31) into a
+// Go file with gopls while completion and signature help are live: each
+// round types "_ = fmt.Spr", opens completion (M-/), narrows it with
+// "intf" (each key asks again, superseding the last request), then types
+// the call's arguments, "(" and "," asking for signature help. It reports
+// key-to-screen latency and how many answers reached the completion and
+// signature tasks, and how many of those were stale (for a word or a call
+// typing had left): the supersede keys cancel a request as the next key
+// asks, so a stale answer reaching Lua is one that was read before the key
+// that made it old was handled.
+func TestTypingWithCompletionAndSignatureHelpLive(t *testing.T) {
+	if os.Getenv("PMACS_EDITOR_BENCH") == "" {
+		t.Skip("set PMACS_EDITOR_BENCH=1 to run the typing with completion benchmark")
+	}
+	dir := goplsModule(t, map[string]string{"m.go": "package m\n\nimport \"fmt\"\n\nfunc f(a, b int) {\n\t\n}\n"})
+	path := filepath.Join(dir, "m.go")
+	h := startEditorSized(t, Options{Path: path}, 120, 40)
+	h.untilSynced()
+	// gopls answers once it has loaded the module: wait for a hover.
+	h.gotoLine("3:9")
+	deadline := time.Now().Add(goplsTimeout)
+	for {
+		h.alt('k')
+		time.Sleep(200 * time.Millisecond)
+		var ok bool
+		h.e.call(func() { ok = strings.Contains(h.e.msg, "package fmt") })
+		if ok {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "gopls never answered a hover")
+	}
+	h.gotoLine("6:2")
+	h.until("the cursor in f", func(e *session) bool { return e.cur.cursor == pos{5, 1} })
+	m := newLatencyMeter(h)
+	var lat []time.Duration
+	typed := 0
+	typeKeys := func(s string) {
+		for _, r := range s {
+			var x0, y0 int
+			h.e.call(func() { x0, y0, _ = h.scr.GetCursor() })
+			moved := func(scr tcell.SimulationScreen) bool { x, y, _ := scr.GetCursor(); return x != x0 || y != y0 }
+			key, ch := tcell.KeyRune, r
+			if r == '\n' {
+				key, ch = tcell.KeyEnter, 0
+			}
+			lat = append(lat, m.press(key, ch, moved))
+			typed++
+			time.Sleep(25 * time.Millisecond)
+		}
+	}
+	start := time.Now()
+	for typed < 100 {
+		typeKeys("_ = fmt.Spr")
+		h.alt('/')
+		h.untilLong("completion shown", func(e *session) bool { return e.cur.popup != nil })
+		typeKeys("intf")
+		typeKeys("(\"%d %d\", a, b)\n")
+	}
+	elapsed := time.Since(start)
+	stats := h.runTask(`local c, s = require("pmacs.completion").stats, require("pmacs.signature").stats
+		return c.answers, c.stale, s.answers, s.stale`, nil)
+	var text string
+	h.e.call(func() { text = pathText(h.e, path) })
+	require.Contains(t, text, "_ = fmt.Sprintf(\"%d %d\", a, b)")
+	t.Logf("typing %d characters with completion and signature help live against gopls in %s: key to screen p50 %s, p99 %s, max %s; "+
+		"completion answers %s (stale %s), signature answers %s (stale %s); load average %s",
+		typed, elapsed.Round(time.Millisecond), ms(percentile(lat, 0.5)), ms(percentile(lat, 0.99)), ms(slicesMax(lat)),
+		stats[0], stats[1], stats[2], stats[3], loadAverage())
+}

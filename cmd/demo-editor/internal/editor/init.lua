@@ -34,6 +34,7 @@ require("pmacs.search").setup(ctx)
 require("pmacs.workers_view").setup(ctx)
 require("pmacs.lsp").setup(ctx)        -- ctx.lsp
 require("pmacs.wsedit").setup(ctx)     -- ctx.apply_workspace_edit
+require("pmacs.pulldiag").setup(ctx)   -- diagnostics of servers that are asked for them
 require("pmacs.refactor").setup(ctx)
 require("pmacs.replace").setup(ctx)    -- ctx.project_replace; after grep and wsedit
 require("pmacs.completion").setup(ctx)

@@ -151,10 +151,9 @@ func goplsEditor(t *testing.T, src string) (*harness, string) {
 
 // TestGoplsCodeActionFillStruct covers M-a against gopls: the actions at
 // an empty struct literal are listed in *code actions*, and Enter on
-// "Fill S" runs it. gopls answers it with a command (the client does not
-// ask to resolve actions), executes it, and sends the edit back as
-// workspace/applyEdit, which the editor's hook applies to the buffer. The
-// row has no diagnostics: the request's context.diagnostics must still be
+// "Fill S" runs it. gopls lists it without its edit (the client resolves
+// actions), so choosing it asks codeAction/resolve for the edit, which the
+// editor applies to the buffer. The row has no diagnostics: the request's context.diagnostics must still be
 // an array (pmacs.array), or gopls refuses it.
 func TestGoplsCodeActionFillStruct(t *testing.T) {
 	h, path := goplsEditor(t, "package m\n\ntype S struct {\n\tA int\n\tB string\n}\n\nvar v = S{}\n\nfunc F() S { return v }\n")
@@ -190,8 +189,8 @@ func TestGoplsCodeActionFillStruct(t *testing.T) {
 		}
 		return false
 	})
-	h.until("the hook's count on the message line", func(e *session) bool {
-		return strings.Contains(e.msg, "lsp: the server applied")
+	h.until("the edit's count on the message line", func(e *session) bool {
+		return strings.Contains(e.msg, "Fill S: 1 edits in 1 files")
 	})
 }
 

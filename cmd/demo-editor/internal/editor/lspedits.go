@@ -18,7 +18,10 @@ const maxEditLog = 4096
 // the text before the edit, in zero-based rows and UTF-16 columns.
 type lspEdit struct {
 	line, col, endLine, endCol int
-	text                       string
+	// byteCol and endByteCol are the same columns in bytes, for a server
+	// that counts UTF-8 (clangd).
+	byteCol, endByteCol int
+	text                string
 }
 
 // editLog records a file buffer's edits as they happen, so a language
@@ -42,6 +45,7 @@ func (l *editLog) record(b *buffer, s, e pos, text string) {
 	l.edits = append(l.edits, lspEdit{
 		line: s.Row, col: textpos.Units(b.lines[s.Row], s.Col, textpos.UTF16),
 		endLine: e.Row, endCol: textpos.Units(b.lines[e.Row], e.Col, textpos.UTF16),
+		byteCol: s.Col, endByteCol: e.Col,
 		text: text,
 	})
 }
@@ -50,8 +54,9 @@ func (l *editLog) record(b *buffer, s, e pos, text string) {
 func (l *editLog) reset() { l.edits, l.overflow = nil, true }
 
 // luaTakeEdits is ed.take_edits(buf): the edits since the last call, in
-// order, each {line, col, end_line, end_col, text} (UTF-16 columns, the
-// range before the edit), or nil, "resync" when some were dropped or the
+// order, each {line, col, end_line, end_col, byte_col, end_byte_col, text}
+// (UTF-16 columns and the same in bytes, the range before the edit), or
+// nil, "resync" when some were dropped or the
 // text was reloaded, so the caller must send the whole text again.
 func (e *session) luaTakeEdits(L *lua.LState) int {
 	b := e.bufArg(L, "take_edits", 1)
@@ -64,11 +69,13 @@ func (e *session) luaTakeEdits(L *lua.LState) int {
 	}
 	t := L.CreateTable(len(l.edits), 0)
 	for i, ed := range l.edits {
-		et := L.CreateTable(0, 5)
+		et := L.CreateTable(0, 7)
 		et.RawSetString("line", lua.LNumber(ed.line))
 		et.RawSetString("col", lua.LNumber(ed.col))
 		et.RawSetString("end_line", lua.LNumber(ed.endLine))
 		et.RawSetString("end_col", lua.LNumber(ed.endCol))
+		et.RawSetString("byte_col", lua.LNumber(ed.byteCol))
+		et.RawSetString("end_byte_col", lua.LNumber(ed.endByteCol))
 		et.RawSetString("text", lua.LString(ed.text))
 		t.RawSetInt(i+1, et)
 	}
@@ -111,10 +118,10 @@ type textEdit struct {
 // lspPos turns an LSP position into a byte position of b, or says why it
 // is not one. The position just past the last row (line = row count,
 // column 0) is the end of the text, as servers send for "to the end".
-func lspPos(b *buffer, line, col int) (pos, error) {
+func lspPos(b *buffer, line, col int, enc textpos.Encoding) (pos, error) {
 	switch {
 	case line < len(b.lines):
-		return pos{line, textpos.ByteCol(b.lines[line], col, textpos.UTF16)}, nil
+		return pos{line, textpos.ByteCol(b.lines[line], col, enc)}, nil
 	case line == len(b.lines) && col == 0:
 		last := len(b.lines) - 1
 		return pos{last, len(b.lines[last])}, nil
@@ -123,7 +130,9 @@ func lspPos(b *buffer, line, col int) (pos, error) {
 }
 
 // luaApplyTextEdits is ed.apply_text_edits(buf, edits): every edit {line,
-// col, end_line, end_col, text} (zero-based rows, UTF-16 columns, each
+// col, end_line, end_col, text} (zero-based rows, UTF-16 columns, or
+// UTF-8 ones, bytes, in an edit with encoding = "utf-8": a server's that
+// chose them; each
 // range in the text as it is before any of them, as LSP's TextEdit[])
 // applied at once as one undo step. It returns the number applied, or nil
 // and a message (and changes nothing) when a range is outside the text,
@@ -182,11 +191,22 @@ func textEditsArg(L *lua.LState, fname string, b *buffer) ([]textEdit, error) {
 		if !ok {
 			L.RaiseError("pmacs.editor.%s: edit %d: text must be a string, got %s", fname, i, et.RawGetString("text").Type().String())
 		}
-		s, err := lspPos(b, num("line"), num("col"))
+		enc := textpos.UTF16
+		switch v := et.RawGetString("encoding").(type) {
+		case *lua.LNilType:
+		case lua.LString:
+			var err error
+			if enc, err = textpos.ParseEncoding(string(v)); err != nil || enc == textpos.UTF32 {
+				L.RaiseError("pmacs.editor.%s: edit %d: encoding must be \"utf-8\" or \"utf-16\", got %q", fname, i, string(v))
+			}
+		default:
+			L.RaiseError("pmacs.editor.%s: edit %d: encoding must be a string, got %s", fname, i, v.Type().String())
+		}
+		s, err := lspPos(b, num("line"), num("col"), enc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: edit %d: %w", fname, i, err)
 		}
-		en, err := lspPos(b, num("end_line"), num("end_col"))
+		en, err := lspPos(b, num("end_line"), num("end_col"), enc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: edit %d: %w", fname, i, err)
 		}

@@ -8,7 +8,8 @@ import (
 
 // TestEditLogRecordsIncrementalUTF16Edits proves the edit log a language
 // client reads: ranges measured on the text before each edit, columns in
-// UTF-16 units (é is one, 😀 two), a reload and an overflow asking for a
+// UTF-16 units (é is one, 😀 two) and in bytes (for a server that counts
+// UTF-8), a reload and an overflow asking for a
 // resync, and scratch buffers recording nothing.
 func TestEditLogRecordsIncrementalUTF16Edits(t *testing.T) {
 	b := newBuffer(1, "x.go")
@@ -21,9 +22,9 @@ func TestEditLogRecordsIncrementalUTF16Edits(t *testing.T) {
 	b.edit(pos{0, len("héllo 😀Y")}, pos{1, 0}, "", false)
 	require.True(t, b.undoStep())
 	require.Equal(t, []lspEdit{
-		{line: 0, col: 8, endLine: 0, endCol: 9, text: "Y"},
-		{line: 0, col: 9, endLine: 1, endCol: 0, text: ""},
-		{line: 0, col: 9, endLine: 0, endCol: 9, text: "\n"},
+		{line: 0, col: 8, endLine: 0, endCol: 9, byteCol: 11, endByteCol: 12, text: "Y"},
+		{line: 0, col: 9, endLine: 1, endCol: 0, byteCol: 12, endByteCol: 0, text: ""},
+		{line: 0, col: 9, endLine: 0, endCol: 9, byteCol: 12, endByteCol: 12, text: "\n"},
 	}, b.edits.edits)
 
 	b.edits = editLog{}

@@ -24,6 +24,10 @@ const fakeLSPEnv = "PMACS_EDITOR_FAKE_LSP_LOG"
 // references answer (a hostile server pointing outside the workspace).
 const fakeLSPExtraRefEnv = "PMACS_EDITOR_FAKE_LSP_EXTRA_REF"
 
+// fakeLSPUTF8Env makes the scripted server choose UTF-8 columns, as
+// clangd does: its definition answer then names the column in bytes.
+const fakeLSPUTF8Env = "PMACS_EDITOR_FAKE_LSP_UTF8"
+
 // fakeAnswerAt is the completion column at which the scripted server
 // answers every completion request it holds, newest first: the answers to
 // superseded requests then arrive after the answer to the newest, as they
@@ -112,12 +116,51 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 			s.mu.Lock()
 			s.logf("root %s", p.RootURI)
 			s.mu.Unlock()
-			s.reply(m.ID, map[string]any{"capabilities": map[string]any{
+			caps := map[string]any{
 				"textDocumentSync":   2,
 				"completionProvider": map[string]any{},
 				"hoverProvider":      true,
 				"referencesProvider": true,
-			}})
+				"definitionProvider": true,
+				"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix"}, "resolveProvider": true},
+			}
+			if os.Getenv(fakeLSPUTF8Env) != "" {
+				caps["positionEncoding"] = "utf-8"
+			}
+			s.reply(m.ID, map[string]any{"capabilities": caps})
+		case "textDocument/codeAction":
+			// One quickfix listed without its edit, as a server that
+			// resolves actions lists them.
+			s.reply(m.ID, []any{map[string]any{"title": "Fake fix", "kind": "quickfix", "data": map[string]any{"token": 7}}})
+		case "codeAction/resolve":
+			// The edit the listed action lacked: a comment atop the file
+			// (the data names the file's place only through the token).
+			var a struct {
+				Title string         `json:"title"`
+				Data  map[string]any `json:"data"`
+			}
+			_ = json.Unmarshal(m.Params, &a)
+			s.mu.Lock()
+			s.logf("resolve %s %v", strings.ReplaceAll(a.Title, " ", "_"), a.Data["token"])
+			s.mu.Unlock()
+			uri := ""
+			for u := range s.versions {
+				uri = u
+			}
+			at := map[string]any{"line": 0, "character": 0}
+			s.reply(m.ID, map[string]any{"title": a.Title, "kind": "quickfix", "edit": map[string]any{"changes": map[string]any{
+				uri: []any{map[string]any{"range": map[string]any{"start": at, "end": at}, "newText": "// fixed\n"}}}}})
+		case "textDocument/definition":
+			// The x of row 2 "é😀x", in the units the server chose: after
+			// 6 bytes, or 3 UTF-16 units (é one, the emoji two).
+			var p fakeDocParams
+			_ = json.Unmarshal(m.Params, &p)
+			char := 3
+			if os.Getenv(fakeLSPUTF8Env) != "" {
+				char = 6
+			}
+			at := map[string]any{"line": 2, "character": char}
+			s.reply(m.ID, map[string]any{"uri": p.TextDocument.URI, "range": map[string]any{"start": at, "end": at}})
 		case "textDocument/completion":
 			var p struct {
 				Position struct{ Character int } `json:"position"`

@@ -84,7 +84,7 @@ func TestEnterDuringCompletionKeepsTheIndent(t *testing.T) {
 }
 
 // Only what the server announced is asked: the scripted server offers no
-// definition, so M-. says so and sends nothing.
+// type definition, so M-x type-definition says so and sends nothing.
 func TestRequestTheServerDoesNotOfferIsNotSent(t *testing.T) {
 	logPath := useFakeLSP(t)
 	dir := t.TempDir()
@@ -95,11 +95,11 @@ func TestRequestTheServerDoesNotOfferIsNotSent(t *testing.T) {
 	h.alt('?') // references: offered; answered, so the server is running when M-. comes
 	h.waitText("references: 2")
 	h.typeText("q")
-	h.alt('.')
-	h.waitScreen("the refusal", bottomHas("gopls does not offer textDocument/definition"))
+	h.mx("type-definition")
+	h.waitScreen("the refusal", bottomHas("gopls does not offer textDocument/typeDefinition"))
 	log, err := os.ReadFile(logPath)
 	require.NoError(t, err)
-	require.NotContains(t, string(log), "definition", "nothing was sent")
+	require.NotContains(t, string(log), "typeDefinition", "nothing was sent")
 }
 
 // *references* quotes lines only of files inside the project: a server

@@ -61,14 +61,14 @@ func fakeServerNamed(t *testing.T, name string) string {
 	return logPath
 }
 
-// The three worked examples of docs/editor-api.md's "Your configuration",
+// The four worked examples of docs/editor-api.md's "Your configuration",
 // run together as the user's init file, each do what the chapter says:
 // F5 saves and C-s no longer does, M-x upcase-line upper-cases the line as
-// one undo step, and a Python file starts the language server added, at
-// the root its markers give.
+// one undo step, and a Python file starts the language servers added (the
+// fourth adds a second beside the first), at the root their markers give.
 func TestUserConfigDocExamplesWork(t *testing.T) {
 	examples := docExamples(t)
-	require.Len(t, examples, 3)
+	require.Len(t, examples, 4)
 	writeUserConfig(t, strings.Join(examples, "\n"))
 	logPath := fakeServerNamed(t, "pyright-langserver")
 	proj := filepath.Join(t.TempDir(), "py")

@@ -17,8 +17,7 @@ function M.setup(ctx)
   -- sends textDocument/rename and applies the WorkspaceEdit it returns.
 
   local function rename_symbol(buf, new_name)
-    local doc = lsp.docs[buf]
-    if not doc or not doc.client then ed.message("no language server for this buffer") return end
+    if not lsp.docs[buf] then ed.message("no language server for this buffer") return end
     local row, col = ed.cursor(buf)
     local line = ed.get_lines(buf, row, row + 1)[1] or ""
     local s, e = word_at(line, col)
@@ -26,13 +25,13 @@ function M.setup(ctx)
     if old == "" then ed.message("rename: no symbol under the cursor") return end
     local function send(new)
       if new == "" or new == old then return end
-      local h = lsp_request(buf, "textDocument/rename", {newName = new}, "rename")
-      if not h then return end
       run(function()
+        local h, client = lsp_request(buf, "textDocument/rename", {newName = new}, "rename")
+        if not h then return end
         local res, err = h:await()
         if not res then if err ~= "cancelled" then ed.error("rename: " .. err) end return end
         if res == true then ed.message("rename: the server changed nothing") return end
-        local n, files, moved = apply_workspace_edit(res)
+        local n, files, moved = apply_workspace_edit(res, client)
         if not n then ed.error("rename: " .. files) return end
         local ops = moved and string.format(", %d files moved or deleted", moved) or ""
         ed.message(string.format("rename %s to %s: %d edits in %d files%s (not saved yet)", old, new, n, files, ops))
@@ -63,19 +62,26 @@ function M.setup(ctx)
   -- format_buffer formats buf, or only range ({start_row, start_col,
   -- end_row, end_col} in bytes) with textDocument/rangeFormatting when the
   -- server offers it.
+  -- A buffer with several servers is formatted by the first that formats.
   local function format_buffer(buf, range)
-    local doc = lsp.docs[buf]
+    local doc = lsp.await_doc(buf)
     if not doc or not doc.client then return nil, "no language server for this buffer" end
+    local client = lsp.clients_for(buf, "textDocument/formatting")[1]
+    if not client then
+      local names = {}
+      for _, s in ipairs(doc.clients) do names[#names + 1] = s.name end
+      return nil, table.concat(names, " and ") .. " does not format", "NotOffered"
+    end
     lsp_change(buf)
-    local before = doc.client:version(doc.path)
+    local before = client:version(doc.path)
     local method, params = "textDocument/formatting", {textDocument = {uri = pmacs.uri.from_path(doc.path)},
       options = {tabSize = 8, insertSpaces = false}}
     if range then
-      if not lsp.offers(doc.client, "textDocument/rangeFormatting") then
+      if not lsp.offers(client, "textDocument/rangeFormatting") then
         return nil, "the language server does not format a range (M-x format without a selection formats the file)"
       end
       local function at(row, col)
-        return {line = row, character = pmacs.utf16.units(ed.get_lines(buf, row, row + 1)[1] or "", col)}
+        return {line = row, character = client:units(ed.get_lines(buf, row, row + 1)[1] or "", col)}
       end
       local er, ec = range[3], range[4]
       if ec == 0 and er > range[1] then
@@ -86,34 +92,71 @@ function M.setup(ctx)
       end
       method, params.range = "textDocument/rangeFormatting", {start = at(range[1], range[2]), ["end"] = at(er, ec)}
     end
-    local h = doc.client:request(method, params, {key = "format:" .. buf, timeout_ms = format_wait_ms})
+    local h = client:request(method, params, {key = "format:" .. buf, timeout_ms = format_wait_ms})
     local res, err, code = h:await()
     if not ed.valid(buf) then return nil, "the buffer was closed" end
     if not res then return nil, err, code end
     if res == true or #res == 0 then return 0 end -- null or no edits: formatted already
     lsp_change(buf)
-    if doc.client:version(doc.path) ~= before then return nil, "the text changed while the server formatted it" end
+    if client:version(doc.path) ~= before then return nil, "the text changed while the server formatted it" end
     local edits = {}
-    for i, te in ipairs(res) do edits[i] = lsp_text_edit(te) end
+    for i, te in ipairs(res) do edits[i] = lsp_text_edit(te, client:encoding()) end
     return ed.apply_text_edits(buf, edits)
   end
 
   -- organize_imports applies the server's source.organizeImports action to
   -- buf, in a task; it returns true, or nil, why and the error's code.
+  -- offers_kind says whether client's code actions include kind: it lists
+  -- it among its codeActionKinds, or lists none.
+  local function offers_kind(client, kind)
+    local cap = (client:capabilities() or {}).codeActionProvider
+    if type(cap) ~= "table" or type(cap.codeActionKinds) ~= "table" then return cap ~= nil end
+    for _, k in ipairs(cap.codeActionKinds) do
+      if k == kind then return true end
+    end
+    return false
+  end
+
+  -- resolve_action returns action with its edit, asking client's
+  -- codeAction/resolve when the server left the edit out for later; the
+  -- action as it is when it needs none, or nil and why.
+  local function resolve_action(client, action, timeout_ms)
+    if type(action.edit) == "table" or type(action.command) == "string"
+        or (action.data == nil and action.command ~= nil) or not client:supports("codeAction/resolve") then
+      return action
+    end
+    local res, err = client:request("codeAction/resolve", action, {key = "code-action-resolve", timeout_ms = timeout_ms}):await()
+    if not res then return nil, err end
+    if type(res) ~= "table" then return nil, "the server resolved the action to nothing" end
+    return res
+  end
+
+  -- A buffer with several servers has its imports organized by the first
+  -- whose code actions include it: two servers' edits of the same text
+  -- would not apply one after the other.
   local function organize_imports(buf)
     local doc = lsp.docs[buf]
     if not doc or not doc.client then return nil, "no language server for this buffer" end
+    local client
+    for _, c in ipairs(lsp.clients_for(buf, "textDocument/codeAction")) do
+      if offers_kind(c, "source.organizeImports") then client = c break end
+    end
+    if not client then return true end
     local at = {line = 0, character = 0}
-    local h = doc.client:request("textDocument/codeAction", {textDocument = {uri = pmacs.uri.from_path(doc.path)},
+    local h = client:request("textDocument/codeAction", {textDocument = {uri = pmacs.uri.from_path(doc.path)},
       range = {start = at, ["end"] = at}, context = {diagnostics = pmacs.array(), only = {"source.organizeImports"}}},
       {key = "imports:" .. buf, timeout_ms = format_wait_ms})
     local res, err, code = h:await()
     if not ed.valid(buf) then return nil, "the buffer was closed" end
     if not res then return nil, err, code end
     for _, a in ipairs(type(res) == "table" and res or {}) do
-      if a.kind == "source.organizeImports" and type(a.edit) == "table" then
-        local n, why = apply_workspace_edit(a.edit)
-        if not n then return nil, why end
+      if a.kind == "source.organizeImports" then
+        local ra, rerr = resolve_action(client, a, format_wait_ms)
+        if not ra then return nil, rerr end
+        if type(ra.edit) == "table" then
+          local n, why = apply_workspace_edit(ra.edit, client)
+          if not n then return nil, why end
+        end
       end
     end
     return true
@@ -127,7 +170,8 @@ function M.setup(ctx)
     if not ok and icode ~= "MethodNotFound" then ed.message("organize imports: " .. ierr .. "; saved as it is") end
     if not ed.valid(buf) then return end
     local n, err, code = format_buffer(buf)
-    if not n and code ~= "MethodNotFound" then ed.message("format: " .. err .. "; saved as it is") end
+    -- A server that does not format is not asked, and M-x format says so.
+    if not n and code ~= "MethodNotFound" and code ~= "NotOffered" then ed.message("format: " .. err .. "; saved as it is") end
   end
 
   ctx.command_help.format = "format the buffer (the selection, where the server formats a range) with the language server"
@@ -164,8 +208,15 @@ function M.setup(ctx)
         return
       end
       local title = tostring(action.title)
+      -- Listed without its edit, the action is resolved now it is chosen.
+      local resolved, rerr = resolve_action(client, action, 30000)
+      if not resolved then
+        if rerr ~= "cancelled" then ed.error(title .. ": " .. tostring(rerr)) end
+        return
+      end
+      action = resolved
       if type(action.edit) == "table" then
-        local n, files = apply_workspace_edit(action.edit)
+        local n, files = apply_workspace_edit(action.edit, client)
         if not n then ed.error(title .. ": " .. files) return end
         ed.message(string.format("%s: %d edits in %d files (not saved yet)", title, n, files))
       end
@@ -182,38 +233,61 @@ function M.setup(ctx)
     end)
   end
 
+  -- Every server of the buffer that offers code actions is asked; their
+  -- lists are merged in the order of the servers, each action labelled
+  -- with its server's name when there are several, and runs with it.
   local function code_actions(buf)
     local doc = lsp.docs[buf]
-    if not doc or not doc.client then ed.message("no language server for this buffer") return end
+    if not doc then ed.message("no language server for this buffer") return end
+    if not doc.client then ed.message("the language server is starting: ask again in a moment") return end
+    local clients, names = lsp.clients_for(buf, "textDocument/codeAction")
+    if #clients == 0 then ed.message("the language server does not offer code actions") return end
     local sr, sc, er, ec = ed.selection(buf)
     if not sr then
       sr, sc = ed.cursor(buf)
       er, ec = sr, sc
     end
-    local function at(row, col)
-      return {line = row, character = pmacs.utf16.units(ed.get_lines(buf, row, row + 1)[1] or "", col)}
-    end
-    -- The server matches the diagnostics it is sent against its own: send
-    -- them as it published them.
-    local diags = {}
-    for _, d in ipairs(doc.client:diagnostics(doc.path)) do
-      if d.line <= er and d.end_line >= sr then
-        diags[#diags + 1] = {range = {start = {line = d.line, character = d.col}, ["end"] = {line = d.end_line, character = d.end_col}},
-          severity = d.severity, message = d.message, source = d.source, code = d.code}
+    local asks = {}
+    for i, client in ipairs(clients) do
+      local function at(row, col)
+        return {line = row, character = client:units(ed.get_lines(buf, row, row + 1)[1] or "", col)}
       end
+      -- The server matches the diagnostics it is sent against its own:
+      -- send each its own, as it published them.
+      local diags = {}
+      for _, d in ipairs(client:diagnostics(doc.path)) do
+        if d.line <= er and d.end_line >= sr then
+          diags[#diags + 1] = {range = {start = {line = d.line, character = d.col}, ["end"] = {line = d.end_line, character = d.end_col}},
+            severity = d.severity, message = d.message, source = d.source, code = d.code}
+        end
+      end
+      asks[i] = {client = client, name = names[i], h = client:request("textDocument/codeAction", {textDocument = {uri = pmacs.uri.from_path(doc.path)},
+        range = {start = at(sr, sc), ["end"] = at(er, ec)}, context = {diagnostics = pmacs.array(diags)}},
+        {key = "code-action@" .. names[i], timeout_ms = 30000})}
     end
-    local h = doc.client:request("textDocument/codeAction", {textDocument = {uri = pmacs.uri.from_path(doc.path)},
-      range = {start = at(sr, sc), ["end"] = at(er, ec)}, context = {diagnostics = pmacs.array(diags)}},
-      {key = "code-action", timeout_ms = 30000})
-    local client, where = doc.client, string.format("%s:%d", relative(doc.path), sr + 1)
+    local where = string.format("%s:%d", relative(doc.path), sr + 1)
     run(function()
-      local res, err = h:await()
-      if not res then if err ~= "cancelled" then ed.error("code actions: " .. err) end return end
-      if type(res) ~= "table" or #res == 0 then ed.message("no code actions at " .. where) return end
+      local list, errs = {}, {}
+      for _, ask in ipairs(asks) do
+        local res, err = ask.h:await()
+        if not res then
+          if err ~= "cancelled" then errs[#errs + 1] = (#asks > 1 and (ask.name .. ": ") or "") .. err end
+        elseif type(res) == "table" then
+          for _, a in ipairs(res) do
+            if type(a) == "table" then list[#list + 1] = {action = a, client = ask.client, name = ask.name} end
+          end
+        end
+      end
+      if #list == 0 then
+        if #errs > 0 then ed.error("code actions: " .. table.concat(errs, "; ")) else ed.message("no code actions at " .. where) end
+        return
+      end
       local rows = {string.format("code actions at %s (Enter runs one, Esc goes back)", where)}
-      for _, a in ipairs(res) do
+      for _, it in ipairs(list) do
+        local a = it.action
         local row = tostring(a.title)
         if a.kind then row = row .. "  [" .. a.kind .. "]" end
+        if #asks > 1 then row = row .. "  (" .. it.name .. ")" end
         if type(a.disabled) == "table" then row = row .. "  (disabled: " .. tostring(a.disabled.reason) .. ")" end
         rows[#rows + 1] = row
       end
@@ -221,11 +295,11 @@ function M.setup(ctx)
       ed.set_lines(lb, 0, -1, rows)
       ed.set_cursor(lb, 1, 0)
       ed.map(lb, "Enter", function(b)
-        local a = res[ed.cursor(b)]
-        if not a then return end
+        local it = list[ed.cursor(b)]
+        if not it then return end
         if not ed.valid(buf) then ed.message("code actions: the buffer was closed") return end
         ed.show(buf)
-        run_code_action(buf, client, a)
+        run_code_action(buf, it.client, it.action)
       end)
       ed.show(lb)
     end)

@@ -6,6 +6,10 @@
 -- It needs ctx.lsp (docs, request, after_change).
 local M = {}
 
+-- stats counts the answers that reached the task and the stale ones
+-- dropped (for a call typing has left since), for benchmarks.
+M.stats = {answers = 0, stale = 0}
+
 function M.setup(ctx)
   local ed, run, lsp = ctx.ed, ctx.run, ctx.lsp
   local cur = nil -- {buf, row, col (of the "("), label, task}
@@ -16,8 +20,10 @@ function M.setup(ctx)
   end
 
   local function offered(buf)
+    -- Any of the buffer's servers: lsp.request asks the first that offers
+    -- it, once a document still opening has opened.
     local doc = lsp.docs[buf]
-    return doc and doc.client and lsp.offers(doc.client, "textDocument/signatureHelp")
+    return doc ~= nil and (not doc.client or lsp.clients_for(buf, "textDocument/signatureHelp")[1] ~= nil)
   end
 
   local function changed(buf)
@@ -41,7 +47,12 @@ function M.setup(ctx)
         {context = {triggerKind = 2, triggerCharacter = ch, isRetrigger = call.label ~= nil}}, "signature")
       if not h then return end
       local res = h:await()
-      if cur ~= call or type(res) ~= "table" or type(res.signatures) ~= "table" or #res.signatures == 0 then return end
+      if res then M.stats.answers = M.stats.answers + 1 end
+      if cur ~= call then
+        if res then M.stats.stale = M.stats.stale + 1 end
+        return
+      end
+      if type(res) ~= "table" or type(res.signatures) ~= "table" or #res.signatures == 0 then return end
       local sig = res.signatures[(tonumber(res.activeSignature) or 0) + 1] or res.signatures[1]
       if type(sig) == "table" and type(sig.label) == "string" then
         call.label = sig.label

@@ -15,8 +15,9 @@
 -- before it leave the tree, must lead into the workspace, checked before
 -- anything opens, and the file operations run confined to it (w.fs's
 -- roots option).
--- It sets ctx.apply_workspace_edit(edit) (in a task: the number of edits,
--- of files and of file operations, or nil and why) and answers the
+-- It sets ctx.apply_workspace_edit(edit[, client]) (client: the server
+-- that made the edit, whose column units it counts; in a task: the number
+-- of edits, of files and of file operations, or nil and why) and answers the
 -- servers' workspace/applyEdit through it. Set up after pmacs.lsp.
 local M = {}
 
@@ -45,8 +46,10 @@ function M.setup(ctx)
     return path == base or path:sub(1, #base + 1) == base .. "/"
   end
 
-  local function apply_workspace_edit(edit)
+  local function apply_workspace_edit(edit, client)
     if type(edit) ~= "table" then return nil, "the edit is not a WorkspaceEdit" end
+    -- The columns count what the server that made the edit counts.
+    local enc = client and client:encoding() or "utf-16"
     -- steps: the edit's changes in order: {kind = "edit", path, edits,
     -- version}, {kind = "create", path, options}, {kind = "rename", from,
     -- to, options}, {kind = "delete", path, options}.
@@ -60,7 +63,7 @@ function M.setup(ctx)
         if type(te) ~= "table" or type(te.range) ~= "table" or type(te.newText) ~= "string" then
           return "an edit of " .. relative(path) .. " that is not a plain text edit"
         end
-        list[#list + 1] = lsp_text_edit(te)
+        list[#list + 1] = lsp_text_edit(te, enc)
       end
       -- A version of 0 (null on the wire) names the file as the server read
       -- it from disk, not a version of the editor's.
@@ -278,8 +281,8 @@ function M.setup(ctx)
   -- rename's edit; the hook waits while the files it opens are read,
   -- and the server hears the outcome.
   lsp.on_start[#lsp.on_start + 1] = function(c)
-    c:on_apply_edit(function(_, edit)
-      local n, files = apply_workspace_edit(edit)
+    c:on_apply_edit(function(client, edit)
+      local n, files = apply_workspace_edit(edit, client)
       if not n then ed.error("lsp: the server's edit was not applied: " .. files) return false, files end
       ed.message(string.format("lsp: the server applied %d edits in %d files", n, files))
       return true
