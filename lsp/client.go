@@ -85,6 +85,9 @@ type Client struct {
 	// rawCaps and regs are what the server can do (capabilities.go).
 	rawCaps map[string]jsontext.Value
 	regs    []Registration
+	// watchersChanged: the file watchers may have changed since
+	// TakeWatchersChanged was last called (watched.go).
+	watchersChanged bool
 	// semantic keeps each document's last semantic tokens for deltas
 	// (semantic_delta.go); semanticOrder is the order they came in.
 	semantic      map[uri.URI]semState

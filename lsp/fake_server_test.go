@@ -58,6 +58,11 @@ type fakeServer struct {
 	origID   json.RawMessage
 	// heldID is a request answered later (fake/progress with a token).
 	heldID json.RawMessage
+	// watchCaps is what initialize announced of
+	// workspace.didChangeWatchedFiles, watched every change
+	// didChangeWatchedFiles told (fake/watched returns both).
+	watchCaps any
+	watched   []any
 }
 
 type fakeDoc struct {
@@ -127,6 +132,11 @@ func (s *fakeServer) handle(m *fakeMsg) {
 	_ = json.Unmarshal(m.Params, &p)
 	switch m.Method {
 	case "initialize":
+		if caps, ok := p["capabilities"].(map[string]any); ok {
+			if ws, ok := caps["workspace"].(map[string]any); ok {
+				s.watchCaps = ws["didChangeWatchedFiles"]
+			}
+		}
 		if os.Getenv(fakeCrashInitEnv) != "" {
 			os.Exit(4)
 		}
@@ -227,6 +237,12 @@ func (s *fakeServer) handle(m *fakeMsg) {
 			data = append(data, 1, 4, 3, i%7, i%2)
 		}
 		s.reply(m.ID, map[string]any{"data": data})
+	case "workspace/didChangeWatchedFiles":
+		if chs, ok := p["changes"].([]any); ok {
+			s.watched = append(s.watched, map[string]any{"n": len(chs), "changes": chs})
+		}
+	case "fake/watched":
+		s.reply(m.ID, map[string]any{"announced": s.watchCaps, "notifications": s.watched})
 	case "fake/invalidUTF8":
 		// Hand-made so the invalid byte and the duplicate key survive.
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"contents":{"kind":"plaintext","kind":"markdown","value":"bad `+"\xff"+` byte"}}}`, m.ID)

@@ -187,6 +187,11 @@ func (c *Client) onInitialized(e evResponse) {
 	}
 	// A restarted server registers anew, and knows none of the results
 	// deltas would be made against.
+	for _, r := range c.regs {
+		if r.watchers != nil {
+			c.watchersChanged = true
+		}
+	}
 	c.regs = nil
 	c.semantic, c.semanticOrder = nil, nil
 	if c.state != starting {
@@ -220,6 +225,7 @@ func (c *Client) onExit(err error) {
 	c.preInit = nil
 	if c.state == stopping || c.state == dead || c.restarts >= c.cfg.MaxRestarts {
 		c.state = dead
+		c.watchersChanged = true
 		if c.exitErr == nil {
 			c.exitErr = err
 		}
@@ -250,17 +256,21 @@ func (c *Client) initializeParams() map[string]any {
 	if len(c.cfg.ResourceOperations) > 0 {
 		workspaceEdit["resourceOperations"] = c.cfg.ResourceOperations
 	}
+	workspace := map[string]any{
+		"applyEdit": true, "configuration": true, "workspaceFolders": true,
+		"workspaceEdit":  workspaceEdit,
+		"executeCommand": map[string]any{},
+	}
+	if c.cfg.WatchFiles {
+		workspace["didChangeWatchedFiles"] = map[string]any{"dynamicRegistration": true, "relativePatternSupport": true}
+	}
 	p := map[string]any{
 		"processId":  nil,
 		"clientInfo": map[string]any{"name": "pmacs"},
 		"capabilities": map[string]any{
-			"general": map[string]any{"positionEncodings": []string{textpos.UTF16.String()}},
-			"window":  map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
-			"workspace": map[string]any{
-				"applyEdit": true, "configuration": true, "workspaceFolders": true,
-				"workspaceEdit":  workspaceEdit,
-				"executeCommand": map[string]any{},
-			},
+			"general":   map[string]any{"positionEncodings": []string{textpos.UTF16.String()}},
+			"window":    map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
+			"workspace": workspace,
 			"textDocument": map[string]any{
 				"synchronization":    map[string]any{"didSave": true, "dynamicRegistration": false},
 				"publishDiagnostics": map[string]any{"relatedInformation": true, "versionSupport": true},
