@@ -54,6 +54,8 @@ type lspClient struct {
 	langID   string
 	onDiag   *lua.LFunction
 	onApply  *lua.LFunction // workspace/applyEdit (lsp_applyedit.go)
+	onWatch  *lua.LFunction // file watchers changed (lsp_watch.go)
+	root     string
 	messages []lsp.Message
 	stopped  bool
 	// detach removes the client from the runtime's pollers.
@@ -93,6 +95,7 @@ func init() {
 				"on_apply_edit": b.lspOnApplyEdit, "supports": b.lspSupports,
 				"capabilities": b.lspCapabilities, "registrations": b.lspRegistrations,
 				"semantic_tokens": b.lspSemanticTokens,
+				"root":            b.lspRoot, "watchers": b.lspWatchers, "on_watchers": b.lspOnWatchers, "file_changes": b.lspFileChanges,
 			}, b.lspString)
 			t.set(t.sub(t.pmacs, "lsp"), map[string]lua.LGFunction{"start": b.lspStart})
 		},
@@ -120,6 +123,8 @@ func (b *Binding) startLSPFrame() {
 			// fails what is still pending and settles its stop handle.
 			for c.c.Poll(0) > 0 {
 			}
+			// Its watchers went with it: the script stops watching.
+			b.lspWatchersHook(c)
 			c.detach()
 			continue
 		default:

@@ -50,7 +50,8 @@ func init() {
 //     document text the server holds, applying incremental edits;
 //   - test/apply sends workspace/applyEdit with its params as the edit,
 //     and test/applied answers (and forgets) the client's last answer;
-//   - test/big answers a string of params.bytes bytes.
+//   - test/big answers a string of params.bytes bytes;
+//   - test/watched answers every didChangeWatchedFiles change so far.
 func fakeServer(in io.Reader, out io.Writer) {
 	r := bufio.NewReader(in)
 	var mu sync.Mutex // delayed replies write from timers
@@ -60,6 +61,7 @@ func fakeServer(in io.Reader, out io.Writer) {
 		_ = lsptest.WriteMessage(out, v)
 	}
 	var cancels []any
+	var watched []any // every didChangeWatchedFiles change, in order
 	var applied json.RawMessage
 	applies := 0
 	docs := map[string]string{}
@@ -106,6 +108,12 @@ func fakeServer(in io.Reader, out io.Writer) {
 			// client's reply to the registration is not waited for.
 			send(map[string]any{"jsonrpc": "2.0", "id": "reg1", "method": "client/registerCapability", "params": p})
 			reply(true)
+		case "workspace/didChangeWatchedFiles":
+			if chs, ok := p["changes"].([]any); ok {
+				watched = append(watched, chs...)
+			}
+		case "test/watched":
+			reply(watched)
 		case "test/raw":
 			reply(string(msg.Params))
 		case "test/big":
