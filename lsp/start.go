@@ -277,6 +277,7 @@ func (c *Client) initializeParams() map[string]any {
 				"hover":              map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
 				"completion":         map[string]any{"completionItem": map[string]any{"snippetSupport": false}},
 				"definition":         map[string]any{},
+				"documentSymbol":     map[string]any{"hierarchicalDocumentSymbolSupport": true},
 				"references":         map[string]any{},
 				"rename":             map[string]any{},
 				"formatting":         map[string]any{},

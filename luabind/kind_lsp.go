@@ -49,12 +49,15 @@ type lspItems struct {
 }
 
 type lspClient struct {
-	c        *lsp.Client
-	name     string
-	langID   string
-	onDiag   *lua.LFunction
-	onApply  *lua.LFunction // workspace/applyEdit (lsp_applyedit.go)
-	onWatch  *lua.LFunction // file watchers changed (lsp_watch.go)
+	c       *lsp.Client
+	name    string
+	langID  string
+	onDiag  *lua.LFunction
+	onApply *lua.LFunction // workspace/applyEdit (lsp_applyedit.go)
+	onWatch *lua.LFunction // file watchers changed (lsp_watch.go)
+	// ud is the client's Lua value, the one pmacs.lsp.start returned:
+	// the on_watchers hook gets it, so a script may key a table by it.
+	ud       *lua.LUserData
 	root     string
 	messages []lsp.Message
 	stopped  bool

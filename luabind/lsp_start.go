@@ -61,7 +61,8 @@ func (b *Binding) lspStart(L *lua.LState) int {
 	// Every Tick polls the client; its messages wake the runtime's Ready.
 	lc.detach = b.rt.AddPoller(c)
 	b.lsp.clients = append(b.lsp.clients, lc)
-	L.Push(&lua.LUserData{Value: lc, Metatable: b.lsp.mt})
+	lc.ud = &lua.LUserData{Value: lc, Metatable: b.lsp.mt}
+	L.Push(lc.ud)
 	return 1
 }
 

@@ -114,5 +114,5 @@ func (b *Binding) lspWatchersHook(c *lspClient) {
 	if !c.c.TakeWatchersChanged() || c.onWatch == nil {
 		return
 	}
-	b.Spawn(c.onWatch, &lua.LUserData{Value: c, Metatable: b.lsp.mt})
+	b.Spawn(c.onWatch, c.ud)
 }

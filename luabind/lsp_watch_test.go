@@ -21,6 +21,7 @@ func TestLSPFileWatchersFromLua(t *testing.T) {
 		-- A table: the hook runs as a task of its own.
 		local seen = {}
 		c:on_watchers(function(client)
+			assert(client == c, "the hook gets the client start returned")
 			seen[#seen + 1] = #client:watchers()
 		end)
 		assert(c:request("test/register", {registrations = {{id = "w", method = "workspace/didChangeWatchedFiles",
