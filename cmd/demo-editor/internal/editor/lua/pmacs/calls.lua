@@ -33,8 +33,11 @@ function M.setup(ctx)
       local opts = {timeout_ms = 30000}
       local incoming = doc.client:request("callHierarchy/incomingCalls", {item = item}, opts)
       local outgoing = doc.client:request("callHierarchy/outgoingCalls", {item = item}, opts)
-      local ins, ierr = incoming:await()
-      local outs, oerr = outgoing:await()
+      local ins, ierr, icode = incoming:await()
+      local outs, oerr, ocode = outgoing:await()
+      -- clangd before 20 answers outgoingCalls with MethodNotFound.
+      if icode == "MethodNotFound" then ierr = "(the server does not list them)" end
+      if ocode == "MethodNotFound" then oerr = "(the server does not list them)" end
       local lines, targets = {string.format("calls of %s (%s) (Enter jumps)", item.name, kind_name(item.kind))}, {}
       local function row(text, at)
         lines[#lines + 1] = text

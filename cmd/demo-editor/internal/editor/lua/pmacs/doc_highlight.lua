@@ -33,8 +33,10 @@ function M.setup(ctx)
 
   local function highlight(buf, row, col)
     local doc = lsp.docs[buf]
-    if not doc or not doc.client or doc.client:status().state ~= "running"
-      or not doc.client:supports("textDocument/documentHighlight") then
+    -- A server still starting is asked too: the request waits for its
+    -- initialize, and one that turns out not to offer it answers an error,
+    -- which shows nothing.
+    if not doc or not doc.client or not lsp.offers(doc.client, "textDocument/documentHighlight") then
       return
     end
     pmacs.async.sleep(M.rest_ms)
@@ -66,7 +68,7 @@ function M.setup(ctx)
     state.task = nil
     clear()
     if state.on and lsp.docs[buf] then
-      state.task = run{name = "doc highlight", highlight, buf, row, col}
+      state.task = run({name = "doc highlight", highlight}, buf, row, col)
     end
   end
   ed.on("cursor", moved)

@@ -23,13 +23,35 @@ end
 -- thousands, and the rows are built on the main loop.
 local max_symbols = 20000
 
+-- start is where a symbol's range starts, nil when it has none.
+local function start_of(s)
+  local r = type(s) == "table" and (s.range or (type(s.location) == "table" and s.location.range))
+  return type(r) == "table" and type(r.start) == "table" and r.start or nil
+end
+
+-- in_order returns the symbols of list that have a place, by where they
+-- start: servers list them in their own order (typescript-language-server
+-- by name).
+local function in_order(list)
+  local out = {}
+  for _, s in ipairs(type(list) == "table" and list or {}) do
+    if start_of(s) then out[#out + 1] = s end
+  end
+  table.sort(out, function(a, b)
+    local p, q = start_of(a), start_of(b)
+    if p.line ~= q.line then return p.line < q.line end
+    return p.character < q.character
+  end)
+  return out
+end
+
 -- flatten turns a documentSymbol answer into rows {name, kind, detail,
--- depth, line, character}, in the server's order, a parent before its
--- children. A DocumentSymbol's place is its selectionRange (the name); a
+-- depth, line, character}, by position, a parent before its children. A
+-- DocumentSymbol's place is its selectionRange (the name); a
 -- SymbolInformation's is its location, and its depth the number of the
--- symbols listed before it whose range holds its range.
-function M.flatten(result, into)
-  local out = into or {}
+-- symbols before it whose range holds its range.
+function M.flatten(result)
+  local out = {}
   local function add(s, depth)
     if #out >= max_symbols or type(s) ~= "table" or type(s.name) ~= "string" then return end
     local r = s.selectionRange or s.range or (type(s.location) == "table" and s.location.range)
@@ -37,10 +59,10 @@ function M.flatten(result, into)
     out[#out + 1] = {name = s.name, kind = s.kind, detail = s.detail, depth = depth,
       line = r.start.line, character = r.start.character,
       uri = type(s.location) == "table" and s.location.uri or nil, range = s.range or (s.location and s.location.range)}
-    for _, c in ipairs(type(s.children) == "table" and s.children or {}) do add(c, depth + 1) end
+    for _, c in ipairs(in_order(s.children)) do add(c, depth + 1) end
   end
   local flat = false
-  for _, s in ipairs(type(result) == "table" and result or {}) do
+  for _, s in ipairs(in_order(result)) do
     if type(s) == "table" and s.location then flat = true end
     add(s, 0)
   end
@@ -74,11 +96,10 @@ function M.setup(ctx)
     lsp.change(buf)
     local h = doc.client:request("textDocument/documentSymbol", {textDocument = {uri = pmacs.uri.from_path(doc.path)}},
       {key = "symbols:" .. buf, timeout_ms = 30000})
-    local rows = {}
-    for batch in h:batches() do M.flatten(batch, rows) end
-    local ok, err = h:await()
-    if not ok then return nil, err end
-    return rows, doc.path
+    -- Whole: the rows are sorted by position, across the answer.
+    local res, err = h:await()
+    if not res then return nil, err end
+    return M.flatten(res), doc.path
   end
 
   local function jump_to(path, row)
