@@ -263,3 +263,19 @@ func TestDocumentHighlightOfTheSymbolUnderTheCursor(t *testing.T) {
 	h.key(tcell.KeyUp)
 	h.until("cleared by the move", func(e *session) bool { return e.cur.cursor.Row == 1 && len(referenceSpans(e)) == 0 })
 }
+
+// The flat form of a file's symbols (SymbolInformation[], here from the
+// scripted server, in no order) is outlined by position, a symbol nested
+// under the one whose range holds it.
+func TestOutlineOfTheFlatSymbolForm(t *testing.T) {
+	useFakeLSP(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.go")
+	require.NoError(t, os.WriteFile(path, []byte("type Thing struct {\n\tField int\n}\n\nfunc Run() {}\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.untilSynced()
+	h.alt('i')
+	h.until("the outline", func(e *session) bool {
+		return e.cur.name == "*outline*" && rowsInOrder(bufLines(e), []string{"outline of m.go: 3 symbols", "Thing  struct  :1", "  Field  field  :2", "Run  function  :5"})
+	})
+}
