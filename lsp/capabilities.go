@@ -34,6 +34,9 @@ type Registration struct {
 	// Options is the registration's registerOptions, raw JSON (nil for
 	// none): a document selector, file watchers' glob patterns, ...
 	Options jsontext.Value
+	// watchers are a workspace/didChangeWatchedFiles registration's
+	// watchers, compiled when it came (watched.go).
+	watchers []FileWatcher
 }
 
 // initializeResult is what the initialize request decodes into: the typed
@@ -254,7 +257,20 @@ func (c *Client) register(params jsontext.Value) *wireError {
 		if truthy(r.RegisterOptions) {
 			opts = slices.Clone(r.RegisterOptions)
 		}
-		add = append(add, Registration{ID: r.ID, Method: r.Method, Options: opts})
+		reg := Registration{ID: r.ID, Method: r.Method, Options: opts}
+		if r.Method == MethodDidChangeWatchedFiles {
+			ws, err := compileWatchers(r.ID, opts)
+			if err != nil {
+				return &wireError{Code: CodeInvalidParams, Message: "registerCapability: " + err.Error()}
+			}
+			reg.watchers = ws
+		}
+		add = append(add, reg)
+	}
+	for _, r := range add {
+		if r.watchers != nil {
+			c.watchersChanged = true
+		}
 	}
 	c.regs = append(c.regs, add...)
 	return nil
@@ -273,7 +289,12 @@ func (c *Client) unregister(params jsontext.Value) *wireError {
 		return &wireError{Code: CodeInvalidParams, Message: "unregisterCapability: " + err.Error()}
 	}
 	for _, u := range p.Unregisterations {
-		c.regs = slices.DeleteFunc(c.regs, func(r Registration) bool { return r.ID == u.ID })
+		c.regs = slices.DeleteFunc(c.regs, func(r Registration) bool {
+			if r.ID == u.ID && r.watchers != nil {
+				c.watchersChanged = true
+			}
+			return r.ID == u.ID
+		})
 	}
 	return nil
 }

@@ -88,6 +88,9 @@ type Client struct {
 	regs    []Registration
 	// enc is the position encoding the server chose (Encoding).
 	enc textpos.Encoding
+	// watchersChanged: the file watchers may have changed since
+	// TakeWatchersChanged was last called (watched.go).
+	watchersChanged bool
 	// semantic keeps each document's last semantic tokens for deltas
 	// (semantic_delta.go); semanticOrder is the order they came in.
 	semantic      map[uri.URI]semState

@@ -55,6 +55,12 @@ type Config struct {
 	// "delete") ApplyEdit carries out, advertised to the server as
 	// workspace.workspaceEdit.resourceOperations; nil advertises none.
 	ResourceOperations []string
+	// WatchFiles tells the server that the host watches files for it:
+	// workspace.didChangeWatchedFiles with dynamic registration (and
+	// relative patterns) is announced, so a server such as gopls
+	// registers its watchers (FileWatchers) and expects the host to hand
+	// the changes to DidChangeWatchedFiles. false announces nothing.
+	WatchFiles bool
 	// StopGrace is how long Stop waits after shutdown before it sends
 	// SIGTERM to the server's tree (SIGKILL follows a second later); 0
 	// means DefaultStopGrace. Close waits at most a second, whatever it is.

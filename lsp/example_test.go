@@ -49,3 +49,19 @@ func ExampleClient_Request() {
 	fmt.Println(outcome.State, res.Value.(*protocol.Hover).Contents.(*protocol.MarkupContent).Value)
 	// Output: complete fake hover
 }
+
+// A file watcher's glob, compiled once and matched against the paths of
+// the changes a host saw.
+func ExampleCompileGlob() {
+	g, err := CompileGlob("**/*.{go,mod}")
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range []string{"/src/m/a.go", "/src/m/go.mod", "/src/m/go.sum"} {
+		fmt.Println(p, g.Match(p))
+	}
+	// Output:
+	// /src/m/a.go true
+	// /src/m/go.mod true
+	// /src/m/go.sum false
+}

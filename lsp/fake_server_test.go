@@ -61,6 +61,11 @@ type fakeServer struct {
 	// pullPrev is the previousResultId of every textDocument/diagnostic
 	// ("" when absent) and workspace/diagnostic (its ids joined), in order.
 	pullPrev []string
+	// watchCaps is what initialize announced of
+	// workspace.didChangeWatchedFiles, watched every change
+	// didChangeWatchedFiles told (fake/watched returns both).
+	watchCaps any
+	watched   []any
 }
 
 type fakeDoc struct {
@@ -130,6 +135,11 @@ func (s *fakeServer) handle(m *fakeMsg) {
 	_ = json.Unmarshal(m.Params, &p)
 	switch m.Method {
 	case "initialize":
+		if caps, ok := p["capabilities"].(map[string]any); ok {
+			if ws, ok := caps["workspace"].(map[string]any); ok {
+				s.watchCaps = ws["didChangeWatchedFiles"]
+			}
+		}
 		if os.Getenv(fakeCrashInitEnv) != "" {
 			os.Exit(4)
 		}
@@ -271,6 +281,12 @@ func (s *fakeServer) handle(m *fakeMsg) {
 				"items": []any{map[string]any{"range": fakeRange(0, 0, 1), "message": "workspace " + strconv.Itoa(d.Version)}}})
 		}
 		s.reply(m.ID, map[string]any{"items": items})
+	case "workspace/didChangeWatchedFiles":
+		if chs, ok := p["changes"].([]any); ok {
+			s.watched = append(s.watched, map[string]any{"n": len(chs), "changes": chs})
+		}
+	case "fake/watched":
+		s.reply(m.ID, map[string]any{"announced": s.watchCaps, "notifications": s.watched})
 	case "fake/invalidUTF8":
 		// Hand-made so the invalid byte and the duplicate key survive.
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"contents":{"kind":"plaintext","kind":"markdown","value":"bad `+"\xff"+` byte"}}}`, m.ID)

@@ -187,6 +187,11 @@ func (c *Client) onInitialized(e evResponse) {
 	}
 	// A restarted server registers anew, and knows none of the results
 	// deltas would be made against.
+	for _, r := range c.regs {
+		if r.watchers != nil {
+			c.watchersChanged = true
+		}
+	}
 	c.regs = nil
 	c.semantic, c.semanticOrder = nil, nil
 	c.pullIDs = nil
@@ -221,6 +226,7 @@ func (c *Client) onExit(err error) {
 	c.preInit = nil
 	if c.state == stopping || c.state == dead || c.restarts >= c.cfg.MaxRestarts {
 		c.state = dead
+		c.watchersChanged = true
 		if c.exitErr == nil {
 			c.exitErr = err
 		}
@@ -251,6 +257,15 @@ func (c *Client) initializeParams() map[string]any {
 	if len(c.cfg.ResourceOperations) > 0 {
 		workspaceEdit["resourceOperations"] = c.cfg.ResourceOperations
 	}
+	workspace := map[string]any{
+		"applyEdit": true, "configuration": true, "workspaceFolders": true,
+		"diagnostics":    map[string]any{"refreshSupport": true},
+		"workspaceEdit":  workspaceEdit,
+		"executeCommand": map[string]any{},
+	}
+	if c.cfg.WatchFiles {
+		workspace["didChangeWatchedFiles"] = map[string]any{"dynamicRegistration": true, "relativePatternSupport": true}
+	}
 	p := map[string]any{
 		"processId":  nil,
 		"clientInfo": map[string]any{"name": "pmacs"},
@@ -263,12 +278,7 @@ func (c *Client) initializeParams() map[string]any {
 			// LSP 3.17 made general.positionEncodings.
 			"offsetEncoding": []string{textpos.UTF8.String(), textpos.UTF16.String()},
 			"window":         map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
-			"workspace": map[string]any{
-				"applyEdit": true, "configuration": true, "workspaceFolders": true,
-				"diagnostics":    map[string]any{"refreshSupport": true},
-				"workspaceEdit":  workspaceEdit,
-				"executeCommand": map[string]any{},
-			},
+			"workspace":      workspace,
 			"textDocument": map[string]any{
 				"synchronization":    map[string]any{"didSave": true, "dynamicRegistration": false},
 				"publishDiagnostics": map[string]any{"relatedInformation": true, "versionSupport": true},
@@ -276,13 +286,14 @@ func (c *Client) initializeParams() map[string]any {
 				// related documents a change affects.
 				// Pyright registers them only for a client that takes
 				// dynamic registrations of them.
-				"diagnostic": map[string]any{"relatedDocumentSupport": true, "dynamicRegistration": true},
-				"hover":      map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
-				"completion": map[string]any{"completionItem": map[string]any{"snippetSupport": false}},
-				"definition": map[string]any{},
-				"references": map[string]any{},
-				"rename":     map[string]any{},
-				"formatting": map[string]any{},
+				"diagnostic":     map[string]any{"relatedDocumentSupport": true, "dynamicRegistration": true},
+				"hover":          map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
+				"completion":     map[string]any{"completionItem": map[string]any{"snippetSupport": false}},
+				"definition":     map[string]any{},
+				"documentSymbol": map[string]any{"hierarchicalDocumentSymbolSupport": true},
+				"references":     map[string]any{},
+				"rename":         map[string]any{},
+				"formatting":     map[string]any{},
 				// Code actions as literals, each with its edit or its
 				// command; a server that resolves them may leave the edit
 				// out of the list and send it on codeAction/resolve, when

@@ -46,6 +46,7 @@ func (c *Client) Stop() {
 		return
 	}
 	c.stopping.Store(true)
+	c.watchersChanged = true
 	was := c.state
 	c.state = stopping
 	c.failAll(ErrStopped)

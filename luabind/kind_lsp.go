@@ -49,11 +49,17 @@ type lspItems struct {
 }
 
 type lspClient struct {
-	c        *lsp.Client
-	name     string
-	langID   string
-	onDiag   *lua.LFunction
-	onApply  *lua.LFunction // workspace/applyEdit (lsp_applyedit.go)
+	c       *lsp.Client
+	name    string
+	langID  string
+	onDiag  *lua.LFunction
+	onApply *lua.LFunction // workspace/applyEdit (lsp_applyedit.go)
+	onWatch *lua.LFunction // file watchers changed (lsp_watch.go)
+	// ud is the client's Lua value, the one pmacs.lsp.start returned:
+	// the hooks (on_diagnostics, on_apply_edit, on_watchers) get it, so a
+	// script may key a table by it.
+	ud       *lua.LUserData
+	root     string
 	messages []lsp.Message
 	stopped  bool
 	// detach removes the client from the runtime's pollers.
@@ -61,9 +67,6 @@ type lspClient struct {
 	// stopHandle is what client:stop() returned: the same handle for every
 	// call.
 	stopHandle *lua.LUserData
-	// ud is the value pmacs.lsp.start returned: the hooks get it too, so
-	// a script can key its tables by the client.
-	ud *lua.LUserData
 }
 
 func (s *lspState) init() {
@@ -99,6 +102,7 @@ func init() {
 				"pull_diagnostics": b.lspPullDiagnostics, "pull_workspace_diagnostics": b.lspPullWorkspaceDiagnostics,
 				"diagnostic_refresh": b.lspDiagnosticRefresh, "encoding": b.lspEncoding,
 				"units": b.lspUnits, "byte_col": b.lspByteCol,
+				"root": b.lspRoot, "watchers": b.lspWatchers, "on_watchers": b.lspOnWatchers, "file_changes": b.lspFileChanges,
 			}, b.lspString)
 			t.set(t.sub(t.pmacs, "lsp"), map[string]lua.LGFunction{"start": b.lspStart})
 		},
@@ -131,6 +135,8 @@ func (b *Binding) startLSPFrame() {
 				live = append(live, c)
 				continue
 			}
+			// Its watchers went with it: the script stops watching.
+			b.lspWatchersHook(c)
 			c.detach()
 			continue
 		default:

@@ -95,9 +95,10 @@ func (b *Binding) lspOnDiagnostics(L *lua.LState) int {
 
 // lspDiagnosticsHooks runs after the frame's Tick has polled the clients:
 // it starts the on_diagnostics hooks for the documents whose diagnostics
-// changed.
+// changed, and the on_watchers hook of a client whose file watchers did.
 func (b *Binding) lspDiagnosticsHooks() {
 	for _, c := range b.lsp.clients {
+		b.lspWatchersHook(c)
 		changed := c.c.TakeChangedDiagnostics()
 		if c.onDiag == nil {
 			continue

@@ -11,13 +11,13 @@ import (
 )
 
 // lspStart is pmacs.lsp.start{cmd =, root =, filetypes =, settings =,
-// language_id =, init_options =, resource_operations =}: the client at
+// language_id =, init_options =, resource_operations =, watch_files =}: the client at
 // once, or nil and a message when the program cannot start (or an option
 // is wrong).
 func (b *Binding) lspStart(L *lua.LState) int {
 	const fname = "pmacs.lsp.start"
 	b.unsafe(L, fname, safeNoProgram)
-	f := checkTable(L, fname, 1, "opts", "option", false, "cmd", "root", "filetypes", "settings", "language_id", "init_options", "resource_operations")
+	f := checkTable(L, fname, 1, "opts", "option", false, "cmd", "root", "filetypes", "settings", "language_id", "init_options", "resource_operations", "watch_files")
 	argv := f.strings("cmd")
 	if len(argv) == 0 {
 		raise(L, "%s: cmd must be a non-empty list of strings (the server program and its arguments)", fname)
@@ -43,11 +43,12 @@ func (b *Binding) lspStart(L *lua.LState) int {
 		cfg.InitializationOptions = jsonArg(L, fname, "init_options", v)
 	}
 	cfg.ResourceOperations = f.strings("resource_operations")
+	cfg.WatchFiles = f.boolean("watch_files", false)
 	langID := f.str("language_id", false, "")
 	if fts := f.strings("filetypes"); langID == "" && len(fts) > 0 {
 		langID = fts[0]
 	}
-	lc := &lspClient{name: filepath.Base(argv[0]), langID: langID}
+	lc := &lspClient{name: filepath.Base(argv[0]), langID: langID, root: absPath(root)}
 	cfg.ApplyEdit = b.applyEditHook(lc)
 	cfg.BeforeLaunch = b.relaunchPolicy(fname, root)
 	c, err := lsp.Start(b.rt, cfg)

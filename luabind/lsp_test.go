@@ -50,7 +50,8 @@ func init() {
 //     document text the server holds, applying incremental edits;
 //   - test/apply sends workspace/applyEdit with its params as the edit,
 //     and test/applied answers (and forgets) the client's last answer;
-//   - test/big answers a string of params.bytes bytes.
+//   - test/big answers a string of params.bytes bytes;
+//   - test/watched answers every didChangeWatchedFiles change so far.
 func fakeServer(in io.Reader, out io.Writer) {
 	r := bufio.NewReader(in)
 	var mu sync.Mutex // delayed replies write from timers
@@ -60,6 +61,7 @@ func fakeServer(in io.Reader, out io.Writer) {
 		_ = lsptest.WriteMessage(out, v)
 	}
 	var cancels []any
+	var watched []any // every didChangeWatchedFiles change, in order
 	var applied json.RawMessage
 	applies := 0
 	docs := map[string]string{}
@@ -106,6 +108,12 @@ func fakeServer(in io.Reader, out io.Writer) {
 			// client's reply to the registration is not waited for.
 			send(map[string]any{"jsonrpc": "2.0", "id": "reg1", "method": "client/registerCapability", "params": p})
 			reply(true)
+		case "workspace/didChangeWatchedFiles":
+			if chs, ok := p["changes"].([]any); ok {
+				watched = append(watched, chs...)
+			}
+		case "test/watched":
+			reply(watched)
 		case "test/raw":
 			reply(string(msg.Params))
 		case "test/big":
@@ -520,6 +528,10 @@ return {
 	supports = {args("textDocument/hover"), args("custom/x"), args(5), args()},
 	capabilities = {args()},
 	registrations = {args()},
+	root = {args()},
+	watchers = {args()},
+	on_watchers = {args(function() end), args(nil), args(3)},
+	file_changes = {args({{path = PATH, op = "write"}, {path = PATH, type = 3}}), args({}), args("x"), args({{op = "x"}})},
 	semantic_tokens = {args(PATH), args(PATH, {key = "sem", timeout_ms = 1000}), args(5, {bogus = 1})},
 	pull_diagnostics = {args(PATH, {timeout_ms = 1000}), args(PATH, {key = "pull", timeout_ms = 1000}), args(5), args(PATH, {bogus = 1})},
 	pull_workspace_diagnostics = {args({timeout_ms = 1000}), args({key = "ws", timeout_ms = 1000}), args("x")},

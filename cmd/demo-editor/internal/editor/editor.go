@@ -223,9 +223,15 @@ type session struct {
 	lineNumbers bool
 	shownLines  [4]string // status, help, message, and the cursor line key
 	viewSent    map[int][2]int
-	width       int
-	height      int
-	mustShow    bool
+	// cursorSent is the shown buffer and its cursor as the last "cursor"
+	// event reported them.
+	cursorSent struct {
+		buf int
+		at  pos
+	}
+	width    int
+	height   int
+	mustShow bool
 
 	// The loop.
 	calls     chan func() // work handed to the main goroutine

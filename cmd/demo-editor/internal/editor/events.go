@@ -7,7 +7,7 @@ import (
 )
 
 // The events scripts can hook with pmacs.editor.on.
-var eventNames = []string{"start", "open", "loaded", "change", "view", "frame", "resource", "save", "close", "trust"}
+var eventNames = []string{"start", "open", "loaded", "change", "view", "cursor", "frame", "resource", "save", "close", "trust"}
 
 // event is something scripts may react to. Events are queued while Go code
 // runs and delivered at one point of the loop (settle), so a hook never
@@ -16,7 +16,7 @@ type event struct {
 	name        string
 	buf         int
 	path        string // "start": the path; "trust": the workspace's status; "close": the file
-	top, bottom int    // "view": the rows shown; "close": the cursor's row and column
+	top, bottom int    // "view": the rows shown; "close", "cursor": the cursor's row and column
 	op          runtime.ResourceOp
 }
 
@@ -80,7 +80,8 @@ const maxSettleRounds = 8
 
 // settle brings the view up to date and delivers the queued events:
 // "change" for file buffers edited since the last settle, "view" when the
-// window's rows moved, and whatever Go code raised.
+// window's rows moved, "cursor" when the shown buffer or its cursor did,
+// and whatever Go code raised.
 func (e *session) settle() {
 	for range maxSettleRounds {
 		for _, id := range e.order {
@@ -95,6 +96,10 @@ func (e *session) settle() {
 		if sent, ok := e.viewSent[e.cur.id]; !ok || sent != view {
 			e.viewSent[e.cur.id] = view
 			e.raise(event{name: "view", buf: e.cur.id, top: view[0], bottom: view[1]})
+		}
+		if e.cursorSent.buf != e.cur.id || e.cursorSent.at != e.cur.cursor {
+			e.cursorSent.buf, e.cursorSent.at = e.cur.id, e.cur.cursor
+			e.raise(event{name: "cursor", buf: e.cur.id, top: e.cur.cursor.Row, bottom: e.cur.cursor.Col})
 		}
 		if len(e.events) == 0 {
 			return
@@ -116,7 +121,7 @@ func (e *session) deliver(ev event) {
 	switch ev.name {
 	case "start", "trust":
 		args = []lua.LValue{lua.LString(ev.path)}
-	case "view":
+	case "view", "cursor":
 		args = []lua.LValue{lua.LNumber(ev.buf), lua.LNumber(ev.top), lua.LNumber(ev.bottom)}
 	case "close":
 		// top and bottom carry the cursor's row and column.

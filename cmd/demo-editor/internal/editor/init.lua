@@ -39,6 +39,10 @@ require("pmacs.refactor").setup(ctx)
 require("pmacs.replace").setup(ctx)    -- ctx.project_replace; after grep and wsedit
 require("pmacs.completion").setup(ctx)
 require("pmacs.signature").setup(ctx)  -- signature help while typing arguments
+require("pmacs.symbols").setup(ctx)    -- outline, symbols, workspace symbols
+require("pmacs.calls").setup(ctx)      -- the call hierarchy
+require("pmacs.doc_highlight").setup(ctx)
+require("pmacs.watched_files").setup(ctx)
 require("pmacs.mcp").setup(ctx)
 require("pmacs.git").setup(ctx)        -- ctx.git: the gutter against the index, hunks, blame, branch
 local ask_trust = require("pmacs.workspace_trust").setup(ctx).ask_trust

@@ -20,6 +20,10 @@ import (
 // is set, the test binary is that server (see TestMain).
 const fakeLSPEnv = "PMACS_EDITOR_FAKE_LSP_LOG"
 
+// fakeLSPWatchEnv makes the scripted server register a watcher of every
+// file once initialized, and log each change it is told of.
+const fakeLSPWatchEnv = "PMACS_EDITOR_FAKE_LSP_WATCH"
+
 // fakeLSPExtraRefEnv names a path the scripted server adds to every
 // references answer (a hostile server pointing outside the workspace).
 const fakeLSPExtraRefEnv = "PMACS_EDITOR_FAKE_LSP_EXTRA_REF"
@@ -117,12 +121,13 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 			s.logf("root %s", p.RootURI)
 			s.mu.Unlock()
 			caps := map[string]any{
-				"textDocumentSync":   2,
-				"completionProvider": map[string]any{},
-				"hoverProvider":      true,
-				"referencesProvider": true,
-				"definitionProvider": true,
-				"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix"}, "resolveProvider": true},
+				"textDocumentSync":       2,
+				"completionProvider":     map[string]any{},
+				"hoverProvider":          true,
+				"referencesProvider":     true,
+				"definitionProvider":     true,
+				"documentSymbolProvider": true,
+				"codeActionProvider":     map[string]any{"codeActionKinds": []string{"quickfix"}, "resolveProvider": true},
 			}
 			if os.Getenv(fakeLSPUTF8Env) != "" {
 				caps["positionEncoding"] = "utf-8"
@@ -161,6 +166,39 @@ func (s *fakeLSP) serve(in *bufio.Reader) {
 			}
 			at := map[string]any{"line": 2, "character": char}
 			s.reply(m.ID, map[string]any{"uri": p.TextDocument.URI, "range": map[string]any{"start": at, "end": at}})
+		case "initialized":
+			// With fakeLSPWatchEnv set, every file is watched, as a
+			// server that wants to hear of all of them would ask.
+			if os.Getenv(fakeLSPWatchEnv) != "" {
+				s.send(map[string]any{"jsonrpc": "2.0", "id": "watch-1", "method": "client/registerCapability", "params": map[string]any{
+					"registrations": []any{map[string]any{"id": "all", "method": "workspace/didChangeWatchedFiles",
+						"registerOptions": map[string]any{"watchers": []any{map[string]any{"globPattern": "**/*"}}}}},
+				}})
+			}
+		case "workspace/didChangeWatchedFiles":
+			var p struct {
+				Changes []struct {
+					URI  string `json:"uri"`
+					Type int    `json:"type"`
+				} `json:"changes"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			s.mu.Lock()
+			for _, c := range p.Changes {
+				s.logf("watched %s %d", c.URI, c.Type)
+			}
+			s.mu.Unlock()
+		case "textDocument/documentSymbol":
+			// The flat form, SymbolInformation[], out of order: a
+			// struct, its field (inside its range) and a function.
+			var p fakeDocParams
+			_ = json.Unmarshal(m.Params, &p)
+			sym := func(name string, kind, line, endLine int) map[string]any {
+				return map[string]any{"name": name, "kind": kind, "location": map[string]any{"uri": p.TextDocument.URI,
+					"range": map[string]any{"start": map[string]any{"line": line, "character": 0},
+						"end": map[string]any{"line": endLine, "character": 1}}}}
+			}
+			s.reply(m.ID, []any{sym("Run", 12, 4, 4), sym("Field", 8, 1, 1), sym("Thing", 23, 0, 2)})
 		case "textDocument/completion":
 			var p struct {
 				Position struct{ Character int } `json:"position"`

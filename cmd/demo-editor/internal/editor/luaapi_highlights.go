@@ -56,10 +56,30 @@ func (e *session) luaAddHighlights(L *lua.LState) int {
 	return 0
 }
 
+// luaClearHighlights is ed.clear_highlights(buf[, group]): every span, or
+// only group's (a script's own overlay, such as the document highlight,
+// goes without the syntax colours under it).
 func (e *session) luaClearHighlights(L *lua.LState) int {
 	b := e.bufArg(L, "clear_highlights", 1)
-	b.hl = hlRows{}
-	b.markDirty(0)
+	if L.Get(2) == lua.LNil {
+		b.hl = hlRows{}
+		b.markDirty(0)
+		return 0
+	}
+	f := e.faces.intern(strArg(L, "clear_highlights", 2, "group"))
+	for i, spans := range b.hl.rows {
+		kept := spans[:0]
+		for _, sp := range spans {
+			if sp.face != f {
+				kept = append(kept, sp)
+			}
+		}
+		if len(kept) != len(spans) {
+			clear(spans[len(kept):])
+			b.hl.rows[i] = kept
+			b.markDirtyRows(b.hl.first+i, b.hl.first+i+1)
+		}
+	}
 	return 0
 }
 

@@ -125,9 +125,11 @@ func TestEmbeddedInitUsesNoGlobalsAndBindsEveryKey(t *testing.T) {
 		"Enter", "M-;", "M-l",
 		// pmacs.jumps, pmacs.files
 		"M-,", "M->", "M-w", "M-R", "M-S",
+		// pmacs.symbols, pmacs.calls
+		"M-i", "M-t", "M-h",
 	}
 	sort.Strings(want)
 	require.Equal(t, want, keys, "the global keys")
-	require.Equal(t, map[string]int{"change": 3, "close": 9, "frame": 3, "loaded": 1, "open": 4, "resource": 1, "save": 2,
+	require.Equal(t, map[string]int{"change": 4, "close": 9, "cursor": 1, "frame": 3, "loaded": 1, "open": 4, "resource": 1, "save": 2,
 		"start": 2, "trust": 2, "view": 1}, hooks, "the hooks by event")
 }

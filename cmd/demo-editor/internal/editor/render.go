@@ -219,12 +219,14 @@ func (e *session) drawRow(b *buffer, y int) {
 }
 
 // spanAt returns the face of the narrowest span covering col, so a nested
-// capture (an escape inside a string) wins over its container.
+// capture (an escape inside a string) wins over its container; of spans
+// as narrow, the last, as if painted in order (an injected tree's capture
+// over its host's, a script's overlay added over the syntax colours).
 func spanAt(spans []hlSpan, col int) face {
 	var f face
 	best := -1
 	for _, sp := range spans {
-		if sp.start <= col && col < sp.end && (best < 0 || sp.end-sp.start < best) {
+		if sp.start <= col && col < sp.end && (best < 0 || sp.end-sp.start <= best) {
 			f, best = sp.face, sp.end-sp.start
 		}
 	}

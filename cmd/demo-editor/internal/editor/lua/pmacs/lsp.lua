@@ -253,7 +253,8 @@ function M.setup(ctx)
         -- (apply_workspace_edit).
         local c, err = pmacs.lsp.start{cmd = {program, unpack(spec.args or {})}, root = entry.root, filetypes = {lang},
           language_id = spec.language_id, resource_operations = {"create", "rename", "delete"},
-          settings = spec.settings, init_options = spec.init_options}
+          settings = spec.settings, init_options = spec.init_options,
+          watch_files = true} -- pmacs.watched_files watches for it
         if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
         lsp.info[c] = {name = spec.name, key = key}
         c:on_diagnostics(on_diagnostics)
