@@ -256,7 +256,9 @@ func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs bool) {
 	e.goIO(func() func() {
 		if makeDirs {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return func() { e.saved(b, stepAt, len(data), false, fmt.Errorf("save %s: %w", path, err), onDone, journal.Base{}) }
+				return func() {
+					e.saved(b, stepAt, len(data), false, fmt.Errorf("save %s: %w", path, err), onDone, journal.Base{})
+				}
 			}
 		}
 		inPlace, err := writeFile(path, data)

@@ -26,8 +26,8 @@ type fileText struct {
 	text     string // the whole file, whose slices the rows are
 	bytes    int    // the file's size
 	modTime  time.Time
-	eol      bool   // the last row ended with a newline
-	crlf     bool   // rows ended with CRLF; saved back the same way
+	eol      bool // the last row ended with a newline
+	crlf     bool // rows ended with CRLF; saved back the same way
 	// ends holds each row's line break (true: CRLF) for a file that mixes
 	// CRLF and LF; nil when all rows end alike. crlfRows and lfRows count
 	// them, for the message that says so.
