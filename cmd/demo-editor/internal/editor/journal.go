@@ -391,6 +391,9 @@ func journalFile(dir, path string) string { return dir + string(os.PathSeparator
 // editor applied them, and returns the text they make. An edit outside the
 // text is an error matching errJournalReplay: nothing is applied in part.
 func replay(ft fileText, edits []journal.Edit) (fileText, error) {
+	// The rows are the buffer's too (the file's text as read): edits in
+	// place must not reach them.
+	ft.lines, ft.ends = slices.Clone(ft.lines), slices.Clone(ft.ends)
 	rb := newBuffer(0, "")
 	rb.load(ft)
 	for i, ed := range edits {
