@@ -248,7 +248,7 @@ func (b *buffer) replace(s, e pos, text string, newEnds []bool) (end pos, remove
 		ends = newEnds
 	}
 	if b.jn != nil {
-		b.jn.add(s, e, text, ends)
+		b.jn.add(s, e, text, ends, len(b.lines))
 	}
 	if oldRows == 1 && len(parts) == 1 {
 		b.lines[s.Row] = parts[0]

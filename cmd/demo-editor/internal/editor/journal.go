@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pmacs-go/pmacs-go/journal"
@@ -30,14 +31,33 @@ const (
 	// journalSmall: a text under it is journalled as a whole snapshot
 	// each time (one write, nothing to replay); over it, the edits are
 	// appended, and compacted into a snapshot once the log passes
-	// max(journalSmall, a quarter of the file) or journalMaxRecords
-	// records (each record replayed costs a recovery time).
-	journalSmall      = 1 << 20
-	journalMaxRecords = 4096
+	// max(journalSmall, a quarter of the file), or replaying it would
+	// take long (journalCompact).
+	journalSmall = 1 << 20
 	// journalMaxQueue bounds the edits held while no write lands (a full
 	// disk): past it they are dropped for a snapshot of the whole text.
 	journalMaxQueue = 1 << 16
 )
+
+// journalCompact bounds what replaying a journal may cost before it is
+// compacted into a snapshot: records, and replay, the rows moved by the
+// edits that add or remove rows (each moves every row below it: on a 50 MB
+// file of 1.2 million rows, 1.5 ms), in units of 1024 rows. 1<<20 units
+// keep a replay near a second on the largest file, and cost a snapshot
+// (the whole text written) once per about 900 line breaks typed there.
+// A variable, so tests can reach it without a million edits.
+var journalCompact = struct {
+	records int
+	replay  int64
+}{records: 1 << 16, replay: 1 << 20}
+
+// replayCost is what one edit costs to replay, in journalCompact's units.
+func replayCost(s, e pos, text string, rows int) int64 {
+	if s.Row != e.Row || strings.Contains(text, "\n") {
+		return 1 + int64(rows>>10)
+	}
+	return 1
+}
 
 // bufJournal is a file buffer's journal as the main goroutine knows it.
 type bufJournal struct {
@@ -51,8 +71,10 @@ type bufJournal struct {
 	queued          int
 	firstAt, lastAt time.Time
 	// inserted counts the bytes the edits since base inserted: a small
-	// file grown by a large paste leaves snapshot mode.
-	inserted int64
+	// file grown by a large paste leaves snapshot mode. queuedCost is
+	// the replay cost of the queue (journalCompact).
+	inserted   int64
+	queuedCost int64
 
 	// What is on disk: onDisk says a journal exists, of size bytes
 	// (its valid part) holding records records after the header, logged
@@ -61,6 +83,7 @@ type bufJournal struct {
 	size    int64
 	records int
 	logged  int64
+	cost    int64
 	created time.Time
 	// snapshot says the next write must be a whole snapshot (the queue
 	// no longer describes the change since what is on disk); remove
@@ -98,6 +121,7 @@ type recoveryOffer struct {
 	// goes on after it once it is recovered.
 	size    int64
 	records int
+	cost    int64
 	// altPath is where a text that no longer applies to the file is
 	// offered: PATH.recovered, or PATH.recovered-N, a path with no file.
 	altPath string
@@ -110,13 +134,14 @@ var errJournalReplay = errors.New("the journal's edits do not fit the text")
 // journalAdd queues the replacement of [s, e) by text, whose rows took
 // ends (nil unless the buffer keeps one ending per row). It runs in
 // buffer.replace before the rows change.
-func (jn *bufJournal) add(s, e pos, text string, ends []bool) {
+func (jn *bufJournal) add(s, e pos, text string, ends []bool, rows int) {
 	jn.inserted += int64(len(text))
 	if jn.snapshot && !jn.onDisk || len(jn.queue) >= journalMaxQueue {
 		// The whole text is written next anyway.
-		jn.queue, jn.snapshot = jn.queue[:0], true
+		jn.queue, jn.queuedCost, jn.snapshot = jn.queue[:0], 0, true
 		return
 	}
+	jn.queuedCost += replayCost(s, e, text, rows)
 	if ends != nil {
 		ends = slices.Clone(ends)
 	}
@@ -139,7 +164,7 @@ func (e *session) journalLoaded(b *buffer, base journal.Base) {
 		jn = &bufJournal{path: b.path}
 		b.jn = jn
 	}
-	jn.base, jn.queue, jn.queued, jn.inserted, jn.snapshot = base, nil, 0, 0, false
+	jn.base, jn.queue, jn.queued, jn.queuedCost, jn.inserted, jn.snapshot = base, nil, 0, 0, 0, false
 	jn.firstAt, jn.lastAt = time.Time{}, time.Time{}
 	if jn.onDisk {
 		jn.remove = true
@@ -155,12 +180,12 @@ func (e *session) journalSaved(b *buffer, base journal.Base) {
 	}
 	jn.base, jn.inserted = base, 0
 	if !b.Modified() {
-		jn.queue, jn.queued, jn.snapshot = nil, 0, false
+		jn.queue, jn.queued, jn.queuedCost, jn.snapshot = nil, 0, 0, false
 		jn.firstAt = time.Time{}
 		jn.remove = jn.remove || jn.onDisk || jn.busy
 		return
 	}
-	jn.queue, jn.queued, jn.snapshot = nil, 0, true
+	jn.queue, jn.queued, jn.queuedCost, jn.snapshot = nil, 0, 0, true
 }
 
 // journalTick runs once per loop turn: it notices new edits and buffers
@@ -183,7 +208,7 @@ func (e *session) journalTick(now time.Time) time.Time {
 		}
 		if !b.Modified() && (len(jn.queue) > 0 || jn.snapshot || !jn.firstAt.IsZero()) {
 			// Back at the file's text (undo, a save): nothing to keep.
-			jn.queue, jn.queued, jn.snapshot = nil, 0, false
+			jn.queue, jn.queued, jn.queuedCost, jn.snapshot = nil, 0, 0, false
 			jn.firstAt, jn.lastAt = time.Time{}, time.Time{}
 			jn.remove = jn.remove || jn.onDisk || jn.busy
 		}
@@ -228,17 +253,19 @@ func (e *session) journalWrite(b *buffer) {
 		// whole.
 		jn.snapshot = true
 	}
-	compact := jn.onDisk && (jn.records >= journalMaxRecords || jn.logged > max(int64(journalSmall), jn.base.Size/4))
+	compact := jn.onDisk && (jn.records >= journalCompact.records || jn.cost >= journalCompact.replay ||
+		jn.logged > max(int64(journalSmall), jn.base.Size/4))
 	small := jn.base.Size+jn.inserted < journalSmall
 	if !jn.onDisk && jn.created.IsZero() || jn.snapshot || small || compact {
 		jn.created = time.Now()
 	}
 	h := journal.Header{Path: path, Base: jn.base, Created: jn.created}
-	edits := jn.queue
-	jn.queue, jn.queued = nil, 0
+	edits, cost := jn.queue, jn.queuedCost
+	jn.queue, jn.queued, jn.queuedCost = nil, 0, 0
 	jn.firstAt, jn.lastAt = time.Time{}, time.Time{}
 	jn.busy = true
 	var work func() (size int64, records int, logged int64, err error)
+	total := jn.cost + cost
 	switch {
 	case jn.snapshot || small || compact:
 		// The rows are shared with the buffer, which edits rows in place:
@@ -246,6 +273,7 @@ func (e *session) journalWrite(b *buffer) {
 		// change).
 		lines, ends, eol, crlf := slices.Clone(b.lines), slices.Clone(b.ends), b.eol, b.crlf
 		jn.snapshot = false
+		total = 0
 		work = func() (int64, int, int64, error) {
 			if oldPath != path {
 				if err := journal.Remove(dir, oldPath); err != nil {
@@ -256,6 +284,7 @@ func (e *session) journalWrite(b *buffer) {
 			return int64(len(data)), 1, 0, journal.Create(dir, path, data)
 		}
 	case !jn.onDisk:
+		total = cost
 		work = func() (int64, int, int64, error) {
 			data := journal.NewFile(h)
 			head := len(data)
@@ -291,7 +320,7 @@ func (e *session) journalWrite(b *buffer) {
 				return
 			}
 			jn.failing = ""
-			jn.onDisk, jn.path, jn.size, jn.records, jn.logged = true, path, size, records, logged
+			jn.onDisk, jn.path, jn.size, jn.records, jn.logged, jn.cost = true, path, size, records, logged, total
 			if e.bufs[b.id] != b && jn.remove {
 				e.journalRemove(b)
 			}
@@ -312,7 +341,7 @@ func (e *session) journalRemove(b *buffer) {
 				e.reportError(fmt.Sprintf("journal of %s not removed: %v", path, err), "")
 				return
 			}
-			jn.onDisk, jn.size, jn.records, jn.logged, jn.created = false, 0, 0, 0, time.Time{}
+			jn.onDisk, jn.size, jn.records, jn.logged, jn.cost, jn.created = false, 0, 0, 0, 0, time.Time{}
 		}
 	})
 }
@@ -334,7 +363,7 @@ func (e *session) journalClosed(b *buffer, keep bool) {
 		}
 		return
 	}
-	jn.queue = nil
+	jn.queue, jn.queuedCost = nil, 0
 	if jn.onDisk || jn.busy {
 		jn.remove = true
 		if !jn.busy {
@@ -378,7 +407,7 @@ func findJournal(dir, path string, ft fileText, base journal.Base) *recoveryOffe
 	if j.HasSnapshot {
 		start = splitText(j.Snapshot)
 	}
-	o.rec, o.err = replay(start, j.Edits)
+	o.rec, o.cost, o.err = replay(start, j.Edits)
 	if !o.matches {
 		o.altPath = freePath(path + ".recovered")
 	}
@@ -390,7 +419,7 @@ func journalFile(dir, path string) string { return dir + string(os.PathSeparator
 // replay applies edits to the text ft on a buffer of its own, the way the
 // editor applied them, and returns the text they make. An edit outside the
 // text is an error matching errJournalReplay: nothing is applied in part.
-func replay(ft fileText, edits []journal.Edit) (fileText, error) {
+func replay(ft fileText, edits []journal.Edit) (_ fileText, cost int64, _ error) {
 	// The rows are the buffer's too (the file's text as read): edits in
 	// place must not reach them.
 	ft.lines, ft.ends = slices.Clone(ft.lines), slices.Clone(ft.ends)
@@ -399,12 +428,13 @@ func replay(ft fileText, edits []journal.Edit) (fileText, error) {
 	for i, ed := range edits {
 		s, en := pos{ed.Row, ed.Col}, pos{ed.EndRow, ed.EndCol}
 		if rb.validPos(s) != nil || rb.validPos(en) != nil || en.before(s) {
-			return fileText{}, fmt.Errorf("%w: edit %d of %d replaces %d:%d to %d:%d in a text of %d rows", errJournalReplay,
+			return fileText{}, 0, fmt.Errorf("%w: edit %d of %d replaces %d:%d to %d:%d in a text of %d rows", errJournalReplay,
 				i+1, len(edits), ed.Row+1, ed.Col, ed.EndRow+1, ed.EndCol, len(rb.lines))
 		}
+		cost += replayCost(s, en, ed.Text, len(rb.lines))
 		rb.replace(s, en, ed.Text, ed.Ends)
 	}
-	return fileText{lines: rb.lines, ends: rb.ends, eol: rb.eol, crlf: rb.crlf}, nil
+	return fileText{lines: rb.lines, ends: rb.ends, eol: rb.eol, crlf: rb.crlf}, cost, nil
 }
 
 // freePath returns p, or p-2, p-3...: the first with no file.
@@ -463,11 +493,8 @@ func (e *session) recover(b *buffer) (*buffer, error) {
 	// The journal on disk is this text: writing goes on after its valid
 	// part (dropping a torn tail with the next append).
 	jn.onDisk, jn.path, jn.size, jn.records, jn.created = true, b.path, o.size, o.records, o.header.Created
-	jn.logged = 0
-	if o.snapshot || o.edits > 0 {
-		jn.logged = o.size
-	}
-	jn.queue, jn.queued, jn.snapshot = nil, 0, false
+	jn.logged, jn.cost = o.size, o.cost
+	jn.queue, jn.queued, jn.queuedCost, jn.snapshot = nil, 0, 0, false
 	jn.base = o.header.Base
 	if o.dropped > 0 {
 		e.message(fmt.Sprintf("recovered %s; its journal's last %d bytes were cut short by the crash and dropped (%s)", b.path, o.dropped, o.reason))

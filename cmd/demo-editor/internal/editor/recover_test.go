@@ -282,7 +282,7 @@ func TestCorruptJournalIsAClearMessage(t *testing.T) {
 }
 
 // Large files journal their edits, not copies: after a few hundred edits
-// the journal of a big text is a few KiB, and past journalMaxRecords
+// the journal of a big text is a few KiB, and past journalCompact's
 // records it is compacted into a snapshot; both recover exactly.
 func TestLargeFileJournalsEditsAndCompacts(t *testing.T) {
 	e := journalEditor(t)
@@ -304,14 +304,16 @@ func TestLargeFileJournalsEditsAndCompacts(t *testing.T) {
 	require.False(t, o.snapshot)
 	require.Equal(t, savedForm(b), got)
 
-	for i := range journalMaxRecords {
+	defer func(was int) { journalCompact.records = was }(journalCompact.records)
+	journalCompact.records = 1000
+	for i := range 1000 {
 		typeAt(t, b, 5+i%1000, 0, "z")
 	}
 	settleJournals(t, e)
 	typeAt(t, b, 0, 0, "after ")
 	settleJournals(t, e)
 	got, o = recovered(t, e, path)
-	require.True(t, o.snapshot, "compacted past %d records", journalMaxRecords)
+	require.True(t, o.snapshot, "compacted past %d records", journalCompact.records)
 	require.Zero(t, o.edits)
 	require.Equal(t, savedForm(b), got)
 	typeAt(t, b, 1, 0, "appended ")
@@ -399,10 +401,10 @@ func TestReplayRefusesEditsOutsideTheText(t *testing.T) {
 		{Row: 0, Col: 0, EndRow: 1 << 40, EndCol: 0},
 		{Row: 1, Col: 1, EndRow: 0, EndCol: 0},
 	} {
-		_, err := replay(ft, []journal.Edit{ed})
+		_, _, err := replay(ft, []journal.Edit{ed})
 		require.True(t, errors.Is(err, errJournalReplay), fmt.Sprint(ed))
 	}
-	got, err := replay(ft, []journal.Edit{{Row: 0, Col: 1, EndRow: 1, EndCol: 1, Text: "X"}})
+	got, _, err := replay(ft, []journal.Edit{{Row: 0, Col: 1, EndRow: 1, EndCol: 1, Text: "X"}})
 	require.NoError(t, err)
 	require.Equal(t, "aXd\n", string(joinText(got.lines, got.eol, got.crlf, got.ends)))
 }
