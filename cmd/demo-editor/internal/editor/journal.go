@@ -408,6 +408,12 @@ func findJournal(dir, path string, ft fileText, base journal.Base) *recoveryOffe
 		start = splitText(j.Snapshot)
 	}
 	o.rec, o.cost, o.err = replay(start, j.Edits)
+	if o.err == nil && o.matches && len(ft.text) < journalSmall && string(joinText(o.rec.lines, o.rec.eol, o.rec.crlf, o.rec.ends)) == ft.text {
+		// The edits came back to the file's text (undone or saved, then
+		// a crash before the journal went): nothing to ask about.
+		_ = journal.Remove(dir, path)
+		return nil
+	}
 	if !o.matches {
 		o.altPath = freePath(path + ".recovered")
 	}

@@ -381,8 +381,9 @@ func TestRecoverCommandListsJournals(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, journal.Name("/nowhere")), []byte("junk"), 0o600))
 
 	h := startEditorSized(t, Options{Path: t.TempDir()}, 250, screenH)
+	h.waitText("dired ") // the start is over: a prompt now stays with the buffer shown
 	h.alt('x')
-	h.waitText("M-x")
+	h.waitScreen("the M-x prompt", func(rows []string) bool { return strings.HasPrefix(messageLine(rows), "command (") })
 	h.typeText("recover")
 	h.key(13)
 	rows := h.waitText("journals of unsaved edits (2)")
@@ -407,4 +408,20 @@ func TestReplayRefusesEditsOutsideTheText(t *testing.T) {
 	got, _, err := replay(ft, []journal.Edit{{Row: 0, Col: 1, EndRow: 1, EndCol: 1, Text: "X"}})
 	require.NoError(t, err)
 	require.Equal(t, "aXd\n", string(joinText(got.lines, got.eol, got.crlf, got.ends)))
+}
+
+// A journal whose edits come back to the file's text asks nothing: it
+// goes when the file opens.
+func TestJournalEqualToTheFileIsDroppedQuietly(t *testing.T) {
+	e := journalEditor(t)
+	path := writeTestFile(t, "same.txt", "same\n")
+	ft, _, err := readFileText(path, nil)
+	require.NoError(t, err)
+	data := journal.NewFile(journal.Header{Path: path, Base: baseOf(ft)})
+	data = journal.AppendEdit(data, journal.Edit{Row: 0, Col: 4, EndRow: 0, EndCol: 4, Text: "!"})
+	data = journal.AppendEdit(data, journal.Edit{Row: 0, Col: 4, EndRow: 0, EndCol: 5})
+	require.NoError(t, journal.Create(e.jdir, path, data))
+	b := openLoaded(t, e, path)
+	require.Nil(t, b.jn.offer)
+	require.False(t, journalExists(e, path))
 }
