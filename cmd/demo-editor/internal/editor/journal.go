@@ -99,7 +99,14 @@ type bufJournal struct {
 	// user to recover or discard it; nothing is written for the buffer
 	// meanwhile, so the journal that may hold lost work stays as it is.
 	offer *recoveryOffer
+	// onWritten runs once after the next write lands: a text recovered
+	// into a new buffer removes the journal it came from only then.
+	onWritten func()
 }
+
+// journalRetry is how long a journal write that failed waits before the
+// next try (a whole snapshot), so a full disk is not hammered.
+const journalRetry = 3 * time.Second
 
 // recoveryOffer is a journal found when a file was opened, and the text it
 // recovers.
@@ -312,7 +319,7 @@ func (e *session) journalWrite(b *buffer) {
 				// What is on disk is unknown now: the next write replaces
 				// it whole, and the edits just lost are in the text.
 				jn.snapshot = true
-				jn.lastAt, jn.firstAt = time.Now(), time.Now()
+				jn.lastAt, jn.firstAt = time.Now().Add(journalRetry), time.Now().Add(journalRetry)
 				if msg := err.Error(); msg != jn.failing {
 					jn.failing = msg
 					e.reportError(fmt.Sprintf("journal of %s not written (unsaved edits are not safe from a crash): %v", path, err), "")
@@ -321,6 +328,10 @@ func (e *session) journalWrite(b *buffer) {
 			}
 			jn.failing = ""
 			jn.onDisk, jn.path, jn.size, jn.records, jn.logged, jn.cost = true, path, size, records, logged, total
+			if fn := jn.onWritten; fn != nil {
+				jn.onWritten = nil
+				fn()
+			}
 			if e.bufs[b.id] != b && jn.remove {
 				e.journalRemove(b)
 			}
@@ -484,11 +495,15 @@ func (e *session) recover(b *buffer) (*buffer, error) {
 		nb.load(o.rec)
 		nb.savedStep = math.MaxUint64
 		e.journalLoaded(nb, journal.Base{Hash: journal.HashString("")})
+		// The journal lives on as the new buffer's; the old one goes once
+		// that is on disk, so no moment holds neither.
+		removeOld := func() { jn.onDisk, jn.path, jn.remove = true, b.path, true }
 		if nb.jn != nil {
 			nb.jn.snapshot = true
+			nb.jn.onWritten = removeOld
+		} else {
+			removeOld()
 		}
-		// The journal now lives on as the new buffer's; the old one goes.
-		jn.onDisk, jn.path, jn.remove = true, b.path, true
 		e.raise(event{name: "loaded", buf: nb.id})
 		e.raise(event{name: "open", buf: nb.id})
 		return nb, nil
