@@ -87,7 +87,7 @@ func under(r string, roots ...string) bool {
 }
 
 // leaves know nothing of jobs: they may import other leaves only.
-var leaves = []string{"diff", "grep", "syntax", "fsops", "proc", "fuzzy", "walk", "watch", "fileuri", "textpos", "trust", "internal"}
+var leaves = []string{"diff", "grep", "syntax", "fsops", "proc", "fuzzy", "walk", "watch", "fileuri", "textpos", "trust", "journal", "internal"}
 
 // stillInRuntime are the leaves whose kinds still live in runtime/ (none):
 // the runtime may import them until each kind moves to a package of its

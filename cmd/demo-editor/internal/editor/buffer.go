@@ -98,6 +98,9 @@ type buffer struct {
 	saveAgain     []saveRequest // saves asked for while one runs
 
 	edits editLog // the edits since a script last took them (lspedits.go)
+	// jn is the buffer's crash journal (journal.go), nil when its edits
+	// are not journalled (a view, journalling off).
+	jn *bufJournal
 	// status is a script's note for the status line (ed.set_status): the
 	// language server's diagnostics count, say.
 	status string
@@ -251,6 +254,9 @@ func (b *buffer) replace(s, e pos, text string, newEnds []bool) (end pos, remove
 		}
 		b.ends = slices.Replace(b.ends, s.Row, e.Row+1, newEnds...)
 		ends = newEnds
+	}
+	if b.jn != nil {
+		b.jn.add(s, e, text, ends, len(b.lines))
 	}
 	if oldRows == 1 && len(parts) == 1 {
 		b.lines[s.Row] = parts[0]

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/journal"
 )
 
 // languageFor picks the syntax language from a file name; "" for none.
@@ -106,6 +108,7 @@ func (e *session) openFile(path string) (*buffer, error) {
 	e.nextBuf++
 	b.path, b.lang, b.loading = abs, languageFor(abs), true
 	e.addBuffer(b)
+	jdir := e.journalDir()
 	e.goIO(func() func() {
 		ft, exists, err := readFileText(abs, func(rows []string) {
 			select {
@@ -122,8 +125,20 @@ func (e *session) openFile(path string) (*buffer, error) {
 			_, derr := os.Stat(filepath.Dir(abs))
 			dirMissing = errors.Is(derr, fs.ErrNotExist)
 		}
+		var base journal.Base
+		var offer *recoveryOffer
+		if err == nil && jdir != "" {
+			base = baseOf(ft)
+			offer = findJournal(jdir, abs, ft, base)
+		}
 		return func() {
 			e.loaded(b, ft, err)
+			if err == nil && e.bufs[b.id] == b {
+				e.journalLoaded(b, base)
+				if b.jn != nil && offer != nil {
+					b.jn.offer = offer
+				}
+			}
 			if err == nil && !exists && e.bufs[b.id] == b {
 				if dirMissing {
 					e.message(fmt.Sprintf("new file %s; its directory does not exist either (saving asks to create it)", abs))
@@ -237,18 +252,28 @@ func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs bool) {
 	data := joinText(b.lines, b.eol, b.crlf, b.ends)
 	path := b.path
 	b.saving = true
+	journalled := b.jn != nil
 	e.goIO(func() func() {
 		if makeDirs {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return func() { e.saved(b, stepAt, len(data), false, fmt.Errorf("save %s: %w", path, err), onDone) }
+				return func() {
+					e.saved(b, stepAt, len(data), false, fmt.Errorf("save %s: %w", path, err), onDone, journal.Base{})
+				}
 			}
 		}
 		inPlace, err := writeFile(path, data)
-		return func() { e.saved(b, stepAt, len(data), inPlace, err, onDone) }
+		var base journal.Base
+		if err == nil && journalled {
+			base = journal.Base{Size: int64(len(data)), Hash: journal.Hash(data)}
+			if st, serr := os.Stat(path); serr == nil {
+				base.ModTime = st.ModTime()
+			}
+		}
+		return func() { e.saved(b, stepAt, len(data), inPlace, err, onDone, base) }
 	})
 }
 
-func (e *session) saved(b *buffer, stepAt uint64, n int, inPlace bool, err error, onDone *lua.LFunction) {
+func (e *session) saved(b *buffer, stepAt uint64, n int, inPlace bool, err error, onDone *lua.LFunction, base journal.Base) {
 	b.saving = false
 	if err != nil {
 		e.reportError(err.Error(), "")
@@ -257,6 +282,7 @@ func (e *session) saved(b *buffer, stepAt uint64, n int, inPlace bool, err error
 		}
 	} else {
 		b.savedStep = stepAt
+		e.journalSaved(b, base)
 		if inPlace {
 			e.message(fmt.Sprintf("wrote %s (%d bytes) in place: its directory is not writable, so the save was not atomic", b.path, n))
 		} else {
@@ -287,12 +313,17 @@ func (e *session) show(b *buffer) {
 	}
 }
 
-// closeBuffer forgets b. The window falls back to the previous buffer, or
-// *messages*, which cannot be closed.
-func (e *session) closeBuffer(b *buffer) error {
+// closeBuffer forgets b and removes its journal. The window falls back to
+// the previous buffer, or *messages*, which cannot be closed.
+func (e *session) closeBuffer(b *buffer) error { return e.closeBufferKeep(b, false) }
+
+// closeBufferKeep is closeBuffer, keeping b's journal (with what it has
+// queued) when keepJournal.
+func (e *session) closeBufferKeep(b *buffer, keepJournal bool) error {
 	if b == e.messages {
 		return fmt.Errorf("close: *messages* cannot be closed")
 	}
+	e.journalClosed(b, keepJournal)
 	delete(e.bufs, b.id)
 	if b.path != "" && b.ByteCount() > bigTextBytes {
 		defer e.fitGC()

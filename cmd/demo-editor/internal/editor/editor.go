@@ -18,6 +18,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/journal"
 	"github.com/pmacs-go/pmacs-go/luabind"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -272,6 +273,14 @@ type session struct {
 	grepViews map[runtime.JobID]*buffer
 	// trust is the workspace's trust (trust.go).
 	trust workspaceTrust
+	// jdir is where the buffers' crash journals go (journal.go), "" when
+	// there is no state directory; journalOff stops journalling the
+	// buffers opened from then on (ed.set_journaling); journalWake is when
+	// the next journal write falls due (zero for none).
+	jdir        string
+	jdirErr     error
+	journalOff  bool
+	journalWake time.Time
 }
 
 // newEditor sets up the screen, the runtime and Lua. Nothing is drawn and
@@ -331,6 +340,7 @@ func newEditor(opts Options) (*session, error) {
 	}
 	e.keys.init()
 	e.openTrust()
+	e.jdir, e.jdirErr = journal.Dir()
 	e.messages = e.newScratch("*messages*")
 	e.cur = e.messages
 	out := &messageWriter{e: e}
@@ -422,6 +432,7 @@ const ioCloseWait = 5 * time.Second
 // file reads and writes in flight finish aside, waited for at most
 // ioCloseWait; then the terminal is given back.
 func (e *session) close() {
+	e.journalFlushAll()
 	close(e.stop)
 	start := time.Now()
 	ioDone := make(chan struct{})
@@ -515,6 +526,7 @@ func (e *session) loop(ctx context.Context) error {
 			framed = true
 		}
 		e.settle()
+		e.journalWake = e.journalTick(time.Now())
 		e.draw()
 		if framed {
 			e.stats.add(now, time.Since(now))
@@ -536,15 +548,18 @@ func (e *session) frameWanted() bool {
 
 // nextWake is how long the loop may sleep when no event comes.
 func (e *session) nextWake(now time.Time) time.Duration {
+	d := time.Second // idle: wake now and then so the status line's frame figures age out
 	if e.frameWanted() {
 		next := e.lastFrame.Add(e.rt.FrameTarget())
 		if e.intakeWanted() {
 			next = minTime(next, e.lastIntake.Add(intakeGap))
 		}
-		return max(next.Sub(now), 0)
+		d = max(next.Sub(now), 0)
 	}
-	// Idle: wake now and then so the status line's frame figures age out.
-	return time.Second
+	if !e.journalWake.IsZero() {
+		d = min(d, max(e.journalWake.Sub(now), 0))
+	}
+	return d
 }
 
 // frame is one frame: the Lua frame driver (tick, settle, resume tasks),

@@ -54,6 +54,7 @@ func (e *session) installAPI() {
 	e.installLSPViewAPI(api)
 	e.installWorkspaceEditAPI(api)
 	e.installTrustAPI(pmacs)
+	e.installJournalAPI(api)
 	pmacs.RawSetString("editor", api)
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/pmacs-go/pmacs-go/journal"
 )
 
 // ---- buffers ----
@@ -60,8 +62,12 @@ func (e *session) luaBuffers(L *lua.LState) int {
 	return push(L, out)
 }
 
+// luaClose is ed.close(buf, {keep_journal = bool}): the buffer's journal
+// is removed unless keep_journal.
 func (e *session) luaClose(L *lua.LState) int {
-	if err := e.closeBuffer(e.bufArg(L, "close", 1)); err != nil {
+	b := e.bufArg(L, "close", 1)
+	opts := optTable(L, "close", 2, "opts", "keep_journal")
+	if err := e.closeBufferKeep(b, optBool(opts, "keep_journal", false)); err != nil {
 		return pushErr(L, err)
 	}
 	return push(L, lua.LTrue)
@@ -193,10 +199,15 @@ func (e *session) reload(b *buffer, onDone *lua.LFunction) {
 	}
 	b.loading = true
 	path := b.path
+	journalled := b.jn != nil
 	e.goIO(func() func() {
 		ft, exists, err := readFileText(path, nil)
 		if err == nil && !exists {
 			err = fmt.Errorf("reload %s: the file no longer exists", path)
+		}
+		var base journal.Base
+		if err == nil && journalled {
+			base = baseOf(ft)
 		}
 		return func() {
 			if e.bufs[b.id] != b {
@@ -208,6 +219,7 @@ func (e *session) reload(b *buffer, onDone *lua.LFunction) {
 				return
 			}
 			b.load(ft)
+			e.journalLoaded(b, base)
 			b.readOnly = ft.binary || ft.readOnly
 			// The text changed under the scripts' feet: "change" tells them
 			// (take_edits says "resync"), so a language server gets the

@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("XDG_STATE_HOME", state)
+	testStateDir = state
 	// Nor run the user's own init file: tests of it make their own.
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(state, "config"))
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
@@ -45,6 +46,11 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}))
 }
+
+// testStateDir is the state directory TestMain made for the package's
+// tests (removed when they end): smokeBinary keeps the command it builds
+// there, once for every test that runs it.
+var testStateDir string
 
 // harness runs the real editor loop on a simulation screen.
 type harness struct {

@@ -130,6 +130,6 @@ func TestEmbeddedInitUsesNoGlobalsAndBindsEveryKey(t *testing.T) {
 	}
 	sort.Strings(want)
 	require.Equal(t, want, keys, "the global keys")
-	require.Equal(t, map[string]int{"change": 4, "close": 9, "cursor": 1, "frame": 3, "loaded": 1, "open": 4, "resource": 1, "save": 2,
+	require.Equal(t, map[string]int{"change": 4, "close": 9, "cursor": 1, "frame": 3, "loaded": 1, "open": 5, "resource": 1, "save": 2,
 		"start": 2, "trust": 2, "view": 1}, hooks, "the hooks by event")
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,15 +18,21 @@ import (
 // smokeBinary is the package built for the smoke test: the real command.
 // PMACS_EDITOR_SMOKE_PKG names another main package (one that calls Run)
 // to try the test against before the command is wired up.
+//
+// It is built once per run of the package's tests (a build takes tens of
+// seconds on a loaded machine, and four tests run it).
 func smokeBinary(t *testing.T) string {
 	t.Helper()
 	pkg := os.Getenv("PMACS_EDITOR_SMOKE_PKG")
 	if pkg == "" {
 		pkg = "github.com/pmacs-go/pmacs-go/cmd/demo-editor"
 	}
-	bin := filepath.Join(t.TempDir(), "demo-editor")
-	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	smokeBuild.Do(func() {
+		smokeBuild.bin = filepath.Join(testStateDir, "bin", "demo-editor")
+		smokeBuild.out, smokeBuild.err = exec.Command("go", "build", "-o", smokeBuild.bin, pkg).CombinedOutput()
+	})
+	bin := smokeBuild.bin
+	require.NoError(t, smokeBuild.err, "go build: %s", smokeBuild.out)
 	// The interactive mode takes --init; a command that does not know it
 	// yet cannot run the editor.
 	help, _ := exec.Command(bin, "--help").CombinedOutput()
@@ -33,6 +40,14 @@ func smokeBinary(t *testing.T) string {
 		t.Skipf("%s has no interactive mode (its usage does not mention --init):\n%s", pkg, help)
 	}
 	return bin
+}
+
+// smokeBuild is the one build of smokeBinary.
+var smokeBuild struct {
+	sync.Once
+	bin string
+	out []byte
+	err error
 }
 
 // tmuxSession drives one detached tmux session on a private server.

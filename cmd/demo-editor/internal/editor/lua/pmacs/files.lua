@@ -218,11 +218,20 @@ function M.setup(ctx)
   end
 
   -- M-w closes the shown buffer; the window goes back to the one before.
+  -- Its journal of unsaved edits (pmacs.recover) goes too, unless the
+  -- answer is k.
   local function close_buffer(buf)
-    confirm(buf, "close it anyway?", function()
-      local ok, err = ed.close(buf)
+    local function close(opts)
+      local ok, err = ed.close(buf, opts)
       if not ok then ed.error(err) end
-    end)
+    end
+    if not ed.modified(buf) then close() return end
+    ed.prompt(ed.name(buf) .. " is modified: close it anyway? (y/n) k: keep its edits for M-x recover ", {on_change = function(answer)
+      ed.close_prompt()
+      if answer == "y" or answer == "Y" then close()
+      elseif answer == "k" or answer == "K" then close({keep_journal = true})
+      else ed.message("nothing done") end
+    end})
   end
   ed.map("global", "M-w", close_buffer, "close the buffer (asks first if it has unsaved changes)")
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package editor
+
+const raceEnabled = false

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package journal
+
+const noFollow = 0
