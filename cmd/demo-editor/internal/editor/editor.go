@@ -514,19 +514,29 @@ func (e *session) loop(ctx context.Context) error {
 }
 
 // frameWanted reports whether a frame has work: replies to take (including
-// those a frame left when its budget ran out), tasks or jobs in flight, or a
-// shown buffer that redraws every frame.
+// those a frame left when its budget ran out), tasks to resume or stream
+// batches to hand out, or a shown buffer that redraws every frame. Tasks
+// parked on what a reply will wake (a watch's stream, a job in flight) are
+// not work: the reply fires the runtime's Ready, which the loop waits on.
 func (e *session) frameWanted() bool {
-	return e.replies || e.rt.Pending() || e.lb.Busy() || e.hooks.hasFrame(e.cur.id) || len(e.grepViews) > 0
+	return e.replies || e.rt.Pending() || e.lb.WantsFrame() || e.hooks.hasFrame(e.cur.id) || len(e.grepViews) > 0
 }
 
-// nextWake is how long the loop may sleep when no event comes.
+// idleWake is how long an idle loop sleeps at most: now and then it wakes so
+// the status line's frame figures age out.
+const idleWake = time.Second
+
+// nextWake is how long the loop may sleep when no event comes: a frame
+// target while frames have work, else until the next task timer (a sleep,
+// an await's timeout) is due, at most idleWake.
 func (e *session) nextWake(now time.Time) time.Duration {
 	if e.frameWanted() {
 		return max(e.lastFrame.Add(e.rt.FrameTarget()).Sub(now), 0)
 	}
-	// Idle: wake now and then so the status line's frame figures age out.
-	return time.Second
+	if at, ok := e.lb.NextTimer(); ok {
+		return min(max(at.Sub(now), 0), idleWake)
+	}
+	return idleWake
 }
 
 // frame is one frame: the Lua frame driver (tick, settle, resume tasks),

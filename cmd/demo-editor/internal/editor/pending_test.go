@@ -41,7 +41,7 @@ func TestLoopDoesNotIdleWhileRepliesPending(t *testing.T) {
 		default:
 		}
 		pending = e.rt.Pending()
-		others = e.lb.Busy() || e.hooks.hasFrame(e.cur.id) || len(e.grepViews) > 0
+		others = e.lb.WantsFrame() || e.hooks.hasFrame(e.cur.id) || len(e.grepViews) > 0
 		wanted = e.frameWanted()
 		wake = e.nextWake(time.Now())
 		target = e.rt.FrameTarget()
