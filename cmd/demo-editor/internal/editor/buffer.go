@@ -68,6 +68,9 @@ type buffer struct {
 
 	undo      undoLog
 	savedStep uint64 // undo step id the file on disk matches
+	// disk is the file as last read or written, to tell another program's
+	// change from our own (disk.go).
+	disk diskStamp
 	noUndo    bool   // scratch buffers keep no history
 
 	hl hlRows

@@ -223,6 +223,8 @@ type session struct {
 	lineNumbers bool
 	shownLines  [4]string // status, help, message, and the cursor line key
 	viewSent    map[int][2]int
+	// shownSent is the buffer the last "show" event reported.
+	shownSent int
 	width       int
 	height      int
 	mustShow    bool
