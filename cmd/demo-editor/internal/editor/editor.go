@@ -225,9 +225,9 @@ type session struct {
 	viewSent    map[int][2]int
 	// shownSent is the buffer the last "show" event reported.
 	shownSent int
-	width       int
-	height      int
-	mustShow    bool
+	width     int
+	height    int
+	mustShow  bool
 
 	// The loop.
 	calls     chan func() // work handed to the main goroutine
