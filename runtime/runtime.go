@@ -415,6 +415,9 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	}
 	switch r.Kind {
 	case replyItems:
+		if obs := j.kind.spec().Observe; obs != nil && j.stream != nil && j.state == Running && r.items != nil {
+			obs(rt, j.id, r.items, j.stream.progress)
+		}
 		rt.pushItems(j, r)
 		return
 	case replyProgress:
@@ -422,6 +425,9 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 			j.stream.progress = r.N
 			if r.detail != nil {
 				j.stream.detail = r.detail
+			}
+			if obs := j.kind.spec().Observe; obs != nil && j.state == Running {
+				obs(rt, j.id, nil, r.N)
 			}
 		}
 		return
