@@ -182,3 +182,28 @@ func TestCheckDiskHashesWhenTheStatLeavesDoubt(t *testing.T) {
 	require.Equal(t, diskGone, st)
 	_ = tcell.KeyEnter
 }
+
+// onlyWatching reports that no task or job of the binding is alive but the
+// watches following the disk (the project's, a directory view's outside
+// it) and the tasks iterating them: what "idle" means for a test now that
+// the editor always follows the disk.
+func onlyWatching(e *session) bool {
+	running, _ := watchesRunning(e)
+	s := e.lb.Stats()
+	return s.Tasks == running && s.Jobs == running
+}
+
+// stopProjectWatch cancels the project watch, for a test of *workers* that
+// counts and selects the rows of its own jobs.
+func (h *harness) stopProjectWatch() {
+	h.t.Helper()
+	h.e.call(func() {
+		if id, ok := h.e.rt.ActiveForKey("disk:watch"); ok {
+			h.e.rt.Cancel(id)
+		}
+	})
+	h.until("the project watch gone", func(e *session) bool {
+		running, _ := watchesRunning(e)
+		return running == 0
+	})
+}

@@ -123,11 +123,11 @@ func TestEmbeddedInitUsesNoGlobalsAndBindsEveryKey(t *testing.T) {
 		"C-Right", "C-Left", "C-S-Right", "C-S-Left", "M-Right", "M-Left", "M-S-Right", "M-S-Left",
 		"M-Backspace", "C-Backspace", "C-h", "M-d", "C-Delete", "C-k", "M-Up", "M-Down", "M-S-Down",
 		"Enter", "M-;", "M-l",
-		// pmacs.jumps, pmacs.files
-		"M-,", "M->", "M-w", "M-R", "M-S",
+		// pmacs.jumps, pmacs.files, pmacs.disk
+		"M-,", "M->", "M-w", "M-R", "M-S", "M-D",
 	}
 	sort.Strings(want)
 	require.Equal(t, want, keys, "the global keys")
-	require.Equal(t, map[string]int{"change": 2, "close": 7, "frame": 2, "loaded": 1, "open": 3, "resource": 1, "save": 1,
-		"start": 2, "trust": 1, "view": 1}, hooks, "the hooks by event")
+	require.Equal(t, map[string]int{"change": 2, "close": 8, "frame": 2, "loaded": 2, "open": 3, "resource": 1, "save": 2,
+		"show": 1, "start": 3, "trust": 1, "view": 1}, hooks, "the hooks by event")
 }

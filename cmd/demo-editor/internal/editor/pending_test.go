@@ -19,8 +19,8 @@ func TestLoopDoesNotIdleWhileRepliesPending(t *testing.T) {
 	// Start-up tasks (the init file's) settle first: only the replies
 	// below may want a frame.
 	require.Eventually(t, func() bool {
-		var busy bool
-		return h.e.call(func() { busy = h.e.lb.Busy() }) && !busy
+		var idle bool
+		return h.e.call(func() { idle = onlyWatching(h.e) && !h.e.lb.WantsFrame() }) && idle
 	}, waitTimeout, time.Millisecond)
 	var wanted, pending, others bool
 	var wake, target time.Duration

@@ -23,6 +23,7 @@ import (
 func TestWorkersViewListsAndCancelsAJob(t *testing.T) {
 	h := startEditor(t, Options{Path: t.TempDir()})
 	h.waitText("..")
+	h.stopProjectWatch()
 	h.alt('x')
 	h.waitText("command (")
 	h.typeText("sleep 60000")
@@ -229,6 +230,7 @@ func TestWorkersViewListsAndResetsAFatalRoot(t *testing.T) {
 	dir := t.TempDir()
 	h := startEditor(t, Options{Path: dir})
 	h.waitText("..")
+	h.stopProjectWatch()
 	var root string
 	h.e.call(func() { root = h.e.rt.Roots()[0] })
 	boom := make(chan workers.Result, 1)

@@ -13,9 +13,6 @@
 -- saves through ctx.save).
 local M = {}
 
--- batch_size is how many changes a batch hands over: a checkout's storm
--- arrives in frame-sized pieces, never as one long step of the main loop.
-local batch_size = 256
 -- diff_lines bounds the diff view.
 local diff_lines = 20000
 
@@ -47,12 +44,16 @@ function M.setup(ctx)
     end,
     root = function() return watched and watched.root end,
     covers = function(path) return watched ~= nil and path ~= nil and under(watched.root, path) end,
+    -- How many changes a batch hands over: a checkout's storm arrives in
+    -- frame-sized pieces, never as one long step of the main loop. A
+    -- user's init file may change it (it runs before the watch starts).
+    batch_size = 256,
   }
 
   local function start_watch()
     local root = ed.root()
     if not root or root == "/" or root == os.getenv("HOME") then return end
-    local h = w.watch{root = root, max_batch = batch_size, key = "disk:watch"}
+    local h = w.watch{root = root, max_batch = ctx.watch.batch_size, key = "disk:watch"}
     local me = {root = root, h = h}
     watched = me
     run(function()
@@ -73,96 +74,11 @@ function M.setup(ctx)
   local inflight = {} -- buf -> true: a check or a reload of it runs
   local again = {}    -- buf -> true: another change came meanwhile
   local conflicts = {} -- buf -> true: changed on disk and here
-  local check
-
-  local function after(buf)
-    inflight[buf] = nil
-    if again[buf] then
-      again[buf] = nil
-      check(buf)
-    end
-  end
-
-  local show_diff
-
-  local function ask(buf)
-    if not conflicts[buf] or ed.current() ~= buf or ed.prompt_text() then return end
-    ed.prompt(ed.name(buf) .. " changed on disk: r reload, k keep, d diff ", {on_change = function(text)
-      ed.close_prompt()
-      conflicts[buf] = nil
-      if text == "r" or text == "R" then
-        ed.reload(buf)
-      elseif text == "d" or text == "D" then
-        show_diff(buf)
-      else
-        ed.message("kept " .. ed.name(buf) .. "; saving it asks first (M-x save-force overwrites the disk)")
-      end
-    end})
-  end
-
-  -- check compares buf's file with what the buffer last read or wrote,
-  -- and reloads or asks.
-  check = function(buf)
-    if not ed.valid(buf) or not ed.path(buf) then return end
-    if inflight[buf] then again[buf] = true return end
-    inflight[buf] = true
-    ed.disk_check(buf, function(state)
-      if not ed.valid(buf) then inflight[buf], again[buf] = nil, nil return end
-      if state == "busy" then
-        -- A read or save is landing: look again once it has.
-        inflight[buf], again[buf] = nil, true
-        return
-      end
-      if state == "changed" then
-        if not ed.modified(buf) then
-          ed.reload(buf, function() after(buf) end)
-          return
-        end
-        conflicts[buf] = true
-        ed.error(ed.name(buf) .. " changed on disk, and it has unsaved changes")
-        ask(buf)
-      elseif state == "gone" and not conflicts[buf] then
-        ed.message(ed.path(buf) .. " was removed on disk; saving writes it again")
-      end
-      after(buf)
-    end)
-  end
-
-  local function recheck(buf)
-    if again[buf] and not inflight[buf] then
-      again[buf] = nil
-      check(buf)
-    end
-  end
-  ed.on("save", recheck)
-  ed.on("loaded", recheck)
-  ed.on("close", function(buf) inflight[buf], again[buf], conflicts[buf] = nil, nil, nil end)
-
-  ctx.watch.subscribe(function(batch)
-    local paths, all = {}, false
-    for _, c in ipairs(batch) do
-      if c.op == "notice" then all = true break end
-      paths[c.path] = true
-    end
-    for _, b in ipairs(ed.buffers()) do
-      if b.path and (paths[b.path] or (all and ctx.watch.covers(b.path))) then check(b.id) end
-    end
-  end)
-
-  -- A buffer is checked whenever it is shown: the watch does not see a
-  -- file outside the root, nor one its ignore rules leave out (a hidden or
-  -- .gitignore'd file), and a stat costs the main loop nothing.
-  ed.on("show", function(buf)
-    if ed.path(buf) then check(buf) end
-    ask(buf)
-  end)
-
-  ------------------------------------------------------------ diff and force
 
   -- show_diff shows buf's text against its file as `diff -u` sees it, in
   -- *diff NAME*: the program reads the text on its stdin and its output is
   -- split into lines off the main loop, diff_lines at most.
-  show_diff = function(buf)
+  local function show_diff(buf)
     local path = ed.path(buf)
     if not path then ed.message(ed.name(buf) .. " is a view, not a file") return end
     local h = w.spawn{cmd = {"diff", "-u", "--label", path .. " (disk)", "--label", ed.name(buf) .. " (buffer)", path, "-"},
@@ -197,6 +113,88 @@ function M.setup(ctx)
       ed.show(d)
     end)
   end
+
+  local function ask(buf)
+    if not conflicts[buf] or ed.current() ~= buf or ed.prompt_text() then return end
+    ed.prompt(ed.name(buf) .. " changed on disk: r reload, k keep, d diff ", {on_change = function(text)
+      ed.close_prompt()
+      conflicts[buf] = nil
+      if text == "r" or text == "R" then
+        ed.reload(buf)
+      elseif text == "d" or text == "D" then
+        show_diff(buf)
+      else
+        ed.message("kept " .. ed.name(buf) .. "; saving it asks first (M-x save-force overwrites the disk)")
+      end
+    end})
+  end
+
+  -- check compares buf's file with what the buffer last read or wrote,
+  -- and reloads or asks; a change that comes while it runs is looked at
+  -- once it is over.
+  local function check(buf)
+    if not ed.valid(buf) or not ed.path(buf) then return end
+    if inflight[buf] then again[buf] = true return end
+    inflight[buf] = true
+    local function over()
+      inflight[buf] = nil
+      if again[buf] then
+        again[buf] = nil
+        check(buf)
+      end
+    end
+    ed.disk_check(buf, function(state)
+      if not ed.valid(buf) then inflight[buf], again[buf] = nil, nil return end
+      if state == "busy" then
+        -- A read or save is landing: look again once it has.
+        inflight[buf], again[buf] = nil, true
+        return
+      end
+      if state == "changed" then
+        if not ed.modified(buf) then
+          ed.reload(buf, over)
+          return
+        end
+        conflicts[buf] = true
+        ed.error(ed.name(buf) .. " changed on disk, and it has unsaved changes")
+        ask(buf)
+      elseif state == "gone" and not conflicts[buf] then
+        ed.message(ed.path(buf) .. " was removed on disk; saving writes it again")
+      end
+      over()
+    end)
+  end
+
+  local function recheck(buf)
+    if again[buf] and not inflight[buf] then
+      again[buf] = nil
+      check(buf)
+    end
+  end
+  ed.on("save", recheck)
+  ed.on("loaded", recheck)
+  ed.on("close", function(buf) inflight[buf], again[buf], conflicts[buf] = nil, nil, nil end)
+
+  ctx.watch.subscribe(function(batch)
+    local paths, all = {}, false
+    for _, c in ipairs(batch) do
+      if c.op == "notice" then all = true break end
+      paths[c.path] = true
+    end
+    for _, b in ipairs(ed.buffers()) do
+      if b.path and (paths[b.path] or (all and ctx.watch.covers(b.path))) then check(b.id) end
+    end
+  end)
+
+  -- A buffer is checked whenever it is shown: the watch does not see a
+  -- file outside the root, nor one its ignore rules leave out (a hidden or
+  -- .gitignore'd file), and a stat costs the main loop nothing.
+  ed.on("show", function(buf)
+    if ed.path(buf) then check(buf) end
+    ask(buf)
+  end)
+
+  ------------------------------------------------------------ force
 
   local function save_force(buf)
     if not ed.path(buf) then ed.message(ed.name(buf) .. " is a view, not a file") return end
