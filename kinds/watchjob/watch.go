@@ -150,6 +150,12 @@ func Dispatch(rt *runtime.Runtime, spec Spec, o runtime.DispatchOptions) runtime
 		Run: func(ctx context.Context, w *runtime.Task) (any, error) {
 			opts.Ready = func(s watch.Stats) { w.Progress(uint64(s.Watched+s.Polled), nil) }
 			return nil, watch.Watch(ctx, root, opts, func(evs []watch.Event) error {
+				for len(evs) > sendChunk {
+					if err := w.Send(ctx, Changes(evs[:sendChunk:sendChunk])); err != nil {
+						return err
+					}
+					evs = evs[sendChunk:]
+				}
 				return w.Send(ctx, Changes(evs))
 			})
 		}}, o)
@@ -159,6 +165,13 @@ func Dispatch(rt *runtime.Runtime, spec Spec, o runtime.DispatchOptions) runtime
 	}
 	return id
 }
+
+// sendChunk bounds the changes one reply carries across the bus: the main
+// goroutine decodes a reply in one piece, and a storm's coalesced set (a
+// checkout: thousands of paths) would otherwise cost a frame several
+// milliseconds before any batch size applies. A frame's tick stops between
+// replies when its budget is spent.
+const sendChunk = 256
 
 // Changes is a batch of a watch stream's changes.
 type Changes []watch.Event
