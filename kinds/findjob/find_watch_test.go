@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/kinds/watchjob"
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 // TestFindFilesFollowsAWatchOfItsRoot covers the finder's cache kept from a
@@ -74,4 +75,38 @@ func (rt testRT) startWatch(t *testing.T, root string) JobID {
 		return p > 0
 	})
 	return id
+}
+
+// TestFindFilesListsAfreshWhenTheWatchLosesTrack covers a watch's notice
+// (changes dropped, or directories polled past the kernel's limit): the
+// cache no longer relies on it and lists its root afresh at the next
+// query, so a file it never reported shows.
+func TestFindFilesListsAfreshWhenTheWatchLosesTrack(t *testing.T) {
+	old := findStatEvery
+	findStatEvery = time.Hour
+	t.Cleanup(func() { findStatEvery = old })
+	rt := newRT(t, 2)
+	root := makeTree(t, map[string]string{"a.txt": ""})
+	spec := FindSpec{Root: root, Query: "", Limit: 100}
+	set := func() []string {
+		r, _ := findAll(t, rt, spec, DispatchOptions{})
+		s := texts(r)
+		slices.Sort(s)
+		return s
+	}
+	require.Equal(t, []string{"a.txt"}, set())
+	// A follower that reports nothing: what a watch that dropped a change
+	// looks like until its notice comes.
+	const w = JobID(1 << 40)
+	rt.finder().NoteTree(runtime.TreeNote{Job: w, Root: root, Event: runtime.TreeFollowed})
+	require.Equal(t, []string{"a.txt"}, set(), "the first query after the watch follows compares the mtimes once")
+
+	// A file made behind its back, its directory's mtime put back.
+	st, err := os.Stat(root)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "b.txt"), nil, 0o644))
+	require.NoError(t, os.Chtimes(root, st.ModTime(), st.ModTime()))
+	require.Equal(t, []string{"a.txt"}, set(), "nothing reported it, nothing polls")
+	rt.finder().NoteTree(runtime.TreeNote{Job: w, Root: root, Event: runtime.TreeLost})
+	require.Equal(t, []string{"a.txt", "b.txt"}, set(), "listed afresh")
 }
