@@ -225,9 +225,14 @@ func (b *Binding) L() *lua.LState { return b.ls }
 func (b *Binding) Runtime() *runtime.Runtime { return b.rt }
 
 // Busy reports whether a task is alive or a job dispatched through the
-// binding has not settled yet. A stream held for want of a consumer once no
-// task is alive (one a script started and never iterated) does not count:
-// nothing left could take its batches, so only Close ends it.
+// binding has not settled yet: whether a run is over (the headless runner
+// drives frames while it is true). A stream held for want of a consumer
+// once no task is alive (one a script started and never iterated) does not
+// count: nothing left could take its batches, so only Close ends it.
+//
+// A host that frames only when there is work asks WantsFrame instead: a
+// task parked on a watch keeps the run alive for ever while having nothing
+// to do.
 func (b *Binding) Busy() bool {
 	if b.live > 0 || len(b.next) > 0 || len(b.run) > 0 || len(b.lsp.iters) > 0 {
 		return true
@@ -238,6 +243,32 @@ func (b *Binding) Busy() bool {
 		}
 	}
 	return false
+}
+
+// WantsFrame reports whether a Frame now has work: a task to resume (woken,
+// yielded, or a due timer's), an LSP result's next batch, stream batches
+// the runtime holds ready, or a cancelled w.sleep to settle. A task parked
+// on a stream, a job's reply, an event, a future or another task with
+// nothing ready is not work: what wakes it arrives as a worker or client
+// reply, which fires the runtime's Ready channel, or is done by code on the
+// main goroutine that queues the task, after which this reports true. So a
+// host may sleep on Ready, its own events and NextTimer while this is false
+// (the replies Tick has not applied are the runtime's Pending), and an
+// editor whose project is watched is idle between changes.
+func (b *Binding) WantsFrame() bool {
+	if b.closed {
+		return false
+	}
+	if len(b.run) > 0 || len(b.next) > 0 || len(b.lsp.iters) > 0 || b.rt.StreamsReady() {
+		return true
+	}
+	if len(b.timers) > 0 && !b.timers[0].when.After(time.Now()) {
+		return true
+	}
+	b.cmu.Lock()
+	n := len(b.cancelledSleeps)
+	b.cmu.Unlock()
+	return n > 0
 }
 
 // Stats counts what a Binding holds, like runtime.Stats: the editor's

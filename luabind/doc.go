@@ -16,6 +16,14 @@
 // waits again while it is being resumed parks until a later frame, so a
 // frame's work is bounded by the tasks that were parked when it began.
 //
+// A host need not frame while nothing is to be done: WantsFrame says
+// whether a Frame has work now (tasks queued, stream batches ready, a timer
+// due), and what wakes a parked task (a stream's item, a job's reply)
+// arrives on the bus, which fires the runtime's Ready. So an editor loop
+// waits on its own events, Ready and NextTimer, and a task parked on a
+// watch between changes costs nothing. Busy, in turn, says whether the run
+// is over (no task alive, no job in flight), for a headless runner.
+//
 // # Kinds
 //
 // The core (tasks, handles, the frame driver, conversions) knows no job

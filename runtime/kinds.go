@@ -46,6 +46,14 @@ type KindSpec struct {
 	// a kind that keeps something per job outside the outcome (a parse tree
 	// waiting to be taken).
 	Discard func(rt *Runtime, id JobID)
+	// Observe, when set, is called by Tick on the main goroutine with each
+	// batch of items a running stream of this kind sends, as it arrives
+	// (before any consumer takes it), and with each progress report (items
+	// nil), progress being the stream's latest. A kind whose stream tells
+	// other kinds' states something passes it on (a watch's changes, with
+	// Runtime.NoteTree, keep the finder's file lists current). It runs
+	// inside Tick, so it must be cheap, and it must not keep items.
+	Observe func(rt *Runtime, id JobID, items Items, progress uint64)
 }
 
 // Items is a batch of a stream's items, in its kind's form. A batch handed
@@ -135,6 +143,7 @@ func (k Kind) String() string {
 //	Kill()                 // Close: before the worker pool stops (end what runs outside it)
 //	Close()                // Close: after the pool has stopped (wait for it)
 //	NoteResource(ResourceOp) // Tick: a filesystem mutation completed
+//	NoteTree(TreeNote)       // Tick: news of a tree a job follows (NoteTree)
 //	Held() int             // Stats.Held: what it keeps for callers
 func StateOf[S any](rt *Runtime, k Kind, mk func() S) S {
 	if s, ok := rt.states[k]; ok {

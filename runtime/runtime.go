@@ -311,6 +311,11 @@ func (rt *Runtime) Pending() bool {
 	return rt.drainPos < len(rt.drainBuf) || rt.main.Len() > 0
 }
 
+// StreamsReady reports streams with items for TakeStreamBatches: it hands
+// out at most one batch per stream a frame, so a stream that received more
+// has its rest waiting here without a new reply on the bus to wake the loop.
+func (rt *Runtime) StreamsReady() bool { return len(rt.ready) > 0 }
+
 // tick applies replies until the deadline dl (0: none) has passed or limit
 // replies (0: no cap) are applied. The leftovers of the last bounded tick go
 // first; then the bus is drained once, so a flood of replies arriving while
@@ -419,6 +424,9 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	}
 	switch r.Kind {
 	case replyItems:
+		if obs := j.kind.spec().Observe; obs != nil && j.stream != nil && j.state == Running && r.items != nil {
+			obs(rt, j.id, r.items, j.stream.progress)
+		}
 		rt.pushItems(j, r)
 		return
 	case replyProgress:
@@ -426,6 +434,9 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 			j.stream.progress = r.N
 			if r.detail != nil {
 				j.stream.detail = r.detail
+			}
+			if obs := j.kind.spec().Observe; obs != nil && j.state == Running {
+				obs(rt, j.id, nil, r.N)
 			}
 		}
 		return

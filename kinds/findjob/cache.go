@@ -34,8 +34,16 @@ type fileCache struct {
 
 	inboxMu sync.Mutex
 	inbox   []runtime.ResourceOp // absolute paths, posted by Tick
-	// overflow: more than maxFindInbox ops were posted, and dropped.
+	// changed are the paths a watch of the root reported, posted by Tick.
+	changed []runtime.TreeChange
+	// overflow: more than maxFindInbox ops or changes were posted, and
+	// dropped.
 	overflow bool
+	// followers are the watches following the root that the cache relies
+	// on (runtime.TreeNote), with the directory names each leaves out;
+	// followGen counts their comings and goings.
+	followers map[runtime.JobID][]string
+	followGen uint64
 
 	life     *walkLife
 	lock     chan struct{} // a one-slot semaphore a job can wait on and give up when cancelled
@@ -49,6 +57,10 @@ type fileCache struct {
 	uses     uint64
 	// checkedAt is when the directories' mtimes were last compared.
 	checkedAt time.Time
+	// syncedGen is the followGen of the last full comparison of mtimes:
+	// once a watch follows the root, one comparison catches what changed
+	// before it did, and its changes tell the rest.
+	syncedGen uint64
 }
 
 // fileCache returns the cache for k, making it (and evicting the least
@@ -65,6 +77,9 @@ func (f *finderState) fileCache(k cacheKey) *fileCache {
 			f.life = &walkLife{ctx: ctx, cancel: cancel}
 		}
 		c = &fileCache{key: k, lock: make(chan struct{}, 1), life: f.life}
+		for _, n := range f.trees {
+			c.follow(n)
+		}
 		f.caches[k] = c
 		if len(f.caches) > maxFindCaches {
 			var old *fileCache
@@ -78,6 +93,68 @@ func (f *finderState) fileCache(k cacheKey) *fileCache {
 	}
 	c.lastUse = f.cacheUse
 	return c
+}
+
+// NoteTree keeps the caches of a watched root current from the watch's
+// changes (runtime.TreeNote): the changed paths go to the inbox like the
+// fs jobs' renames and removes, and while a watch follows a cache's root
+// (from its first scan until it ends or loses track) the cache stops
+// polling its directories' mtimes, but for the directories the watch
+// leaves out. Called by Tick on the main goroutine; it only appends under
+// the inbox's short lock.
+func (f *finderState) NoteTree(n runtime.TreeNote) {
+	switch n.Event {
+	case runtime.TreeFollowed:
+		if f.trees == nil {
+			f.trees = make(map[runtime.JobID]runtime.TreeNote)
+		}
+		f.trees[n.Job] = n
+		for _, c := range f.caches {
+			c.follow(n)
+		}
+	case runtime.TreeChanged:
+		for _, c := range f.caches {
+			c.inboxMu.Lock()
+			if _, ok := c.followers[n.Job]; ok {
+				if len(c.changed)+len(n.Changes) > maxFindInbox {
+					c.changed, c.overflow = nil, true
+				}
+				if !c.overflow {
+					c.changed = append(c.changed, n.Changes...)
+				}
+			}
+			c.inboxMu.Unlock()
+		}
+	case runtime.TreeLost, runtime.TreeUnfollowed:
+		delete(f.trees, n.Job)
+		for _, c := range f.caches {
+			c.inboxMu.Lock()
+			if _, ok := c.followers[n.Job]; ok {
+				delete(c.followers, n.Job)
+				c.followGen++
+				if n.Event == runtime.TreeLost {
+					// What the watch dropped is unknown: list afresh.
+					c.inbox, c.changed, c.overflow = nil, nil, true
+				}
+			}
+			c.inboxMu.Unlock()
+		}
+	}
+}
+
+// follow makes c rely on the watch n reports, when it follows c's root
+// and reports all c lists.
+func (c *fileCache) follow(n runtime.TreeNote) {
+	if n.Root != c.key.root || (c.key.hidden && !n.Hidden) || (c.key.noIgnore && !n.NoIgnore) {
+		return
+	}
+	c.inboxMu.Lock()
+	defer c.inboxMu.Unlock()
+	if c.followers == nil {
+		c.followers = make(map[runtime.JobID][]string)
+	}
+	c.followers[n.Job] = n.SkipDirs
+	c.followGen++
 }
 
 // under reports whether p is root or below it.
@@ -118,15 +195,24 @@ func lockCache(ctx context.Context, w *runtime.Task, lock chan struct{}) error {
 // ranks it. It runs on a worker holding c.lock.
 func (c *fileCache) find(ctx context.Context, w *runtime.Task, pat fuzzy.Pattern, limit int, key string) (*Ranking, error) {
 	c.inboxMu.Lock()
-	ops, overflow := c.inbox, c.overflow
-	c.inbox, c.overflow = nil, false
+	ops, changed, overflow := c.inbox, c.changed, c.overflow
+	c.inbox, c.changed, c.overflow = nil, nil, false
+	fw := followState{gen: c.followGen, on: len(c.followers) > 0}
+	for _, skip := range c.followers {
+		if fw.skip == nil {
+			fw.skip = map[string]bool{}
+		}
+		for _, name := range skip {
+			fw.skip[name] = true
+		}
+	}
 	c.inboxMu.Unlock()
 	if overflow && c.bg == nil {
 		// Too many changes were reported to keep: list the root afresh.
 		c.complete = false
 	}
 	if c.complete {
-		if err := c.refresh(ctx, ops); err != nil {
+		if err := c.refresh(ctx, ops, changed, fw); err != nil {
 			return nil, fmt.Errorf("find_files: %w", err)
 		}
 	}
@@ -186,7 +272,12 @@ func joinRel(prefix, rel string) string {
 // one system call each (2 to 4 ms for GOROOT/src's 1,300 directories on two
 // loaded cores, against 23 ms for a walk), so it happens at most every
 // findStatEvery.
-func (c *fileCache) refresh(ctx context.Context, ops []runtime.ResourceOp) error {
+//
+// While a watch follows the root (fw.on), its changes name what to read
+// again, and the mtimes are compared only once after it started following
+// (for what changed before) and, every findStatEvery, for the directories
+// it leaves out (fw.skip).
+func (c *fileCache) refresh(ctx context.Context, ops []runtime.ResourceOp, changed []runtime.TreeChange, fw followState) error {
 	dirty := make(map[string]bool)
 	mark := func(abs string) {
 		rel, err := filepath.Rel(c.key.root, abs)
@@ -225,11 +316,31 @@ func (c *fileCache) refresh(ctx context.Context, ops []runtime.ResourceOp) error
 			mark(op.To)
 		}
 	}
-	if len(ops) > 0 || time.Since(c.checkedAt) >= findStatEvery {
-		for _, d := range c.changedDirs(ctx) {
+	for _, ch := range changed {
+		if ch.Written && !ch.Dir {
+			// A known file written leaves the list as it is.
+			if rel, err := filepath.Rel(c.key.root, ch.Path); err == nil {
+				if _, known := c.index[filepath.ToSlash(rel)]; known {
+					continue
+				}
+			}
+		}
+		mark(ch.Path)
+	}
+	switch {
+	case fw.on && fw.gen == c.syncedGen && len(ops) == 0:
+		if len(fw.skip) > 0 && time.Since(c.checkedAt) >= findStatEvery {
+			for _, d := range c.changedDirs(ctx, fw.skip) {
+				dirty[d] = true
+			}
+			c.checkedAt = time.Now()
+		}
+	case len(ops) > 0 || fw.gen != c.syncedGen || time.Since(c.checkedAt) >= findStatEvery:
+		for _, d := range c.changedDirs(ctx, nil) {
 			dirty[d] = true
 		}
 		c.checkedAt = time.Now()
+		c.syncedGen = fw.gen
 	}
 	if len(dirty) == 0 {
 		return ctx.Err()
@@ -298,16 +409,27 @@ func (c *fileCache) relist(ctx context.Context, d string) error {
 	return err
 }
 
-// changedDirs stats every listed directory on a few goroutines (the calls
-// wait on the kernel, not the CPU) and returns those whose mtime differs from
-// the listing's or that are gone. All goroutines have returned when it does.
-func (c *fileCache) changedDirs(ctx context.Context) []string {
+// followState is what a query sees of the watches following its root.
+type followState struct {
+	on   bool
+	gen  uint64
+	skip map[string]bool // directory names a follower leaves out
+}
+
+// changedDirs stats every listed directory (only, with only non-nil, those
+// below a directory so named) on a few goroutines (the calls wait on the
+// kernel, not the CPU) and returns those whose mtime differs from the
+// listing's or that are gone. All goroutines have returned when it does.
+func (c *fileCache) changedDirs(ctx context.Context, only map[string]bool) []string {
 	type dm struct {
 		rel string
 		mt  time.Time
 	}
 	all := make([]dm, 0, len(c.dirs))
 	for d, mt := range c.dirs {
+		if only != nil && !underSkipped(d, only) {
+			continue
+		}
 		all = append(all, dm{d, mt})
 	}
 	const parts = 4
@@ -352,4 +474,22 @@ func (c *fileCache) removeTree(rel string) {
 			delete(c.dirs, d)
 		}
 	}
+}
+
+// underSkipped reports whether the root-relative directory rel is, or lies
+// below, a directory whose name is in skip.
+func underSkipped(rel string, skip map[string]bool) bool {
+	for rel != "" {
+		name := rel
+		i := strings.IndexByte(rel, '/')
+		if i >= 0 {
+			name, rel = rel[:i], rel[i+1:]
+		} else {
+			rel = ""
+		}
+		if skip[name] {
+			return true
+		}
+	}
+	return false
 }

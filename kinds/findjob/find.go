@@ -63,7 +63,9 @@ var findSnapshotEvery = 8 * time.Millisecond
 // findStatEvery is how long a cache trusts its directories' mtimes after
 // comparing them: a burst of keystrokes stats the tree once, not once per
 // key (about 2 ms for GOROOT/src's 1,300 directories on two cores). A rename
-// or remove through an fs job is applied at the next query regardless.
+// or remove through an fs job is applied at the next query regardless, and
+// while a watch follows the cache's root its changes are (cache.go: only
+// what the watch leaves out is still polled).
 var findStatEvery = 250 * time.Millisecond
 
 // maxFindCaches and maxFuzzySources bound what the finder keeps on the worker
@@ -124,6 +126,10 @@ type finderState struct {
 	cacheUse   uint64
 	sources    map[SourceID]*fuzzySource
 	nextSource SourceID
+	// trees are the trees jobs follow (watches whose first scan is over and
+	// that have not lost track), from runtime.TreeNote: a cache made for
+	// one of their roots relies on them from the start.
+	trees map[runtime.JobID]runtime.TreeNote
 }
 
 // Close stops the walks in flight and waits for them; the runtime's Close

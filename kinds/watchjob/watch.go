@@ -30,8 +30,89 @@ import (
 // Kind is the watch kind. Its progress counts the directories followed,
 // once the first scan is over: a consumer that shows the first progress
 // knows that changes from then on are reported.
-var Kind = runtime.RegisterKind(runtime.KindSpec{Name: "watch", Items: changesCodec{},
-	ProgressLabel: "directories watched"})
+var Kind runtime.Kind
+
+// The spec refers to Kind (through observe's state), so it is registered
+// at init.
+func init() {
+	Kind = runtime.RegisterKind(runtime.KindSpec{Name: "watch", Items: changesCodec{},
+		ProgressLabel: "directories watched", Observe: observe, Discard: discard})
+}
+
+// following is the runtime's record of its running watches, so that what
+// they see reaches the other kinds' states (runtime.NoteTree): the finder
+// then keeps its file list of a watched root from the changes instead of
+// polling directory mtimes. Main goroutine only.
+type following struct {
+	jobs map[runtime.JobID]*followed
+}
+
+type followed struct {
+	note        runtime.TreeNote // Job, Root and the filter
+	ready, lost bool
+}
+
+func followingOf(rt *runtime.Runtime) *following {
+	return runtime.StateOf(rt, Kind, func() *following { return &following{jobs: map[runtime.JobID]*followed{}} })
+}
+
+// observe tells the other kinds' states when a watch's first scan is
+// over (its first progress), what changed, and when it lost track (a
+// notice: changes dropped, or directories polled, where writes go unseen).
+func observe(rt *runtime.Runtime, id runtime.JobID, items runtime.Items, progress uint64) {
+	f := followingOf(rt).jobs[id]
+	if f == nil || f.lost {
+		return
+	}
+	if !f.ready && progress > 0 {
+		f.ready = true
+		n := f.note
+		n.Event = runtime.TreeFollowed
+		rt.NoteTree(n)
+	}
+	c, _ := items.(Changes)
+	if !f.ready || len(c) == 0 {
+		return
+	}
+	out := make([]runtime.TreeChange, 0, len(c))
+	lost := false
+	for i := range c {
+		ev := &c[i]
+		if ev.Notice != "" {
+			lost = true
+			break
+		}
+		out = append(out, runtime.TreeChange{Path: ev.Path, Dir: ev.Dir,
+			Gone:    ev.Op == watch.Remove || ev.Op == watch.Rename,
+			Written: ev.Op == watch.Write || ev.Op == watch.Chmod})
+	}
+	if len(out) > 0 {
+		n := f.note
+		n.Event, n.Changes = runtime.TreeChanged, out
+		rt.NoteTree(n)
+	}
+	if lost {
+		f.lost = true
+		n := f.note
+		n.Event = runtime.TreeLost
+		rt.NoteTree(n)
+	}
+}
+
+// discard tells them when a watch has ended.
+func discard(rt *runtime.Runtime, id runtime.JobID) {
+	fs := followingOf(rt)
+	f := fs.jobs[id]
+	if f == nil {
+		return
+	}
+	delete(fs.jobs, id)
+	if f.ready && !f.lost {
+		n := f.note
+		n.Event = runtime.TreeUnfollowed
+		rt.NoteTree(n)
+	}
+}
 
 // DefaultSkipDirs are the directory names a Spec with nil SkipDirs does not
 // watch: dependency trees, large and changed by tools, not by hand.
@@ -65,14 +146,32 @@ func Dispatch(rt *runtime.Runtime, spec Spec, o runtime.DispatchOptions) runtime
 		skip = spec.SkipDirs
 	}
 	opts := watch.Options{Hidden: spec.Hidden, NoIgnore: spec.NoIgnore, SkipDirs: slices.Clone(skip)}
-	return rt.Start(runtime.Job{Kind: Kind, Stream: true, Detached: true,
+	id := rt.Start(runtime.Job{Kind: Kind, Stream: true, Detached: true,
 		Run: func(ctx context.Context, w *runtime.Task) (any, error) {
 			opts.Ready = func(s watch.Stats) { w.Progress(uint64(s.Watched+s.Polled), nil) }
 			return nil, watch.Watch(ctx, root, opts, func(evs []watch.Event) error {
+				for len(evs) > sendChunk {
+					if err := w.Send(ctx, Changes(evs[:sendChunk:sendChunk])); err != nil {
+						return err
+					}
+					evs = evs[sendChunk:]
+				}
 				return w.Send(ctx, Changes(evs))
 			})
 		}}, o)
+	if _, state, ok := rt.Lookup(id); ok && state == runtime.Running {
+		followingOf(rt).jobs[id] = &followed{note: runtime.TreeNote{Job: id, Root: root,
+			Hidden: spec.Hidden, NoIgnore: spec.NoIgnore, SkipDirs: slices.Clone(skip)}}
+	}
+	return id
 }
+
+// sendChunk bounds the changes one reply carries across the bus: the main
+// goroutine decodes a reply in one piece, and a storm's coalesced set (a
+// checkout: thousands of paths) would otherwise cost a frame several
+// milliseconds before any batch size applies. A frame's tick stops between
+// replies when its budget is spent.
+const sendChunk = 256
 
 // Changes is a batch of a watch stream's changes.
 type Changes []watch.Event

@@ -68,7 +68,10 @@ type buffer struct {
 
 	undo      undoLog
 	savedStep uint64 // undo step id the file on disk matches
-	noUndo    bool   // scratch buffers keep no history
+	// disk is the file as last read or written, to tell another program's
+	// change from our own (disk.go).
+	disk   diskStamp
+	noUndo bool // scratch buffers keep no history
 
 	hl hlRows
 	// snap is the text handed to search jobs (nil until one asks); hits

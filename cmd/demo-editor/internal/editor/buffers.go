@@ -190,6 +190,7 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 		return
 	}
 	b.load(ft)
+	b.disk = ft.stamp
 	b.notifiedRev = b.rev
 	if ft.bytes > bigTextBytes {
 		e.fitGC()
@@ -217,6 +218,7 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 type saveRequest struct {
 	onDone   *lua.LFunction
 	makeDirs bool
+	force    bool
 }
 
 // save writes b to its file atomically on a helper goroutine (in place,
@@ -226,8 +228,10 @@ type saveRequest struct {
 // meantime. onDone (may be nil) is called with (true) or (false, message).
 //
 // A missing directory fails the save unless makeDirs (the caller asked the
-// user) creates it and its missing parents first.
-func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs bool) {
+// user) creates it and its missing parents first. A file another program
+// changed since the buffer read or wrote it is not overwritten
+// (errChangedOnDisk) unless force.
+func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs, force bool) {
 	fail := func(msg string) {
 		e.reportError(msg, "")
 		if onDone != nil {
@@ -244,37 +248,50 @@ func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs bool) {
 	case b.saving:
 		// Two writers racing on one temp-and-rename could land the older
 		// text last: queue behind the one in flight.
-		b.saveAgain = append(b.saveAgain, saveRequest{onDone: onDone, makeDirs: makeDirs})
+		b.saveAgain = append(b.saveAgain, saveRequest{onDone: onDone, makeDirs: makeDirs, force: force})
 		return
 	}
 	b.undo.seal()
 	stepAt := b.undo.current()
 	data := joinText(b.lines, b.eol, b.crlf, b.ends)
-	path := b.path
+	path, stamp := b.path, b.disk
 	b.saving = true
 	journalled := b.jn != nil
 	e.goIO(func() func() {
+		var none diskStamp
+		if !force {
+			if err := refuseClobber(path, stamp); err != nil {
+				return func() { e.saved(b, stepAt, len(data), false, none, err, onDone, journal.Base{}) }
+			}
+		}
 		if makeDirs {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				return func() {
-					e.saved(b, stepAt, len(data), false, fmt.Errorf("save %s: %w", path, err), onDone, journal.Base{})
+					e.saved(b, stepAt, len(data), false, none, fmt.Errorf("save %s: %w", path, err), onDone, journal.Base{})
 				}
 			}
 		}
 		inPlace, err := writeFile(path, data)
+		if err != nil {
+			return func() { e.saved(b, stepAt, len(data), inPlace, none, err, onDone, journal.Base{}) }
+		}
+		written := savedStamp(path, data)
 		var base journal.Base
-		if err == nil && journalled {
+		if journalled {
 			base = journal.Base{Size: int64(len(data)), Hash: journal.Hash(data)}
 			if st, serr := os.Stat(path); serr == nil {
 				base.ModTime = st.ModTime()
 			}
 		}
-		return func() { e.saved(b, stepAt, len(data), inPlace, err, onDone, base) }
+		return func() { e.saved(b, stepAt, len(data), inPlace, written, err, onDone, base) }
 	})
 }
 
-func (e *session) saved(b *buffer, stepAt uint64, n int, inPlace bool, err error, onDone *lua.LFunction, base journal.Base) {
+func (e *session) saved(b *buffer, stepAt uint64, n int, inPlace bool, written diskStamp, err error, onDone *lua.LFunction, base journal.Base) {
 	b.saving = false
+	if err == nil {
+		b.disk = written
+	}
 	if err != nil {
 		e.reportError(err.Error(), "")
 		if onDone != nil {
@@ -296,7 +313,7 @@ func (e *session) saved(b *buffer, stepAt uint64, n int, inPlace bool, err error
 	if len(b.saveAgain) > 0 {
 		next := b.saveAgain[0]
 		b.saveAgain = b.saveAgain[1:]
-		e.save(b, next.onDone, next.makeDirs)
+		e.save(b, next.onDone, next.makeDirs, next.force)
 	}
 }
 

@@ -38,6 +38,7 @@ end)
 	require.NoError(t, os.WriteFile(initFile, []byte(src), 0o644))
 	h := startEditor(t, Options{Path: t.TempDir(), InitFile: initFile})
 	h.waitText("..")
+	h.stopProjectWatch()
 
 	h.key(tcell.KeyF9)
 	h.until("the command's tasks wait on the program", func(e *session) bool {

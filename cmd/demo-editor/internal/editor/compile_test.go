@@ -128,7 +128,7 @@ func TestCompileBufferClosedWhileRunning(t *testing.T) {
 	require.NoError(t, err)
 	h.until("the compile over", func(e *session) bool {
 		active, done := jobsOfKind(e, procjob.SpawnKind)
-		return len(active) == 0 && len(done) == 1 && !e.lb.Busy()
+		return len(active) == 0 && len(done) == 1 && onlyWatching(e)
 	})
 	var log string
 	var state runtime.State

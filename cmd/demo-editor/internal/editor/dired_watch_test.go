@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/kinds/watchjob"
@@ -25,53 +26,61 @@ func watchesRunning(e *session) (running, ready int) {
 	return running, ready
 }
 
-// TestDiredShowsChangesMadeOnDisk covers dired's following of the disk: no
-// watch runs until f is pressed in a view; then the view shows a file
-// another program creates, and drops one it removes, without a key; f
-// again stops the watch, and closing the last following view does too.
+// TestDiredShowsChangesMadeOnDisk covers dired's following of the disk:
+// with no key pressed, a directory view shows a file another program
+// creates, and drops one it removes, the cursor staying on its entry; the
+// project's one watch serves it (no watch of its own), while a view of a
+// directory outside the project runs a watch of its own, cancelled with
+// its last view.
 func TestDiredShowsChangesMadeOnDisk(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "old-file.txt"), []byte("x"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "zz-kept.txt"), []byte("x"), 0o644))
 	h := startEditor(t, Options{Path: dir})
 	h.waitText("old-file.txt")
-	var running int
-	h.e.call(func() { running, _ = watchesRunning(h.e) })
-	require.Zero(t, running, "no watch until asked for")
-
-	h.typeText("f")
-	h.waitText("dired: following changes on disk")
-	h.until("the watch has scanned the tree", func(e *session) bool {
+	h.until("the project watch has scanned the tree", func(e *session) bool {
 		running, ready := watchesRunning(e)
 		return running == 1 && ready == 1
+	})
+	// The cursor on zz-kept.txt: rows are "..", old-file.txt, zz-kept.txt.
+	h.key(tcell.KeyDown)
+	h.key(tcell.KeyDown)
+	h.key(tcell.KeyDown)
+	h.until("the cursor on zz-kept.txt", func(e *session) bool {
+		return strings.HasSuffix(e.cur.lines[e.cur.cursor.Row], "zz-kept.txt")
 	})
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "made-elsewhere.txt"), []byte("y"), 0o644))
 	h.waitText("made-elsewhere.txt")
 	require.NoError(t, os.Remove(filepath.Join(dir, "old-file.txt")))
 	h.waitScreen("old-file.txt gone", func(rows []string) bool { return !anyContains(rows, "old-file.txt") })
+	var line string
+	h.e.call(func() { line = h.e.cur.lines[h.e.cur.cursor.Row] })
+	require.True(t, strings.HasSuffix(line, "zz-kept.txt"), "the cursor stays on its entry: %q", line)
+	var running int
+	h.e.call(func() { running, _ = watchesRunning(h.e) })
+	require.Equal(t, 1, running, "views under the project share its watch")
 
-	h.typeText("f")
-	h.waitText("dired: not following changes on disk")
-	h.until("the watch is cancelled", func(e *session) bool {
-		running, _ := watchesRunning(e)
-		return running == 0
+	outside := t.TempDir()
+	h.alt('x')
+	h.waitText("command (")
+	h.typeText("dired " + outside + "\r")
+	h.until("a watch of the outside directory", func(e *session) bool {
+		running, ready := watchesRunning(e)
+		return running == 2 && ready == 2
 	})
-
-	h.typeText("f")
-	h.until("the watch runs again", func(e *session) bool {
-		running, _ := watchesRunning(e)
-		return running == 1
-	})
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "out-there.txt"), []byte("y"), 0o644))
+	h.waitText("out-there.txt")
 	var closeErr error
 	h.e.call(func() {
 		for _, b := range h.e.bufs {
-			if strings.HasPrefix(b.name, "dired ") {
+			if b.name == "dired "+outside {
 				closeErr = h.e.closeBuffer(b)
 			}
 		}
 	})
 	require.NoError(t, closeErr)
-	h.until("the watch is cancelled with its last view", func(e *session) bool {
+	h.until("the outside watch is cancelled with its last view", func(e *session) bool {
 		running, _ := watchesRunning(e)
-		return running == 0
+		return running == 1
 	})
 }

@@ -230,9 +230,11 @@ type session struct {
 		buf int
 		at  pos
 	}
-	width    int
-	height   int
-	mustShow bool
+	// shownSent is the buffer the last "show" event reported.
+	shownSent int
+	width     int
+	height    int
+	mustShow  bool
 
 	// The loop.
 	calls     chan func() // work handed to the main goroutine
@@ -540,21 +542,33 @@ func (e *session) loop(ctx context.Context) error {
 }
 
 // frameWanted reports whether a frame has work: replies to take (including
-// those a frame left when its budget ran out), tasks or jobs in flight, or a
-// shown buffer that redraws every frame.
+// those a frame left when its budget ran out), tasks to resume or stream
+// batches to hand out, or a shown buffer that redraws every frame. Tasks
+// parked on what a reply will wake (a watch's stream, a job in flight) are
+// not work: the reply fires the runtime's Ready, which the loop waits on.
 func (e *session) frameWanted() bool {
-	return e.replies || e.rt.Pending() || e.lb.Busy() || e.hooks.hasFrame(e.cur.id) || len(e.grepViews) > 0
+	return e.replies || e.rt.Pending() || e.lb.WantsFrame() || e.hooks.hasFrame(e.cur.id) || len(e.grepViews) > 0
 }
 
-// nextWake is how long the loop may sleep when no event comes.
+// idleWake is how long an idle loop sleeps at most: now and then it wakes so
+// the status line's frame figures age out.
+const idleWake = time.Second
+
+// nextWake is how long the loop may sleep when no event comes: a frame
+// target while frames have work (an intake gap while a grep view has
+// batches waiting), else until the next task timer (a sleep, an await's
+// timeout) or journal write is due, at most idleWake.
 func (e *session) nextWake(now time.Time) time.Duration {
-	d := time.Second // idle: wake now and then so the status line's frame figures age out
+	d := idleWake
 	if e.frameWanted() {
 		next := e.lastFrame.Add(e.rt.FrameTarget())
 		if e.intakeWanted() {
 			next = minTime(next, e.lastIntake.Add(intakeGap))
 		}
 		d = max(next.Sub(now), 0)
+	}
+	if at, ok := e.lb.NextTimer(); ok {
+		d = min(d, max(at.Sub(now), 0))
 	}
 	if !e.journalWake.IsZero() {
 		d = min(d, max(e.journalWake.Sub(now), 0))

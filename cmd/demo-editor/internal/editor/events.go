@@ -7,7 +7,7 @@ import (
 )
 
 // The events scripts can hook with pmacs.editor.on.
-var eventNames = []string{"start", "open", "loaded", "change", "view", "cursor", "frame", "resource", "save", "close", "trust"}
+var eventNames = []string{"start", "open", "loaded", "change", "view", "show", "cursor", "frame", "resource", "save", "close", "trust"}
 
 // event is something scripts may react to. Events are queued while Go code
 // runs and delivered at one point of the loop (settle), so a hook never
@@ -79,9 +79,10 @@ func (e *session) raise(ev event) { e.events = append(e.events, ev) }
 const maxSettleRounds = 8
 
 // settle brings the view up to date and delivers the queued events:
-// "change" for file buffers edited since the last settle, "view" when the
-// window's rows moved, "cursor" when the shown buffer or its cursor did,
-// and whatever Go code raised.
+// "change" for file buffers edited since the last settle, "show" when the
+// window shows another buffer, "view" when the window's rows moved,
+// "cursor" when the shown buffer or its cursor did, and whatever Go code
+// raised.
 func (e *session) settle() {
 	for range maxSettleRounds {
 		for _, id := range e.order {
@@ -90,6 +91,10 @@ func (e *session) settle() {
 				b.notifiedRev = b.rev
 				e.raise(event{name: "change", buf: b.id})
 			}
+		}
+		if e.cur.id != e.shownSent {
+			e.shownSent = e.cur.id
+			e.raise(event{name: "show", buf: e.cur.id})
 		}
 		e.scrollToCursor(e.cur)
 		view := [2]int{e.cur.top, e.cur.top + e.windowHeight()}

@@ -37,6 +37,8 @@ type fileText struct {
 	// opens read-only, since saving the rows back would not give back
 	// the bytes it was read from in every case.
 	binary bool
+	// stamp is the file's size, mtime and hash as read (diskStamp).
+	stamp diskStamp
 }
 
 // headBytes is how much of a file is read before the rest when head wants
@@ -57,7 +59,7 @@ const headBytes = 64 << 10
 func readFileText(path string, head func(rows []string)) (ft fileText, exists bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fileText{lines: []string{""}, eol: true}, false, nil
+		return fileText{lines: []string{""}, eol: true, stamp: diskStamp{known: true, at: time.Now()}}, false, nil
 	}
 	if err != nil {
 		return ft, false, fmt.Errorf("open %s: %w", path, err)
@@ -73,6 +75,7 @@ func readFileText(path string, head func(rows []string)) (ft fileText, exists bo
 	if st.Size() > maxFileBytes {
 		return ft, true, fmt.Errorf("open %s: %w (%d MiB, over %d MiB)", path, errTooLarge, st.Size()>>20, maxFileBytes>>20)
 	}
+	readAt := time.Now()
 	text, err := readText(f, st.Size(), head)
 	if err != nil {
 		return ft, true, fmt.Errorf("read %s: %w", path, err)
@@ -83,6 +86,7 @@ func readFileText(path string, head func(rows []string)) (ft fileText, exists bo
 	ft = splitString(text)
 	ft.bytes = len(text)
 	ft.modTime = st.ModTime()
+	ft.stamp = stampOf(st, textHash(text), readAt)
 	ft.readOnly = !canWrite(path)
 	return ft, true, nil
 }

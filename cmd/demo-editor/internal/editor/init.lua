@@ -23,6 +23,7 @@ require("pmacs.project").setup(ctx)    -- ctx.project (markers, root); before th
 require("pmacs.syntax").setup(ctx)     -- ctx.reparse
 require("pmacs.files").setup(ctx)      -- ctx.open_file, open_path, save, complete_path, before_save
 require("pmacs.recover").setup(ctx)    -- crash recovery: the journal question, M-x recover
+require("pmacs.disk").setup(ctx)       -- ctx.watch (the project watch): reloads, refused clobbering saves
 -- Before the modules that jump: it wraps ctx.open_file to record the jumps.
 require("pmacs.jumps").setup(ctx)
 require("pmacs.selection").setup(ctx)  -- ctx.can_edit, ctx.set_register

@@ -342,7 +342,7 @@ func (e *session) defaultKey(name string, ev *tcell.EventKey) {
 			e.setMessage("nothing to redo", false)
 		}
 	case "C-s":
-		e.save(b, nil, false)
+		e.save(b, nil, false, false)
 	case "C-q":
 		e.requestQuit(false)
 	default:

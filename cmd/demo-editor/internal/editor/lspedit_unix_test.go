@@ -98,5 +98,5 @@ func TestWorkspaceEditWaitsForAReadOnAFuture(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 	requireFakeReply(t, logPath, "apply-1", `reply "apply-1" {"applied":true}`)
-	h.until("no task left waiting", func(e *session) bool { return e.lb.Stats().Tasks == 0 })
+	h.until("no task left waiting", onlyWatching)
 }

@@ -17,7 +17,7 @@ func (e *session) installAPI() {
 	api := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
 		// buffers
 		"open": e.luaOpen, "create": e.luaCreate, "find": e.luaFind, "buffers": e.luaBuffers,
-		"close": e.luaClose, "reload": e.luaReload, "file_lines": e.luaFileLines, "name": e.luaName, "path": e.luaPath, "language": e.luaLanguage,
+		"close": e.luaClose, "reload": e.luaReload, "disk_check": e.luaDiskCheck, "file_lines": e.luaFileLines, "name": e.luaName, "path": e.luaPath, "language": e.luaLanguage,
 		"modified": e.luaModified, "loading": e.luaLoading, "valid": e.luaValid, "line_count": e.luaLineCount, "byte_count": e.luaByteCount,
 		"get_text": e.luaGetText, "get_lines": e.luaGetLines, "set_lines": e.luaSetLines,
 		"append_lines": e.luaAppendLines, "append_matches": e.luaAppendMatches, "match_at": e.luaMatchAt, "insert": e.luaInsert, "undo": e.luaUndo,

@@ -111,19 +111,20 @@ func (e *session) luaLoading(L *lua.LState) int {
 func (e *session) luaSave(L *lua.LState) int {
 	b := e.bufArg(L, "save", 1)
 	var onDone *lua.LFunction
-	makeDirs := false
+	makeDirs, force := false, false
 	switch v := L.Get(2).(type) {
 	case *lua.LNilType:
 	case *lua.LFunction:
 		onDone = v
 	case *lua.LTable:
-		t := optTable(L, "save", 2, "opts", "on_done", "make_dirs")
+		t := optTable(L, "save", 2, "opts", "on_done", "make_dirs", "force")
 		onDone = optFn(L, "save", t, "on_done")
 		makeDirs = optBool(t, "make_dirs", false)
+		force = optBool(t, "force", false)
 	default:
-		argErr(L, "save", 2, "on_done", "a function or a table {on_done, make_dirs}")
+		argErr(L, "save", 2, "on_done", "a function or a table {on_done, make_dirs, force}")
 	}
-	e.save(b, onDone, makeDirs)
+	e.save(b, onDone, makeDirs, force)
 	return 0
 }
 
@@ -158,8 +159,10 @@ func (e *session) luaSetPath(L *lua.LState) int {
 	}
 	b.name = "" // so that uniqueName does not see the old name as taken
 	b.path, b.name, b.lang = abs, e.uniqueName(filepath.Base(abs)), languageFor(abs)
-	// Nothing on disk at the new path matches the text yet.
+	// Nothing on disk at the new path matches the text yet, and the user
+	// chose to write there (save as asks before it overwrites).
 	b.savedStep = math.MaxUint64
+	b.disk = diskStamp{}
 	return push(L, lua.LTrue)
 }
 
@@ -220,6 +223,7 @@ func (e *session) reload(b *buffer, onDone *lua.LFunction) {
 			}
 			b.load(ft)
 			e.journalLoaded(b, base)
+			b.disk = ft.stamp
 			b.readOnly = ft.binary || ft.readOnly
 			// The text changed under the scripts' feet: "change" tells them
 			// (take_edits says "resync"), so a language server gets the

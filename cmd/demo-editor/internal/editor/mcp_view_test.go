@@ -48,6 +48,7 @@ func (h *harness) mcpConnect() {
 func TestMCPViewCallsTools(t *testing.T) {
 	h := startEditor(t, Options{Path: t.TempDir()})
 	h.waitText("..")
+	h.stopProjectWatch()
 	h.mcpConnect()
 	rows := h.rows()
 	require.True(t, anyContains(rows, "echo"), "the tool list names echo")

@@ -16,6 +16,7 @@ import (
 func TestWorkersViewShowsMCPProgress(t *testing.T) {
 	h := startEditor(t, Options{Path: t.TempDir()})
 	h.waitText("..")
+	h.stopProjectWatch()
 	var err error
 	h.e.call(func() {
 		err = h.e.L.DoString(fmt.Sprintf(`

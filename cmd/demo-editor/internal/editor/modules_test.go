@@ -123,13 +123,13 @@ func TestEmbeddedInitUsesNoGlobalsAndBindsEveryKey(t *testing.T) {
 		"C-Right", "C-Left", "C-S-Right", "C-S-Left", "M-Right", "M-Left", "M-S-Right", "M-S-Left",
 		"M-Backspace", "C-Backspace", "C-h", "M-d", "C-Delete", "C-k", "M-Up", "M-Down", "M-S-Down",
 		"Enter", "M-;", "M-l",
-		// pmacs.jumps, pmacs.files
-		"M-,", "M->", "M-w", "M-R", "M-S",
+		// pmacs.jumps, pmacs.files, pmacs.disk
+		"M-,", "M->", "M-w", "M-R", "M-S", "M-D",
 		// pmacs.symbols, pmacs.calls
 		"M-i", "M-t", "M-h",
 	}
 	sort.Strings(want)
 	require.Equal(t, want, keys, "the global keys")
-	require.Equal(t, map[string]int{"change": 4, "close": 9, "cursor": 1, "frame": 3, "loaded": 1, "open": 5, "resource": 1, "save": 2,
-		"start": 2, "trust": 2, "view": 1}, hooks, "the hooks by event")
+	require.Equal(t, map[string]int{"change": 4, "close": 10, "cursor": 1, "frame": 3, "loaded": 2, "open": 5, "resource": 1, "save": 3,
+		"show": 1, "start": 3, "trust": 2, "view": 1}, hooks, "the hooks by event")
 }

@@ -19,8 +19,8 @@ func TestLoopDoesNotIdleWhileRepliesPending(t *testing.T) {
 	// Start-up tasks (the init file's) settle first: only the replies
 	// below may want a frame.
 	require.Eventually(t, func() bool {
-		var busy bool
-		return h.e.call(func() { busy = h.e.lb.Busy() }) && !busy
+		var idle bool
+		return h.e.call(func() { idle = onlyWatching(h.e) && !h.e.lb.WantsFrame() }) && idle
 	}, waitTimeout, time.Millisecond)
 	var wanted, pending, others bool
 	var wake, target time.Duration
@@ -41,7 +41,7 @@ func TestLoopDoesNotIdleWhileRepliesPending(t *testing.T) {
 		default:
 		}
 		pending = e.rt.Pending()
-		others = e.lb.Busy() || e.hooks.hasFrame(e.cur.id) || len(e.grepViews) > 0
+		others = e.lb.WantsFrame() || e.hooks.hasFrame(e.cur.id) || len(e.grepViews) > 0
 		wanted = e.frameWanted()
 		wake = e.nextWake(time.Now())
 		target = e.rt.FrameTarget()

@@ -20,6 +20,7 @@ func TestPromptEndsWhenItsViewIsLeft(t *testing.T) {
 	dir := grepTree(t, 20, 1000)
 	h := startEditor(t, Options{Path: dir, runtime: runtime.Options{StreamCredit: 1024}, grepBatch: 256})
 	h.waitText("f00.txt")
+	h.stopProjectWatch()
 
 	h.ctrl('f')
 	h.waitText("grep:")

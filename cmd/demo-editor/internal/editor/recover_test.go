@@ -123,7 +123,7 @@ func TestJournalHoldsTheUnsavedTextAndASaveRemovesIt(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, fs.FileMode(0o700), st.Mode().Perm())
 
-	e.save(b, nil, false)
+	e.save(b, nil, false, false)
 	for b.saving {
 		runCall(t, e)
 	}

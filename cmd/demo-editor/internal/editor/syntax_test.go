@@ -94,7 +94,7 @@ func TestBufferClosedAsItsParseLandsRaisesNothing(t *testing.T) {
 			end)`, path)))
 	})
 	h.until("the file closed, and its parse's task done", func(e *session) bool {
-		return e.L.GetGlobal("CLOSED") == lua.LTrue && !e.lb.Busy()
+		return e.L.GetGlobal("CLOSED") == lua.LTrue && onlyWatching(e)
 	})
 	var log string
 	h.e.call(func() { log = h.e.messages.Text() })

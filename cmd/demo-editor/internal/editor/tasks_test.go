@@ -62,6 +62,7 @@ end)
 `)
 	h := startEditor(t, Options{Path: t.TempDir(), InitFile: initFile})
 	h.waitText("..")
+	h.stopProjectWatch()
 	h.key(tcell.KeyF9)
 	h.until("the two tasks wait on the sleep", func(e *session) bool {
 		return e.lb.Stats().Tasks == 2 && e.lb.Stats().Jobs == 1
@@ -110,6 +111,7 @@ func TestPickerTaskOwnsItsJobAndEndsWhenClosed(t *testing.T) {
 	initFile := initWith(t, `pmacs.workers.fuzzy = function() return pmacs.workers.sleep(3600000) end`)
 	h := startEditor(t, Options{Path: t.TempDir(), InitFile: initFile})
 	h.waitText("..")
+	h.stopProjectWatch()
 	h.alt('p')
 	h.waitText("find (@ buffers")
 	var first uint64
@@ -144,6 +146,7 @@ func TestCompletionTaskOwnsItsRequestAndEndsWhenClosed(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("package m\n\nvar x = ab\n"), 0o644))
 	h := startEditor(t, Options{Path: path})
 	h.untilSynced()
+	h.stopProjectWatch()
 	h.gotoLine("3:11")
 	h.until("the cursor at the end of row 3", func(e *session) bool { return e.cur.cursor == pos{2, 10} })
 	h.alt('/')
@@ -177,6 +180,7 @@ func TestFailedReadRaisesLoadedButNotOpen(t *testing.T) {
 	require.NoError(t, os.Mkdir(sub, 0o755))
 	h := startEditor(t, Options{Path: dir})
 	h.waitText("..")
+	h.stopProjectWatch()
 	h.e.call(func() {
 		require.NoError(t, h.e.L.DoString(`
 			local ed = pmacs.editor

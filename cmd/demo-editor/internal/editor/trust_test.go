@@ -267,7 +267,7 @@ func TestTrustPromptOnFirstOpen(t *testing.T) {
 
 			again := startEditor(t, Options{Path: root})
 			again.waitText("..")
-			again.until("the start's tasks ended", func(e *session) bool { return e.lb.Stats().Tasks == 0 })
+			again.until("the start's tasks ended", onlyWatching)
 			var asked bool
 			again.e.call(func() { asked = again.e.prompt != nil && strings.Contains(again.e.prompt.label, "trust it?") })
 			require.Equal(t, tc.want == trust.Untrusted, asked, "asked again only while undecided")
@@ -304,7 +304,7 @@ func TestTrustPromptOnFirstOpen(t *testing.T) {
 	h := startEditor(t, Options{Path: t.TempDir()})
 	h.waitText("..")
 	h.until("restricted", statusHas("restricted"))
-	h.until("the start's tasks ended", func(e *session) bool { return e.lb.Stats().Tasks == 0 })
+	h.until("the start's tasks ended", onlyWatching)
 	h.e.call(func() { require.Nil(t, h.e.prompt, "nothing to ask about") })
 }
 

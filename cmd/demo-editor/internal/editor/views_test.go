@@ -23,6 +23,7 @@ import (
 func TestWorkersViewListsAndCancelsAJob(t *testing.T) {
 	h := startEditor(t, Options{Path: t.TempDir()})
 	h.waitText("..")
+	h.stopProjectWatch()
 	h.alt('x')
 	h.waitText("command (")
 	h.typeText("sleep 60000")
@@ -200,19 +201,25 @@ func TestBrokenInitFileLeavesAUsableEditor(t *testing.T) {
 // answers keys again.
 func TestQuitKeyInterruptsARunawayScript(t *testing.T) {
 	initFile := filepath.Join(t.TempDir(), "init.lua")
-	src := EmbeddedInit() + `
-pmacs.editor.map("global", "F7", function() while true do end end)
+	// Each loop leaves a file behind as it starts, so that C-g comes once
+	// the main goroutine spins (before, it would interrupt nothing).
+	spinning := filepath.Join(t.TempDir(), "spinning")
+	src := EmbeddedInit() + fmt.Sprintf(`
+local function spin(name) io.open(%q .. name, "w"):close() end
+pmacs.editor.map("global", "F7", function() spin("7") while true do end end)
 pmacs.editor.map("global", "F8", function()
-  pmacs.async.run(function() local n = 0; while true do n = n + 1 end end)
+  pmacs.async.run(function() spin("8") local n = 0; while true do n = n + 1 end end)
 end)
-`
+`, spinning)
 	require.NoError(t, os.WriteFile(initFile, []byte(src), 0o644))
 	h := startEditor(t, Options{Path: t.TempDir(), InitFile: initFile})
 	h.waitText("..")
 
-	for _, k := range []tcell.Key{tcell.KeyF7, tcell.KeyF8} {
+	for i, k := range []tcell.Key{tcell.KeyF7, tcell.KeyF8} {
 		h.key(k)
-		time.Sleep(30 * time.Millisecond) // the main goroutine is now spinning in Lua
+		mark := spinning + []string{"7", "8"}[i]
+		require.Eventually(t, func() bool { _, err := os.Stat(mark); return err == nil }, waitTimeout, time.Millisecond,
+			"the main goroutine is spinning in Lua")
 		h.ctrl('g')
 		h.waitScreen("the interrupt", func(rows []string) bool {
 			return strings.Contains(messageLine(rows), "interrupted")
@@ -229,6 +236,7 @@ func TestWorkersViewListsAndResetsAFatalRoot(t *testing.T) {
 	dir := t.TempDir()
 	h := startEditor(t, Options{Path: dir})
 	h.waitText("..")
+	h.stopProjectWatch()
 	var root string
 	h.e.call(func() { root = h.e.rt.Roots()[0] })
 	boom := make(chan workers.Result, 1)

@@ -2,15 +2,14 @@
 -- directory's entries (read by a job, one stat per entry); Enter opens
 -- the entry, Backspace or ^ goes up, r renames, d removes, m changes the
 -- mode, g refreshes, and a rename or remove the runtime reports refreshes
--- every view that shows either end. f in a view toggles following the
--- disk: while on, a change another program makes refreshes the views of
--- its directory (a watch of the project root, or of a view's directory
--- outside it, runs while a view needs it). It is off until asked for: a
--- live watch keeps a task parked, and the loop frames while a task is
--- alive. It owns the views' state, and sets
+-- every view that shows either end. Views follow the disk: a change
+-- another program makes refreshes the views of its directory in place,
+-- the cursor kept on its entry (the project watch, ctx.watch, for views
+-- under the project root; a watch of a view's directory outside it runs
+-- while such a view is open). It owns the views' state, and sets
 -- ctx.open_dired(path) and ctx.current_dir() (the directory a command
--- acts in). Set up after pmacs.files: it opens entries with
--- ctx.open_path and ctx.open_file.
+-- acts in). Set up after pmacs.files, which it opens entries with
+-- (ctx.open_path, ctx.open_file), and pmacs.disk (ctx.watch).
 local M = {}
 
 function M.setup(ctx)
@@ -85,37 +84,35 @@ function M.setup(ctx)
     end)
   end
 
-  -- Changes other programs make: one watch per root a view lies under (the
-  -- project root, or the view's own directory outside it), started with the
-  -- first view that needs it and cancelled with the last. A batch refreshes
-  -- each view whose directory it touched once, however many changes it
-  -- holds; a notice (changes dropped, or directories polled) refreshes all.
+  -- Changes other programs make: the project watch (ctx.watch) for the
+  -- views under the project root, and one watch per directory a view
+  -- outside it shows, started with the first such view and cancelled with
+  -- the last. A batch refreshes each view whose directory it touched once,
+  -- however many changes it holds; a notice (changes dropped, or
+  -- directories polled) refreshes all.
   local watches = {} -- root -> {h = handle, views = count}
-  local follow = false
-  local function watch_root(path)
-    local root = ed.root()
-    if root and (path == root or path:sub(1, #root + 1) == root .. "/") then return root end
-    return path
+  local function follow_batch(batch, root)
+    local dirs = {}
+    for _, c in ipairs(batch) do
+      if c.op == "notice" then dirs = nil break end
+      dirs[dirname(c.path)] = true
+    end
+    for buf, view in pairs(dired) do
+      if view.watch == root and (not dirs or dirs[view.path]) then dired_refresh(buf) end
+    end
   end
+  ctx.watch.subscribe(function(batch) follow_batch(batch, "project") end)
   local function watch_for(st)
-    local root = watch_root(st.path)
+    if ctx.watch.covers(st.path) then st.watch = "project" return end
+    local root = st.path
     st.watch = root
     local wt = watches[root]
     if wt then wt.views = wt.views + 1 return end
-    local h = w.watch{root = root}
+    local h = w.watch{root = root, max_batch = 256}
     wt = {h = h, views = 1}
     watches[root] = wt
     run(function()
-      for batch in h:batches() do
-        local dirs = {}
-        for _, c in ipairs(batch) do
-          if c.op == "notice" then dirs = nil break end
-          dirs[dirname(c.path)] = true
-        end
-        for buf, view in pairs(dired) do
-          if view.watch == root and (not dirs or dirs[view.path]) then dired_refresh(buf) end
-        end
-      end
+      for batch in h:batches() do follow_batch(batch, root) end
       if watches[root] == wt then watches[root] = nil end
       local _, err = h:await()
       if err ~= "cancelled" then ed.error("dired: watching " .. root .. ": " .. err) end
@@ -132,18 +129,6 @@ function M.setup(ctx)
       wt.h:cancel()
     end
   end
-  local function set_follow(on)
-    follow = on
-    for buf, st in pairs(dired) do
-      if on and not st.watch then
-        watch_for(st)
-        dired_refresh(buf) -- what changed while not following
-      elseif not on then
-        unwatch(st)
-      end
-    end
-    ed.message(on and "dired: following changes on disk" or "dired: not following changes on disk")
-  end
 
   local function dired_entry(buf)
     local st = dired[buf]
@@ -158,8 +143,7 @@ function M.setup(ctx)
     if not buf then
       buf = ed.create(name)
       dired[buf] = {path = path, entries = {}}
-      if follow then watch_for(dired[buf]) end
-      ed.map(buf, "f", function() set_follow(not follow) end)
+      watch_for(dired[buf])
       ed.map(buf, "Enter", function(b)
         local e, p = dired_entry(b)
         if not e then return end

@@ -106,7 +106,10 @@ function M.setup(ctx)
   -- opened under a new path) is saved only after the user agrees to create
   -- the directory. The ctx.before_save hooks run first, in a task (a file
   -- synced with a language server is formatted), and save waits for them.
-  local function save(buf)
+  -- opts.force overwrites a file another program changed since it was read
+  -- (without it the save is refused and says so).
+  local function save(buf, opts)
+    local force = opts and opts.force or nil
     local path = ed.path(buf)
     if not path then ed.message(ed.name(buf) .. " has no file to save to") return end
     local dir = dirname(path)
@@ -115,14 +118,14 @@ function M.setup(ctx)
       local st, _, code = h:await()
       for _, hook in ipairs(ctx.before_save) do hook(buf) end
       if not ed.valid(buf) then return end -- closed meanwhile
-      if st or code ~= "ENOENT" then ed.save(buf) return end -- save reports any other failure
+      if st or code ~= "ENOENT" then ed.save(buf, {force = force}) return end -- save reports any other failure
       ed.prompt("directory " .. dir .. " does not exist: create it and save? (y/n) ", {on_change = function(text)
         ed.close_prompt()
-        if text == "y" or text == "Y" then ed.save(buf, {make_dirs = true}) else ed.message("not saved") end
+        if text == "y" or text == "Y" then ed.save(buf, {make_dirs = true, force = force}) else ed.message("not saved") end
       end})
     end)
   end
-  ed.map("global", "C-s", save, "save")
+  ed.map("global", "C-s", function(buf) save(buf) end, "save")
 
   -- complete_path is the open prompt's Tab: it lists the directory of the
   -- typed path (a job: the prompt stays live meanwhile), extends the text to
