@@ -193,3 +193,25 @@ func semanticData(rows []SemanticToken) []uint32 {
 	}
 	return data
 }
+
+// RequestSemanticTokensRange asks for path's semantic tokens on rows
+// [startLine, endLine) (textDocument/semanticTokens/range): a screenful,
+// answered faster than the whole document, for a first paint. Its result
+// (TakeResult) is a *SemanticTokens, decoded on the reader and never
+// shaped by Config.Shape, so the host gets the rows as Go values; it does
+// not touch the tokens kept for deltas.
+func (c *Client) RequestSemanticTokensRange(path string, startLine, endLine uint32, opts RequestOptions) runtime.JobID {
+	params := map[string]any{
+		"textDocument": map[string]any{"uri": string(docURI(path))},
+		"range": map[string]any{
+			"start": map[string]any{"line": startLine, "character": 0},
+			"end":   map[string]any{"line": endLine, "character": 0},
+		},
+	}
+	return c.request(protocol.MethodTextDocumentSemanticTokensRange, params, opts, func(v any) (any, error) {
+		if _, ok := v.(*SemanticTokens); !ok {
+			return nil, fmt.Errorf("semantic tokens: unexpected result %T", v)
+		}
+		return v, nil
+	})
+}
