@@ -47,7 +47,7 @@ func TestCommandArgumentsAreValidated(t *testing.T) {
 		"grep now":          `grep takes no argument, got "now"`,
 		"open":              "open: needs a path",
 		"shell":             "shell: needs a command",
-		"bogus 1":           "no command bogus (known: close, code-action, compile, dired, format, format-on-save, frame-target, grep, implementation, line-numbers, lsp-info, mcp-connect, open, project-replace, reload, rename, replace, save-all, shell, sleep, sum, trust, type-definition, untrust, workers)",
+		"bogus 1":           "no command bogus (known: close, code-action, compile, dired, format, format-on-save, frame-target, grep, implementation, inlay-hints, line-numbers, lsp-info, mcp-connect, open, project-replace, reload, rename, replace, save-all, semantic-highlighting, shell, sleep, sum, trust, type-definition, untrust, workers)",
 	} {
 		require.Equal(t, want, h.command(line), "M-x %s", line)
 		var isErr bool

@@ -38,6 +38,8 @@ require("pmacs.refactor").setup(ctx)
 require("pmacs.replace").setup(ctx)    -- ctx.project_replace; after grep and wsedit
 require("pmacs.completion").setup(ctx)
 require("pmacs.signature").setup(ctx)  -- signature help while typing arguments
+require("pmacs.semantic").setup(ctx)   -- ctx.semantic: colours from semantic tokens
+require("pmacs.inlay").setup(ctx)      -- ctx.inlay: inlay hints as virtual text
 require("pmacs.mcp").setup(ctx)
 local ask_trust = require("pmacs.workspace_trust").setup(ctx).ask_trust
 -- After search: its M-p (previous match) gives way to the picker's.

@@ -178,7 +178,7 @@ function M.setup(ctx)
         -- Workspace edits may create, rename and delete files
         -- (apply_workspace_edit).
         local c, err = pmacs.lsp.start{cmd = {program, unpack(spec.args or {})}, root = entry.root, filetypes = {lang},
-          language_id = spec.language_id, resource_operations = {"create", "rename", "delete"}}
+          language_id = spec.language_id, resource_operations = {"create", "rename", "delete"}, settings = spec.settings}
         if not c then print("lsp: " .. spec.name .. ": " .. err) return nil end
         c:on_diagnostics(on_diagnostics)
         for _, hook in ipairs(on_start) do hook(c) end
