@@ -76,6 +76,8 @@ type buffer struct {
 	// position (inlay.go).
 	sem    hlRows
 	inlays []inlay
+	// semRev is the rev of the text the semantic layer was made for.
+	semRev uint64
 	// snap is the text handed to search jobs (nil until one asks); hits
 	// are the in-buffer search's matches (nil for none).
 	snap *textsearch.Snapshot

@@ -207,7 +207,7 @@ func (e *session) luaSetSemanticTokens(L *lua.LState) int {
 		return func() {
 			applied := e.bufs[b.id] == b && b.rev == rev
 			if applied {
-				b.sem = spans
+				b.sem, b.semRev = spans, rev
 				b.markDirty(0)
 			}
 			if onDone != nil {

@@ -105,6 +105,7 @@ function M.setup(ctx)
       if ed.valid(buf) then ed.clear_inlays(buf) end
     end
     tasks, client_of = {}, {}
+    for buf in pairs(lsp.docs) do ask(buf) end
     ed.message("inlay hints " .. (enabled and "on" or "off"))
   end
   ctx.command_help["inlay-hints"] = "toggle the language server's inlay hints (types, parameter names) on the visible rows"

@@ -142,13 +142,14 @@ function M.setup(ctx)
       if ed.valid(buf) then ed.clear_semantic_tokens(buf) end
     end
     -- Off, the pending requests' answers find enabled false and paint
-    -- nothing; on, the next frame asks for every document again.
+    -- nothing; on, every document is asked again.
+    for buf in pairs(lsp.docs) do refresh(buf) end
     ed.message("semantic highlighting " .. (enabled and "on" or "off"))
   end
   ctx.command_help["semantic-highlighting"] = "toggle colours from the language server's semantic tokens (over the syntax colours)"
   ctx.commands["semantic-highlighting"] = ctx.no_arg("semantic-highlighting", toggle)
 
-  ctx.semantic = {on_paint = on_paint, refresh = refresh, enabled = function() return enabled end}
+  ctx.semantic = {on_paint = on_paint, refresh = refresh, legend_map = legend_map, enabled = function() return enabled end}
 end
 
 return M
