@@ -334,7 +334,7 @@ func semanticRange(f fields, v lua.LValue) *[2]uint32 {
 	}
 	var out [2]uint32
 	for i := range out {
-		n, ok := t.RawGetInt(i+1).(lua.LNumber)
+		n, ok := t.RawGetInt(i + 1).(lua.LNumber)
 		if !ok || n < 0 || float64(n) != math.Trunc(float64(n)) || n > math.MaxUint32 {
 			raise(f.L, "%s: option 'range' expected {start_line, end_line}, whole numbers >= 0 (item %d is %s)", f.fname, i+1, lua.LVAsString(t.RawGetInt(i+1)))
 		}

@@ -76,7 +76,9 @@ func checkSemanticAfterEdit(t *testing.T, h *harness, typed string, newRowWord s
 			end)`))
 	})
 	h.untilLong("the fresh full request painted", func(e *session) bool { return e.L.GetGlobal("test_fresh") == lua.LTrue })
-	h.e.call(func() { require.Equal(t, painted, semLayer(h.e, h.e.cur), "the colours after the edit are a fresh full request's") })
+	h.e.call(func() {
+		require.Equal(t, painted, semLayer(h.e, h.e.cur), "the colours after the edit are a fresh full request's")
+	})
 }
 
 // Semantic highlighting against gopls (whose semantic tokens are opt-in:
