@@ -82,14 +82,16 @@ function M.setup(ctx)
     local doc = lsp.docs[buf]
     if not enabled or not doc or not doc.client or not ed.valid(buf) then return end
     local c, path = doc.client, doc.path
-    if c:status().state ~= "running" or not c:supports("textDocument/semanticTokens/full") then return end
-    local map = legend_map(c)
-    if not map then return end
+    if c:status().state ~= "running" then return end
     local s = state[buf]
     if not s or s.client ~= c then
       s = {gen = 0, client = c}
       state[buf] = s
     end
+    -- A server that offers no tokens (or no legend) is not asked again
+    -- until the document's next change.
+    local map = c:supports("textDocument/semanticTokens/full") and legend_map(c)
+    if not map then return end
     s.gen = s.gen + 1
     local gen, version = s.gen, c:version(path)
     local key = "semantic:" .. buf
