@@ -5,7 +5,8 @@
 -- outside it: pmacs.trust.find; a missing server is only noted in
 -- *messages*). Edits go out as incremental didChange from ed.take_edits,
 -- never a diff of the text. Other servers: add an entry to ctx.lsp.servers
--- ({name, program, args, markers}, by the language ed.language names).
+-- ({name, program, args, markers, settings}, by the language ed.language
+-- names).
 -- It owns the clients, the documents synced with them and their
 -- diagnostics (the gutter signs, *diagnostics*), and the keys M-.
 -- (definition), M-k (hover), M-? (references) and M-e (diagnostics). It
