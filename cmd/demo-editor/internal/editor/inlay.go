@@ -214,6 +214,13 @@ func (e *session) luaInlays(L *lua.LState) int {
 	return 1
 }
 
+// luaRevision is ed.revision(buf): a number that grows with every change
+// to buf's text, so a script can tell whether what it asked about the text
+// (a language server's answer) is about the text as it is now.
+func (e *session) luaRevision(L *lua.LState) int {
+	return push(L, lua.LNumber(e.bufArg(L, "revision", 1).rev))
+}
+
 // installPaintAPI adds the language server's paint to pmacs.editor: the
 // semantic tokens layer and inlays.
 func (e *session) installPaintAPI(api *lua.LTable) {
@@ -225,5 +232,6 @@ func (e *session) installPaintAPI(api *lua.LTable) {
 	e.L.SetFuncs(api, map[string]lua.LGFunction{
 		"set_semantic_tokens": e.luaSetSemanticTokens, "clear_semantic_tokens": e.luaClearSemanticTokens,
 		"set_inlays": e.luaSetInlays, "clear_inlays": e.luaClearInlays, "inlays": e.luaInlays,
+		"revision": e.luaRevision,
 	})
 }

@@ -78,6 +78,15 @@ func TestSetSemanticTokensIsDroppedForChangedText(t *testing.T) {
 		require.Equal(t, lua.LFalse, h.e.L.GetGlobal("test_done").(*lua.LTable).RawGetInt(2), "not painted on newer text")
 		require.Equal(t, "keyword", semGroupAt(h.e, h.e.cur, 0, 6), "the old layer, moved with the insert")
 		require.Equal(t, "", semGroupAt(h.e, h.e.cur, 0, 11))
+		// Tokens asked for at an older revision are refused at once.
+		require.NoError(t, h.e.L.DoString(`
+			local ed = pmacs.editor
+			local buf = ed.current()
+			ed.set_semantic_tokens(buf, {{0, 6, 4, 1, 0}}, `+mapping+`,
+			  function(ok) test_done[#test_done + 1] = ok end, ed.revision(buf) - 1)`))
+		require.Equal(t, 3, h.e.L.GetGlobal("test_done").(*lua.LTable).Len())
+		require.Equal(t, lua.LFalse, h.e.L.GetGlobal("test_done").(*lua.LTable).RawGetInt(3), "asked for an older revision")
+		require.Equal(t, "keyword", semGroupAt(h.e, h.e.cur, 0, 6))
 		for code, want := range map[string]string{
 			`pmacs.editor.set_semantic_tokens(0, "x", {})`:                        "argument #2 (tokens) expected semantic tokens",
 			`pmacs.editor.set_semantic_tokens(0, {{0, 0, 1, 0, -1}}, {})`:         "token 1 field 'mods' expected a whole number >= 0",

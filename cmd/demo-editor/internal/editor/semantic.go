@@ -185,10 +185,11 @@ func semTokensArg(L *lua.LState, fname string, n int) []lsp.SemanticToken {
 }
 
 // luaSetSemanticTokens is ed.set_semantic_tokens(buf, tokens, map [,
-// on_done]): tokens (LSP rows and UTF-16 columns) become buf's semantic
-// layer, replacing it, once converted off the main goroutine;
-// on_done(true) then runs, or on_done(false) when buf changed or closed
-// meanwhile and nothing was painted.
+// on_done [, revision]]): tokens (LSP rows and UTF-16 columns) become
+// buf's semantic layer, replacing it, once converted off the main
+// goroutine; on_done(true) then runs, or on_done(false) when buf changed
+// or closed meanwhile (or is no longer at revision, ed.revision's value
+// when the tokens were asked for) and nothing was painted.
 func (e *session) luaSetSemanticTokens(L *lua.LState) int {
 	const fname = "set_semantic_tokens"
 	b := e.bufArg(L, fname, 1)
@@ -198,10 +199,22 @@ func (e *session) luaSetSemanticTokens(L *lua.LState) int {
 	if L.Get(4) != lua.LNil {
 		onDone = fnArg(L, fname, 4, "on_done")
 	}
+	rev := b.rev
+	if L.Get(5) != lua.LNil {
+		n, ok := L.Get(5).(lua.LNumber)
+		if !ok || n < 0 {
+			argErr(L, fname, 5, "revision", "a number (ed.revision)")
+		}
+		if uint64(n) != b.rev {
+			if onDone != nil {
+				e.callLua(onDone, "set_semantic_tokens on_done", lua.LFalse)
+			}
+			return 0
+		}
+	}
 	// The rows are strings, never written in place: a copy of the slice is
 	// the text as it is now, safe to read from another goroutine.
 	lines := slices.Clone(b.lines)
-	rev := b.rev
 	e.goIO(func() func() {
 		spans := semanticSpans(tokens, lines, faces)
 		return func() {

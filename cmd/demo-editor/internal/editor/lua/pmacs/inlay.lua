@@ -57,7 +57,7 @@ function M.setup(ctx)
       bottom = math.min(bottom, n)
       local last = ed.get_lines(buf, n - 1, n)[1] or ""
       local stop = bottom < n and {line = bottom, character = 0} or {line = n - 1, character = pmacs.utf16.units(last, #last)}
-      local version = c:version(path)
+      local version, rev = c:version(path), ed.revision(buf)
       local h = c:request("textDocument/inlayHint", {textDocument = {uri = pmacs.uri.from_path(path)},
         range = {start = {line = top, character = 0}, ["end"] = stop}}, {key = "inlay:" .. buf, timeout_ms = 30000})
       local res, err, code = h:await()
@@ -68,7 +68,7 @@ function M.setup(ctx)
         end
         return
       end
-      if not enabled or not ed.valid(buf) or c:version(path) ~= version then return end
+      if not enabled or not ed.valid(buf) or c:version(path) ~= version or ed.revision(buf) ~= rev then return end
       local rows = ed.get_lines(buf, top, bottom)
       local list = {}
       for _, hint in ipairs(type(res) == "table" and res or {}) do

@@ -93,7 +93,9 @@ function M.setup(ctx)
     local map = c:supports("textDocument/semanticTokens/full") and legend_map(c)
     if not map then return end
     s.gen = s.gen + 1
-    local gen, version = s.gen, c:version(path)
+    -- The server answers for the text as it is now (the edits so far went
+    -- out before the request): an answer is painted only on that text.
+    local gen, version, rev = s.gen, c:version(path), ed.revision(buf)
     local key = "semantic:" .. buf
     local function current()
       return state[buf] == s and s.gen == gen and enabled and ed.valid(buf) and c:version(path) == version
@@ -108,7 +110,7 @@ function M.setup(ctx)
         if st == true or not current() or s.full then return end
         ed.set_semantic_tokens(buf, st, map, function(ok)
           if ok and not s.full then painted(buf, "range") end
-        end)
+        end, rev)
       end}
     end
     local h = c:semantic_tokens(path, {key = key, compact = true, timeout_ms = 30000})
@@ -122,7 +124,7 @@ function M.setup(ctx)
           s.full = true
           painted(buf, "full")
         end
-      end)
+      end, rev)
     end}
   end
 
