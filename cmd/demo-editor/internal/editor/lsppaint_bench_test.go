@@ -42,12 +42,21 @@ func TestSemanticPaintFrames(t *testing.T) {
 		t.Skip("set PMACS_EDITOR_BENCH=1 to run the semantic paint benchmark")
 	}
 	defer reserveLoopProc()()
-	for _, on := range []bool{true, false} {
-		usePaintFakeLSP(t)
+	for _, sc := range []struct {
+		name      string
+		on, gopls bool
+	}{{"fake server, semantic highlighting on", true, false}, {"fake server, semantic highlighting off", false, false}, {"gopls", true, true}} {
+		on := sc.on
+		var dir string
+		if sc.gopls {
+			dir = goplsModule(t, map[string]string{"big.go": goFile20k()})
+		} else {
+			usePaintFakeLSP(t)
+			dir = t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "big.go"), []byte(goFile20k()), 0o644))
+		}
 		exposeCtx(t)
-		dir := t.TempDir()
 		path := filepath.Join(dir, "big.go")
-		require.NoError(t, os.WriteFile(path, []byte(goFile20k()), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x\n"), 0o644))
 		h := startEditorLocked(t, Options{Path: filepath.Join(dir, "notes.txt")}, 120, 40)
 		h.until("the notes read", func(e *session) bool { return !e.cur.loading })
@@ -105,14 +114,14 @@ func TestSemanticPaintFrames(t *testing.T) {
 		})
 
 		var typing, typingCPU []time.Duration
-		h.gotoLine("7")
+		h.gotoLine("5")
 		h.key(tcell.KeyEnd)
 		for i := range 60 {
 			h.typeText("y")
 			want := i + 1
 			h.untilLong("the keystroke's delta painted", func(e *session) bool {
 				b := e.cur
-				return strings.Count(b.lines[6], "y") == want && (!on || b.semRev == b.rev)
+				return strings.Count(b.lines[4], "y") == want && (!on || b.semRev == b.rev)
 			})
 			if !on {
 				time.Sleep(20 * time.Millisecond)
@@ -125,10 +134,7 @@ func TestSemanticPaintFrames(t *testing.T) {
 		})
 		var n int
 		h.e.call(func() { n = paints(h.e) })
-		name := "semantic highlighting on"
-		if !on {
-			name = "semantic highlighting off"
-		}
+		name := sc.name
 		t.Logf("%s: open a 20,000-row Go file: first coloured screen %s, whole file painted %s (%d paints); "+
 			"frames meanwhile %d: wall p50 %s, p99 %s, max %s; main thread CPU p50 %s, p99 %s, max %s; load average %s",
 			name, ms(first), ms(whole), n, len(open), ms(percentile(open, 0.5)), ms(percentile(open, 0.99)), ms(slicesMax(open)),
