@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pmacs-go/pmacs-go/lsp/lsptest"
@@ -42,6 +46,7 @@ func runPaintFakeLSPIfAsked() {
 }
 
 type paintFake struct {
+	mu      sync.Mutex // the writer: slow answers are written from timers
 	out     *bufio.Writer
 	log     *os.File
 	docs    map[string][]string // uri -> rows
@@ -50,8 +55,16 @@ type paintFake struct {
 }
 
 func (s *paintFake) reply(id json.RawMessage, result any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	_ = lsptest.WriteMessage(s.out, map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 	s.out.Flush()
+}
+
+func (s *paintFake) logf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(s.log, format+"\n", args...)
 }
 
 func (s *paintFake) serve(in *bufio.Reader) {
@@ -84,7 +97,8 @@ func (s *paintFake) serve(in *bufio.Reader) {
 				Start struct{ Line int } `json:"start"`
 				End   struct{ Line int } `json:"end"`
 			} `json:"range"`
-			PreviousResultID string `json:"previousResultId"`
+			PreviousResultID string          `json:"previousResultId"`
+			ID               json.RawMessage `json:"id"`
 		}
 		_ = json.Unmarshal(m.Params, &p)
 		uri := p.TextDocument.URI
@@ -112,12 +126,21 @@ func (s *paintFake) serve(in *bufio.Reader) {
 			}
 			s.docs[uri] = rows
 		case "textDocument/semanticTokens/range":
-			fmt.Fprintf(s.log, "semantic/range %d %d\n", p.Range.Start.Line, p.Range.End.Line)
+			s.logf("semantic/range %d %d", p.Range.Start.Line, p.Range.End.Line)
 			s.reply(m.ID, map[string]any{"data": paintTokens(s.docs[uri], p.Range.Start.Line, p.Range.End.Line)})
+		case "$/cancelRequest":
+			s.logf("cancel %s", p.ID)
 		case "textDocument/semanticTokens/full", "textDocument/semanticTokens/full/delta":
 			rows := s.docs[uri]
-			fmt.Fprintf(s.log, "semantic/full %d\n", len(rows))
+			s.logf("semantic/full %d", len(rows))
 			data := paintTokens(rows, 0, len(rows))
+			if slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, "SLOW") }) {
+				// A slow server: the answer comes 300 ms later, in full,
+				// whether or not it was cancelled meanwhile.
+				id := m.ID
+				time.AfterFunc(300*time.Millisecond, func() { s.reply(id, map[string]any{"data": data}) })
+				break
+			}
 			old, ok := s.results[uri]
 			s.n++
 			id := strconv.Itoa(s.n)
@@ -137,7 +160,7 @@ func (s *paintFake) serve(in *bufio.Reader) {
 			s.reply(m.ID, map[string]any{"resultId": id, "edits": []any{map[string]any{
 				"start": pre, "deleteCount": len(old) - pre - suf, "data": data[pre : len(data)-suf]}}})
 		case "textDocument/inlayHint":
-			fmt.Fprintf(s.log, "inlay %d %d\n", p.Range.Start.Line, p.Range.End.Line)
+			s.logf("inlay %d %d", p.Range.Start.Line, p.Range.End.Line)
 			rows := s.docs[uri]
 			hints := []any{}
 			for r := p.Range.Start.Line; r <= p.Range.End.Line && r < len(rows); r++ {
@@ -312,4 +335,32 @@ func TestInlayHintsAskOnlyTheVisibleRows(t *testing.T) {
 		}
 	}
 	require.Less(t, asked, 20, "debounced: a few requests, not one per frame")
+}
+
+// Against a slow server, each keystroke's semantic tokens request
+// supersedes the last ($/cancelRequest), the answers that still come for
+// older text are not painted, and the layer at the end is the one for the
+// text as typed: the comment's token covers the whole edited row.
+func TestSemanticTokensOfOlderTextAreNeverPainted(t *testing.T) {
+	logPath := usePaintFakeLSP(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "slow.go")
+	require.NoError(t, os.WriteFile(path, []byte("package m\n\n// SLOW\nvar x = 1\n"), 0o644))
+	h := startEditor(t, Options{Path: path})
+	h.untilLong("the first paint", func(e *session) bool { return e.cur.path == path && len(e.cur.sem.row(2)) > 0 })
+	h.gotoLine("3")
+	h.key(tcell.KeyEnd)
+	h.typeText("abcdef")
+	h.untilLong("the last keystroke's tokens painted", func(e *session) bool {
+		b := e.cur
+		sp := b.sem.row(2)
+		return b.lines[2] == "// SLOWabcdef" && b.semRev == b.rev && len(sp) == 1 && sp[0].end == len(b.lines[2])
+	})
+	cancels := 0
+	for _, l := range paintLog(t, logPath) {
+		if l[0] == "cancel" {
+			cancels++
+		}
+	}
+	require.Positive(t, cancels, "a keystroke cancels the request of the text before it")
 }
