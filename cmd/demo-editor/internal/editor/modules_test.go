@@ -129,5 +129,5 @@ func TestEmbeddedInitUsesNoGlobalsAndBindsEveryKey(t *testing.T) {
 	sort.Strings(want)
 	require.Equal(t, want, keys, "the global keys")
 	require.Equal(t, map[string]int{"change": 2, "close": 9, "frame": 4, "loaded": 1, "open": 3, "resource": 1, "save": 1,
-		"start": 2, "trust": 1, "view": 2}, hooks, "the hooks by event")
+		"start": 2, "trust": 1, "view": 3}, hooks, "the hooks by event")
 }

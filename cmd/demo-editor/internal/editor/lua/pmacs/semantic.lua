@@ -100,23 +100,35 @@ function M.setup(ctx)
     local function current()
       return state[buf] == s and s.gen == gen and enabled and ed.valid(buf) and c:version(path) == version
     end
-    if not s.full and c:supports("textDocument/semanticTokens/range") then
+    local ranges = c:supports("textDocument/semanticTokens/range")
+    if (not s.full or s.range_only) and ranges then
       local top, bottom = ed.visible_rows(buf)
       local h = c:semantic_tokens(path, {key = key .. ":range", compact = true, timeout_ms = 30000,
         range = {top, math.max(math.min(bottom, ed.line_count(buf)), top + 1)}})
       run{name = "semantic tokens (visible rows)", function()
         local st, err, code = h:await()
         if not st then failed(path, err, code) return end
-        if st == true or not current() or s.full then return end
+        if st == true or not current() or (s.full and not s.range_only) then return end
         ed.set_semantic_tokens(buf, st, map, function(ok)
-          if ok and not s.full then painted(buf, "range") end
+          if ok then painted(buf, "range") end
         end, rev)
       end}
     end
+    if s.range_only then return end
     local h = c:semantic_tokens(path, {key = key, compact = true, timeout_ms = 30000})
     run{name = "semantic tokens", function()
       local st, err, code = h:await()
-      if not st then failed(path, err, code) return end
+      if not st then
+        failed(path, err, code)
+        -- A server that will not give the whole file (gopls refuses files
+        -- over 100,000 bytes) gives the visible rows, asked again when
+        -- the view moves.
+        if code ~= nil and code ~= "ContentModified" and code ~= "RequestCancelled" and ranges and state[buf] == s then
+          s.range_only = true
+          s.full = true
+        end
+        return
+      end
       if not current() then return end
       if st == true then ed.clear_semantic_tokens(buf) return end -- a null answer: no tokens
       ed.set_semantic_tokens(buf, st, map, function(ok)
@@ -137,6 +149,9 @@ function M.setup(ctx)
     end
   end)
   table.insert(lsp.after_change, refresh)
+  ed.on("view", function(buf)
+    if state[buf] and state[buf].range_only then refresh(buf) end
+  end)
   ed.on("close", function(buf) state[buf] = nil end)
 
   local function toggle()
