@@ -5,7 +5,8 @@
 -- visible rows are asked first (semanticTokens/range, when offered), so
 -- the first screen is coloured before the whole file is; then the whole
 -- file, and again after every change (client:semantic_tokens: by delta
--- when the server offers it). Each request supersedes the one before it,
+-- when the server offers it); a server that refuses the whole file gives
+-- the visible rows, asked again as the view moves. Each request supersedes the one before it,
 -- and an answer is painted only if the document's version is still the
 -- one it was asked for. The tokens never become Lua tables: they go from
 -- the client to the editor as one value, converted off the main loop. It
