@@ -108,8 +108,8 @@ func applySemanticEdits(data []uint32, edits []semanticEdit) ([]uint32, error) {
 // request was made against (kept arrays are never changed in place, so it
 // may read one while the main goroutine keeps another), rebuilds the rows,
 // and encodes a full answer's rows as the array the next delta edits. The
-// main goroutine only swaps what it keeps: a 140,000-token document costs
-// it nothing per keystroke.
+// main goroutine only swaps what it keeps, whatever the size of the
+// document.
 func (c *Client) RequestSemanticTokens(path string, opts RequestOptions) runtime.JobID {
 	u := docURI(path)
 	prev := c.semantic[u]

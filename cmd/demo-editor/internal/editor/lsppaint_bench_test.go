@@ -14,7 +14,7 @@ import (
 )
 
 // goFile20k is a generated Go file of 20,000 rows: functions of a dozen
-// rows with a comment, names, calls, numbers and strings, about 120,000
+// rows with a comment, names, calls, numbers and strings, 53,000
 // semantic tokens in the painting fake's reading.
 func goFile20k() string {
 	var sb strings.Builder
@@ -29,7 +29,7 @@ func goFile20k() string {
 
 // Benchmark (env-gated: PMACS_EDITOR_BENCH=1): a 20,000-row Go file opened
 // in the editor with the painting fake as its language server, which
-// answers with a lexer's tokens (about 120,000): the time from the open to
+// answers with a lexer's tokens (53,000): the time from the open to
 // the first screen coloured from semantic tokens (the visible rows' range
 // request) and to the whole file's tokens painted, and the main
 // goroutine's work per frame meanwhile (p50, p99, max); then 60 keystrokes,
