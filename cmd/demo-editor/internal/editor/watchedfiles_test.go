@@ -93,6 +93,22 @@ func TestWatchedFilesOfAHundredThousandFileTree(t *testing.T) {
 	h.e.call(func() { running, _ = watchesRunning(h.e) })
 	require.Equal(t, 1, running, "one watch for the root")
 
+	// The project's watch may be ready before the server has registered
+	// its watchers: a probe file is written until the server hears of one.
+	for i := 0; ; i++ {
+		require.Less(t, i, 90, "the server never heard of a probe file")
+		probe := filepath.Join(dir, fmt.Sprintf("probe%d.txt", i))
+		require.NoError(t, os.WriteFile(probe, nil, 0o644))
+		heard := false
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && !heard; time.Sleep(10 * time.Millisecond) {
+			data, _ := os.ReadFile(logPath)
+			heard = strings.Contains(string(data), "watched "+fileuri.FromPath(dir)+"/probe")
+		}
+		if heard {
+			break
+		}
+	}
+
 	path := filepath.Join(dir, "d042", "new.go")
 	logHas := func(what, line string) {
 		t.Helper()
