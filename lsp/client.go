@@ -2,11 +2,11 @@ package lsp
 
 import (
 	"context"
-	"github.com/go-json-experiment/json/jsontext"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -48,6 +48,9 @@ type request struct {
 	// decoded result on the main goroutine before it settles.
 	raw  bool
 	post func(any) (any, error)
+	// decode, when set, decodes the result on the reader in place of the
+	// method's decoder (outstanding.decode).
+	decode func(jsontext.Value) (any, error)
 }
 
 // queuedFrame is a message held until initialize has been answered.

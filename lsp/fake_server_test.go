@@ -66,6 +66,8 @@ type fakeServer struct {
 	// didChangeWatchedFiles told (fake/watched returns both).
 	watchCaps any
 	watched   []any
+	// prop holds the property test's documents (semantic_prop_test.go).
+	prop map[string]*propServerDoc
 }
 
 type fakeDoc struct {
@@ -212,7 +214,15 @@ func (s *fakeServer) handle(m *fakeMsg) {
 		s.out.Write(completionFrame(m.ID, n))
 	case "textDocument/hover":
 		s.reply(m.ID, map[string]any{"contents": map[string]any{"kind": "markdown", "value": "fake hover"}})
-	case "textDocument/semanticTokens/full/delta":
+	case "textDocument/semanticTokens/full/delta", "textDocument/semanticTokens/full":
+		if strings.Contains(fmt.Sprint(p["textDocument"]), propDocPrefix) {
+			s.semanticProp(m, p)
+			return
+		}
+		if m.Method == "textDocument/semanticTokens/full" {
+			s.semanticFull(m, p)
+			return
+		}
 		// Against r1 (the small example): the second token's type 1
 		// becomes 9, as an edit of one integer; against anything else an
 		// edit that does not fit.
@@ -221,25 +231,6 @@ func (s *fakeServer) handle(m *fakeMsg) {
 			return
 		}
 		s.reply(m.ID, map[string]any{"resultId": "rX", "edits": []any{map[string]any{"start": 100, "deleteCount": 1}}})
-	case "textDocument/semanticTokens/full":
-		if strings.HasSuffix(fmt.Sprint(p["textDocument"]), "small.c]") {
-			s.reply(m.ID, map[string]any{"resultId": "r1", "data": []int{2, 5, 3, 0, 3, 0, 5, 4, 1, 0, 3, 2, 7, 2, 0}})
-			return
-		}
-		if p["small"] == true {
-			// The example of the LSP specification.
-			s.reply(m.ID, map[string]any{"resultId": "r1", "data": []int{2, 5, 3, 0, 3, 0, 5, 4, 1, 0, 3, 2, 7, 2, 0}})
-			return
-		}
-		if p["odd"] == true {
-			s.reply(m.ID, map[string]any{"data": []int{1, 2, 3}})
-			return
-		}
-		data := make([]int, 0, 70000)
-		for i := range 14000 {
-			data = append(data, 1, 4, 3, i%7, i%2)
-		}
-		s.reply(m.ID, map[string]any{"data": data})
 	case "textDocument/diagnostic":
 		// A report per document version: resultId "r<version>", unchanged
 		// when asked with the current one, else one diagnostic naming the
@@ -441,6 +432,29 @@ func (s *fakeServer) handle(m *fakeMsg) {
 			s.replyErr(m.ID, -32601, "unknown method "+m.Method)
 		}
 	}
+}
+
+// semanticFull answers textDocument/semanticTokens/full: the example of
+// the specification, an odd array, or 14,000 tokens.
+func (s *fakeServer) semanticFull(m *fakeMsg, p map[string]any) {
+	if strings.HasSuffix(fmt.Sprint(p["textDocument"]), "small.c]") {
+		s.reply(m.ID, map[string]any{"resultId": "r1", "data": []int{2, 5, 3, 0, 3, 0, 5, 4, 1, 0, 3, 2, 7, 2, 0}})
+		return
+	}
+	if p["small"] == true {
+		// The example of the LSP specification.
+		s.reply(m.ID, map[string]any{"resultId": "r1", "data": []int{2, 5, 3, 0, 3, 0, 5, 4, 1, 0, 3, 2, 7, 2, 0}})
+		return
+	}
+	if p["odd"] == true {
+		s.reply(m.ID, map[string]any{"data": []int{1, 2, 3}})
+		return
+	}
+	data := make([]int, 0, 70000)
+	for i := range 14000 {
+		data = append(data, 1, 4, 3, i%7, i%2)
+	}
+	s.reply(m.ID, map[string]any{"data": data})
 }
 
 func (s *fakeServer) onReply(m *fakeMsg) {

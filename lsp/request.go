@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 
 	"github.com/pmacs-go/pmacs-go/runtime"
@@ -189,9 +190,15 @@ func (c *Client) Request(method string, params any, opts RequestOptions) runtime
 // request is Request; post, when set, makes the request skip Config.Shape
 // and finishes its decoded result on the main goroutine.
 func (c *Client) request(method string, params any, opts RequestOptions, post func(any) (any, error)) runtime.JobID {
+	return c.requestDecoded(method, params, opts, post, nil)
+}
+
+// requestDecoded is request whose result decode decodes on the reader, in
+// place of the method's decoder, before post finishes it.
+func (c *Client) requestDecoded(method string, params any, opts RequestOptions, post func(any) (any, error), decode func(jsontext.Value) (any, error)) runtime.JobID {
 	job, ctx := c.rt.RegisterExternal(RequestKind, opts.Key)
 	r := c.newRequest(method, job, false)
-	r.raw, r.post = post != nil, post
+	r.raw, r.post, r.decode = post != nil, post, decode
 	if c.state == dead || c.state == stopping {
 		cause := c.exitErr
 		if cause == nil || c.state == stopping {
@@ -225,7 +232,7 @@ func (c *Client) request(method string, params any, opts RequestOptions, post fu
 		return job
 	}
 	r.sent = true
-	c.t.trackAs(id, method, r.raw)
+	c.t.trackAs(id, method, r.raw, r.decode)
 	c.t.send(frame)
 	return job
 }

@@ -18,8 +18,8 @@ import (
 // textDocument/semanticTokens/full/delta for what changed since, which a
 // server that offers it answers with edits of the integer array instead of
 // the whole array (a typing user's 70,000-integer file becomes a few
-// dozen). The edits are decoded on the reader goroutine and applied on the
-// main goroutine, then the rows are rebuilt from the result.
+// dozen). The edits are decoded and applied, and the rows rebuilt, on the
+// reader goroutine (see RequestSemanticTokens).
 
 // semanticEdit is one edit of a delta: deleteCount integers from start
 // replaced by data.
@@ -103,54 +103,95 @@ func applySemanticEdits(data []uint32, edits []semanticEdit) ([]uint32, error) {
 // Request's do; its result (TakeResult) is always the whole document's
 // *SemanticTokens, the edits applied. A delta that does not fit the kept
 // result fails the job and drops it, so the next request asks in full.
+//
+// The reader does the work: it applies a delta's edits to the result the
+// request was made against (kept arrays are never changed in place, so it
+// may read one while the main goroutine keeps another), rebuilds the rows,
+// and encodes a full answer's rows as the array the next delta edits. The
+// main goroutine only swaps what it keeps, whatever the size of the
+// document.
 func (c *Client) RequestSemanticTokens(path string, opts RequestOptions) runtime.JobID {
 	u := docURI(path)
 	prev := c.semantic[u]
 	method := protocol.MethodTextDocumentSemanticTokensFull
 	params := map[string]any{"textDocument": map[string]any{"uri": string(u)}}
+	decode := decodeSemanticTokens
 	if prev.resultID != "" && c.Supports(protocol.MethodTextDocumentSemanticTokensFullDelta) {
 		method = protocol.MethodTextDocumentSemanticTokensFullDelta
 		params["previousResultId"] = prev.resultID
+		decode = decodeSemanticTokensDelta
 	}
-	return c.request(method, params, opts, func(v any) (any, error) {
-		return c.semanticResult(u, prev.resultID, v)
+	return c.requestDecoded(method, params, opts, func(v any) (any, error) {
+		return c.semanticResult(u, v)
+	}, func(raw jsontext.Value) (any, error) {
+		v, err := decode(raw)
+		if err != nil {
+			return nil, err
+		}
+		return finishSemantic(prev, v), nil
 	})
 }
 
-// semanticResult keeps a semantic tokens answer for u and returns the
-// whole result.
-func (c *Client) semanticResult(u uri.URI, against string, v any) (any, error) {
+// semanticReady is a semantic tokens answer the reader finished: the whole
+// result, and what to keep for the next delta (keep.resultID "" when the
+// server named no result); err when a delta did not fit.
+type semanticReady struct {
+	tokens  *SemanticTokens
+	keep    semState
+	against string // the result a delta was applied to, "" for a full answer
+	err     error
+}
+
+// finishSemantic turns a decoded answer into the whole result: a delta's
+// edits applied to prev's array, a full answer's rows encoded for the next
+// delta.
+func finishSemantic(prev semState, v any) *semanticReady {
 	switch r := v.(type) {
 	case *SemanticTokens:
 		if r == nil || r.ResultID == "" {
-			delete(c.semantic, u)
-			return r, nil
+			return &semanticReady{tokens: r}
 		}
-		c.keepSemantic(u, semState{resultID: r.ResultID, data: semanticData(r.Tokens)})
-		return r, nil
+		return &semanticReady{tokens: r, keep: semState{resultID: r.ResultID, data: semanticData(r.Tokens)}}
 	case *semanticTokensDelta:
-		st, ok := c.semantic[u]
-		if !ok || st.resultID != against {
-			delete(c.semantic, u)
-			return nil, errStaleDelta
+		if prev.resultID == "" {
+			return &semanticReady{err: errStaleDelta}
 		}
-		data, err := applySemanticEdits(st.data, r.Edits)
-		if err == nil {
-			var rows []SemanticToken
-			if rows, err = SemanticTokenRows(data); err == nil {
-				out := &SemanticTokens{ResultID: r.ResultID, Tokens: rows}
-				if r.ResultID != "" {
-					c.keepSemantic(u, semState{resultID: r.ResultID, data: data})
-				} else {
-					delete(c.semantic, u)
-				}
-				return out, nil
-			}
+		data, err := applySemanticEdits(prev.data, r.Edits)
+		if err != nil {
+			return &semanticReady{err: err}
 		}
-		delete(c.semantic, u)
-		return nil, err
+		rows, err := SemanticTokenRows(data)
+		if err != nil {
+			return &semanticReady{err: err}
+		}
+		out := &semanticReady{tokens: &SemanticTokens{ResultID: r.ResultID, Tokens: rows}, against: prev.resultID}
+		if r.ResultID != "" {
+			out.keep = semState{resultID: r.ResultID, data: data}
+		}
+		return out
 	}
-	return nil, fmt.Errorf("semantic tokens: unexpected result %T", v)
+	return &semanticReady{err: fmt.Errorf("semantic tokens: unexpected result %T", v)}
+}
+
+// semanticResult keeps what the reader finished for u and returns the
+// whole result. A delta applied to a result the client no longer keeps
+// (the document was closed meanwhile, or another answer replaced it) is
+// returned but not kept.
+func (c *Client) semanticResult(u uri.URI, v any) (any, error) {
+	r, ok := v.(*semanticReady)
+	if !ok {
+		delete(c.semantic, u)
+		return nil, fmt.Errorf("semantic tokens: unexpected result %T", v)
+	}
+	if r.err != nil || r.keep.resultID == "" {
+		delete(c.semantic, u)
+		return r.tokens, r.err
+	}
+	if r.against != "" && c.semantic[u].resultID != r.against {
+		return r.tokens, nil
+	}
+	c.keepSemantic(u, r.keep)
+	return r.tokens, nil
 }
 
 // maxSemanticDocs bounds the documents whose tokens the client keeps for
@@ -192,4 +233,26 @@ func semanticData(rows []SemanticToken) []uint32 {
 		line, col = r.Line, r.Col
 	}
 	return data
+}
+
+// RequestSemanticTokensRange asks for path's semantic tokens on rows
+// [startLine, endLine) (textDocument/semanticTokens/range): a screenful,
+// answered faster than the whole document, for a first paint. Its result
+// (TakeResult) is a *SemanticTokens, decoded on the reader and never
+// shaped by Config.Shape, so the host gets the rows as Go values; it does
+// not touch the tokens kept for deltas.
+func (c *Client) RequestSemanticTokensRange(path string, startLine, endLine uint32, opts RequestOptions) runtime.JobID {
+	params := map[string]any{
+		"textDocument": map[string]any{"uri": string(docURI(path))},
+		"range": map[string]any{
+			"start": map[string]any{"line": startLine, "character": 0},
+			"end":   map[string]any{"line": endLine, "character": 0},
+		},
+	}
+	return c.request(protocol.MethodTextDocumentSemanticTokensRange, params, opts, func(v any) (any, error) {
+		if _, ok := v.(*SemanticTokens); !ok {
+			return nil, fmt.Errorf("semantic tokens: unexpected result %T", v)
+		}
+		return v, nil
+	})
 }

@@ -210,7 +210,7 @@ func (c *Client) onInitialized(e evResponse) {
 				continue // cancelled or timed out while queued
 			}
 			r.sent = true
-			c.t.trackAs(q.id, q.method, r.raw)
+			c.t.trackAs(q.id, q.method, r.raw, r.decode)
 		}
 		c.t.sendFrame(q.frame)
 	}

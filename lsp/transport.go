@@ -74,6 +74,7 @@ type (
 		n      int
 		shaped bool
 		raw    bool // the request skips Shape (outstanding.raw)
+		decode func(jsontext.Value) (any, error)
 	}
 	evNotification struct {
 		method string
@@ -119,6 +120,10 @@ type outstanding struct {
 	// raw: the result skips Config.Shape; the client finishes it on the
 	// main goroutine (a semantic tokens delta needs the last result).
 	raw bool
+	// decode, when set, decodes the result in place of the method's
+	// decoder, on the reader: work a request prepared for (applying a
+	// semantic tokens delta to the result it was asked against).
+	decode func(jsontext.Value) (any, error)
 }
 
 // transport is the part of a Client shared with its goroutines: the inbox,
@@ -245,10 +250,15 @@ func (t *transport) track(id int64, method string) {
 	t.trackAs(id, method, false)
 }
 
-// trackAs is track, with raw saying whether the result skips Shape.
-func (t *transport) trackAs(id int64, method string, raw bool) {
+// trackAs is track, with raw saying whether the result skips Shape and
+// decode, when set, the request's own decoder.
+func (t *transport) trackAs(id int64, method string, raw bool, decode ...func(jsontext.Value) (any, error)) {
+	o := &outstanding{method: method, raw: raw}
+	if len(decode) > 0 {
+		o.decode = decode[0]
+	}
 	t.mu.Lock()
-	t.inflight[id] = &outstanding{method: method, raw: raw}
+	t.inflight[id] = o
 	t.mu.Unlock()
 }
 
@@ -502,7 +512,7 @@ func (t *transport) onResponse(m *wireMsg, received time.Time, size int) {
 	if o == nil {
 		return
 	}
-	ev := evResponse{id: id, method: o.method, received: received, raw: o.raw}
+	ev := evResponse{id: id, method: o.method, received: received, raw: o.raw, decode: o.decode}
 	if m.Error != nil {
 		ev.rerr = &ResponseError{Method: o.method, Code: m.Error.Code, Message: m.Error.Message}
 		t.pushSized(ev, size, true)
@@ -608,7 +618,11 @@ func errorFrame(id []byte, code int64, message string) []byte {
 // with the panic's value.
 func (t *transport) decode(ev *evResponse, raw jsontext.Value) {
 	start := time.Now()
-	ev.result, ev.err = decodeResult(ev.method, raw)
+	if ev.decode != nil {
+		ev.result, ev.err = ev.decode(raw)
+	} else {
+		ev.result, ev.err = decodeResult(ev.method, raw)
+	}
 	if r, ok := ev.result.(*pulledReport); ok && ev.err == nil {
 		t.shapePulled(r)
 	}

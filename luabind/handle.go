@@ -56,6 +56,9 @@ type job struct {
 	// without anyone iterating it, so its items are dropped as they come:
 	// holding them would stall the producer and the await with it.
 	iterated, discard bool
+	// compactTokens: a semantic tokens request that awaits its tokens as
+	// one userdata (client:semantic_tokens with compact = true).
+	compactTokens bool
 }
 
 func (b *Binding) newHandle(L *lua.LState, id runtime.JobID, kind runtime.Kind, stream bool) *lua.LUserData {

@@ -283,3 +283,26 @@ func BenchmarkLSPFrameWorkBigReplies(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSemanticTokensIntoLua: what a whole file's semantic tokens
+// (100,000) cost the main goroutine as they settle: a table per token (the
+// default, built on the main goroutine when the result came by delta) or
+// one compact userdata (client:semantic_tokens with compact = true).
+func BenchmarkSemanticTokensIntoLua(b *testing.B) {
+	st := &lsp.SemanticTokens{ResultID: "r", Tokens: make([]lsp.SemanticToken, 100000)}
+	for i := range st.Tokens {
+		st.Tokens[i] = lsp.SemanticToken{Line: uint32(i / 7), Col: uint32(i%7) * 6, Len: 4, Type: uint32(i % 9)}
+	}
+	L := lua.NewState()
+	defer L.Close()
+	b.Run("tables", func(b *testing.B) {
+		for b.Loop() {
+			_ = goToLua(L, st)
+		}
+	})
+	b.Run("compact", func(b *testing.B) {
+		for b.Loop() {
+			_ = SemanticTokensValue(L, st)
+		}
+	})
+}

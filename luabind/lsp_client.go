@@ -1,15 +1,18 @@
 package luabind
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 	"go.lsp.dev/protocol"
 
 	"github.com/pmacs-go/pmacs-go/lsp"
+	"github.com/pmacs-go/pmacs-go/runtime"
 )
 
 func checkClient(L *lua.LState, fname string) *lspClient {
@@ -286,21 +289,125 @@ func (b *Binding) lspRegistrations(L *lua.LState) int {
 
 // lspSemanticTokens is client:semantic_tokens(path[, opts]): path's
 // semantic tokens, by delta against the last result the client kept when
-// the server offers it (lsp.Client.RequestSemanticTokens); the handle
-// awaits {result_id, tokens = {{line, col, len, type, mods}, ...}} for the
-// whole document either way.
+// the server offers it (lsp.Client.RequestSemanticTokens), or the rows of
+// opts.range only (textDocument/semanticTokens/range); the handle awaits
+// {result_id, tokens = {{line, col, len, type, mods}, ...}}, or with
+// opts.compact the tokens as one userdata (SemanticTokensValue), which
+// costs the main goroutine nothing however many tokens there are.
 func (b *Binding) lspSemanticTokens(L *lua.LState) int {
 	const fname = "client:semantic_tokens"
 	c := checkClient(L, fname)
 	path := checkString(L, fname, 2, "path")
-	f := checkTable(L, fname, 3, "opts", "option", true, "key", "timeout_ms")
+	f := checkTable(L, fname, 3, "opts", "option", true, "key", "timeout_ms", "compact", "range")
 	var opts lsp.RequestOptions
+	var rows *[2]uint32
+	compact := false
 	if f.t != nil {
 		opts.Key = f.str("key", false, "")
 		opts.Timeout = msField(f, "timeout_ms")
+		compact = f.boolean("compact", false)
+		if v := f.get("range"); v != lua.LNil {
+			rows = semanticRange(f, v)
+		}
 	}
-	id := c.c.RequestSemanticTokens(absPath(path), opts)
+	var id runtime.JobID
+	if rows != nil {
+		id = c.c.RequestSemanticTokensRange(absPath(path), rows[0], rows[1], opts)
+	} else {
+		id = c.c.RequestSemanticTokens(absPath(path), opts)
+	}
 	b.lsp.owner[id] = c
-	L.Push(b.newHandle(L, id, lsp.RequestKind, false))
+	h := b.newHandle(L, id, lsp.RequestKind, false)
+	if compact {
+		h.Value.(*job).compactTokens = true
+	}
+	L.Push(h)
 	return 1
+}
+
+// semanticRange reads opts.range, {start_line, end_line}: rows
+// [start_line, end_line), end_line past start_line.
+func semanticRange(f fields, v lua.LValue) *[2]uint32 {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		f.fail("range", "{start_line, end_line}", v)
+	}
+	var out [2]uint32
+	for i := range out {
+		n, ok := t.RawGetInt(i + 1).(lua.LNumber)
+		if !ok || n < 0 || float64(n) != math.Trunc(float64(n)) || n > math.MaxUint32 {
+			raise(f.L, "%s: option 'range' expected {start_line, end_line}, whole numbers >= 0 (item %d is %s)", f.fname, i+1, lua.LVAsString(t.RawGetInt(i+1)))
+		}
+		out[i] = uint32(n)
+	}
+	if out[1] <= out[0] {
+		raise(f.L, "%s: option 'range' {%d, %d} is empty: end_line must be past start_line", f.fname, out[0], out[1])
+	}
+	return &out
+}
+
+// SemanticTokensValue wraps st for Lua: the value a compact
+// client:semantic_tokens awaits. st.result_id is the server's result id,
+// #st the token count, and st:rows(first, last) the tokens on rows
+// [first, last) as {line, col, len, type, mods} tables, so a script reads
+// a screenful without building the rest. The embedding program takes the
+// tokens back with ud.Value.(*lsp.SemanticTokens); no one modifies them.
+func SemanticTokensValue(L *lua.LState, st *lsp.SemanticTokens) *lua.LUserData {
+	ud := L.NewUserData()
+	ud.Value = st
+	L.SetMetatable(ud, semanticTokensMeta(L))
+	return ud
+}
+
+func semanticTokensMeta(L *lua.LState) *lua.LTable {
+	if mt, ok := L.GetField(L.Get(lua.RegistryIndex), "pmacs.lsp.tokens").(*lua.LTable); ok {
+		return mt
+	}
+	mt := L.NewTable()
+	tokensOf := func(L *lua.LState, fname string) *lsp.SemanticTokens {
+		if ud, ok := L.Get(1).(*lua.LUserData); ok {
+			if st, ok := ud.Value.(*lsp.SemanticTokens); ok {
+				return st
+			}
+		}
+		raise(L, "%s: expected semantic tokens (client:semantic_tokens with compact = true), got %s", fname, typeName(L.Get(1)))
+		return nil
+	}
+	rows := L.NewFunction(func(L *lua.LState) int {
+		const fname = "tokens:rows"
+		st := tokensOf(L, fname)
+		first, last := int(checkNumber(L, fname, 2, "first")), int(checkNumber(L, fname, 3, "last"))
+		toks := st.Tokens
+		lo, _ := slices.BinarySearchFunc(toks, first, func(t lsp.SemanticToken, row int) int { return cmp.Compare(int(t.Line), row) })
+		hi, _ := slices.BinarySearchFunc(toks, last, func(t lsp.SemanticToken, row int) int { return cmp.Compare(int(t.Line), row) })
+		out := L.CreateTable(max(hi-lo, 0), 0)
+		for i := lo; i < hi; i++ {
+			out.RawSetInt(i-lo+1, goToLua(L, toks[i]))
+		}
+		L.Push(out)
+		return 1
+	})
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		st := tokensOf(L, "tokens")
+		switch L.CheckString(2) {
+		case "rows":
+			L.Push(rows)
+		case "result_id":
+			L.Push(lua.LString(st.ResultID))
+		default:
+			L.Push(lua.LNil)
+		}
+		return 1
+	}))
+	mt.RawSetString("__len", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(len(tokensOf(L, "#tokens").Tokens)))
+		return 1
+	}))
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(fmt.Sprintf("semantic tokens (%d)", len(tokensOf(L, "tostring").Tokens))))
+		return 1
+	}))
+	mt.RawSetString("__metatable", lua.LString("pmacs.lsp.tokens"))
+	L.SetField(L.Get(lua.RegistryIndex), "pmacs.lsp.tokens", mt)
+	return mt
 }

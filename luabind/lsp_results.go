@@ -34,7 +34,10 @@ func (b *Binding) settleLSP(j *job, c *lspClient) {
 	var value lua.LValue = lua.LNil
 	if have {
 		sh, ok := res.Value.(*lspShaped)
+		st, isTokens := res.Value.(*lsp.SemanticTokens)
 		switch {
+		case j.compactTokens && isTokens && st != nil:
+			value = SemanticTokensValue(b.ls, st)
 		case ok && sh.items != nil && j.iterated:
 			b.lsp.big[j] = &lspItems{items: sh.items, n: sh.n}
 			sum := b.ls.CreateTable(0, 2)

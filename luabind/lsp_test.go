@@ -44,7 +44,8 @@ func init() {
 //   - textDocument/references answers params.position.line locations,
 //     textDocument/completion as many completion items, after
 //     params.delayMs on a timer of its own when given, cancelled or not;
-//   - textDocument/semanticTokens/full answers 70,000 integers;
+//   - textDocument/semanticTokens/full answers 70,000 integers, /range
+//     a token at the start of each row of the range;
 //   - test/bigDiagnostics publishes params.n diagnostics for params.uri;
 //   - didOpen and didChange publish one diagnostic whose message is the
 //     document text the server holds, applying incremental edits;
@@ -179,6 +180,20 @@ func fakeServer(in io.Reader, out io.Writer) {
 				break
 			}
 			reply(result)
+		case "textDocument/semanticTokens/range":
+			// One token at the start of each row of the range.
+			rg := p["range"].(map[string]any)
+			from := int(rg["start"].(map[string]any)["line"].(float64))
+			to := int(rg["end"].(map[string]any)["line"].(float64))
+			data := []int{}
+			for l := from; l < to; l++ {
+				d := 1
+				if l == from {
+					d = from
+				}
+				data = append(data, d, 0, 3, l%7, 0)
+			}
+			reply(map[string]any{"data": data})
 		case "textDocument/semanticTokens/full":
 			data := make([]int, 0, 70000)
 			for i := range 14000 {

@@ -74,6 +74,13 @@ type buffer struct {
 	noUndo bool // scratch buffers keep no history
 
 	hl hlRows
+	// sem is the language server's semantic tokens, drawn over hl where
+	// they speak (semantic.go); inlays its virtual text, sorted by
+	// position (inlay.go).
+	sem    hlRows
+	inlays []inlay
+	// semRev is the rev of the text the semantic layer was made for.
+	semRev uint64
 	// snap is the text handed to search jobs (nil until one asks); hits
 	// are the in-buffer search's matches (nil for none).
 	snap *textsearch.Snapshot
@@ -267,6 +274,8 @@ func (b *buffer) replace(s, e pos, text string, newEnds []bool) (end pos, remove
 		b.lines = slices.Replace(b.lines, s.Row, e.Row+1, parts...)
 	}
 	b.hl.replace(s, e, end, len(b.lines))
+	b.sem.replace(s, e, end, len(b.lines))
+	b.moveInlays(s, e, end)
 	b.spliceRefs(s.Row, e.Row+1, len(parts))
 	b.mark = nil
 	b.rev++
@@ -356,6 +365,8 @@ func (b *buffer) spliceLines(start, end int, lines []string) {
 		b.lines = []string{""}
 	}
 	b.hl.splice(start, end, len(lines))
+	b.sem.splice(start, end, len(lines))
+	b.spliceInlays(start, end, len(lines))
 	b.spliceRefs(start, end, len(lines))
 	b.rev++
 	if end-start == len(lines) {

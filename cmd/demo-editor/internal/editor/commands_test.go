@@ -47,7 +47,7 @@ func TestCommandArgumentsAreValidated(t *testing.T) {
 		"grep now":          `grep takes no argument, got "now"`,
 		"open":              "open: needs a path",
 		"shell":             "shell: needs a command",
-		"bogus 1":           "no command bogus (known: calls, close, code-action, compile, diff-disk, dired, doc-highlight, format, format-on-save, frame-target, git-blame, git-status, grep, implementation, line-numbers, lsp-info, mcp-connect, next-hunk, open, outline, prev-hunk, project-replace, recover, reload, rename, replace, revert-hunk, save-all, save-force, shell, sleep, stage-hunk, sum, symbols, trust, type-definition, untrust, workers, workspace-symbols)",
+		"bogus 1":           "no command bogus (known: calls, close, code-action, compile, diff-disk, dired, doc-highlight, format, format-on-save, frame-target, git-blame, git-status, grep, implementation, inlay-hints, line-numbers, lsp-info, mcp-connect, next-hunk, open, outline, prev-hunk, project-replace, recover, reload, rename, replace, revert-hunk, save-all, save-force, semantic-highlighting, shell, sleep, stage-hunk, sum, symbols, trust, type-definition, untrust, workers, workspace-symbols)",
 	} {
 		require.Equal(t, want, h.command(line), "M-x %s", line)
 		var isErr bool

@@ -45,6 +45,8 @@ require("pmacs.symbols").setup(ctx)    -- outline, symbols, workspace symbols
 require("pmacs.calls").setup(ctx)      -- the call hierarchy
 require("pmacs.doc_highlight").setup(ctx)
 require("pmacs.watched_files").setup(ctx)
+require("pmacs.semantic").setup(ctx)   -- ctx.semantic: colours from semantic tokens
+require("pmacs.inlay").setup(ctx)      -- ctx.inlay: inlay hints as virtual text
 require("pmacs.mcp").setup(ctx)
 require("pmacs.git").setup(ctx)        -- ctx.git: the gutter against the index, hunks, blame, branch
 local ask_trust = require("pmacs.workspace_trust").setup(ctx).ask_trust

@@ -52,6 +52,7 @@ func (e *session) installAPI() {
 	e.installWindowAPI(api)
 	e.installGrepViewAPI(api)
 	e.installLSPViewAPI(api)
+	e.installPaintAPI(api)
 	e.installWorkspaceEditAPI(api)
 	e.installTrustAPI(pmacs)
 	e.installJournalAPI(api)

@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 	mcptest.RunIfServer()
 	// The completion tests start this binary as a scripted language server.
 	runFakeLSPIfAsked()
+	runPaintFakeLSPIfAsked()
 	// The quit tests check that the programs' grandchildren are gone, not
 	// zombies of an init that never reaps: the test binary reaps them.
 	if err := proc.BecomeSubreaper(); err != nil {

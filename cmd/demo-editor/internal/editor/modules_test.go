@@ -130,6 +130,6 @@ func TestEmbeddedInitUsesNoGlobalsAndBindsEveryKey(t *testing.T) {
 	}
 	sort.Strings(want)
 	require.Equal(t, want, keys, "the global keys")
-	require.Equal(t, map[string]int{"change": 4, "close": 10, "cursor": 1, "frame": 3, "loaded": 2, "open": 5, "resource": 1, "save": 3,
-		"show": 1, "start": 3, "trust": 2, "view": 1}, hooks, "the hooks by event")
+	require.Equal(t, map[string]int{"change": 4, "close": 12, "cursor": 1, "frame": 5, "loaded": 2, "open": 5, "resource": 1, "save": 3,
+		"show": 1, "start": 3, "trust": 2, "view": 3}, hooks, "the hooks by event")
 }

@@ -37,7 +37,7 @@ func (e *session) handleMouse(ev *tcell.EventMouse) {
 		return
 	}
 	row := min(b.top+y, len(b.lines)-1)
-	p := b.clampPos(pos{row, byteColAt(b.lines[row], max(x-e.gutterWidth(b), 0)+b.left)})
+	p := b.clampPos(pos{row, b.textCol(row, max(x-e.gutterWidth(b), 0)+b.left)})
 	if !e.mouse.down || e.mouse.buf != b {
 		e.setMessage("", false)
 		e.mouse = mouseState{down: true, buf: b, from: p}

@@ -127,7 +127,7 @@ func (e *session) draw() {
 	if e.prompt != nil {
 		cx, cy = e.promptCursorX(), e.height-1
 	} else if !b.cursorLine {
-		cx = displayCol(b.lines[b.cursor.Row], b.cursor.Col) - b.left + e.gutterWidth(b)
+		cx = displayCol(b.lines[b.cursor.Row], b.cursor.Col) + b.inlayWidth(b.cursor.Row, b.cursor.Col) - b.left + e.gutterWidth(b)
 		cy = b.cursor.Row - b.top + y0
 	}
 	if b.cursor != e.shownCur || changed {
@@ -164,14 +164,50 @@ func (e *session) drawRow(b *buffer, y int) {
 		if b.gv != nil {
 			e.formatGrepRow(b, row)
 		}
-		spans := b.hl.row(row)
+		spans, sem := b.hl.row(row), b.sem.row(row)
 		var hits []textMatch
 		if b.hits != nil {
 			e.hitBuf = b.hits.row(row, e.hitBuf[:0])
 			hits = e.hitBuf
 		}
-		eachCell(b.lines[row], func(c cell, cx int) bool {
-			sx := cx - b.left
+		// Inlays are drawn before the character at their column, and
+		// shift the rest of the row right by their width.
+		inlays := b.inlaysOnRow(row)
+		shift := 0
+		drawInlays := func(col, at int) bool {
+			for len(inlays) > 0 && inlays[0].at.Col <= col {
+				in := inlays[0]
+				inlays = inlays[1:]
+				st := e.faces.style(in.face)
+				if selected {
+					st = st.Background(styleSelection)
+				}
+				ok := true
+				eachCell(in.text, func(c cell, ix int) bool {
+					sx := at + shift + ix - b.left
+					if sx+c.width > w {
+						ok = false
+						return false
+					}
+					if sx >= 0 {
+						e.scr.Put(gx+sx, y+e.rowOff, c.text, st)
+						x = sx + c.width
+					}
+					return true
+				})
+				shift += in.width
+				if !ok {
+					return false
+				}
+			}
+			return true
+		}
+		line := b.lines[row]
+		eachCell(line, func(c cell, cx int) bool {
+			if len(inlays) > 0 && !drawInlays(c.col, cx) {
+				return false
+			}
+			sx := cx + shift - b.left
 			if sx >= w {
 				return false
 			}
@@ -179,7 +215,11 @@ func (e *session) drawRow(b *buffer, y int) {
 				return true
 			}
 			st := base
-			if f := spanAt(spans, c.col); f != 0 {
+			f := spanAt(sem, c.col)
+			if f == 0 {
+				f = spanAt(spans, c.col)
+			}
+			if f != 0 {
 				st = e.faces.style(f)
 				if selected {
 					st = st.Background(styleSelection)
@@ -209,6 +249,10 @@ func (e *session) drawRow(b *buffer, y int) {
 			x = sx + c.width
 			return true
 		})
+		if len(inlays) > 0 && x < w {
+			// Those at the row's end.
+			drawInlays(len(line), displayCol(line, len(line)))
+		}
 	} else {
 		e.scr.Put(gx, y+e.rowOff, "~", styleTilde)
 		x = 1

@@ -167,7 +167,7 @@ func (e *session) drawPopup(b *buffer, y0, h int) {
 		y = row - b.top - n // above the anchor
 	}
 	y = max(y, 0)
-	x := displayCol(b.lines[row], min(p.at.Col, len(b.lines[row]))) - b.left + e.gutterWidth(b)
+	x := displayCol(b.lines[row], min(p.at.Col, len(b.lines[row]))) + b.inlayWidth(row, p.at.Col) - b.left + e.gutterWidth(b)
 	x = max(min(x, e.width-width), 0)
 	normal, sel := e.faces.resolve("popup"), e.faces.resolve("popup.selected")
 	for i := range n {

@@ -158,7 +158,7 @@ func (e *session) scrollToCursor(b *buffer) {
 	}
 	b.top = min(max(b.top, 0), max(len(b.lines)-1, 0))
 	w := e.width - e.gutterWidth(b)
-	x := displayCol(b.lines[row], b.cursor.Col)
+	x := displayCol(b.lines[row], b.cursor.Col) + b.inlayWidth(row, b.cursor.Col)
 	if x < b.left {
 		b.left = max(x-w/4, 0)
 	}

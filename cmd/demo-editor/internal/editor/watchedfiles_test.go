@@ -27,7 +27,8 @@ func (h *harness) untilWatching() {
 // Against gopls: it registers file watchers (**/*.go and the module
 // files), the editor watches the module for it, and a Go file another
 // program writes into the module reaches gopls without being opened: the
-// error naming the function that file defines goes away.
+// error naming the function that file defines goes away. The module being
+// the project, that is the project's one watch.
 func TestGoplsHearsOfAFileWrittenBehindTheEditor(t *testing.T) {
 	dir := goplsModule(t, map[string]string{"a.go": "package m\n\nvar X = NewThing()\n"})
 	h := startEditor(t, Options{Path: filepath.Join(dir, "a.go")})
@@ -36,6 +37,12 @@ func TestGoplsHearsOfAFileWrittenBehindTheEditor(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.go"), []byte("package m\n\nfunc NewThing() int { return 1 }\n"), 0o644))
 	h.untilLong("the error gone", func(e *session) bool {
 		return !strings.Contains(e.statusText(), "E1")
+	})
+	// The module is the project: gopls takes the project watch's changes,
+	// and the tree is not watched a second time for it.
+	h.e.call(func() {
+		running, _ := watchesRunning(h.e)
+		require.Equal(t, 1, running, "one watch of the project")
 	})
 }
 
@@ -85,6 +92,22 @@ func TestWatchedFilesOfAHundredThousandFileTree(t *testing.T) {
 	var running int
 	h.e.call(func() { running, _ = watchesRunning(h.e) })
 	require.Equal(t, 1, running, "one watch for the root")
+
+	// The project's watch may be ready before the server has registered
+	// its watchers: a probe file is written until the server hears of one.
+	for i := 0; ; i++ {
+		require.Less(t, i, 90, "the server never heard of a probe file")
+		probe := filepath.Join(dir, fmt.Sprintf("probe%d.txt", i))
+		require.NoError(t, os.WriteFile(probe, nil, 0o644))
+		heard := false
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && !heard; time.Sleep(10 * time.Millisecond) {
+			data, _ := os.ReadFile(logPath)
+			heard = strings.Contains(string(data), "watched "+fileuri.FromPath(dir)+"/probe")
+		}
+		if heard {
+			break
+		}
+	}
 
 	path := filepath.Join(dir, "d042", "new.go")
 	logHas := func(what, line string) {

@@ -155,7 +155,7 @@ func (e *session) drawInactiveCursor(o *window, y0, h int) {
 		return
 	}
 	top := min(o.top, max(len(b.lines)-1, 0))
-	x := displayCol(b.lines[o.cursor.Row], o.cursor.Col) - o.left + e.gutterWidth(b)
+	x := displayCol(b.lines[o.cursor.Row], o.cursor.Col) + b.inlayWidth(o.cursor.Row, o.cursor.Col) - o.left + e.gutterWidth(b)
 	y := o.cursor.Row - top
 	if x < 0 || x >= e.width || y < 0 || y >= h {
 		return

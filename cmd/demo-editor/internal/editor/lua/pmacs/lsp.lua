@@ -5,7 +5,8 @@
 -- outside it: pmacs.trust.find; a missing server is only noted in
 -- *messages*). Edits go out as incremental didChange from ed.take_edits,
 -- never a diff of the text. Other servers: add an entry to ctx.lsp.servers
--- ({name, program, args, markers}, by the language ed.language names), or
+-- ({name, program, args, markers, settings}, by the language ed.language
+-- names), or
 -- a list of them: a buffer is then synced with each server found, their
 -- diagnostics, code actions, hovers, definitions and references merged and
 -- labelled with the server's name.
