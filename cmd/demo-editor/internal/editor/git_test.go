@@ -339,6 +339,24 @@ func TestGitStatusListsChangedFiles(t *testing.T) {
 	g.until("other.txt open", func(e *session) bool { return e.cur.path == filepath.Join(g.repo.Root, "other.txt") })
 }
 
+// The picker's "!" mode ranks the files git status names: typing part of
+// one's name puts it first, and Enter opens it.
+func TestGitChangedFilesInThePicker(t *testing.T) {
+	g := startGitEditor(t, "one\n")
+	require.NoError(t, os.WriteFile(g.path, []byte("one\ntwo\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(g.repo.Root, "other.txt"), []byte("x\n"), 0o644))
+	g.ctrl('p')
+	g.waitText("find (@ buffers, > commands, ! changed)")
+	g.typeText("!")
+	g.waitText("other.txt")
+	g.waitText("notes.txt")
+	g.typeText("oth")
+	rows := g.waitText(`changed "oth": 1 of 2`)
+	require.False(t, anyContains(rows, "notes.txt"), "only the file the query matches")
+	g.key(tcell.KeyEnter)
+	g.until("other.txt open", func(e *session) bool { return e.cur.path == filepath.Join(g.repo.Root, "other.txt") })
+}
+
 // Nothing runs git for a file of an untrusted workspace (git would read
 // the repository's configuration, which can name programs): no gutter and
 // no branch until M-x trust, and then both come without reopening.
