@@ -187,6 +187,29 @@ function M.setup(ctx)
     end}
   end
 
+  -- A file another program changes in a work tree may change its dirty
+  -- mark: the project watch's changes (ctx.watch, pmacs.disk) refresh the
+  -- status of the repositories they fall in, a burst making one refresh.
+  local function status_soon(repo)
+    if repo.status_task then repo.status_task:cancel("superseded") end
+    repo.status_task = run{name = "git-status-refresh", function()
+      async.sleep(debounce_ms * 3)
+      refresh_status(repo)
+    end}
+  end
+  if ctx.watch then
+    ctx.watch.subscribe(function(batch)
+      for _, repo in pairs(repos) do
+        for _, c in ipairs(batch) do
+          if c.op == "notice" or (under(c.path, repo.top) and not under(c.path, repo.gitdir)) then
+            status_soon(repo)
+            break
+          end
+        end
+      end
+    end)
+  end
+
   -- watch_repo follows the git directory: a new index or HEAD (or a
   -- branch moved by a commit) refreshes the repository's buffers.
   local function watch_repo(repo)
