@@ -36,7 +36,7 @@ func TestGitGutterLatency(t *testing.T) {
 	}
 	repo := testenv.NewGitRepo(t)
 	freshTrust(t)
-	gitEnvForEditor(t, repo.Root)
+	gitEnvForEditor(t, t.TempDir())
 	path := filepath.Join(repo.Root, "notes.txt")
 	require.NoError(t, os.WriteFile(path, []byte(sb.String()), 0o644))
 	repo.Git("add", "notes.txt")

@@ -38,7 +38,9 @@ func startGitEditor(t *testing.T, text string) *gitEditor {
 	t.Helper()
 	repo := testenv.NewGitRepo(t)
 	freshTrust(t)
-	gitEnvForEditor(t, repo.Root)
+	// A home of its own: the project watch (pmacs.disk) never watches the
+	// home directory, and the repository is the project.
+	gitEnvForEditor(t, t.TempDir())
 	path := filepath.Join(repo.Root, "notes.txt")
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	repo.Git("add", "notes.txt")
@@ -283,6 +285,16 @@ func TestGitStatusLineShowsBranchAndDirtyMark(t *testing.T) {
 	})
 }
 
+// A file another program writes in the work tree makes it dirty, and the
+// status line says so without a save or a change in the git directory (the
+// project watch's changes refresh the status).
+func TestGitDirtyMarkFollowsExternalWrites(t *testing.T) {
+	g := startGitEditor(t, "one\n")
+	g.until("the clean branch", statusHas("git:main "))
+	require.NoError(t, os.WriteFile(filepath.Join(g.repo.Root, "other.txt"), []byte("x\n"), 0o644))
+	g.until("the dirty mark", statusHas("git:main*"))
+}
+
 // A git add outside the editor refreshes the gutter: the index now holds
 // the buffer's text, so nothing is marked; a checkout of the old text
 // marks the hunk again.
@@ -339,13 +351,33 @@ func TestGitStatusListsChangedFiles(t *testing.T) {
 	g.until("other.txt open", func(e *session) bool { return e.cur.path == filepath.Join(g.repo.Root, "other.txt") })
 }
 
+// The picker's "!" mode ranks the files git status names: typing part of
+// one's name puts it first, and Enter opens it.
+func TestGitChangedFilesInThePicker(t *testing.T) {
+	g := startGitEditor(t, "one\n")
+	require.NoError(t, os.WriteFile(g.path, []byte("one\ntwo\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(g.repo.Root, "other.txt"), []byte("x\n"), 0o644))
+	g.ctrl('p')
+	g.waitText("find (@ buffers, > commands, ! changed)")
+	g.typeText("!")
+	g.waitText("other.txt")
+	g.waitText("notes.txt")
+	g.typeText("oth")
+	rows := g.waitText(`changed "oth": 1 of 2`)
+	require.False(t, anyContains(rows, "notes.txt"), "only the file the query matches")
+	g.key(tcell.KeyEnter)
+	g.until("other.txt open", func(e *session) bool { return e.cur.path == filepath.Join(g.repo.Root, "other.txt") })
+}
+
 // Nothing runs git for a file of an untrusted workspace (git would read
 // the repository's configuration, which can name programs): no gutter and
 // no branch until M-x trust, and then both come without reopening.
 func TestGitWaitsForTheWorkspaceTrust(t *testing.T) {
 	repo := testenv.NewGitRepo(t)
 	freshTrust(t)
-	gitEnvForEditor(t, repo.Root)
+	// A home of its own: the project watch (pmacs.disk) never watches the
+	// home directory, and the repository is the project.
+	gitEnvForEditor(t, t.TempDir())
 	path := filepath.Join(repo.Root, "notes.txt")
 	require.NoError(t, os.WriteFile(path, []byte("one\n"), 0o644))
 	repo.Git("add", "notes.txt")

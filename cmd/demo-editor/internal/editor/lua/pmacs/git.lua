@@ -187,6 +187,29 @@ function M.setup(ctx)
     end}
   end
 
+  -- A file another program changes in a work tree may change its dirty
+  -- mark: the project watch's changes (ctx.watch, pmacs.disk) refresh the
+  -- status of the repositories they fall in, a burst making one refresh.
+  local function status_soon(repo)
+    if repo.status_task then repo.status_task:cancel("superseded") end
+    repo.status_task = run{name = "git-status-refresh", function()
+      async.sleep(debounce_ms * 3)
+      refresh_status(repo)
+    end}
+  end
+  if ctx.watch then
+    ctx.watch.subscribe(function(batch)
+      for _, repo in pairs(repos) do
+        for _, c in ipairs(batch) do
+          if c.op == "notice" or (under(c.path, repo.top) and not under(c.path, repo.gitdir)) then
+            status_soon(repo)
+            break
+          end
+        end
+      end
+    end)
+  end
+
   -- watch_repo follows the git directory: a new index or HEAD (or a
   -- branch moved by a commit) refreshes the repository's buffers.
   local function watch_repo(repo)
@@ -427,6 +450,24 @@ function M.setup(ctx)
     end)
   end
 
+  -- changed lists what git status names in dir's work tree: its top and
+  -- the paths relative to it ({status =, path =} each: status is git's XY,
+  -- and a rename names its new path), or nil and why. In a task.
+  local function changed(dir)
+    local r, err = git(dir, {"status", "--porcelain=v1"}, {key = "git-status-list:" .. dir})
+    if not r then return nil, tostring(err) end
+    if r.code ~= 0 then return nil, r.stderr:match("[^\n]+") or ("exit " .. r.code) end
+    local t = git(dir, {"rev-parse", "--show-toplevel"})
+    local top = t and t.code == 0 and t.stdout:match("[^\n]+") or dir
+    local list = {}
+    for e in r.stdout:gmatch("[^\n]+") do
+      -- "XY path", or "XY old -> new" for a rename; a name git had to
+      -- quote is left as it printed it.
+      list[#list + 1] = {status = e:sub(1, 2), path = e:sub(4):match(" %-> (.*)$") or e:sub(4)}
+    end
+    return top, list
+  end
+
   -- git_status lists the changed files of the current buffer's
   -- repository (or the workspace's) in *git-status*; Enter opens one.
   local function git_status()
@@ -438,31 +479,22 @@ function M.setup(ctx)
       return
     end
     run(function()
-      local r, err = git(dir, {"status", "--porcelain=v1"}, {key = "git-status-list"})
-      if not r then ed.error("git-status: " .. tostring(err)) return end
-      if r.code ~= 0 then ed.error("git-status: " .. (r.stderr:match("[^\n]+") or ("exit " .. r.code))) return end
-      local top = dir
-      if not st then
-        local t = git(dir, {"rev-parse", "--show-toplevel"})
-        top = t and t.code == 0 and t.stdout:match("[^\n]+") or dir
-      end
+      local top, list = changed(dir)
+      if not top then ed.error("git-status: " .. list) return end
       local rows, paths = {("git status of %s (Enter opens)"):format(top)}, {}
-      for e in r.stdout:gmatch("[^\n]+") do
-        rows[#rows + 1] = e
-        -- "XY path", or "XY old -> new" for a rename; a name git had to
-        -- quote is left as it printed it.
-        local path = e:sub(4):match(" %-> (.*)$") or e:sub(4)
-        paths[#rows] = top .. "/" .. path
+      for _, c in ipairs(list) do
+        rows[#rows + 1] = c.status .. " " .. c.path
+        paths[#rows] = top .. "/" .. c.path
       end
       if #rows == 1 then rows[1] = ("git status of %s: nothing changed"):format(top) end
-      local list = ed.create("*git-status*")
-      ed.set_lines(list, 0, -1, rows)
-      ed.map(list, "Enter", function(b)
+      local view = ed.create("*git-status*")
+      ed.set_lines(view, 0, -1, rows)
+      ed.map(view, "Enter", function(b)
         local p = paths[ed.cursor(b) + 1]
         if p then ctx.open_file(p) end
       end, "open the file")
-      ed.show(list)
-      ed.set_cursor(list, math.min(1, #rows - 1), 0)
+      ed.show(view)
+      ed.set_cursor(view, math.min(1, #rows - 1), 0)
     end)
   end
 
@@ -478,7 +510,12 @@ function M.setup(ctx)
   add("git-blame", blame, "git: who last changed the cursor's line, and why")
   add("git-status", git_status, "git: the changed files in *git-status* (Enter opens)")
 
-  ctx.git = {bufs = bufs, repos = repos}
+  -- ctx.git.changed(dir) (in a task): the picker's "!" mode lists the
+  -- changed files through it, nothing for an untrusted workspace.
+  ctx.git = {bufs = bufs, repos = repos, changed = function(dir)
+    if not trusted(dir .. "/") then return nil, "the workspace is not trusted (M-x trust)" end
+    return changed(dir)
+  end}
 end
 
 return M

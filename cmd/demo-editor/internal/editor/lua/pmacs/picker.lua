@@ -3,8 +3,9 @@
 -- w.find_files (the project's file list is cached by the runtime, so only
 -- the first C-p walks it, and snapshots show while it does), buffers with
 -- w.fuzzy on their names, commands with w.fuzzy on a source sent once per
--- picker. A query starting with "@" lists buffers, with ">" commands; M-p
--- opens on buffers. Matched characters are highlighted; Up/Down select,
+-- picker, the files git status names (pmacs.git) with w.fuzzy on their
+-- paths. A query starting with "@" lists buffers, with ">" commands, with
+-- "!" the changed files; M-p opens on buffers. Matched characters are highlighted; Up/Down select,
 -- Enter opens or runs. It owns *picker* and the task ranking the newest
 -- query (named "picker"), which owns the ranking job: a newer query or
 -- closing the picker cancels the task, and the job ends with it.
@@ -20,6 +21,7 @@ function M.setup(ctx)
     local c = text:sub(1, 1)
     if c == "@" then return "buffers", text:sub(2) end
     if c == ">" then return "commands", text:sub(2) end
+    if c == "!" then return "changed", text:sub(2) end
     return "files", text
   end
 
@@ -63,6 +65,15 @@ function M.setup(ctx)
           if not ed.valid(buf) then return end
           picker_show(mode, query, snap, "listing...")
         end
+      elseif mode == "changed" then
+        local top, list = nil, "no git module"
+        if ctx.git then top, list = ctx.git.changed(root) end
+        if not ed.valid(buf) then return end
+        if not top then picker_show(mode, query, {}, list) return end
+        picker.top = top
+        local paths = {}
+        for i, c in ipairs(list) do paths[i] = c.path end
+        h = w.fuzzy{items = paths, query = query, limit = 100, key = "picker"}
       elseif mode == "buffers" then
         local names = {}
         for i, b in ipairs(ed.buffers()) do names[i] = b.name end
@@ -88,6 +99,8 @@ function M.setup(ctx)
     picker_close()
     if r.mode == "files" then
       open_path(join(picker.root, r.text))
+    elseif r.mode == "changed" then
+      open_path(join(picker.top, r.text))
     elseif r.mode == "buffers" then
       local id = ed.find(r.text)
       if id then ed.show(id) end
@@ -109,7 +122,7 @@ function M.setup(ctx)
     if picker.source then w.fuzzy_free(picker.source) end
     picker.source = w.fuzzy_source(picker.names)
     ed.show(picker.buf)
-    ed.prompt("find (@ buffers, > commands): ", {
+    ed.prompt("find (@ buffers, > commands, ! changed): ", {
       text = initial,
       on_change = picker_update,
       on_submit = function() picker_open_row(ed.cursor(picker.buf)) end,
@@ -122,7 +135,7 @@ function M.setup(ctx)
     })
     picker_update(initial)
   end
-  ed.map("global", "C-p", function() open_picker("") end, "picker: the project's files (@ buffers, > commands; Enter opens)")
+  ed.map("global", "C-p", function() open_picker("") end, "picker: the project's files (@ buffers, > commands, ! changed files; Enter opens)")
   ed.map("global", "M-p", function() open_picker("@") end, "picker on the buffers")
 end
 
