@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -245,4 +246,18 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("re-encoded journal differs")
 		}
 	})
+}
+
+// HashString is Hash of the string's bytes, and hashing a large text does
+// not copy it (it did through io.WriteString: 60 MB for a 60 MB file).
+func TestHashStringEqualsHashWithoutCopying(t *testing.T) {
+	for _, s := range []string{"", "x", strings.Repeat("ab", 40_000)} {
+		require.Equal(t, Hash([]byte(s)), HashString(s))
+	}
+	big := strings.Repeat("y", 8<<20)
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	_ = HashString(big)
+	runtime.ReadMemStats(&ms1)
+	require.Less(t, ms1.TotalAlloc-ms0.TotalAlloc, uint64(1<<20), "hashing 8 MiB allocated")
 }

@@ -94,6 +94,9 @@ func openBigFile(t *testing.T, path string) bigFileFigures {
 	kwFg, _, _ := newFaces().set["keyword"].Decompose()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	start := time.Now()
+	// A state directory of its own: each open types into the file, and
+	// the journal of one open would have the next ask to recover it.
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	e, err := newEditor(Options{Path: path, Screen: scr})
 	require.NoError(t, err)
 	scr.SetSize(screenW, screenH)
