@@ -278,10 +278,7 @@ func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs, force bool) {
 		written := savedStamp(path, data)
 		var base journal.Base
 		if journalled {
-			base = journal.Base{Size: int64(len(data)), Hash: journal.Hash(data)}
-			if st, serr := os.Stat(path); serr == nil {
-				base.ModTime = st.ModTime()
-			}
+			base = journal.Base{Size: int64(len(data)), ModTime: written.mtime, Hash: journal.Hash(data)}
 		}
 		return func() { e.saved(b, stepAt, len(data), inPlace, written, err, onDone, base) }
 	})

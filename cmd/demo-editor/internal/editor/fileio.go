@@ -25,9 +25,8 @@ type fileText struct {
 	lines    []string
 	text     string // the whole file, whose slices the rows are
 	bytes    int    // the file's size
-	modTime  time.Time
-	eol      bool // the last row ended with a newline
-	crlf     bool // rows ended with CRLF; saved back the same way
+	eol      bool   // the last row ended with a newline
+	crlf     bool   // rows ended with CRLF; saved back the same way
 	// ends holds each row's line break (true: CRLF) for a file that mixes
 	// CRLF and LF; nil when all rows end alike. crlfRows and lfRows count
 	// them, for the message that says so.
@@ -85,7 +84,6 @@ func readFileText(path string, head func(rows []string)) (ft fileText, exists bo
 	}
 	ft = splitString(text)
 	ft.bytes = len(text)
-	ft.modTime = st.ModTime()
 	ft.stamp = stampOf(st, textHash(text), readAt)
 	ft.readOnly = !canWrite(path)
 	return ft, true, nil

@@ -157,7 +157,7 @@ func (jn *bufJournal) add(s, e pos, text string, ends []bool, rows int) {
 
 // baseOf is the journal base of a file read as ft.
 func baseOf(ft fileText) journal.Base {
-	return journal.Base{Size: int64(len(ft.text)), ModTime: ft.modTime, Hash: journal.HashString(ft.text)}
+	return journal.Base{Size: int64(len(ft.text)), ModTime: ft.stamp.mtime, Hash: journal.HashString(ft.text)}
 }
 
 // journalLoaded starts journalling b, whose text is now the file read as
