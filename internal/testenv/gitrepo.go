@@ -42,6 +42,17 @@ func NewGitRepo(t interface {
 // output, failing the test on an error.
 func (r *GitRepo) Git(args ...string) string {
 	r.t.Helper()
+	out, err := r.Run(args...)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return out
+}
+
+// Run runs git with args in the repository and returns its standard output
+// or its failure (with git's standard error). Unlike Git it may be called
+// from any goroutine.
+func (r *GitRepo) Run(args ...string) (string, error) {
 	cmd := exec.Command(r.git, args...)
 	cmd.Dir = r.Root
 	cmd.Env = GitEnv(r.Root)
@@ -51,9 +62,9 @@ func (r *GitRepo) Git(args ...string) string {
 		if ee, ok := err.(*exec.ExitError); ok {
 			msg = string(ee.Stderr)
 		}
-		r.t.Fatal(fmt.Errorf("git %v: %w: %s", args, err, msg))
+		return string(out), fmt.Errorf("git %v: %w: %s", args, err, msg)
 	}
-	return string(out)
+	return string(out), nil
 }
 
 // GitStatus runs git with args and returns its exit code and standard

@@ -12,6 +12,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
 
 // Benchmark (env-gated: PMACS_EDITOR_BENCH=1): how long from another
@@ -80,12 +82,12 @@ func TestBenchCheckoutStormFrames(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(cfg, "pmacs", "init.lua"),
 			[]byte(fmt.Sprintf("local ctx = ...\nctx.watch.batch_size = %d\n", size)), 0o644))
 		t.Setenv("XDG_CONFIG_HOME", cfg)
-		r := newStormRepo(t, 100)
-		changed := []string{r.file(0, 0), r.file(1, 50), r.file(49, 99)}
-		h := startEditor(t, Options{Path: r.dir})
-		h.waitText("d000")
+		r := testenv.NewGitStorm(t, 10_000)
+		changed := []string{testenv.StormFile(1), testenv.StormFile(2550), testenv.StormFile(9999)}
+		h := startEditor(t, Options{Path: r.Root})
+		h.waitText("d00")
 		for _, p := range changed {
-			h.e.call(func() { _, _ = h.e.openFile(filepath.Join(r.dir, p)) })
+			h.e.call(func() { _, _ = h.e.openFile(filepath.Join(r.Root, p)) })
 		}
 		h.until("the project watched", func(e *session) bool {
 			_, ready := watchesRunning(e)
@@ -94,13 +96,13 @@ func TestBenchCheckoutStormFrames(t *testing.T) {
 		var frames []time.Duration
 		h.e.call(func() { h.e.stats.all = &frames })
 		start := time.Now()
-		r.run(t, "checkout", "-q", "other")
+		r.Git("checkout", "-q", "two")
 		checkout := time.Since(start)
 		for _, p := range changed {
-			abs := filepath.Join(r.dir, p)
+			abs := filepath.Join(r.Root, p)
 			h.untilWithin(60*time.Second, p+" reloaded", func(e *session) bool {
 				b := e.findBuffer(abs)
-				return b != nil && !b.loading && b.lines[0] == p+" on other"
+				return b != nil && !b.loading && b.lines[0] == "two"
 			})
 		}
 		h.until("the watch quiet", func(e *session) bool { return !e.frameWanted() })

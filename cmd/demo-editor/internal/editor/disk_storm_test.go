@@ -1,8 +1,6 @@
 package editor
 
 import (
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -15,59 +13,6 @@ import (
 
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
-
-// gitPeer is git, which the checkout storm runs.
-var gitPeer = testenv.PeerSpec{Name: "git", Min: "2.20", VersionArgs: []string{"--version"}, Install: "apt-get install git"}
-
-// stormRepo is a git repository of dirs x 100 files on branch main, with a
-// branch other that changes the files of the first half of the
-// directories, removes one directory and adds another.
-type stormRepo struct {
-	dir, git string
-	dirs     int
-}
-
-func newStormRepo(t testing.TB, dirs int) *stormRepo {
-	t.Helper()
-	r := &stormRepo{dir: t.TempDir(), git: testenv.Peer(t, gitPeer), dirs: dirs}
-	write := func(rel, text string) {
-		p := filepath.Join(r.dir, rel)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-	}
-	for d := range dirs {
-		for f := range 100 {
-			write(r.file(d, f), r.file(d, f)+" on main\n")
-		}
-	}
-	r.run(t, "-c", "init.defaultBranch=main", "init", "-q")
-	r.run(t, "add", "-A")
-	r.run(t, "commit", "-q", "-m", "main")
-	r.run(t, "checkout", "-q", "-b", "other")
-	for d := range dirs / 2 {
-		for f := range 100 {
-			write(r.file(d, f), r.file(d, f)+" on other\n")
-		}
-	}
-	require.NoError(t, os.RemoveAll(filepath.Join(r.dir, fmt.Sprintf("d%03d", dirs-1))))
-	for f := range 100 {
-		write(r.file(dirs, f), r.file(dirs, f)+" on other\n")
-	}
-	r.run(t, "add", "-A")
-	r.run(t, "commit", "-q", "-m", "other")
-	r.run(t, "checkout", "-q", "main")
-	return r
-}
-
-func (r *stormRepo) file(d, f int) string { return fmt.Sprintf("d%03d/f%03d.txt", d, f) }
-
-func (r *stormRepo) run(t testing.TB, args ...string) {
-	t.Helper()
-	cmd := exec.Command(r.git, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = r.dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-}
 
 // rgFiles is what rg --files lists under dir, sorted.
 func rgFiles(t testing.TB, dir string) []string {
@@ -141,12 +86,12 @@ func TestCheckoutStormReloadsEachBufferOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 10,000-file repository")
 	}
-	r := newStormRepo(t, 100)
-	changed := []string{r.file(0, 0), r.file(1, 50), r.file(49, 99)}
-	same := r.file(60, 7)
-	h := startEditor(t, Options{Path: filepath.Join(r.dir, changed[0])})
+	r := testenv.NewGitStorm(t, 10_000)
+	changed := []string{testenv.StormFile(1), testenv.StormFile(2550), testenv.StormFile(9999)}
+	same := "README"
+	h := startEditor(t, Options{Path: filepath.Join(r.Root, changed[0])})
 	for _, p := range append(changed[1:], same) {
-		h.e.call(func() { _, _ = h.e.openFile(filepath.Join(r.dir, p)) })
+		h.e.call(func() { _, _ = h.e.openFile(filepath.Join(r.Root, p)) })
 	}
 	h.until("the buffers loaded and the project watched", func(e *session) bool {
 		_, ready := watchesRunning(e)
@@ -157,21 +102,21 @@ func TestCheckoutStormReloadsEachBufferOnce(t *testing.T) {
 		}
 		return ready == 1
 	})
-	require.Equal(t, rgFiles(t, r.dir), finderList(t, h, r.dir), "the finder's list before")
+	require.Equal(t, rgFiles(t, r.Root), finderList(t, h, r.Root), "the finder's list before")
 	reloads := countReloads(t, h)
 
-	r.run(t, "checkout", "-q", "other")
+	r.Git("checkout", "-q", "two")
 	for _, p := range changed {
-		abs := filepath.Join(r.dir, p)
+		abs := filepath.Join(r.Root, p)
 		h.untilWithin(60*time.Second, p+" reloaded", func(e *session) bool {
 			b := e.findBuffer(abs)
-			return b != nil && !b.loading && len(b.lines) > 0 && b.lines[0] == p+" on other"
+			return b != nil && !b.loading && len(b.lines) > 0 && b.lines[0] == "two"
 		})
 	}
-	want := rgFiles(t, r.dir)
+	want := rgFiles(t, r.Root)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		got := finderList(t, h, r.dir)
+		got := finderList(t, h, r.Root)
 		if slices.Equal(got, want) {
 			break
 		}
@@ -189,7 +134,7 @@ func TestCheckoutStormReloadsEachBufferOnce(t *testing.T) {
 		return !e.frameWanted()
 	})
 	for _, p := range changed {
-		require.Equal(t, 1, reloads(filepath.Join(r.dir, p)), "%s reloads once", p)
+		require.Equal(t, 1, reloads(filepath.Join(r.Root, p)), "%s reloads once", p)
 	}
-	require.Zero(t, reloads(filepath.Join(r.dir, same)), "a file the checkout left alone is not reloaded")
+	require.Zero(t, reloads(filepath.Join(r.Root, same)), "a file the checkout left alone is not reloaded")
 }
