@@ -10,6 +10,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/internal/idlegc"
 	"github.com/pmacs-go/pmacs-go/lsp"
 	"github.com/pmacs-go/pmacs-go/runtime"
 )
@@ -43,18 +44,22 @@ func BenchmarkFrame10kSettles(b *testing.B) {
 		if budget > 0 {
 			name = "budget=" + budget.String()
 		}
-		b.Run(name, func(b *testing.B) { benchFrame10k(b, budget, 0) })
+		b.Run(name, func(b *testing.B) { benchFrame10k(b, budget, 0, new(idlegc.Collector)) })
 	}
+	b.Run("budget=4ms,no-idle-gc", func(b *testing.B) { benchFrame10k(b, 4*time.Millisecond, 0, nil) })
 	b.Run("budget=4ms,editor-loop", func(b *testing.B) {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 		defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(goruntime.NumCPU() + 1))
-		benchFrame10k(b, 4*time.Millisecond, runtime.DefaultFrameTarget)
+		benchFrame10k(b, 4*time.Millisecond, runtime.DefaultFrameTarget, new(idlegc.Collector))
 	})
 }
 
 // benchFrame10k runs rounds of 10,000 settles. With pace > 0 a frame starts
-// every pace, and the goroutine sleeps until then.
-func benchFrame10k(b *testing.B, budget, pace time.Duration) {
+// every pace, and the goroutine sleeps until then. With idle set, the
+// round's end is the loop going idle, as a loop does between bursts: it
+// calls idle.Idle (see internal/idlegc), and the next round's spawning
+// runs while a collection it started may still be marking.
+func benchFrame10k(b *testing.B, budget, pace time.Duration, idle *idlegc.Collector) {
 	const tasks = 10_000
 	h := newHarness(b, false)
 	h.b.budget = budget
@@ -100,6 +105,11 @@ func benchFrame10k(b *testing.B, budget, pace time.Duration) {
 			}
 		}
 		roundLongest = append(roundLongest, round)
+		if idle != nil {
+			b.StopTimer()
+			idle.Idle()
+			b.StartTimer()
+		}
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	slices.Sort(all)

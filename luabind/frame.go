@@ -55,6 +55,11 @@ func (b *Binding) Frame() FrameStats {
 	b.run = append(b.run, b.next...)
 	clear(b.next)
 	b.next = b.next[:0]
+	// The work aims a sixteenth short of the budget: each step's cost is
+	// estimated from the last, and the estimate's error, and the one
+	// resumption that always runs, must land inside the budget, not past
+	// it.
+	aim := b.budget - b.budget/16
 
 	// Due timers first: a w.sleep they complete settles in this tick.
 	b.endCancelledSleeps()
@@ -62,7 +67,7 @@ func (b *Binding) Frame() FrameStats {
 	b.startLSPFrame()
 	// The runtime's Tick polls the MCP host and the language clients (see
 	// runtime.Poller) within the frame's budget.
-	b.tick(&fs, start)
+	b.tick(&fs, start, aim)
 	b.lspDiagnosticsHooks()
 	if b.onTick != nil && (len(fs.Tick.Settled) > 0 || len(fs.Tick.Resources) > 0) {
 		b.onTick(fs.Tick)
@@ -84,13 +89,23 @@ func (b *Binding) Frame() FrameStats {
 	// resumption always runs, so a tick that spent the whole budget cannot
 	// starve the tasks; the clock is read right after it and then every 8
 	// (a resumption costs a microsecond or more, a look at the clock a few
-	// tens of nanoseconds), so a frame whose tick spent the budget no
-	// longer runs 63 more tasks past it.
+	// tens of nanoseconds), and the frame stops when the next group would
+	// pass the aim at the cost of the last: stopping only once the budget
+	// was spent ran every full frame a group past it.
 	i := 0
+	group := time.Now()
 	for ; i < len(b.run) && !b.closed; i++ {
-		if b.budget > 0 && i&7 == 1 && time.Since(start) > b.budget {
-			fs.Deferred = len(b.run) - i
-			break
+		if b.budget > 0 && i&7 == 1 {
+			now := time.Now()
+			next := now.Sub(group) // the last group's cost
+			if i == 1 {
+				next *= 8
+			}
+			if now.Sub(start)+next > aim {
+				fs.Deferred = len(b.run) - i
+				break
+			}
+			group = now
 		}
 		r := b.run[i]
 		b.run[i] = resumption{}
@@ -98,9 +113,15 @@ func (b *Binding) Frame() FrameStats {
 		fs.Resumed++
 	}
 	if !b.closed {
-		n := copy(b.run, b.run[i:])
-		clear(b.run[n:])
-		b.run = b.run[:n]
+		// What is left stays where it is: moving thousands of deferred
+		// resumptions to the front cost a budgeted frame 20 us past its
+		// end. The run slots were cleared as they ran, and an append that
+		// outgrows the shortened slice copies only what is left.
+		if i == len(b.run) {
+			b.run = b.run[:0]
+		} else {
+			b.run = b.run[i:]
+		}
 	}
 	fs.Duration = time.Since(start)
 	return fs
@@ -116,14 +137,15 @@ const tickChunk = 128
 // finish. Without a budget it is one Tick. With one, it ticks in chunks until
 // the frame's time is spent; the runtime keeps the rest, in order, for the
 // next frame (and wakes the loop for them).
-func (b *Binding) tick(fs *FrameStats, start time.Time) {
+func (b *Binding) tick(fs *FrameStats, start time.Time, aim time.Duration) {
 	if b.budget <= 0 {
 		fs.Tick = b.rt.Tick()
 		b.settleAll(fs.Tick.Settled)
 		return
 	}
-	limit := runtime.TickLimit{Deadline: start.Add(b.budget), Max: tickChunk}
+	limit := runtime.TickLimit{Deadline: start.Add(aim), Max: tickChunk}
 	for {
+		chunk := time.Now()
 		t := b.rt.TickWithin(limit)
 		b.settleAll(t.Settled)
 		if fs.Tick.Settled == nil && fs.Tick.Resources == nil {
@@ -132,8 +154,26 @@ func (b *Binding) tick(fs *FrameStats, start time.Time) {
 			fs.Tick.Settled = append(fs.Tick.Settled, t.Settled...)
 			fs.Tick.Resources = append(fs.Tick.Resources, t.Resources...)
 		}
-		if !b.rt.Pending() || time.Since(start) > b.budget {
+		if !b.rt.Pending() {
 			return
+		}
+		// The next chunk is cut to what fits in the time left at this
+		// chunk's cost per settle, so the frame ends within its budget
+		// instead of a chunk past it.
+		now := time.Now()
+		left := limit.Deadline.Sub(now)
+		if left <= 0 {
+			return
+		}
+		if n := len(t.Settled); n > 0 {
+			per := now.Sub(chunk) / time.Duration(n)
+			if per > 0 {
+				fit := left / per
+				if fit < 1 {
+					return
+				}
+				limit.Max = int(min(fit, tickChunk))
+			}
 		}
 	}
 }

@@ -52,7 +52,8 @@ func init() {
 //   - test/apply sends workspace/applyEdit with its params as the edit,
 //     and test/applied answers (and forgets) the client's last answer;
 //   - test/big answers a string of params.bytes bytes;
-//   - test/watched answers every didChangeWatchedFiles change so far.
+//   - test/watched answers every didChangeWatchedFiles change so far;
+//   - test/flood sends params.n window/logMessage notifications.
 func fakeServer(in io.Reader, out io.Writer) {
 	r := bufio.NewReader(in)
 	var mu sync.Mutex // delayed replies write from timers
@@ -129,6 +130,10 @@ func fakeServer(in io.Reader, out io.Writer) {
 			reply(ids)
 		case "test/crash":
 			os.Exit(3)
+		case "test/flood":
+			for i := range int(p["n"].(float64)) {
+				send(map[string]any{"jsonrpc": "2.0", "method": "window/logMessage", "params": map[string]any{"type": 4, "message": fmt.Sprintf("log %d", i)}})
+			}
 		case "test/apply":
 			applies++
 			send(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprintf("apply-%d", applies), "method": "workspace/applyEdit",

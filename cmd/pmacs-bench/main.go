@@ -47,6 +47,7 @@ var sections = []section{
 	{"external", externalSection},
 	{"grep", grepSection},
 	{"live-grep", liveGrepSection},
+	{"grep-frames", grepFramesSection},
 	{"finder", finderSection},
 	{"large-file", largeFileSection},
 }

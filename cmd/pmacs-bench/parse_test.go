@@ -84,3 +84,19 @@ func TestGoals(t *testing.T) {
 		require.Equal(t, c.met, met, "%+v", c.r)
 	}
 }
+
+// The keystroke table's scenario rows are read by name; the header row is
+// not a scenario, and a malformed duration is an error.
+func TestParseGrepFrames(t *testing.T) {
+	out := []byte(`        scenario                                           |      p50      p99      max | frames |      p50      p99      max |      p50      p99      max
+        idle: type into a prompt                           |   0.33ms   1.60ms   2.25ms |      2 |   0.18ms   0.64ms   0.64ms |   0.17ms   0.63ms   0.63ms
+        grep: move selection while "func" streams (x3)     |   0.39ms  45.78ms  45.78ms |    183 |   0.75ms  17.39ms  98.19ms |   0.70ms   1.50ms   1.62ms
+`)
+	sc, err := parseGrepFrames(out)
+	require.NoError(t, err)
+	require.Len(t, sc, 2)
+	s := sc[`grep: move selection while "func" streams (x3)`]
+	require.Equal(t, frameScenario{frames: 183, wallP99: 17.39, wallMax: 98.19, cpuP99: 1.50, keyMax: 45.78}, s)
+	_, err = parseGrepFrames([]byte("  x | 1ms 2ms 3qq | 4 | 1ms 1ms 1ms | 1ms 1ms 1ms\n"))
+	require.ErrorContains(t, err, "3qq")
+}

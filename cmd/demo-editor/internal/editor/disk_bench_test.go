@@ -84,7 +84,9 @@ func TestBenchCheckoutStormFrames(t *testing.T) {
 		t.Setenv("XDG_CONFIG_HOME", cfg)
 		r := testenv.NewGitStorm(t, 10_000)
 		changed := []string{testenv.StormFile(1), testenv.StormFile(2550), testenv.StormFile(9999)}
-		h := startEditor(t, Options{Path: r.Root})
+		// Locked, so the thread's CPU clock measures the loop alone: the
+		// frames' CPU time tells their own work from preemption.
+		h := startEditorLocked(t, Options{Path: r.Root}, 80, 24)
 		h.waitText("d00")
 		for _, p := range changed {
 			h.e.call(func() { _, _ = h.e.openFile(filepath.Join(r.Root, p)) })
@@ -93,8 +95,18 @@ func TestBenchCheckoutStormFrames(t *testing.T) {
 			_, ready := watchesRunning(e)
 			return ready == 1
 		})
-		var frames []time.Duration
-		h.e.call(func() { h.e.stats.all = &frames })
+		var frames, cpu []time.Duration
+		var begin time.Duration
+		h.e.call(func() {
+			h.e.stats.all = &frames
+			h.e.frameProbe = func(start bool) {
+				if start {
+					begin = threadCPU()
+				} else {
+					cpu = append(cpu, threadCPU()-begin)
+				}
+			}
+		})
 		start := time.Now()
 		r.Git("checkout", "-q", "two")
 		checkout := time.Since(start)
@@ -107,14 +119,15 @@ func TestBenchCheckoutStormFrames(t *testing.T) {
 		}
 		h.until("the watch quiet", func(e *session) bool { return !e.frameWanted() })
 		reloaded := time.Since(start)
-		var got []time.Duration
+		var got, gotCPU []time.Duration
 		h.e.call(func() {
-			got = slices.Clone(frames)
-			h.e.stats.all = nil
+			got, gotCPU = slices.Clone(frames), slices.Clone(cpu)
+			h.e.stats.all, h.e.frameProbe = nil, nil
 		})
-		row := fmt.Sprintf("batch %5d: %4d frames, p50 %6v p99 %6v max %6v; checkout %v, buffers reloaded and quiet after %v",
+		row := fmt.Sprintf("batch %5d: %4d frames, p50 %6v p99 %6v max %6v (CPU p99 %6v max %6v); checkout %v, buffers reloaded and quiet after %v",
 			size, len(got), percentile(slices.Clone(got), 0.5).Round(10*time.Microsecond),
 			percentile(slices.Clone(got), 0.99).Round(10*time.Microsecond), slicesMax(got).Round(10*time.Microsecond),
+			percentile(slices.Clone(gotCPU), 0.99).Round(10*time.Microsecond), slicesMax(gotCPU).Round(10*time.Microsecond),
 			checkout.Round(time.Millisecond), reloaded.Round(time.Millisecond))
 		report = append(report, row)
 		h.key(tcell.KeyCtrlQ)

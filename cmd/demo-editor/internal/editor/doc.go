@@ -38,7 +38,10 @@
 // as often (unless GOGC is set), so that a streaming search's garbage does
 // not land as mark assists in the loop's frames; while a large file is
 // open, the pace allows a fixed growth of the heap instead (see Large
-// files).
+// files). When the loop is about to wait with no frame wanted and the heap
+// has used a quarter of its runway, a collection starts on a goroutine of
+// its own (internal/idlegc), so the next burst of frames starts with the
+// whole runway.
 //
 // A prompt belongs to the buffer shown when it opened: showing another
 // buffer or closing that one ends it (on_cancel hears why), so a key is

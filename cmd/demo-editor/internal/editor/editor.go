@@ -18,6 +18,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/pmacs-go/pmacs-go/internal/idlegc"
 	"github.com/pmacs-go/pmacs-go/journal"
 	"github.com/pmacs-go/pmacs-go/luabind"
 	"github.com/pmacs-go/pmacs-go/runtime"
@@ -283,6 +284,10 @@ type session struct {
 	jdirErr     error
 	journalOff  bool
 	journalWake time.Time
+	// idleGC collects while the loop waits with no frame wanted, so the
+	// next burst's frames start with the collector's whole runway
+	// (internal/idlegc).
+	idleGC idlegc.Collector
 }
 
 // newEditor sets up the screen, the runtime and Lua. Nothing is drawn and
@@ -537,6 +542,9 @@ func (e *session) loop(ctx context.Context) error {
 			}
 		}
 		timer.Reset(e.nextWake(time.Now()))
+		if !e.frameWanted() {
+			e.idleGC.Idle()
+		}
 	}
 	return nil
 }
