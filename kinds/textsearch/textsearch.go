@@ -316,20 +316,24 @@ func runTextSearch(ctx context.Context, spec Spec, send func(ints []uint64, foun
 		idx.start(match, lines)
 	}
 	batch := make([]uint64, 0, 3*64)
+	// One callback for every row: a closure made per row (it captures the
+	// row) was 48 bytes of garbage a row, 250 MB a search of a 60 MB file.
+	var row int
+	onMatch := func(s, e int) {
+		found++
+		if idx != nil {
+			idx.blocks[row/IndexBlock]++
+		}
+		if found <= limit {
+			batch = append(batch, uint64(row), uint64(s), uint64(e))
+		}
+	}
 	scan := func(from, to int) error {
-		for row := from; row < to; row++ {
+		for row = from; row < to; row++ {
 			if row&1023 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			match(lines[row], func(s, e int) {
-				found++
-				if idx != nil {
-					idx.blocks[row/IndexBlock]++
-				}
-				if found <= limit {
-					batch = append(batch, uint64(row), uint64(s), uint64(e))
-				}
-			})
+			match(lines[row], onMatch)
 			if len(batch) >= 3*batchMatches {
 				if err := send(batch, found); err != nil {
 					return err
