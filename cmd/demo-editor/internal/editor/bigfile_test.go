@@ -46,7 +46,7 @@ func TestLargeFileShowsItsFirstRowsWhileLoading(t *testing.T) {
 	require.False(t, b.loading)
 	require.Equal(t, total, b.LineCount())
 	require.Equal(t, fmt.Sprintf("row %d", total-1), b.Line(total-1))
-	require.Equal(t, sb.String(), string(joinText(b.lines, b.eol, b.crlf, b.ends)))
+	require.Equal(t, sb.String(), string(joinText(&b.lines, b.eol, b.crlf, b.ends)))
 }
 
 // A file that fits in the first read arrives whole, in one step.
@@ -57,7 +57,7 @@ func TestSmallFileLoadsInOneStep(t *testing.T) {
 	require.NoError(t, err)
 	(<-e.calls)()
 	require.False(t, b.loading)
-	require.Equal(t, []string{"one", "two"}, b.lines)
+	require.Equal(t, []string{"one", "two"}, b.lines.all())
 }
 
 // Issue 14 (60 MB file): highlights set for the rows on screen take room
@@ -65,10 +65,10 @@ func TestSmallFileLoadsInOneStep(t *testing.T) {
 // across and below them keep each span on its text.
 func TestHighlightsKeepOnlyTheirWindow(t *testing.T) {
 	b := bufferOf(strings.Repeat("func f() {}\n", 5000))
-	lineLen := func(r int) int { return len(b.lines[r]) }
+	lineLen := func(r int) int { return len(b.lines.row(r)) }
 	kw := face(1)
 	for r := 1000; r < 1003; r++ {
-		b.hl.add(pos{r, 0}, pos{r, 4}, kw, len(b.lines), lineLen)
+		b.hl.add(pos{r, 0}, pos{r, 4}, kw, b.lines.len(), lineLen)
 	}
 	require.Len(t, b.hl.rows, 3, "one entry per highlighted row")
 	require.Nil(t, b.hl.row(999))
@@ -148,10 +148,10 @@ func TestFailedLoadDropsTheFirstRows(t *testing.T) {
 	b := e.addBuffer(newBuffer(e.nextBuf, "f.txt"))
 	e.nextBuf++
 	b.path, b.loading = filepath.Join(t.TempDir(), "f.txt"), true
-	b.showHead([]string{"first", "second"})
+	b.showHead(newRows([]string{"first", "second"}))
 	require.Equal(t, 2, b.LineCount())
 	e.loaded(b, fileText{}, errors.New("read f.txt: input/output error"))
-	require.Equal(t, []string{""}, b.lines)
+	require.Equal(t, []string{""}, b.lines.all())
 	require.True(t, b.readOnly)
 	require.False(t, b.loading)
 }
@@ -191,7 +191,7 @@ func TestTextOfAnUneditedFileIsTheFileItself(t *testing.T) {
 	b := bufferOf(text)
 	got := b.Text()
 	require.Equal(t, text, got)
-	require.True(t, unsafe.StringData(b.lines[0]) == unsafe.StringData(got), "no copy")
+	require.True(t, unsafe.StringData(b.lines.row(0)) == unsafe.StringData(got), "no copy")
 	require.Equal(t, len(text), b.ByteCount())
 
 	b.setCursor(pos{2, 0})

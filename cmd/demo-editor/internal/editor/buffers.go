@@ -110,7 +110,7 @@ func (e *session) openFile(path string) (*buffer, error) {
 	e.addBuffer(b)
 	jdir := e.journalDir()
 	e.goIO(func() func() {
-		ft, exists, err := readFileText(abs, func(rows []string) {
+		ft, exists, err := readFileText(abs, func(rows rowStore) {
 			select {
 			case e.calls <- func() {
 				if e.bufs[b.id] == b {
@@ -180,7 +180,7 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 	if err != nil {
 		// The first rows shown while it loaded are not the file: a save
 		// of them would cut it short.
-		b.load(fileText{lines: []string{""}})
+		b.load(fileText{lines: newRows([]string{""})})
 		b.notifiedRev = b.rev
 		b.readOnly = true
 		e.reportError(err.Error(), "")
@@ -253,7 +253,7 @@ func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs, force bool) {
 	}
 	b.undo.seal()
 	stepAt := b.undo.current()
-	data := joinText(b.lines, b.eol, b.crlf, b.ends)
+	data := joinText(&b.lines, b.eol, b.crlf, b.ends)
 	path, stamp := b.path, b.disk
 	b.saving = true
 	journalled := b.jn != nil

@@ -22,7 +22,7 @@ var errTooLarge = errors.New("file too large to edit")
 type fileText struct {
 	// readOnly is set when the file exists and the user may not write it.
 	readOnly bool
-	lines    []string
+	lines    rowStore
 	text     string // the whole file, whose slices the rows are
 	bytes    int    // the file's size
 	eol      bool   // the last row ended with a newline
@@ -55,10 +55,10 @@ const headBytes = 64 << 10
 // difference between a first frame after a few milliseconds and one after
 // the whole load. The rows are slices of the text being read and stay
 // valid.
-func readFileText(path string, head func(rows []string)) (ft fileText, exists bool, err error) {
+func readFileText(path string, head func(rows rowStore)) (ft fileText, exists bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fileText{lines: []string{""}, eol: true, stamp: diskStamp{known: true, at: time.Now()}}, false, nil
+		return fileText{lines: newRows([]string{""}), eol: true, stamp: diskStamp{known: true, at: time.Now()}}, false, nil
 	}
 	if err != nil {
 		return ft, false, fmt.Errorf("open %s: %w", path, err)
@@ -91,8 +91,8 @@ func readFileText(path string, head func(rows []string)) (ft fileText, exists bo
 
 // readText reads r (whose size is probably size) into one string, reading
 // at most maxFileBytes+1 bytes. The string is the only copy of the text:
-// the rows are slices of it, so a file costs its size once plus a string
-// header per row. Reading into a []byte and converting would copy the text
+// the rows are found in it (rowStore), so a file costs its size once.
+// Reading into a []byte and converting would copy the text
 // a second time, and growing the buffer as the bytes come (io.ReadAll)
 // leaves about the file's size again in garbage, which the collector
 // (relaxed while the editor runs) keeps resident for a long while.
@@ -101,7 +101,7 @@ func readFileText(path string, head func(rows []string)) (ft fileText, exists bo
 // first headBytes before the rest is read. The Builder never changes bytes
 // it holds, so they are slices of the final text (or, if the file grew
 // past size, of an earlier copy that stays valid).
-func readText(r io.Reader, size int64, head func(rows []string)) (string, error) {
+func readText(r io.Reader, size int64, head func(rows rowStore)) (string, error) {
 	var sb strings.Builder
 	sb.Grow(int(min(max(size, 0), maxFileBytes+1)))
 	buf := make([]byte, 256<<10)
@@ -124,42 +124,43 @@ func readText(r io.Reader, size int64, head func(rows []string)) (string, error)
 // splitText is splitString over a copy of data.
 func splitText(data []byte) fileText { return splitString(string(data)) }
 
-// splitString splits a file's text into rows, which are slices of s (no
-// row is copied). It counts the rows first, so the slice of rows is
-// allocated once at its final size, and it allocates the per-row line
-// endings only when a second kind of line break turns up.
+// splitString splits a file's text into rows, which are found in s when
+// asked for (rawText): no row is copied, and no string header is kept
+// per row. It allocates the per-row line endings only when a second kind
+// of line break turns up.
 func splitString(s string) fileText {
 	ft := fileText{text: s}
 	ft.binary = strings.IndexByte(s[:min(len(s), 8<<10)], 0) >= 0
 	if len(s) == 0 {
-		ft.lines = []string{""}
+		ft.lines = newRows([]string{""})
 		return ft
 	}
 	ft.eol = s[len(s)-1] == '\n'
+	body := s
 	if ft.eol {
-		s = s[:len(s)-1]
+		body = s[:len(s)-1]
 	}
-	n := strings.Count(s, "\n") + 1
-	ft.lines = make([]string, n)
+	n := strings.Count(body, "\n") + 1
+	raw := &rawText{text: s, n: n, cp: make([]uint32, (n+rawStride-1)/rawStride)}
 	// ends[i] says whether row i's line break is CRLF; it exists only once
 	// both kinds were seen, so each row of a mixed file is saved back with
 	// its own.
 	var ends []bool
 	crlfRows, lfRows := 0, 0
-	for row := 0; ; row++ {
-		i := strings.IndexByte(s, '\n')
-		line := s
-		if i >= 0 {
-			line = s[:i]
+	off := 0
+	for row := 0; row < n; row++ {
+		if row&(rawStride-1) == 0 {
+			raw.cp[row>>rawShift] = uint32(off)
 		}
+		i := strings.IndexByte(body[off:], '\n')
 		// The last row has a line break only when the file ends with one,
 		// and a CR without a LF after it is text.
-		hasBreak := i >= 0 || ft.eol
-		crlf := hasBreak && len(line) > 0 && line[len(line)-1] == '\r'
-		if crlf {
-			line = line[:len(line)-1]
+		end := off + i
+		if i < 0 {
+			end = len(body)
 		}
-		ft.lines[row] = line
+		hasBreak := i >= 0 || ft.eol
+		crlf := hasBreak && end > off && body[end-1] == '\r'
 		if hasBreak {
 			if crlf {
 				crlfRows++
@@ -176,11 +177,9 @@ func splitString(s string) fileText {
 				ends[row] = crlf
 			}
 		}
-		if i < 0 {
-			break
-		}
-		s = s[i+1:]
+		off = end + 1
 	}
+	ft.lines = rawRows(raw)
 	switch {
 	case ends != nil:
 		ft.ends = ends
@@ -193,15 +192,15 @@ func splitString(s string) fileText {
 
 // joinText is the inverse of splitText: row i ends with CRLF when ends[i]
 // (ends non-nil) or crlf (ends nil).
-func joinText(lines []string, eol, crlf bool, ends []bool) []byte {
-	n := 0
-	for _, l := range lines {
+func joinText(lines *rowStore, eol, crlf bool, ends []bool) []byte {
+	n, last := 0, lines.len()-1
+	for _, l := range lines.rows(0, last+1) {
 		n += len(l) + 2
 	}
 	out := make([]byte, 0, n)
-	for i, l := range lines {
+	for i, l := range lines.rows(0, last+1) {
 		out = append(out, l...)
-		if i == len(lines)-1 && !eol {
+		if i == last && !eol {
 			break
 		}
 		if (ends == nil && crlf) || (ends != nil && ends[i]) {
