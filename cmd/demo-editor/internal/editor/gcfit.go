@@ -32,7 +32,10 @@ const (
 	relaxedGCPercent = 400
 	minGCPercent     = 25
 	gcHeadroom       = 24 << 20
-	relaxedLiveBytes = 32 << 20
+	// relaxedLiveBytes is bigTextBytes: a file that large is about as
+	// much live heap (its rows cost little beyond its text), and it must
+	// get the fitted pace, not five times its size.
+	relaxedLiveBytes = bigTextBytes
 	// bigTextBytes is the buffer size whose load or close refits the pace.
 	bigTextBytes = 16 << 20
 )
