@@ -103,7 +103,10 @@ type buffer struct {
 	// that row only; adding or removing rows repaints from there down.
 	dirtyFrom, dirtyTo int
 
-	loading       bool
+	loading bool
+	// tailFrom is the first row of the file's end in the rows shown while
+	// it loads (showHead), 0 for none.
+	tailFrom      int
 	pendingCursor *pos
 	saving        bool
 	saveAgain     []saveRequest // saves asked for while one runs
@@ -591,6 +594,18 @@ func (b *buffer) load(ft fileText) {
 	if lines.len() == 0 {
 		lines, ends = newRows([]string{""}), nil
 	}
+	if b.tailFrom > 0 {
+		// The cursor and the window were on the preview's end rows: they
+		// stay as far from the end of the whole text.
+		old, n := b.lines.len(), lines.len()
+		if b.cursor.Row >= b.tailFrom {
+			b.cursor.Row = n - (old - b.cursor.Row)
+		}
+		if b.top >= b.tailFrom {
+			b.top = max(n-(old-b.top), 0)
+		}
+		b.tailFrom = 0
+	}
 	// The old array is never written again, so a snapshot of it stays
 	// valid as it is.
 	b.snap, b.hits = nil, nil
@@ -613,17 +628,30 @@ func (b *buffer) load(ft fileText) {
 // showHead shows rows, the start of the file being read, until load
 // replaces them with the whole text. The buffer stays loading meanwhile:
 // keys do not edit it and saves wait, so nothing can be lost when the whole
-// text lands.
-func (b *buffer) showHead(rows rowStore) {
+// text lands. The rows of the file's end (tail, unless empty) show after
+// a row saying the rows between are being read: a move to the end of a
+// large file shows its end at once, and load keeps the cursor there
+// (counted from the end) when the whole text lands.
+func (b *buffer) showHead(rows rowStore, tail []string) {
 	if !b.loading || rows.len() == 0 {
 		return
 	}
 	b.snap, b.hits = nil, nil
+	b.tailFrom = 0
+	if len(tail) > 0 {
+		all := append(rows.all(), loadingGapRow)
+		b.tailFrom = len(all)
+		rows = newRows(append(all, tail...))
+	}
 	b.lines = rows
 	b.rev++
 	b.markDirty(0)
 	b.cursor = b.clampPos(b.cursor)
 }
+
+// loadingGapRow stands between the start and the end of a large file
+// shown while it loads.
+const loadingGapRow = "⋯ (reading the rows between) ⋯"
 
 // selection returns the selected range, start before end; ok is false when
 // there is no mark or the range is empty.

@@ -110,13 +110,29 @@ func (e *session) openFile(path string) (*buffer, error) {
 	e.addBuffer(b)
 	jdir := e.journalDir()
 	e.goIO(func() func() {
-		ft, exists, err := readFileText(abs, func(rows rowStore) {
+		ft, exists, err := readFileText(abs, func(rows rowStore, tail []string) {
 			select {
 			case e.calls <- func() {
 				if e.bufs[b.id] == b {
-					b.showHead(rows)
+					b.showHead(rows, tail)
 				}
 			}:
+			case <-e.stop:
+				return
+			}
+			// The rest of the read waits for the loop to have drawn the
+			// rows (the loop draws after each call, and runs the next call
+			// in a later turn): reading a 1 GB file takes both cores for a
+			// second, and the first frame waited up to twice as long
+			// behind it.
+			shown := make(chan struct{})
+			select {
+			case e.calls <- func() { close(shown) }:
+			case <-e.stop:
+				return
+			}
+			select {
+			case <-shown:
 			case <-e.stop:
 			}
 		})

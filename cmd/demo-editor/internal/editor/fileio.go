@@ -12,8 +12,8 @@ import (
 )
 
 // maxFileBytes bounds what the editor opens: a buffer keeps the whole text
-// in memory, one string per row.
-const maxFileBytes = 64 << 20
+// in memory (once: rowStore indexes it with 32-bit offsets).
+const maxFileBytes = 2 << 30
 
 // errTooLarge is returned (wrapped) when a file is over maxFileBytes.
 var errTooLarge = errors.New("file too large to edit")
@@ -49,13 +49,17 @@ const headBytes = 64 << 10
 // file the first save creates, ending with a newline like any text file),
 // reported with exists false.
 //
-// For a file longer than headBytes, head (unless nil) is called first with
-// the rows of its first headBytes (the complete ones), so the caller can
-// show them while the rest is read and split: on a 60 MB file that is the
-// difference between a first frame after a few milliseconds and one after
-// the whole load. The rows are slices of the text being read and stay
-// valid.
-func readFileText(path string, head func(rows rowStore)) (ft fileText, exists bool, err error) {
+// For a file longer than twice headBytes, head (unless nil) is called
+// first with the rows of its first headBytes (the complete ones), so the
+// caller can show them while the rest is read and split: on a 60 MB file
+// that is the difference between a first frame after a few milliseconds
+// and one after the whole load. The rows are slices of the text being read
+// and stay valid. head also gets the rows of the last headBytes (the
+// complete ones, read apart), so the end of a 1 GB file shows as soon as
+// its start, a second before the whole read: a move to the end while it
+// loads goes to the end. A shorter file is read in one step, in well
+// under a millisecond.
+func readFileText(path string, head func(rows rowStore, tail []string)) (ft fileText, exists bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return fileText{lines: newRows([]string{""}), eol: true, stamp: diskStamp{known: true, at: time.Now()}}, false, nil
@@ -75,7 +79,15 @@ func readFileText(path string, head func(rows rowStore)) (ft fileText, exists bo
 		return ft, true, fmt.Errorf("open %s: %w (%d MiB, over %d MiB)", path, errTooLarge, st.Size()>>20, maxFileBytes>>20)
 	}
 	readAt := time.Now()
-	text, err := readText(f, st.Size(), head)
+	var glimpse func(string)
+	if head != nil {
+		glimpse = func(s string) {
+			if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+				head(splitString(s[:i+1]).lines, readTail(f, st.Size()))
+			}
+		}
+	}
+	text, err := readText(f, st.Size(), glimpse)
 	if err != nil {
 		return ft, true, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -97,28 +109,43 @@ func readFileText(path string, head func(rows rowStore)) (ft fileText, exists bo
 // leaves about the file's size again in garbage, which the collector
 // (relaxed while the editor runs) keeps resident for a long while.
 //
-// With head non-nil and size over headBytes, head gets the rows of the
-// first headBytes before the rest is read. The Builder never changes bytes
-// it holds, so they are slices of the final text (or, if the file grew
-// past size, of an earlier copy that stays valid).
-func readText(r io.Reader, size int64, head func(rows rowStore)) (string, error) {
+// With head non-nil and size over twice headBytes, head gets the first
+// headBytes before the rest is read. The Builder never changes bytes it
+// holds, so they are a prefix of the final text (or, if the file grew past
+// size, of an earlier copy that stays valid).
+func readText(r io.Reader, size int64, head func(s string)) (string, error) {
 	var sb strings.Builder
 	sb.Grow(int(min(max(size, 0), maxFileBytes+1)))
 	buf := make([]byte, 256<<10)
 	lr := io.LimitReader(r, maxFileBytes+1)
-	if head != nil && size > headBytes {
+	if head != nil && size > 2*headBytes {
 		if _, err := io.CopyBuffer(&sb, io.LimitReader(lr, headBytes), buf); err != nil {
 			return "", err
 		}
-		s := sb.String()
-		if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-			head(splitString(s[:i+1]).lines)
-		}
+		head(sb.String())
 	}
 	if _, err := io.CopyBuffer(&sb, lr, buf); err != nil {
 		return "", err
 	}
 	return sb.String(), nil
+}
+
+// readTail returns the complete rows of f's last headBytes (f being size
+// bytes long), nil when they hold no line break or cannot be read: the
+// preview goes without its end then, and the whole read reports errors.
+func readTail(f *os.File, size int64) []string {
+	buf := make([]byte, headBytes)
+	n, err := f.ReadAt(buf, size-headBytes)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil
+	}
+	s := string(buf[:n])
+	i := strings.IndexByte(s, '\n')
+	if i < 0 || i == len(s)-1 {
+		return nil
+	}
+	ft := splitString(s[i+1:])
+	return ft.lines.all()
 }
 
 // splitText is splitString over a copy of data.

@@ -390,5 +390,10 @@ func windowStatus(b *buffer, c pos) string {
 	if note := b.rowNote(); note != "" {
 		lang += "  " + note
 	}
+	if b.loading && b.tailFrom > 0 && c.Row >= b.tailFrom {
+		// A row of the file's end shown while the rest is read: its
+		// number is not known yet.
+		return fmt.Sprintf(" %s%s  ?:%d%s", b.name, flags, c.Col+1, lang)
+	}
 	return fmt.Sprintf(" %s%s  %d:%d%s", b.name, flags, c.Row+1, c.Col+1, lang)
 }

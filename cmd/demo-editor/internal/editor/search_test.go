@@ -147,6 +147,9 @@ func TestInBufferSearchSupersedes(t *testing.T) {
 	path := writeTestFile(t, "big.txt", sb.String())
 	h := startEditor(t, Options{Path: path})
 	h.waitText("line 0 alpha")
+	// Loaded first: while it loads, the rows shown hold the file's end,
+	// and the search of them would find its match too.
+	h.until("loaded", func(e *session) bool { return !e.cur.loading })
 	h.alt('f')
 	h.typeText("alphab")
 	h.waitScreen("one match", bottomHas("[1/1 match, literal]"))
