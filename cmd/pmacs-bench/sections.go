@@ -256,13 +256,13 @@ var (
 	bigEditorLine = regexp.MustCompile(`editor, best of three: first paint (\S+) .*peak resident \+\d+ MB \(([\d.]+)x\) \(goal 4x\), after 3 searches \+\d+ MB \(([\d.]+)x\)`)
 	hugeReadLine  = regexp.MustCompile(`1 GB log file .*\n.*os\.ReadFile alone: (\S+), peak resident \+\d+ MB \(([\d.]+)x\)`)
 	hugeSmallLine = regexp.MustCompile(`a 64 KiB file of the same rows: first paint (\S+)`)
-	hugeLine      = regexp.MustCompile(`huge file, best of two: first paint (\S+) \(goal 100ms\), scroll to end (\S+) \(goal 100ms\), loaded (\S+), peak resident \+\d+ MB \(([\d.]+)x\)`)
+	hugeLine      = regexp.MustCompile(`huge file, best of three: first paint (\S+) \(goal 100ms\), scroll to end (\S+) \(goal 100ms\), loaded (\S+), peak resident \+\d+ MB \(([\d.]+)x\)`)
 )
 
 // largeFileSection: a 60 MB Go file opened in the editor three times (the
 // editor test TestBigGoFileFigures): peak resident memory over the file's
 // size, after opening and after three searches, beside os.ReadFile's.
-// Then a 1 GB log opened twice (TestHugeFileFigures): the first paint
+// Then a 1 GB log opened three times (TestHugeFileFigures): the first paint
 // beside a 64 KiB file's, C-End to the frame showing the last row, the
 // whole load beside os.ReadFile's, and the peak resident size.
 func largeFileSection(cfg config) ([]row, error) {

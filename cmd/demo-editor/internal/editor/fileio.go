@@ -110,21 +110,26 @@ func readFileText(path string, head func(rows rowStore, tail []string)) (ft file
 // (relaxed while the editor runs) keeps resident for a long while.
 //
 // With head non-nil and size over twice headBytes, head gets the first
-// headBytes before the rest is read. The Builder never changes bytes it
-// holds, so they are a prefix of the final text (or, if the file grew past
-// size, of an earlier copy that stays valid).
+// headBytes before the rest is read, and before the text's string is
+// allocated: an allocation of 1 GB starts a collection, which the first
+// frame then shared the cores with. Those bytes are copied into the text
+// after (their rows stay slices of the copy head got).
 func readText(r io.Reader, size int64, head func(s string)) (string, error) {
-	var sb strings.Builder
-	sb.Grow(int(min(max(size, 0), maxFileBytes+1)))
-	buf := make([]byte, 256<<10)
 	lr := io.LimitReader(r, maxFileBytes+1)
+	var first string
 	if head != nil && size > 2*headBytes {
-		if _, err := io.CopyBuffer(&sb, io.LimitReader(lr, headBytes), buf); err != nil {
+		hb := make([]byte, headBytes)
+		n, err := io.ReadFull(lr, hb)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 			return "", err
 		}
-		head(sb.String())
+		first = string(hb[:n])
+		head(first)
 	}
-	if _, err := io.CopyBuffer(&sb, lr, buf); err != nil {
+	var sb strings.Builder
+	sb.Grow(int(min(max(size, 0), maxFileBytes+1)))
+	sb.WriteString(first)
+	if _, err := io.CopyBuffer(&sb, lr, make([]byte, 256<<10)); err != nil {
 		return "", err
 	}
 	return sb.String(), nil

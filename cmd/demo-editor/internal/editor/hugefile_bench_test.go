@@ -147,7 +147,7 @@ func freeDiskBytes(t *testing.T, dir string) uint64 {
 }
 
 // Benchmark (env-gated: PMACS_EDITOR_BENCH=1): a 1 GB log opened in the
-// editor, twice: the first paint, C-End pressed as soon as it showed (the
+// editor, three times: the first paint, C-End pressed as soon as it showed (the
 // file still loading) and again once loaded, to the frame showing the last
 // row, the time to load, and the resident size. Beside os.ReadFile of
 // the same file in the same run.
@@ -173,7 +173,7 @@ func TestHugeFileFigures(t *testing.T) {
 	_ = data
 
 	var runs []hugeFileFigures
-	for range 2 {
+	for range 3 {
 		runs = append(runs, openHugeFile(t, path))
 	}
 	best := runs[0]
@@ -189,7 +189,7 @@ func TestHugeFileFigures(t *testing.T) {
 	small := filepath.Join(dir, "small.log")
 	require.NoError(t, os.WriteFile(small, hugeHead(t, path), 0o644))
 	smallPaint := openHugeFile(t, small).firstPaint
-	for range 1 {
+	for range 2 {
 		smallPaint = min(smallPaint, openHugeFile(t, small).firstPaint)
 	}
 	t.Logf("1 GB log file (%d bytes); load average %s", size, loadAverage())
@@ -199,6 +199,6 @@ func TestHugeFileFigures(t *testing.T) {
 			i+1, r.firstPaint, r.endEarly, r.loaded, r.endLoaded, mb(r.peak), mb(r.resident))
 	}
 	t.Logf("  a 64 KiB file of the same rows: first paint %v", smallPaint)
-	t.Logf("  huge file, best of two: first paint %v (goal 100ms), scroll to end %v (goal 100ms), loaded %v, peak resident +%s, resident once loaded +%s",
+	t.Logf("  huge file, best of three: first paint %v (goal 100ms), scroll to end %v (goal 100ms), loaded %v, peak resident +%s, resident once loaded +%s",
 		best.firstPaint, scroll, best.loaded, mb(best.peak), mb(best.resident))
 }
