@@ -3,7 +3,6 @@ package editor
 import (
 	"iter"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -136,7 +135,11 @@ func (s *rowStore) len() int {
 
 // block returns the block holding row i (0 <= i < len) and its first row.
 func (s *rowStore) block(i int) (int, int) {
-	k := sort.Search(len(s.blocks), func(k int) bool { return s.starts[k+1] > i })
+	// No block is empty, so the starts grow strictly.
+	k, found := slices.BinarySearch(s.starts[:len(s.blocks)], i)
+	if !found {
+		k--
+	}
 	return k, s.starts[k]
 }
 
@@ -150,7 +153,7 @@ func (s *rowStore) row(i int) string {
 	return s.raw.row(b.lo + i - first)
 }
 
-// Len and Row make the store a textsearch.Lines.
+// Len, Row and Rows make the store a textsearch.Lines.
 func (s *rowStore) Len() int                                 { return s.len() }
 func (s *rowStore) Row(i int) string                         { return s.row(i) }
 func (s *rowStore) Rows(from, to int) iter.Seq2[int, string] { return s.rows(from, to) }
@@ -158,7 +161,7 @@ func (s *rowStore) Rows(from, to int) iter.Seq2[int, string] { return s.rows(fro
 // rows yields rows [from, to) in order, each found from the one before.
 func (s *rowStore) rows(from, to int) iter.Seq2[int, string] {
 	return func(yield func(int, string) bool) {
-		to = min(to, s.len())
+		from, to := max(from, 0), min(to, s.len())
 		if from >= to {
 			return
 		}
