@@ -164,3 +164,38 @@ func TestRowStoreCopiesAreIsolated(t *testing.T) {
 	s.set(5, "store's")
 	require.Equal(t, "clone's", c.row(4))
 }
+
+// BenchmarkRowStoreRow reads a screen's worth of rows at random places of
+// a text of a million rows, as a frame's draw does: from the rows found in
+// the text (rowStore) and, for the anchor, from a []string of the rows.
+func BenchmarkRowStoreRow(b *testing.B) {
+	var sb strings.Builder
+	for i := range 1_000_000 {
+		sb.WriteString("\treturn b + a*" + strconv.Itoa(i) + "\n")
+	}
+	ft := splitString(sb.String())
+	slice := ft.lines.all()
+	r := rand.New(rand.NewPCG(1, 2))
+	tops := make([]int, 1024)
+	for i := range tops {
+		tops[i] = r.IntN(len(slice) - 50)
+	}
+	n := 0
+	b.Run("rowStore", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			top := tops[i%len(tops)]
+			for row := top; row < top+50; row++ {
+				n += len(ft.lines.row(row))
+			}
+		}
+	})
+	b.Run("slice", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			top := tops[i%len(tops)]
+			for row := top; row < top+50; row++ {
+				n += len(slice[row])
+			}
+		}
+	})
+	_ = n
+}
