@@ -60,6 +60,20 @@ func TestParseEditorFigures(t *testing.T) {
 	require.Equal(t, 0.96, rows[0].anchor)
 	require.Equal(t, 3.60, rows[1].ours)
 	require.Equal(t, 38.2, rows[2].ours)
+
+	rows = parseHugeFile([]byte(`    hugefile_bench_test.go:195: 1 GB log file (1073741824 bytes); load average 3.85 5.65 4.72
+    hugefile_bench_test.go:196:   os.ReadFile alone: 895.8ms, peak resident +1025 MB (1.00x)
+    hugefile_bench_test.go:201:   a 64 KiB file of the same rows: first paint 35.5ms
+    hugefile_bench_test.go:202:   huge file, best of three: first paint 39.1ms (goal 100ms), scroll to end 593.7µs (goal 100ms), loaded 1.6s, peak resident +1040 MB (1.02x), resident once loaded +1040 MB (1.02x)
+`))
+	require.Len(t, rows, 4)
+	require.Equal(t, []float64{39.1, 35.5}, []float64{rows[0].ours, rows[0].anchor}, "first paint beside the small file's")
+	require.Equal(t, 0.5937, rows[1].ours, "scroll to end")
+	require.Equal(t, []float64{1600, 895.8}, []float64{rows[2].ours, rows[2].anchor}, "loaded beside os.ReadFile")
+	require.Equal(t, []float64{1.02, 1.00}, []float64{rows[3].ours, rows[3].anchor}, "peak resident")
+	for _, r := range parseHugeFile([]byte("--- SKIP: TestHugeFileFigures")) {
+		require.True(t, math.IsNaN(r.ours), "%s: no figure when the test did not run", r.metric)
+	}
 }
 
 // A goal is met only when the figure is there and within it; a ratio goal

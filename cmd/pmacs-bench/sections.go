@@ -254,17 +254,61 @@ func parseLiveGrep(out []byte) (ours, rg float64, err error) {
 var (
 	bigReadLine   = regexp.MustCompile(`os\.ReadFile alone: \S+, peak resident \+\d+ MB \(([\d.]+)x\)`)
 	bigEditorLine = regexp.MustCompile(`editor, best of three: first paint (\S+) .*peak resident \+\d+ MB \(([\d.]+)x\) \(goal 4x\), after 3 searches \+\d+ MB \(([\d.]+)x\)`)
+	hugeReadLine  = regexp.MustCompile(`1 GB log file .*\n.*os\.ReadFile alone: (\S+), peak resident \+\d+ MB \(([\d.]+)x\)`)
+	hugeSmallLine = regexp.MustCompile(`a 64 KiB file of the same rows: first paint (\S+)`)
+	hugeLine      = regexp.MustCompile(`huge file, best of three: first paint (\S+) \(goal 100ms\), scroll to end (\S+) \(goal 100ms\), loaded (\S+), peak resident \+\d+ MB \(([\d.]+)x\)`)
 )
 
 // largeFileSection: a 60 MB Go file opened in the editor three times (the
 // editor test TestBigGoFileFigures): peak resident memory over the file's
 // size, after opening and after three searches, beside os.ReadFile's.
+// Then a 1 GB log opened three times (TestHugeFileFigures): the first paint
+// beside a 64 KiB file's, C-End to the frame showing the last row, the
+// whole load beside os.ReadFile's, and the peak resident size.
 func largeFileSection(cfg config) ([]row, error) {
-	out, err := goTest(cfg, []string{"PMACS_EDITOR_BENCH=1"}, "-run", "^TestBigGoFileFigures$", "-v", "-timeout", "20m", "./cmd/demo-editor/internal/editor")
+	out, err := goTest(cfg, []string{"PMACS_EDITOR_BENCH=1"}, "-run", "^(TestBigGoFileFigures|TestHugeFileFigures)$", "-v", "-timeout", "20m", "./cmd/demo-editor/internal/editor")
 	if err != nil {
 		return nil, err
 	}
-	return parseBigFile(out)
+	rows, err := parseBigFile(out)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, parseHugeFile(out)...), nil
+}
+
+// parseHugeFile reads TestHugeFileFigures' lines; its rows have no figure
+// (NaN) when it did not run (it skips without 3 GB of free disk).
+func parseHugeFile(out []byte) []row {
+	rows := []row{
+		{section: "large-file", metric: "1 GB file, first paint", unit: "ms", ours: math.NaN(), anchorN: "64 KiB file", kind: atMost, goal: 100},
+		{section: "large-file", metric: "1 GB file, scroll to end", unit: "ms", ours: math.NaN(), kind: atMost, goal: 100},
+		{section: "large-file", metric: "1 GB file, loaded", unit: "ms", ours: math.NaN(), anchorN: "os.ReadFile"},
+		{section: "large-file", metric: "1 GB file, peak resident / size", unit: "x", ours: math.NaN(), anchorN: "os.ReadFile"},
+	}
+	h, r, s := hugeLine.FindSubmatch(out), hugeReadLine.FindSubmatch(out), hugeSmallLine.FindSubmatch(out)
+	if h == nil || r == nil || s == nil {
+		return rows
+	}
+	d := func(b []byte) float64 {
+		v, err := time.ParseDuration(string(b))
+		if err != nil {
+			return math.NaN()
+		}
+		return ms(v)
+	}
+	x := func(b []byte) float64 {
+		v, err := strconv.ParseFloat(string(b), 64)
+		if err != nil {
+			return math.NaN()
+		}
+		return v
+	}
+	rows[0].ours, rows[0].anchor = d(h[1]), d(s[1])
+	rows[1].ours = d(h[2])
+	rows[2].ours, rows[2].anchor = d(h[3]), d(r[1])
+	rows[3].ours, rows[3].anchor = x(h[4]), x(r[2])
+	return rows
 }
 
 func parseBigFile(out []byte) ([]row, error) {

@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -32,11 +34,12 @@ var Kind = runtime.RegisterKind(runtime.KindSpec{
 	},
 })
 
-// Lender lends its lines to a job: Hold returns them and a release the
-// job calls once it no longer reads them (at most once matters). The
-// editor's text snapshot (textsearch.Snapshot) is one.
+// Lender lends its lines to a job: Hold returns them, walked in order
+// (on the worker), and a release the job calls once it no longer reads
+// them (at most once matters). The editor's text snapshot
+// (textsearch.Snapshot) is one.
 type Lender interface {
-	Hold() (lines []string, release func(), err error)
+	Hold() (lines iter.Seq[string], release func(), err error)
 }
 
 // Text is one side of a diff: a string (split into lines on the worker)
@@ -79,7 +82,7 @@ func Dispatch(rt *runtime.Runtime, spec Spec, o runtime.DispatchOptions) runtime
 	// owner may retire its text; a job cancelled before its worker starts
 	// gives the lines back from its cancel.
 	var releases []func()
-	var lines [2][]string
+	var lines [2]iter.Seq[string]
 	var holdErr error
 	for i, t := range []Text{spec.A, spec.B} {
 		if t.lender == nil {
@@ -115,12 +118,16 @@ func Dispatch(rt *runtime.Runtime, spec Spec, o runtime.DispatchOptions) runtime
 				claim.Store(2)
 				release()
 			}()
-			a, b := lines[0], lines[1]
+			var a, b []string
 			if spec.A.lender == nil {
 				a = rows(spec.A.s)
+			} else {
+				a = slices.Collect(lines[0])
 			}
 			if spec.B.lender == nil {
 				b = rows(spec.B.s)
+			} else {
+				b = slices.Collect(lines[1])
 			}
 			hs, err := diff.Lines(ctx, a, b, diff.Options{MaxWork: spec.MaxWork, Rows: true})
 			if err != nil {

@@ -3,6 +3,8 @@ package diffjob
 import (
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -49,13 +51,13 @@ type lender struct {
 	refuse bool
 }
 
-func (l *lender) Hold() ([]string, func(), error) {
+func (l *lender) Hold() (iter.Seq[string], func(), error) {
 	if l.refuse {
 		return nil, nil, errors.New("text gone")
 	}
 	l.out.Add(1)
 	var done atomic.Bool
-	return l.lines, func() {
+	return slices.Values(l.lines), func() {
 		if done.CompareAndSwap(false, true) {
 			l.out.Add(-1)
 		}

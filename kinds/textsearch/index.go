@@ -23,7 +23,7 @@ type Index struct {
 	claimed atomic.Bool
 	done    atomic.Bool
 	match   textMatcher
-	lines   []string
+	lines   Lines
 	blocks  []uint32
 	total   uint64
 	// prefix[i] is the matches in the blocks before i (built by the
@@ -44,14 +44,14 @@ func (x *Index) Done() bool { return x.done.Load() }
 func (x *Index) Total() int { return int(x.total) }
 
 // Rows returns the number of rows of the text searched (after Done).
-func (x *Index) Rows() int { return len(x.lines) }
+func (x *Index) Rows() int { return x.lines.Len() }
 
 // Row calls fn with each match of row, in order (after Done).
 func (x *Index) Row(row int, fn func(start, end int)) {
-	if row < 0 || row >= len(x.lines) {
+	if row < 0 || row >= x.lines.Len() {
 		return
 	}
-	x.match(x.lines[row], fn)
+	x.match(x.lines.Row(row), fn)
 }
 
 // Before returns how many matches start before (row, col) (after Done).
@@ -59,16 +59,17 @@ func (x *Index) Before(row, col int) int {
 	if row < 0 {
 		return 0
 	}
-	if row >= len(x.lines) {
+	if row >= x.lines.Len() {
 		return int(x.total)
 	}
 	x.buildPrefix()
 	b := row / IndexBlock
 	n := x.prefix[b]
-	for r := b * IndexBlock; r < row; r++ {
-		x.match(x.lines[r], func(int, int) { n++ })
+	count := func(int, int) { n++ }
+	for _, line := range x.lines.Rows(b*IndexBlock, row) {
+		x.match(line, count)
 	}
-	x.match(x.lines[row], func(s, _ int) {
+	x.match(x.lines.Row(row), func(s, _ int) {
 		if s < col {
 			n++
 		}
@@ -92,7 +93,7 @@ func (x *Index) buildPrefix() {
 // match is skipped by its count, so a step over a million rows without a
 // match looks at their blocks only.
 func (x *Index) Next(row, col int, forward, inclusive bool) (mrow, start, end int, ok bool) {
-	n := len(x.lines)
+	n := x.lines.Len()
 	if forward {
 		if row < 0 {
 			row, col, inclusive = 0, 0, true
@@ -102,7 +103,7 @@ func (x *Index) Next(row, col int, forward, inclusive bool) (mrow, start, end in
 				r = (r/IndexBlock+1)*IndexBlock - 1
 				continue
 			}
-			x.match(x.lines[r], func(s, e int) {
+			x.match(x.lines.Row(r), func(s, e int) {
 				if ok || (r == row && (s < col || (s == col && !inclusive))) {
 					return
 				}
@@ -122,7 +123,7 @@ func (x *Index) Next(row, col int, forward, inclusive bool) (mrow, start, end in
 			r = r / IndexBlock * IndexBlock
 			continue
 		}
-		x.match(x.lines[r], func(s, e int) {
+		x.match(x.lines.Row(r), func(s, e int) {
 			if r == row && s >= col {
 				return
 			}
@@ -144,9 +145,9 @@ func (x *Index) claim() error {
 }
 
 // start readies x on the worker, before the scan counts into it.
-func (x *Index) start(match textMatcher, lines []string) {
+func (x *Index) start(match textMatcher, lines Lines) {
 	x.match, x.lines = match, lines
-	x.blocks = make([]uint32, (len(lines)+IndexBlock-1)/IndexBlock)
+	x.blocks = make([]uint32, (lines.Len()+IndexBlock-1)/IndexBlock)
 }
 
 // finish publishes the counts: Done turns true only after every write.

@@ -20,7 +20,12 @@ import (
 // wait for the whole load. Meanwhile the buffer is loading (keys do not
 // edit it); then the whole text replaces the rows, each line keeping its
 // ending.
-func TestLargeFileShowsItsFirstRowsWhileLoading(t *testing.T) {
+//
+// Issue 31 (1 GB file): the rows of its end show with the first ones,
+// after a row saying the rows between are being read, so a move to the
+// end does not wait for the whole read either; the cursor moved there
+// stays on the same row, counted from the end, when the whole text lands.
+func TestLargeFileShowsItsFirstAndLastRowsWhileLoading(t *testing.T) {
 	e := newIdleEditor(t)
 	var sb strings.Builder
 	total := 0
@@ -32,21 +37,31 @@ func TestLargeFileShowsItsFirstRowsWhileLoading(t *testing.T) {
 	require.NoError(t, err)
 	e.show(b)
 
-	(<-e.calls)() // the first rows, as the loop would run it
+	(<-e.calls)() // the first and last rows, as the loop would run it
+	(<-e.calls)() // drawn: the rest of the read goes on
 	require.True(t, b.loading)
 	n := b.LineCount()
 	require.Greater(t, n, 1000)
 	require.Less(t, n, total)
 	require.Equal(t, "row 0", b.Line(0))
-	require.Equal(t, fmt.Sprintf("row %d", n-1), b.Line(n-1), "complete rows only, without their CR")
+	gap := b.tailFrom - 1
+	require.Equal(t, loadingGapRow, b.Line(gap))
+	require.Equal(t, fmt.Sprintf("row %d", gap-1), b.Line(gap-1), "complete rows only, without their CR")
+	require.Equal(t, fmt.Sprintf("row %d", total-1), b.Line(n-1), "the file's last row")
+	require.Equal(t, fmt.Sprintf("row %d", total-(n-gap-1)), b.Line(gap+1), "complete rows of the end only")
 	require.ErrorIs(t, b.insert("x"), errLoading)
 	require.Contains(t, e.statusText(), "[loading]")
+	b.setCursor(pos{n - 2, 2})
+	b.top = n - 5
+	require.Contains(t, e.statusText(), " ?:3", "the row's number is not known yet")
 
 	(<-e.calls)() // the whole text
 	require.False(t, b.loading)
 	require.Equal(t, total, b.LineCount())
 	require.Equal(t, fmt.Sprintf("row %d", total-1), b.Line(total-1))
-	require.Equal(t, sb.String(), string(joinText(b.lines, b.eol, b.crlf, b.ends)))
+	require.Equal(t, sb.String(), string(joinText(&b.lines, b.eol, b.crlf, b.ends)))
+	require.Equal(t, pos{total - 2, 2}, b.cursor, "the cursor stays on the row it was on")
+	require.Equal(t, total-5, b.top)
 }
 
 // A file that fits in the first read arrives whole, in one step.
@@ -57,7 +72,7 @@ func TestSmallFileLoadsInOneStep(t *testing.T) {
 	require.NoError(t, err)
 	(<-e.calls)()
 	require.False(t, b.loading)
-	require.Equal(t, []string{"one", "two"}, b.lines)
+	require.Equal(t, []string{"one", "two"}, b.lines.all())
 }
 
 // Issue 14 (60 MB file): highlights set for the rows on screen take room
@@ -65,10 +80,10 @@ func TestSmallFileLoadsInOneStep(t *testing.T) {
 // across and below them keep each span on its text.
 func TestHighlightsKeepOnlyTheirWindow(t *testing.T) {
 	b := bufferOf(strings.Repeat("func f() {}\n", 5000))
-	lineLen := func(r int) int { return len(b.lines[r]) }
+	lineLen := func(r int) int { return len(b.lines.row(r)) }
 	kw := face(1)
 	for r := 1000; r < 1003; r++ {
-		b.hl.add(pos{r, 0}, pos{r, 4}, kw, len(b.lines), lineLen)
+		b.hl.add(pos{r, 0}, pos{r, 4}, kw, b.lines.len(), lineLen)
 	}
 	require.Len(t, b.hl.rows, 3, "one entry per highlighted row")
 	require.Nil(t, b.hl.row(999))
@@ -148,10 +163,10 @@ func TestFailedLoadDropsTheFirstRows(t *testing.T) {
 	b := e.addBuffer(newBuffer(e.nextBuf, "f.txt"))
 	e.nextBuf++
 	b.path, b.loading = filepath.Join(t.TempDir(), "f.txt"), true
-	b.showHead([]string{"first", "second"})
+	b.showHead(newRows([]string{"first", "second"}), nil)
 	require.Equal(t, 2, b.LineCount())
 	e.loaded(b, fileText{}, errors.New("read f.txt: input/output error"))
-	require.Equal(t, []string{""}, b.lines)
+	require.Equal(t, []string{""}, b.lines.all())
 	require.True(t, b.readOnly)
 	require.False(t, b.loading)
 }
@@ -170,6 +185,7 @@ func TestLargeFileFitsTheCollectorsPace(t *testing.T) {
 	b, err := e.openFile(path)
 	require.NoError(t, err)
 	(<-e.calls)() // the first rows
+	(<-e.calls)() // drawn
 	(<-e.calls)() // the whole text
 	(<-e.calls)() // the refit
 	loaded := readMetric("/gc/gogc:percent")
@@ -191,7 +207,7 @@ func TestTextOfAnUneditedFileIsTheFileItself(t *testing.T) {
 	b := bufferOf(text)
 	got := b.Text()
 	require.Equal(t, text, got)
-	require.True(t, unsafe.StringData(b.lines[0]) == unsafe.StringData(got), "no copy")
+	require.True(t, unsafe.StringData(b.lines.row(0)) == unsafe.StringData(got), "no copy")
 	require.Equal(t, len(text), b.ByteCount())
 
 	b.setCursor(pos{2, 0})

@@ -37,12 +37,13 @@ type buffer struct {
 	// results, dired, *workers*) select a row rather than a character.
 	cursorLine bool
 
-	lines []string
+	lines rowStore
 	// text is the file as read, while it is also exactly what Text would
 	// build (the rows are unedited since rev textRev and all end with LF):
 	// Text and ByteCount of a file just opened then cost nothing, where
 	// building the text of a 60 MB file takes 0.2 s of the main loop.
-	// The rows are slices of it, so keeping it costs nothing either.
+	// The rows are found in it (rowStore), so keeping it costs nothing
+	// either.
 	text    string
 	textRev uint64
 	// eol records whether the file ended with a newline, so a save writes
@@ -102,7 +103,10 @@ type buffer struct {
 	// that row only; adding or removing rows repaints from there down.
 	dirtyFrom, dirtyTo int
 
-	loading       bool
+	loading bool
+	// tailFrom is the first row of the file's end in the rows shown while
+	// it loads (showHead), 0 for none.
+	tailFrom      int
 	pendingCursor *pos
 	saving        bool
 	saveAgain     []saveRequest // saves asked for while one runs
@@ -130,18 +134,18 @@ type buffer struct {
 }
 
 func newBuffer(id int, name string) *buffer {
-	return &buffer{id: id, name: name, lines: []string{""}, dirtyFrom: 0, dirtyTo: math.MaxInt}
+	return &buffer{id: id, name: name, lines: newRows([]string{""}), dirtyFrom: 0, dirtyTo: math.MaxInt}
 }
 
 // LineCount returns the number of rows (at least one).
-func (b *buffer) LineCount() int { return len(b.lines) }
+func (b *buffer) LineCount() int { return b.lines.len() }
 
 // Line returns row's text, "" outside the buffer.
 func (b *buffer) Line(row int) string {
-	if row < 0 || row >= len(b.lines) {
+	if row < 0 || row >= b.lines.len() {
 		return ""
 	}
-	return b.lines[row]
+	return b.lines.row(row)
 }
 
 // ByteCount returns the length of Text without building it. It walks the
@@ -150,11 +154,11 @@ func (b *buffer) ByteCount() int {
 	if b.text != "" && b.rev == b.textRev {
 		return len(b.text)
 	}
-	n := len(b.lines) - 1
+	n := b.lines.len() - 1
 	if b.eol {
 		n++
 	}
-	for _, l := range b.lines {
+	for _, l := range b.lines.rows(0, b.lines.len()) {
 		n += len(l)
 	}
 	return n
@@ -166,13 +170,13 @@ func (b *buffer) Text() string {
 	if b.text != "" && b.rev == b.textRev {
 		return b.text
 	}
-	n := len(b.lines)
-	for _, l := range b.lines {
+	n := b.lines.len()
+	for _, l := range b.lines.rows(0, n) {
 		n += len(l)
 	}
 	var sb strings.Builder
 	sb.Grow(n)
-	for i, l := range b.lines {
+	for i, l := range b.lines.rows(0, b.lines.len()) {
 		if i > 0 {
 			sb.WriteByte('\n')
 		}
@@ -191,8 +195,8 @@ func (b *buffer) Modified() bool { return !b.noUndo && b.undo.current() != b.sav
 // clampPos moves p onto the text: a valid row, and a column on a rune
 // boundary no further than the row's end.
 func (b *buffer) clampPos(p pos) pos {
-	p.Row = min(max(p.Row, 0), len(b.lines)-1)
-	line := b.lines[p.Row]
+	p.Row = min(max(p.Row, 0), b.lines.len()-1)
+	line := b.lines.row(p.Row)
 	p.Col = min(max(p.Col, 0), len(line))
 	for p.Col > 0 && p.Col < len(line) && !utf8.RuneStart(line[p.Col]) {
 		p.Col--
@@ -201,8 +205,8 @@ func (b *buffer) clampPos(p pos) pos {
 }
 
 func (b *buffer) validPos(p pos) error {
-	if p.Row < 0 || p.Row >= len(b.lines) || p.Col < 0 || p.Col > len(b.lines[p.Row]) {
-		return fmt.Errorf("%w: row %d col %d in a buffer of %d rows", errRange, p.Row, p.Col, len(b.lines))
+	if p.Row < 0 || p.Row >= b.lines.len() || p.Col < 0 || p.Col > len(b.lines.row(p.Row)) {
+		return fmt.Errorf("%w: row %d col %d in a buffer of %d rows", errRange, p.Row, p.Col, b.lines.len())
 	}
 	return nil
 }
@@ -210,16 +214,16 @@ func (b *buffer) validPos(p pos) error {
 // textRange returns the text between s and e (s before or at e).
 func (b *buffer) textRange(s, e pos) string {
 	if s.Row == e.Row {
-		return b.lines[s.Row][s.Col:e.Col]
+		return b.lines.row(s.Row)[s.Col:e.Col]
 	}
 	var sb strings.Builder
-	sb.WriteString(b.lines[s.Row][s.Col:])
-	for r := s.Row + 1; r < e.Row; r++ {
+	sb.WriteString(b.lines.row(s.Row)[s.Col:])
+	for _, l := range b.lines.rows(s.Row+1, e.Row) {
 		sb.WriteByte('\n')
-		sb.WriteString(b.lines[r])
+		sb.WriteString(l)
 	}
 	sb.WriteByte('\n')
-	sb.WriteString(b.lines[e.Row][:e.Col])
+	sb.WriteString(b.lines.row(e.Row)[:e.Col])
 	return sb.String()
 }
 
@@ -245,8 +249,8 @@ func (b *buffer) replace(s, e pos, text string, newEnds []bool) (end pos, remove
 	removed = b.textRange(s, e)
 	b.edits.record(b, s, e, text)
 	b.ownLines()
-	head := b.lines[s.Row][:s.Col]
-	tail := b.lines[e.Row][e.Col:]
+	head := b.lines.row(s.Row)[:s.Col]
+	tail := b.lines.row(e.Row)[e.Col:]
 	parts := strings.Split(text, "\n")
 	parts[0] = head + parts[0]
 	last := len(parts) - 1
@@ -266,15 +270,11 @@ func (b *buffer) replace(s, e pos, text string, newEnds []bool) (end pos, remove
 		ends = newEnds
 	}
 	if b.jn != nil {
-		b.jn.add(s, e, text, ends, len(b.lines))
+		b.jn.add(s, e, text, ends, b.lines.len())
 	}
-	if oldRows == 1 && len(parts) == 1 {
-		b.lines[s.Row] = parts[0]
-	} else {
-		b.lines = slices.Replace(b.lines, s.Row, e.Row+1, parts...)
-	}
-	b.hl.replace(s, e, end, len(b.lines))
-	b.sem.replace(s, e, end, len(b.lines))
+	b.lines.replace(s.Row, e.Row+1, parts)
+	b.hl.replace(s, e, end, b.lines.len())
+	b.sem.replace(s, e, end, b.lines.len())
 	b.moveInlays(s, e, end)
 	b.spliceRefs(s.Row, e.Row+1, len(parts))
 	b.mark = nil
@@ -304,10 +304,10 @@ func (b *buffer) markDirtyRows(from, to int) {
 // row. A scratch buffer keeps no undo; a file buffer records one step.
 func (b *buffer) setLines(start, end int, lines []string) error {
 	if end < 0 {
-		end = len(b.lines)
+		end = b.lines.len()
 	}
-	if start < 0 || start > len(b.lines) || end < start || end > len(b.lines) {
-		return fmt.Errorf("%w: rows [%d, %d) of a buffer of %d rows", errRange, start, end, len(b.lines))
+	if start < 0 || start > b.lines.len() || end < start || end > b.lines.len() {
+		return fmt.Errorf("%w: rows [%d, %d) of a buffer of %d rows", errRange, start, end, b.lines.len())
 	}
 	if b.noUndo {
 		b.spliceLines(start, end, lines)
@@ -320,20 +320,20 @@ func (b *buffer) setLines(start, end int, lines []string) error {
 	var s, e pos
 	text := strings.Join(lines, "\n")
 	switch {
-	case start == end && start == len(b.lines): // append after the last row
-		s = pos{start - 1, len(b.lines[start-1])}
+	case start == end && start == b.lines.len(): // append after the last row
+		s = pos{start - 1, len(b.lines.row(start - 1))}
 		e = s
 		text = "\n" + text
 	case start == end: // insert before row start
 		s, e = pos{start, 0}, pos{start, 0}
 		text += "\n"
-	case len(lines) == 0 && end == len(b.lines) && start > 0: // delete through the last row
-		s = pos{start - 1, len(b.lines[start-1])}
-		e = pos{end - 1, len(b.lines[end-1])}
-	case len(lines) == 0 && end < len(b.lines): // delete rows in the middle
+	case len(lines) == 0 && end == b.lines.len() && start > 0: // delete through the last row
+		s = pos{start - 1, len(b.lines.row(start - 1))}
+		e = pos{end - 1, len(b.lines.row(end - 1))}
+	case len(lines) == 0 && end < b.lines.len(): // delete rows in the middle
 		s, e = pos{start, 0}, pos{end, 0}
 	default:
-		s, e = pos{start, 0}, pos{end - 1, len(b.lines[end-1])}
+		s, e = pos{start, 0}, pos{end - 1, len(b.lines.row(end - 1))}
 	}
 	b.edit(s, e, text, false)
 	return nil
@@ -347,7 +347,7 @@ func (b *buffer) spliceLines(start, end int, lines []string) {
 	}
 	b.mark = nil
 	b.ownLines()
-	if gv := b.gv; gv != nil && !gv.orphaned && (start != end || start != len(b.lines)) {
+	if gv := b.gv; gv != nil && !gv.orphaned && (start != end || start != b.lines.len()) {
 		if end <= gv.base {
 			// Rows above the view's (its header): the view moves with
 			// them.
@@ -360,9 +360,9 @@ func (b *buffer) spliceLines(start, end int, lines []string) {
 			gv.orphaned = true
 		}
 	}
-	b.lines = slices.Replace(b.lines, start, end, lines...)
-	if len(b.lines) == 0 {
-		b.lines = []string{""}
+	b.lines.replace(start, end, lines)
+	if b.lines.len() == 0 {
+		b.lines = newRows([]string{""})
 	}
 	b.hl.splice(start, end, len(lines))
 	b.sem.splice(start, end, len(lines))
@@ -440,11 +440,11 @@ func (b *buffer) appendLines(lines []string) {
 	if len(lines) == 0 {
 		return
 	}
-	if len(b.lines) == 1 && b.lines[0] == "" {
+	if b.lines.len() == 1 && b.lines.row(0) == "" {
 		b.spliceLines(0, 1, lines)
 		return
 	}
-	b.spliceLines(len(b.lines), len(b.lines), lines)
+	b.spliceLines(b.lines.len(), b.lines.len(), lines)
 }
 
 // edit replaces [s, e) with text, recording it for undo (merged into the
@@ -522,10 +522,10 @@ func (b *buffer) deleteBack() error {
 	c := b.cursor
 	switch {
 	case c.Col > 0:
-		_, n := utf8.DecodeLastRuneInString(b.lines[c.Row][:c.Col])
+		_, n := utf8.DecodeLastRuneInString(b.lines.row(c.Row)[:c.Col])
 		b.edit(pos{c.Row, c.Col - n}, c, "", false)
 	case c.Row > 0:
-		b.edit(pos{c.Row - 1, len(b.lines[c.Row-1])}, c, "", false)
+		b.edit(pos{c.Row - 1, len(b.lines.row(c.Row - 1))}, c, "", false)
 	}
 	return nil
 }
@@ -539,12 +539,12 @@ func (b *buffer) deleteForward() error {
 		return nil
 	}
 	c := b.cursor
-	line := b.lines[c.Row]
+	line := b.lines.row(c.Row)
 	switch {
 	case c.Col < len(line):
 		_, n := utf8.DecodeRuneInString(line[c.Col:])
 		b.edit(c, pos{c.Row, c.Col + n}, "", false)
-	case c.Row < len(b.lines)-1:
+	case c.Row < b.lines.len()-1:
 		b.edit(c, pos{c.Row + 1, 0}, "", false)
 	}
 	return nil
@@ -591,8 +591,20 @@ func (b *buffer) setCursor(p pos) {
 func (b *buffer) load(ft fileText) {
 	lines := ft.lines
 	ends := ft.ends
-	if len(lines) == 0 {
-		lines, ends = []string{""}, nil
+	if lines.len() == 0 {
+		lines, ends = newRows([]string{""}), nil
+	}
+	if b.tailFrom > 0 {
+		// The cursor and the window were on the preview's end rows: they
+		// stay as far from the end of the whole text.
+		old, n := b.lines.len(), lines.len()
+		if b.cursor.Row >= b.tailFrom {
+			b.cursor.Row = n - (old - b.cursor.Row)
+		}
+		if b.top >= b.tailFrom {
+			b.top = max(n-(old-b.top), 0)
+		}
+		b.tailFrom = 0
 	}
 	// The old array is never written again, so a snapshot of it stays
 	// valid as it is.
@@ -616,17 +628,30 @@ func (b *buffer) load(ft fileText) {
 // showHead shows rows, the start of the file being read, until load
 // replaces them with the whole text. The buffer stays loading meanwhile:
 // keys do not edit it and saves wait, so nothing can be lost when the whole
-// text lands.
-func (b *buffer) showHead(rows []string) {
-	if !b.loading || len(rows) == 0 {
+// text lands. The rows of the file's end (tail, unless empty) show after
+// a row saying the rows between are being read: a move to the end of a
+// large file shows its end at once, and load keeps the cursor there
+// (counted from the end) when the whole text lands.
+func (b *buffer) showHead(rows rowStore, tail []string) {
+	if !b.loading || rows.len() == 0 {
 		return
 	}
 	b.snap, b.hits = nil, nil
+	b.tailFrom = 0
+	if len(tail) > 0 {
+		all := append(rows.all(), loadingGapRow)
+		b.tailFrom = len(all)
+		rows = newRows(append(all, tail...))
+	}
 	b.lines = rows
 	b.rev++
 	b.markDirty(0)
 	b.cursor = b.clampPos(b.cursor)
 }
+
+// loadingGapRow stands between the start and the end of a large file
+// shown while it loads.
+const loadingGapRow = "⋯ (reading the rows between) ⋯"
 
 // selection returns the selected range, start before end; ok is false when
 // there is no mark or the range is empty.

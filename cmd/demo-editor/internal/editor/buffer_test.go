@@ -111,11 +111,11 @@ func TestSetLinesIsUndoable(t *testing.T) {
 // text after an insertion shifts right, a new line shifts the rows below.
 func TestHighlightsFollowEdits(t *testing.T) {
 	b := bufferOf("func main\nreturn x")
-	lineLen := func(r int) int { return len(b.lines[r]) }
+	lineLen := func(r int) int { return len(b.lines.row(r)) }
 	kw := face(1)
-	b.hl.add(pos{0, 0}, pos{0, 4}, kw, len(b.lines), lineLen)
-	b.hl.add(pos{0, 5}, pos{0, 9}, kw+1, len(b.lines), lineLen)
-	b.hl.add(pos{1, 0}, pos{1, 6}, kw, len(b.lines), lineLen)
+	b.hl.add(pos{0, 0}, pos{0, 4}, kw, b.lines.len(), lineLen)
+	b.hl.add(pos{0, 5}, pos{0, 9}, kw+1, b.lines.len(), lineLen)
+	b.hl.add(pos{1, 0}, pos{1, 6}, kw, b.lines.len(), lineLen)
 
 	b.setCursor(pos{0, 2})
 	require.NoError(t, b.insert("nn")) // "funnnc main"
@@ -135,9 +135,9 @@ func TestHighlightsFollowEdits(t *testing.T) {
 // A multi-row span is split per row; rows past the end are ignored.
 func TestHighlightSpansSplitPerRow(t *testing.T) {
 	b := bufferOf("/* a\nb\nc */ x")
-	lineLen := func(r int) int { return len(b.lines[r]) }
-	b.hl.add(pos{0, 0}, pos{2, 4}, 3, len(b.lines), lineLen)
-	b.hl.add(pos{5, 0}, pos{6, 1}, 4, len(b.lines), lineLen)
+	lineLen := func(r int) int { return len(b.lines.row(r)) }
+	b.hl.add(pos{0, 0}, pos{2, 4}, 3, b.lines.len(), lineLen)
+	b.hl.add(pos{5, 0}, pos{6, 1}, 4, b.lines.len(), lineLen)
 	require.Equal(t, []hlSpan{{0, 4, 3}}, b.hl.row(0))
 	require.Equal(t, []hlSpan{{0, 1, 3}}, b.hl.row(1))
 	require.Equal(t, []hlSpan{{0, 4, 3}}, b.hl.row(2))
@@ -151,7 +151,7 @@ func TestScratchAppend(t *testing.T) {
 	b.noUndo = true
 	b.appendLines([]string{"a", "b"})
 	b.appendLines([]string{"c"})
-	require.Equal(t, []string{"a", "b", "c"}, b.lines)
+	require.Equal(t, []string{"a", "b", "c"}, b.lines.all())
 	require.False(t, b.undoStep())
 	require.False(t, b.Modified())
 }
@@ -162,7 +162,7 @@ func TestSplitJoinRoundTrip(t *testing.T) {
 		"a\r\nb\n", "a\nb\r\n", "a\r\nb\r", "a\nb\r", "\r\n\n", "\r", "a\rb\n",
 		"a\r\nb\r\nc\nd\r\n", "a\nb\nc\r\nd", "a\nb\nc\r\nd\r"} {
 		ft := splitText([]byte(text))
-		require.Equal(t, text, string(joinText(ft.lines, ft.eol, ft.crlf, ft.ends)), "%q", text)
+		require.Equal(t, text, string(joinText(&ft.lines, ft.eol, ft.crlf, ft.ends)), "%q", text)
 	}
 }
 
@@ -186,7 +186,7 @@ func TestDisplayColumns(t *testing.T) {
 func TestMixedLineEndingsFollowEditsAndUndo(t *testing.T) {
 	const text = "a\r\nb\nc\r\n"
 	b := bufferOf(text)
-	save := func() string { return string(joinText(b.lines, b.eol, b.crlf, b.ends)) }
+	save := func() string { return string(joinText(&b.lines, b.eol, b.crlf, b.ends)) }
 	require.Equal(t, text, save(), "nothing edited: the same bytes")
 
 	b.setCursor(pos{1, 1})

@@ -110,13 +110,29 @@ func (e *session) openFile(path string) (*buffer, error) {
 	e.addBuffer(b)
 	jdir := e.journalDir()
 	e.goIO(func() func() {
-		ft, exists, err := readFileText(abs, func(rows []string) {
+		ft, exists, err := readFileText(abs, func(rows rowStore, tail []string) {
 			select {
 			case e.calls <- func() {
 				if e.bufs[b.id] == b {
-					b.showHead(rows)
+					b.showHead(rows, tail)
 				}
 			}:
+			case <-e.stop:
+				return
+			}
+			// The rest of the read waits for the loop to have drawn the
+			// rows (the loop draws after each call, and runs the next call
+			// in a later turn): reading a 1 GB file takes both cores for a
+			// second, and the first frame waited up to twice as long
+			// behind it.
+			shown := make(chan struct{})
+			select {
+			case e.calls <- func() { close(shown) }:
+			case <-e.stop:
+				return
+			}
+			select {
+			case <-shown:
 			case <-e.stop:
 			}
 		})
@@ -180,7 +196,7 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 	if err != nil {
 		// The first rows shown while it loaded are not the file: a save
 		// of them would cut it short.
-		b.load(fileText{lines: []string{""}})
+		b.load(fileText{lines: newRows([]string{""})})
 		b.notifiedRev = b.rev
 		b.readOnly = true
 		e.reportError(err.Error(), "")
@@ -253,7 +269,7 @@ func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs, force bool) {
 	}
 	b.undo.seal()
 	stepAt := b.undo.current()
-	data := joinText(b.lines, b.eol, b.crlf, b.ends)
+	data := joinText(&b.lines, b.eol, b.crlf, b.ends)
 	path, stamp := b.path, b.disk
 	b.saving = true
 	journalled := b.jn != nil

@@ -31,7 +31,7 @@ func TestCompileFillsBufferAndJumpsToLocation(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitText("exited with code 2")
 	var lines []string
-	h.e.call(func() { lines = append(lines, h.e.cur.lines...) })
+	h.e.call(func() { lines = append(lines, h.e.cur.lines.all()...) })
 	require.Equal(t, "building", lines[1])
 	require.Equal(t, "a.txt:2:5: error: bad", lines[2])
 
@@ -103,7 +103,7 @@ func TestShellCommandShowsOutput(t *testing.T) {
 	rows := h.waitText("[exit 3]")
 	require.True(t, anyContains(rows, "a"))
 	var lines []string
-	h.e.call(func() { lines = append(lines, h.e.cur.lines...) })
+	h.e.call(func() { lines = append(lines, h.e.cur.lines.all()...) })
 	require.Equal(t, []string{`$ printf 'a\nb\n'; exit 3 [exit 3]`, "a", "b"}, lines)
 }
 
@@ -121,7 +121,7 @@ func TestCompileBufferClosedWhileRunning(t *testing.T) {
 	// in *compile*, or a loaded machine closes a buffer not made yet.
 	h.until("first in *compile*", func(e *session) bool {
 		b := e.findBuffer("*compile*")
-		return b != nil && slices.Contains(b.lines, "first")
+		return b != nil && slices.Contains(b.lines.all(), "first")
 	})
 	var err error
 	h.e.call(func() { err = h.e.L.DoString(`pmacs.editor.close(pmacs.editor.find("*compile*"))`) })

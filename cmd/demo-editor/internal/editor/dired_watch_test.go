@@ -47,14 +47,14 @@ func TestDiredShowsChangesMadeOnDisk(t *testing.T) {
 	h.key(tcell.KeyDown)
 	h.key(tcell.KeyDown)
 	h.until("the cursor on zz-kept.txt", func(e *session) bool {
-		return strings.HasSuffix(e.cur.lines[e.cur.cursor.Row], "zz-kept.txt")
+		return strings.HasSuffix(e.cur.lines.row(e.cur.cursor.Row), "zz-kept.txt")
 	})
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "made-elsewhere.txt"), []byte("y"), 0o644))
 	h.waitText("made-elsewhere.txt")
 	require.NoError(t, os.Remove(filepath.Join(dir, "old-file.txt")))
 	h.waitScreen("old-file.txt gone", func(rows []string) bool { return !anyContains(rows, "old-file.txt") })
 	var line string
-	h.e.call(func() { line = h.e.cur.lines[h.e.cur.cursor.Row] })
+	h.e.call(func() { line = h.e.cur.lines.row(h.e.cur.cursor.Row) })
 	require.True(t, strings.HasSuffix(line, "zz-kept.txt"), "the cursor stays on its entry: %q", line)
 	var running int
 	h.e.call(func() { running, _ = watchesRunning(h.e) })

@@ -114,7 +114,7 @@ func TestBenchCheckoutStormFrames(t *testing.T) {
 			abs := filepath.Join(r.Root, p)
 			h.untilWithin(60*time.Second, p+" reloaded", func(e *session) bool {
 				b := e.findBuffer(abs)
-				return b != nil && !b.loading && b.lines[0] == "two"
+				return b != nil && !b.loading && b.lines.row(0) == "two"
 			})
 		}
 		h.until("the watch quiet", func(e *session) bool { return !e.frameWanted() })

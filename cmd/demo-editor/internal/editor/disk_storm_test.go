@@ -110,7 +110,7 @@ func TestCheckoutStormReloadsEachBufferOnce(t *testing.T) {
 		abs := filepath.Join(r.Root, p)
 		h.untilWithin(60*time.Second, p+" reloaded", func(e *session) bool {
 			b := e.findBuffer(abs)
-			return b != nil && !b.loading && len(b.lines) > 0 && b.lines[0] == "two"
+			return b != nil && !b.loading && b.lines.len() > 0 && b.lines.row(0) == "two"
 		})
 	}
 	want := rgFiles(t, r.Root)

@@ -28,7 +28,7 @@ func startOnFile(t *testing.T, name, text string) (*harness, string) {
 
 func (h *harness) curText() string {
 	var s string
-	h.e.call(func() { s = strings.Join(h.e.cur.lines, "\n") })
+	h.e.call(func() { s = strings.Join(h.e.cur.lines.all(), "\n") })
 	return s
 }
 
@@ -61,7 +61,7 @@ func TestExternalChangeReloadsAnUnmodifiedBuffer(t *testing.T) {
 	h.e.call(func() { top = h.e.cur.top })
 	require.Positive(t, top)
 	require.NoError(t, os.WriteFile(path, []byte("changed elsewhere\n"+sb.String()), 0o644))
-	h.until("the new text", func(e *session) bool { return e.cur.lines[0] == "changed elsewhere" })
+	h.until("the new text", func(e *session) bool { return e.cur.lines.row(0) == "changed elsewhere" })
 	h.e.call(func() {
 		require.Equal(t, pos{Row: 120, Col: 3}, h.e.cur.cursor)
 		require.Equal(t, top, h.e.cur.top)
@@ -76,7 +76,7 @@ func TestExternalChangeReloadsAnUnmodifiedBuffer(t *testing.T) {
 func TestExternalChangeToAModifiedBufferAsks(t *testing.T) {
 	h, path := startOnFile(t, "a.txt", "alpha\nbeta\n")
 	h.typeText("mine ")
-	h.until("the edit", func(e *session) bool { return e.cur.lines[0] == "mine alpha" })
+	h.until("the edit", func(e *session) bool { return e.cur.lines.row(0) == "mine alpha" })
 	require.NoError(t, os.WriteFile(path, []byte("alpha\nbeta\ntheirs\n"), 0o644))
 	h.waitText("a.txt changed on disk: r reload, k keep, d diff")
 	require.Equal(t, "mine alpha\nbeta", h.curText(), "a modified buffer is not reloaded")
@@ -91,7 +91,7 @@ func TestExternalChangeToAModifiedBufferAsks(t *testing.T) {
 	h.alt('R')
 	h.waitText("is modified: reload it from the disk anyway? (y/n)")
 	h.typeText("y")
-	h.until("the file's text", func(e *session) bool { return strings.Join(e.cur.lines, "\n") == "alpha\nbeta\ntheirs" })
+	h.until("the file's text", func(e *session) bool { return strings.Join(e.cur.lines.all(), "\n") == "alpha\nbeta\ntheirs" })
 }
 
 // TestSaveNeverClobbersAnExternalChange covers saving over another
@@ -100,7 +100,7 @@ func TestExternalChangeToAModifiedBufferAsks(t *testing.T) {
 func TestSaveNeverClobbersAnExternalChange(t *testing.T) {
 	h, path := startOnFile(t, "a.txt", "alpha\n")
 	h.typeText("mine ")
-	h.until("the edit", func(e *session) bool { return e.cur.lines[0] == "mine alpha" })
+	h.until("the edit", func(e *session) bool { return e.cur.lines.row(0) == "mine alpha" })
 	require.NoError(t, os.WriteFile(path, []byte("theirs\n"), 0o644))
 	h.waitText("r reload, k keep, d diff")
 	h.typeText("k")
@@ -125,7 +125,7 @@ func TestSaveNeverClobbersAnExternalChange(t *testing.T) {
 
 	// Our own save is no outside change: the next save goes through.
 	h.typeText("x")
-	h.until("the second edit", func(e *session) bool { return e.cur.lines[0] == "mine xalpha" })
+	h.until("the second edit", func(e *session) bool { return e.cur.lines.row(0) == "mine xalpha" })
 	h.ctrl('s')
 	h.until("written again", func(e *session) bool { return !e.cur.Modified() })
 	got, err = os.ReadFile(path)
@@ -149,7 +149,7 @@ func TestFileOutsideTheProjectIsCheckedWhenShown(t *testing.T) {
 	h.until("a.txt shown", func(e *session) bool { return e.cur.path == path })
 	require.NoError(t, os.WriteFile(other, []byte("after, and longer\n"), 0o644))
 	h.e.call(func() { h.e.show(h.e.findBuffer(other)) })
-	h.until("b.txt reloaded", func(e *session) bool { return e.cur.path == other && e.cur.lines[0] == "after, and longer" })
+	h.until("b.txt reloaded", func(e *session) bool { return e.cur.path == other && e.cur.lines.row(0) == "after, and longer" })
 }
 
 // TestCheckDiskHashesWhenTheStatLeavesDoubt covers the save check's

@@ -49,15 +49,20 @@
 //
 // # Large files
 //
-// A buffer holds its file as one string, and its rows are slices of it
-// (fileio.go): a file costs its size once plus a 16-byte string header per
-// row. The read is sized from the file's stat and allocates nothing else;
-// reading with io.ReadAll and converting the bytes to a string left about
-// three times the file in garbage, which the relaxed collector kept
-// resident (4.4x the file in all). A file over 64 KiB shows its first rows
-// as soon as they are read, while the rest is read and split on the helper
-// goroutine; the buffer is loading meanwhile (keys do not edit it, the
-// status line says [loading]). Highlight spans take room for the rows they
+// A buffer holds its file as one string, and its rows are found in it
+// (rows.go): a file costs its size once plus 4 bytes every 16 rows, where
+// a 16-byte string header per row cost more than the text of a Go file.
+// Rows are kept in blocks of about 1,024; a block becomes strings only
+// once edited. The read is sized from the file's stat and allocates
+// nothing else; reading with io.ReadAll and converting the bytes to a
+// string left about three times the file in garbage, which the relaxed
+// collector kept resident (4.4x the file in all). A file over 128 KiB
+// shows its first 64 KiB of rows, a row saying the rows between are being
+// read, and its last 64 KiB of rows as soon as they are read; once drawn,
+// the rest is read and split on the helper goroutine. The buffer is
+// loading meanwhile (keys do not edit it, the status line says
+// [loading], and ? for the number of a row of the end). Files up to
+// 2 GiB open. Highlight spans take room for the rows they
 // colour only, not an entry per row of the buffer (115 MB for 5 million
 // rows, moved by every line break typed).
 //
@@ -83,29 +88,38 @@
 // at any size. Its colours can be wrong where it starts inside a construct
 // that began above it (a raw string, a block comment).
 //
-// While a buffer over 16 MiB is open, the collector's pace allows 48 MiB
+// While a buffer over 16 MiB is open, the collector's pace allows 24 MiB
 // of growth over the live heap rather than relaxGC's four times it
-// (gcfit.go): with the 60 MB file's live heap of 2.3 times the file, four
-// times more let three searches take the resident size past 12 times the
-// file.
+// (gcfit.go): with the 60 MB file's live heap of 1.3 times the file, four
+// times more would let searches take the resident size to five times the
+// file. A collection of that heap is cheap: the text is one string the
+// collector does not scan.
 //
 // The 60 MB file (TestBigGoFileFigures, PMACS_EDITOR_BENCH=1: the loop's
 // own collector and scheduler settings, range of three opens, beside the
 // code before these changes and os.ReadFile of the file, measured one
 // after the other on two loaded cores):
 //
-//	                                before        now            os.ReadFile
-//	first frame                     237-255 ms    27-46 ms       35-36 ms
-//	whole text loaded               237-255 ms    161-207 ms
-//	first keystroke once loaded     0.2-0.4 ms    0.3-0.5 ms
-//	first colours                   never         156-284 ms
-//	peak resident, open and typing  4.36-4.38x    2.32-2.37x     0.99-1.00x
-//	after three searches            12.2-12.7x    3.55-3.67x
-//	keystroke p99                   0.7-2.8 ms    1.4-3.0 ms
+//	                                issue 14: before  after        issue 31     os.ReadFile
+//	first frame                     237-255 ms    27-46 ms     35-74 ms     35-36 ms
+//	whole text loaded               237-255 ms    161-207 ms   166-372 ms
+//	first keystroke once loaded     0.2-0.4 ms    0.3-0.5 ms   0.3-0.5 ms
+//	first colours                   never         156-284 ms   165-372 ms
+//	peak resident, open and typing  4.36-4.38x    2.32-2.37x   1.31-1.38x   0.96-1.00x
+//	after three searches            12.2-12.7x    3.55-3.67x   1.57-1.74x
+//	keystroke p99                   0.7-2.8 ms    1.4-3.0 ms   0.7-3.8 ms
 //
-// A keystroke now includes the window's reparse, 0.1 to 0.3 ms of the main
-// goroutine's time, and a parse job on a worker; the rest of its p99 is the
-// loaded machine's scheduling.
+// (Issue 31: the rows found in the text, a search that allocates nothing
+// per row, the smaller headroom; load average 3.5 to 6.) A keystroke now
+// includes the window's reparse, 0.1 to 0.3 ms of the main goroutine's
+// time, and a parse job on a worker; the rest of its p99 is the loaded
+// machine's scheduling.
+//
+// A 1 GB log (TestHugeFileFigures, best of three opens, load average 4 to
+// 8): first frame 38-91 ms (a 64 KiB file's 35-62 ms in the same run),
+// C-End to the frame showing the last row 0.4-13 ms while it loads and
+// 0.6-1.1 ms once loaded, whole text loaded 1.6-2.8 s (os.ReadFile of the
+// file 0.7-2.6 s), peak resident 1.02x the file.
 //
 // # Workspace trust
 //

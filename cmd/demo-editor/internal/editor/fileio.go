@@ -12,8 +12,8 @@ import (
 )
 
 // maxFileBytes bounds what the editor opens: a buffer keeps the whole text
-// in memory, one string per row.
-const maxFileBytes = 64 << 20
+// in memory (once: rowStore indexes it with 32-bit offsets).
+const maxFileBytes = 2 << 30
 
 // errTooLarge is returned (wrapped) when a file is over maxFileBytes.
 var errTooLarge = errors.New("file too large to edit")
@@ -22,7 +22,7 @@ var errTooLarge = errors.New("file too large to edit")
 type fileText struct {
 	// readOnly is set when the file exists and the user may not write it.
 	readOnly bool
-	lines    []string
+	lines    rowStore
 	text     string // the whole file, whose slices the rows are
 	bytes    int    // the file's size
 	eol      bool   // the last row ended with a newline
@@ -49,16 +49,20 @@ const headBytes = 64 << 10
 // file the first save creates, ending with a newline like any text file),
 // reported with exists false.
 //
-// For a file longer than headBytes, head (unless nil) is called first with
-// the rows of its first headBytes (the complete ones), so the caller can
-// show them while the rest is read and split: on a 60 MB file that is the
-// difference between a first frame after a few milliseconds and one after
-// the whole load. The rows are slices of the text being read and stay
-// valid.
-func readFileText(path string, head func(rows []string)) (ft fileText, exists bool, err error) {
+// For a file longer than twice headBytes, head (unless nil) is called
+// first with the rows of its first headBytes (the complete ones), so the
+// caller can show them while the rest is read and split: on a 60 MB file
+// that is the difference between a first frame after a few milliseconds
+// and one after the whole load. The rows are slices of the text being read
+// and stay valid. head also gets the rows of the last headBytes (the
+// complete ones, read apart), so the end of a 1 GB file shows as soon as
+// its start, a second before the whole read: a move to the end while it
+// loads goes to the end. A shorter file is read in one step, in well
+// under a millisecond.
+func readFileText(path string, head func(rows rowStore, tail []string)) (ft fileText, exists bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fileText{lines: []string{""}, eol: true, stamp: diskStamp{known: true, at: time.Now()}}, false, nil
+		return fileText{lines: newRows([]string{""}), eol: true, stamp: diskStamp{known: true, at: time.Now()}}, false, nil
 	}
 	if err != nil {
 		return ft, false, fmt.Errorf("open %s: %w", path, err)
@@ -75,7 +79,15 @@ func readFileText(path string, head func(rows []string)) (ft fileText, exists bo
 		return ft, true, fmt.Errorf("open %s: %w (%d MiB, over %d MiB)", path, errTooLarge, st.Size()>>20, maxFileBytes>>20)
 	}
 	readAt := time.Now()
-	text, err := readText(f, st.Size(), head)
+	var glimpse func(string)
+	if head != nil {
+		glimpse = func(s string) {
+			if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+				head(splitString(s[:i+1]).lines, readTail(f, st.Size()))
+			}
+		}
+	}
+	text, err := readText(f, st.Size(), glimpse)
 	if err != nil {
 		return ft, true, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -91,75 +103,96 @@ func readFileText(path string, head func(rows []string)) (ft fileText, exists bo
 
 // readText reads r (whose size is probably size) into one string, reading
 // at most maxFileBytes+1 bytes. The string is the only copy of the text:
-// the rows are slices of it, so a file costs its size once plus a string
-// header per row. Reading into a []byte and converting would copy the text
+// the rows are found in it (rowStore), so a file costs its size once.
+// Reading into a []byte and converting would copy the text
 // a second time, and growing the buffer as the bytes come (io.ReadAll)
 // leaves about the file's size again in garbage, which the collector
 // (relaxed while the editor runs) keeps resident for a long while.
 //
-// With head non-nil and size over headBytes, head gets the rows of the
-// first headBytes before the rest is read. The Builder never changes bytes
-// it holds, so they are slices of the final text (or, if the file grew
-// past size, of an earlier copy that stays valid).
-func readText(r io.Reader, size int64, head func(rows []string)) (string, error) {
-	var sb strings.Builder
-	sb.Grow(int(min(max(size, 0), maxFileBytes+1)))
-	buf := make([]byte, 256<<10)
+// With head non-nil and size over twice headBytes, head gets the first
+// headBytes before the rest is read, and before the text's string is
+// allocated: an allocation of 1 GB starts a collection, which the first
+// frame then shared the cores with. Those bytes are copied into the text
+// after (their rows stay slices of the copy head got).
+func readText(r io.Reader, size int64, head func(s string)) (string, error) {
 	lr := io.LimitReader(r, maxFileBytes+1)
-	if head != nil && size > headBytes {
-		if _, err := io.CopyBuffer(&sb, io.LimitReader(lr, headBytes), buf); err != nil {
+	var first string
+	if head != nil && size > 2*headBytes {
+		hb := make([]byte, headBytes)
+		n, err := io.ReadFull(lr, hb)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 			return "", err
 		}
-		s := sb.String()
-		if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-			head(splitString(s[:i+1]).lines)
-		}
+		first = string(hb[:n])
+		head(first)
 	}
-	if _, err := io.CopyBuffer(&sb, lr, buf); err != nil {
+	var sb strings.Builder
+	sb.Grow(int(min(max(size, 0), maxFileBytes+1)))
+	sb.WriteString(first)
+	if _, err := io.CopyBuffer(&sb, lr, make([]byte, 256<<10)); err != nil {
 		return "", err
 	}
 	return sb.String(), nil
 }
 
+// readTail returns the complete rows of f's last headBytes (f being size
+// bytes long), nil when they hold no line break or cannot be read: the
+// preview goes without its end then, and the whole read reports errors.
+func readTail(f *os.File, size int64) []string {
+	buf := make([]byte, headBytes)
+	n, err := f.ReadAt(buf, size-headBytes)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil
+	}
+	s := string(buf[:n])
+	i := strings.IndexByte(s, '\n')
+	if i < 0 || i == len(s)-1 {
+		return nil
+	}
+	ft := splitString(s[i+1:])
+	return ft.lines.all()
+}
+
 // splitText is splitString over a copy of data.
 func splitText(data []byte) fileText { return splitString(string(data)) }
 
-// splitString splits a file's text into rows, which are slices of s (no
-// row is copied). It counts the rows first, so the slice of rows is
-// allocated once at its final size, and it allocates the per-row line
-// endings only when a second kind of line break turns up.
+// splitString splits a file's text into rows, which are found in s when
+// asked for (rawText): no row is copied, and no string header is kept
+// per row. It allocates the per-row line endings only when a second kind
+// of line break turns up.
 func splitString(s string) fileText {
 	ft := fileText{text: s}
 	ft.binary = strings.IndexByte(s[:min(len(s), 8<<10)], 0) >= 0
 	if len(s) == 0 {
-		ft.lines = []string{""}
+		ft.lines = newRows([]string{""})
 		return ft
 	}
 	ft.eol = s[len(s)-1] == '\n'
+	body := s
 	if ft.eol {
-		s = s[:len(s)-1]
+		body = s[:len(s)-1]
 	}
-	n := strings.Count(s, "\n") + 1
-	ft.lines = make([]string, n)
+	n := strings.Count(body, "\n") + 1
+	raw := &rawText{text: s, n: n, cp: make([]uint32, (n+rawStride-1)/rawStride)}
 	// ends[i] says whether row i's line break is CRLF; it exists only once
 	// both kinds were seen, so each row of a mixed file is saved back with
 	// its own.
 	var ends []bool
 	crlfRows, lfRows := 0, 0
-	for row := 0; ; row++ {
-		i := strings.IndexByte(s, '\n')
-		line := s
-		if i >= 0 {
-			line = s[:i]
+	off := 0
+	for row := 0; row < n; row++ {
+		if row&(rawStride-1) == 0 {
+			raw.cp[row>>rawShift] = uint32(off)
 		}
+		i := strings.IndexByte(body[off:], '\n')
 		// The last row has a line break only when the file ends with one,
 		// and a CR without a LF after it is text.
-		hasBreak := i >= 0 || ft.eol
-		crlf := hasBreak && len(line) > 0 && line[len(line)-1] == '\r'
-		if crlf {
-			line = line[:len(line)-1]
+		end := off + i
+		if i < 0 {
+			end = len(body)
 		}
-		ft.lines[row] = line
+		hasBreak := i >= 0 || ft.eol
+		crlf := hasBreak && end > off && body[end-1] == '\r'
 		if hasBreak {
 			if crlf {
 				crlfRows++
@@ -176,11 +209,9 @@ func splitString(s string) fileText {
 				ends[row] = crlf
 			}
 		}
-		if i < 0 {
-			break
-		}
-		s = s[i+1:]
+		off = end + 1
 	}
+	ft.lines = rawRows(raw)
 	switch {
 	case ends != nil:
 		ft.ends = ends
@@ -193,15 +224,15 @@ func splitString(s string) fileText {
 
 // joinText is the inverse of splitText: row i ends with CRLF when ends[i]
 // (ends non-nil) or crlf (ends nil).
-func joinText(lines []string, eol, crlf bool, ends []bool) []byte {
-	n := 0
-	for _, l := range lines {
+func joinText(lines *rowStore, eol, crlf bool, ends []bool) []byte {
+	n, last := 0, lines.len()-1
+	for _, l := range lines.rows(0, last+1) {
 		n += len(l) + 2
 	}
 	out := make([]byte, 0, n)
-	for i, l := range lines {
+	for i, l := range lines.rows(0, last+1) {
 		out = append(out, l...)
-		if i == len(lines)-1 && !eol {
+		if i == last && !eol {
 			break
 		}
 		if (ends == nil && crlf) || (ends != nil && ends[i]) {

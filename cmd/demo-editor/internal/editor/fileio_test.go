@@ -67,7 +67,7 @@ func TestReadFileText(t *testing.T) {
 	ft, exists, err := readFileText(filepath.Join(dir, "nope"), nil)
 	require.NoError(t, err)
 	require.False(t, exists)
-	require.Equal(t, []string{""}, ft.lines)
+	require.Equal(t, []string{""}, ft.lines.all())
 	_, _, err = readFileText(dir, nil)
 	require.Error(t, err)
 	big := filepath.Join(dir, "big")
@@ -100,7 +100,7 @@ func TestReadFileTextAllocatesTheTextOnce(t *testing.T) {
 	ft, _, err := readFileText(path, nil)
 	goruntime.ReadMemStats(&after)
 	require.NoError(t, err)
-	require.Len(t, ft.lines, rows)
+	require.Len(t, ft.lines.all(), rows)
 	require.Nil(t, ft.ends, "one kind of line break: no per-row endings")
 	allocated := after.TotalAlloc - before.TotalAlloc
 	limit := uint64(len(text) + rows*16 + 1<<20) // the text, the row headers, a read buffer
@@ -114,7 +114,7 @@ func TestSplitTextMixedEndings(t *testing.T) {
 	require.Equal(t, []bool{false, false, true, false}, ft.ends)
 	require.Equal(t, [2]int{1, 2}, [2]int{ft.crlfRows, ft.lfRows})
 	ft = splitText([]byte("a\r\nb\r\nc\nd\r\n"))
-	require.Equal(t, []string{"a", "b", "c", "d"}, ft.lines)
+	require.Equal(t, []string{"a", "b", "c", "d"}, ft.lines.all())
 	require.Equal(t, []bool{true, true, false, true}, ft.ends)
 	ft = splitText([]byte("a\r\nb\r\n"))
 	require.Nil(t, ft.ends)

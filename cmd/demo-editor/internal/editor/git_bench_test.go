@@ -58,7 +58,7 @@ func TestGitGutterLatency(t *testing.T) {
 			done := make(chan [2]time.Duration, 1)
 			shown := func(e *session) bool {
 				if !trusted {
-					return strings.HasPrefix(e.cur.lines[row], "x")
+					return strings.HasPrefix(e.cur.lines.row(row), "x")
 				}
 				s, ok := e.cur.rangeSign(row)
 				return ok && s.text == "~"

@@ -101,7 +101,7 @@ func (g *gitEditor) bufLines() []string {
 	g.e.call(func() {
 		for _, b := range g.e.bufs {
 			if b.path == g.path {
-				out = slices.Clone(b.lines)
+				out = slices.Clone(b.lines.all())
 			}
 		}
 	})

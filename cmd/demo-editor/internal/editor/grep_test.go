@@ -111,7 +111,7 @@ func TestLiveGrepSupersedesAndNeverShowsStaleResults(t *testing.T) {
 	var lines []string
 	h.e.call(func() {
 		h.e.afterShow = nil
-		lines = append(lines, h.e.cur.lines...)
+		lines = append(lines, h.e.cur.lines.all()...)
 	})
 	require.Empty(t, stale, "results of the superseded search showed under the new query")
 	require.Equal(t, 2, len(lines), "the view holds the header and the one match: %q", lines)

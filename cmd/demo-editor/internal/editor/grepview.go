@@ -72,15 +72,15 @@ func (e *session) luaGrepView(L *lua.LState) int {
 	e.stopGrepView(b)
 	// The old view's rows go with it: nothing needs their references.
 	b.gv = nil
-	if len(b.lines) > 1 {
-		b.spliceLines(1, len(b.lines), nil)
+	if b.lines.len() > 1 {
+		b.spliceLines(1, b.lines.len(), nil)
 	}
 	batch := e.opts.grepBatch
 	if batch == 0 {
 		batch = 1_000_000
 	}
 	id := grepjob.DispatchBlocks(e.rt, spec, runtime.DispatchOptions{Key: key, MaxBatch: batch})
-	b.gv = &grepView{job: id, base: len(b.lines), state: "running", onUpdate: onUpdate}
+	b.gv = &grepView{job: id, base: b.lines.len(), state: "running", onUpdate: onUpdate}
 	if e.grepViews == nil {
 		e.grepViews = map[runtime.JobID]*buffer{}
 	}
@@ -165,12 +165,11 @@ func (e *session) takeGrepBatches(batches []runtime.StreamBatch) {
 		}
 		gv := b.gv
 		if n := sb.Len(); n > 0 {
-			first := len(b.lines)
+			first := b.lines.len()
 			for _, blk := range grepjob.BlocksOf(*sb) {
 				gv.matches.append(blk)
 			}
 			gv.count += n
-			growRows(b, n)
 			for k := 0; k < n; k += len(blankRows) {
 				b.spliceLines(first+k, first+k, blankRows[:min(n-k, len(blankRows))])
 			}
@@ -216,7 +215,7 @@ func (e *session) takeGrepBatches(batches []runtime.StreamBatch) {
 func (e *session) formatGrepRow(b *buffer, row int) {
 	gv := b.gv
 	i := row - gv.base
-	if gv.orphaned || i < 0 || i >= gv.matches.len() || b.lines[row] != "" {
+	if gv.orphaned || i < 0 || i >= gv.matches.len() || b.lines.row(row) != "" {
 		return
 	}
 	m := gv.matches.at(i)
@@ -230,7 +229,7 @@ func (e *session) formatGrepRow(b *buffer, row int) {
 	if b.snap != nil {
 		b.ownLines()
 	}
-	b.lines[row] = string(text)
+	b.lines.set(row, string(text))
 	spans := make([]hlSpan, 0, 1+len(m.Spans))
 	spans = append(spans, hlSpan{0, prefix - 2, e.faces.intern("dim")})
 	match := e.faces.intern("match")
@@ -278,17 +277,6 @@ func (c *matchChunks) append(blk *grepjob.MatchBlock) {
 // are formatted when shown): spliceLines copies them, so one array serves
 // every batch.
 var blankRows [4096]string
-
-// growRows makes room for n more rows in b's lines, doubling: append grows
-// a large slice by a quarter at a time, so a view filling with 150,000 rows
-// copied every row dozens of times over; doubling copies them at most twice
-// in all. (Highlights keep only the rows that have colours, and the view's
-// rows keep no references of their own, see refAt.)
-func growRows(b *buffer, n int) {
-	if need := len(b.lines) + n; need > cap(b.lines) {
-		b.lines = slices.Grow(b.lines, max(n, len(b.lines)))
-	}
-}
 
 func (e *session) installGrepViewAPI(api *lua.LTable) {
 	e.L.SetFuncs(api, map[string]lua.LGFunction{

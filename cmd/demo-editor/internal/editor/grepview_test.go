@@ -77,8 +77,8 @@ func TestLiveGrepCountsFromTheJobAndFormatsShownRows(t *testing.T) {
 	var formatted, total int
 	h.e.call(func() {
 		b := h.e.cur
-		total = len(b.lines)
-		for _, l := range b.lines {
+		total = b.lines.len()
+		for _, l := range b.lines.all() {
 			if l != "" {
 				formatted++
 			}
@@ -92,7 +92,7 @@ func TestLiveGrepCountsFromTheJobAndFormatsShownRows(t *testing.T) {
 	// Which file's matches sit at row 15000 depends on the order the
 	// fanout finished in, so the wait is for the cursor's own row.
 	var line string
-	h.e.call(func() { line = h.e.cur.lines[h.e.cur.cursor.Row] })
+	h.e.call(func() { line = h.e.cur.lines.row(h.e.cur.cursor.Row) })
 	require.Regexp(t, `^f\d\d\.txt:\d+: alpha \d+ \d+$`, line, "the cursor's row is formatted")
 	h.waitScreen("the cursor's row drawn", func(rows []string) bool { return anyContains(rows, line) })
 }
@@ -170,7 +170,7 @@ func TestGrepViewRowsPointAtTheirMatches(t *testing.T) {
 	require.Equal(t, "a.txt:2:0", matchAt(2))
 	require.Equal(t, "a.txt:4:0", matchAt(3))
 	var second string
-	h.e.call(func() { h.e.formatGrepRow(h.e.bufs[buf], 3); second = h.e.bufs[buf].lines[3] })
+	h.e.call(func() { h.e.formatGrepRow(h.e.bufs[buf], 3); second = h.e.bufs[buf].lines.row(3) })
 	require.Equal(t, "a.txt:4: alpha there", second, "the moved view formats the right match")
 
 	// A script rewrites a match row: the view lets go of its rows, which

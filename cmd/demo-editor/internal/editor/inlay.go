@@ -61,7 +61,7 @@ func (b *buffer) inlayWidth(row, col int) int {
 // the byte column of the text under it; a click on a label lands on the
 // column it stands before.
 func (b *buffer) textCol(row, x int) int {
-	line := b.lines[row]
+	line := b.lines.row(row)
 	shift := 0
 	for _, in := range b.inlaysOnRow(row) {
 		at := displayCol(line, min(in.at.Col, len(line))) + shift
@@ -174,11 +174,11 @@ func (e *session) luaSetInlays(L *lua.LState) int {
 			}
 			f = e.faces.intern(string(gs))
 		}
-		if nums[0] >= len(b.lines) || text == "" {
+		if nums[0] >= b.lines.len() || text == "" {
 			continue
 		}
 		s := inlayText(string(text))
-		out = append(out, inlay{at: pos{nums[0], min(nums[1], len(b.lines[nums[0]]))}, text: s, width: displayCol(s, len(s)), face: f})
+		out = append(out, inlay{at: pos{nums[0], min(nums[1], len(b.lines.row(nums[0])))}, text: s, width: displayCol(s, len(s)), face: f})
 	}
 	slices.SortStableFunc(out, func(a, b inlay) int {
 		return cmp.Or(cmp.Compare(a.at.Row, b.at.Row), cmp.Compare(a.at.Col, b.at.Col))

@@ -275,10 +275,9 @@ func (e *session) journalWrite(b *buffer) {
 	total := jn.cost + cost
 	switch {
 	case jn.snapshot || small || compact:
-		// The rows are shared with the buffer, which edits rows in place:
-		// the worker gets its own array (the strings themselves never
-		// change).
-		lines, ends, eol, crlf := slices.Clone(b.lines), slices.Clone(b.ends), b.eol, b.crlf
+		// The worker gets a frozen copy of the rows (the buffer's later
+		// edits never reach it) and its own line endings.
+		lines, ends, eol, crlf := b.lines.freeze(), slices.Clone(b.ends), b.eol, b.crlf
 		jn.snapshot = false
 		total = 0
 		work = func() (int64, int, int64, error) {
@@ -419,7 +418,7 @@ func findJournal(dir, path string, ft fileText, base journal.Base) *recoveryOffe
 		start = splitText(j.Snapshot)
 	}
 	o.rec, o.cost, o.err = replay(start, j.Edits)
-	if o.err == nil && o.matches && len(ft.text) < journalSmall && string(joinText(o.rec.lines, o.rec.eol, o.rec.crlf, o.rec.ends)) == ft.text {
+	if o.err == nil && o.matches && len(ft.text) < journalSmall && string(joinText(&o.rec.lines, o.rec.eol, o.rec.crlf, o.rec.ends)) == ft.text {
 		// The edits came back to the file's text (undone or saved, then
 		// a crash before the journal went): nothing to ask about.
 		_ = journal.Remove(dir, path)
@@ -437,18 +436,18 @@ func journalFile(dir, path string) string { return dir + string(os.PathSeparator
 // editor applied them, and returns the text they make. An edit outside the
 // text is an error matching errJournalReplay: nothing is applied in part.
 func replay(ft fileText, edits []journal.Edit) (_ fileText, cost int64, _ error) {
-	// The rows are the buffer's too (the file's text as read): edits in
-	// place must not reach them.
-	ft.lines, ft.ends = slices.Clone(ft.lines), slices.Clone(ft.ends)
+	// The rows are the buffer's too (the file's text as read): edits
+	// must not reach them.
+	ft.lines, ft.ends = ft.lines.clone(), slices.Clone(ft.ends)
 	rb := newBuffer(0, "")
 	rb.load(ft)
 	for i, ed := range edits {
 		s, en := pos{ed.Row, ed.Col}, pos{ed.EndRow, ed.EndCol}
 		if rb.validPos(s) != nil || rb.validPos(en) != nil || en.before(s) {
 			return fileText{}, 0, fmt.Errorf("%w: edit %d of %d replaces %d:%d to %d:%d in a text of %d rows", errJournalReplay,
-				i+1, len(edits), ed.Row+1, ed.Col, ed.EndRow+1, ed.EndCol, len(rb.lines))
+				i+1, len(edits), ed.Row+1, ed.Col, ed.EndRow+1, ed.EndCol, rb.lines.len())
 		}
-		cost += replayCost(s, en, ed.Text, len(rb.lines))
+		cost += replayCost(s, en, ed.Text, rb.lines.len())
 		rb.replace(s, en, ed.Text, ed.Ends)
 	}
 	return fileText{lines: rb.lines, ends: rb.ends, eol: rb.eol, crlf: rb.crlf}, cost, nil

@@ -384,7 +384,7 @@ func (e *session) moveCursor(b *buffer, how string) bool {
 		b.setCursor(pos{b.cursor.Row, 0})
 		b.wantCol = -1
 	case "end":
-		b.setCursor(pos{b.cursor.Row, len(b.lines[b.cursor.Row])})
+		b.setCursor(pos{b.cursor.Row, len(b.lines.row(b.cursor.Row))})
 		b.wantCol = -1
 	case "pgup":
 		e.movePage(b, -1)
@@ -393,7 +393,7 @@ func (e *session) moveCursor(b *buffer, how string) bool {
 	case "top":
 		b.setCursor(pos{})
 	case "bottom":
-		b.setCursor(pos{len(b.lines) - 1, len(b.lines[len(b.lines)-1])})
+		b.setCursor(pos{b.lines.len() - 1, len(b.lines.row(b.lines.len() - 1))})
 	default:
 		return false
 	}

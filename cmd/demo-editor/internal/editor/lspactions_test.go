@@ -37,7 +37,7 @@ func (h *harness) codeAction(title string) {
 		if e.cur.name != "*code actions*" {
 			return false
 		}
-		for i, l := range e.cur.lines {
+		for i, l := range e.cur.lines.all() {
 			if strings.HasPrefix(l, title) {
 				e.cur.setCursor(pos{i, 0})
 				return true

@@ -163,7 +163,7 @@ func TestGoplsCodeActionFillStruct(t *testing.T) {
 		if e.cur.name != "*code actions*" {
 			return false
 		}
-		for _, l := range e.cur.lines {
+		for _, l := range e.cur.lines.all() {
 			if strings.HasPrefix(l, "Fill S") {
 				return true
 			}
@@ -172,8 +172,8 @@ func TestGoplsCodeActionFillStruct(t *testing.T) {
 	})
 	var header string
 	h.e.call(func() {
-		header = h.e.cur.lines[0]
-		for i, l := range h.e.cur.lines {
+		header = h.e.cur.lines.row(0)
+		for i, l := range h.e.cur.lines.all() {
 			if strings.HasPrefix(l, "Fill S") {
 				h.e.cur.setCursor(pos{i, 0})
 			}
@@ -206,7 +206,7 @@ func TestGoplsCodeActionAddTest(t *testing.T) {
 		if e.cur.name != "*code actions*" {
 			return false
 		}
-		for i, l := range e.cur.lines {
+		for i, l := range e.cur.lines.all() {
 			if strings.HasPrefix(l, "Add test for A") {
 				row = i
 				e.cur.setCursor(pos{i, 0})

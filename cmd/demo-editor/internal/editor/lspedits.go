@@ -43,8 +43,8 @@ func (l *editLog) record(b *buffer, s, e pos, text string) {
 		return
 	}
 	l.edits = append(l.edits, lspEdit{
-		line: s.Row, col: textpos.Units(b.lines[s.Row], s.Col, textpos.UTF16),
-		endLine: e.Row, endCol: textpos.Units(b.lines[e.Row], e.Col, textpos.UTF16),
+		line: s.Row, col: textpos.Units(b.lines.row(s.Row), s.Col, textpos.UTF16),
+		endLine: e.Row, endCol: textpos.Units(b.lines.row(e.Row), e.Col, textpos.UTF16),
 		byteCol: s.Col, endByteCol: e.Col,
 		text: text,
 	})
@@ -120,13 +120,13 @@ type textEdit struct {
 // column 0) is the end of the text, as servers send for "to the end".
 func lspPos(b *buffer, line, col int, enc textpos.Encoding) (pos, error) {
 	switch {
-	case line < len(b.lines):
-		return pos{line, textpos.ByteCol(b.lines[line], col, enc)}, nil
-	case line == len(b.lines) && col == 0:
-		last := len(b.lines) - 1
-		return pos{last, len(b.lines[last])}, nil
+	case line < b.lines.len():
+		return pos{line, textpos.ByteCol(b.lines.row(line), col, enc)}, nil
+	case line == b.lines.len() && col == 0:
+		last := b.lines.len() - 1
+		return pos{last, len(b.lines.row(last))}, nil
 	}
-	return pos{}, fmt.Errorf("line %d is past the end of %s (%d rows)", line, b.name, len(b.lines))
+	return pos{}, fmt.Errorf("line %d is past the end of %s (%d rows)", line, b.name, b.lines.len())
 }
 
 // luaApplyTextEdits is ed.apply_text_edits(buf, edits): every edit {line,

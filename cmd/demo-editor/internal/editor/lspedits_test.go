@@ -14,7 +14,7 @@ import (
 func TestEditLogRecordsIncrementalUTF16Edits(t *testing.T) {
 	b := newBuffer(1, "x.go")
 	b.path = "/src/x.go"
-	b.load(fileText{lines: []string{"héllo 😀x", "second"}})
+	b.load(fileText{lines: newRows([]string{"héllo 😀x", "second"})})
 	require.True(t, b.edits.overflow, "a load must ask for a resync")
 	b.edits = editLog{}
 

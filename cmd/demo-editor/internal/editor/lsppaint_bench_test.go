@@ -103,7 +103,7 @@ func TestSemanticPaintFrames(t *testing.T) {
 				if b.path != path {
 					return false
 				}
-				for r := max(len(b.lines)-15, 0); r < len(b.lines); r++ {
+				for r := max(b.lines.len()-15, 0); r < b.lines.len(); r++ {
 					if len(b.sem.row(r)) > 0 {
 						whole = time.Since(start)
 						return true
@@ -131,7 +131,7 @@ func TestSemanticPaintFrames(t *testing.T) {
 			want := i + 1
 			h.untilLong("the keystroke's delta painted", func(e *session) bool {
 				b := e.cur
-				return strings.Count(b.lines[4], "y") == want && (!on || b.semRev == b.rev)
+				return strings.Count(b.lines.row(4), "y") == want && (!on || b.semRev == b.rev)
 			})
 			if !on {
 				time.Sleep(20 * time.Millisecond)

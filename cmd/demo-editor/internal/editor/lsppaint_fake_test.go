@@ -309,7 +309,7 @@ func TestInlayHintsAskOnlyTheVisibleRows(t *testing.T) {
 			for _, in := range h.e.cur.inlays {
 				require.True(t, in.at.Row >= top && in.at.Row < bottom, "hint on row %d, outside the visible rows [%d, %d)", in.at.Row, top, bottom)
 				require.Equal(t, fmt.Sprintf(" row%d", in.at.Row), in.text)
-				require.Equal(t, len(h.e.cur.lines[in.at.Row]), in.at.Col, "at the end of its row")
+				require.Equal(t, len(h.e.cur.lines.row(in.at.Row)), in.at.Col, "at the end of its row")
 			}
 		})
 		for _, l := range paintLog(t, logPath) {
@@ -354,7 +354,7 @@ func TestSemanticTokensOfOlderTextAreNeverPainted(t *testing.T) {
 	h.untilLong("the last keystroke's tokens painted", func(e *session) bool {
 		b := e.cur
 		sp := b.sem.row(2)
-		return b.lines[2] == "// SLOWabcdef" && b.semRev == b.rev && len(sp) == 1 && sp[0].end == len(b.lines[2])
+		return b.lines.row(2) == "// SLOWabcdef" && b.semRev == b.rev && len(sp) == 1 && sp[0].end == len(b.lines.row(2))
 	})
 	cancels := 0
 	for _, l := range paintLog(t, logPath) {

@@ -31,8 +31,8 @@ func semGroupAt(e *session, b *buffer, row, col int) string {
 // semLayer copies b's semantic spans of rows [0, n) as group names, for
 // comparing two paints.
 func semLayer(e *session, b *buffer) [][]string {
-	out := make([][]string, len(b.lines))
-	for r := range b.lines {
+	out := make([][]string, b.lines.len())
+	for r := range b.lines.all() {
 		for _, sp := range b.sem.row(r) {
 			out[r] = append(out[r], fmt.Sprintf("%d-%d:%s", sp.start, sp.end, e.faces.names[sp.face]))
 		}
@@ -47,18 +47,18 @@ func checkSemanticAfterEdit(t *testing.T, h *harness, typed string, newRowWord s
 	t.Helper()
 	h.e.call(func() {
 		b := h.e.cur
-		b.setCursor(pos{len(b.lines) - 1, len(b.lines[len(b.lines)-1])})
+		b.setCursor(pos{b.lines.len() - 1, len(b.lines.row(b.lines.len() - 1))})
 	})
 	h.key(tcell.KeyEnter)
 	h.typeText(typed)
 	lastRow := 0
 	h.until("the edit typed", func(e *session) bool {
-		lastRow = len(e.cur.lines) - 1
-		return strings.Contains(e.cur.lines[lastRow], newRowWord)
+		lastRow = e.cur.lines.len() - 1
+		return strings.Contains(e.cur.lines.row(lastRow), newRowWord)
 	})
 	h.untilLong("semantic colours for the edited text, on its new row", func(e *session) bool {
 		b := e.cur
-		col := strings.Index(b.lines[lastRow], newRowWord)
+		col := strings.Index(b.lines.row(lastRow), newRowWord)
 		return b.semRev == b.rev && semGroupAt(e, b, lastRow, col) != ""
 	})
 	var painted [][]string
@@ -151,7 +151,7 @@ func TestInlayHintsAgainstGopls(t *testing.T) {
 	})
 	h.e.call(func() {
 		b := h.e.cur
-		require.Equal(t, "\tx := add(1, 2)", b.lines[5], "the text holds no hint")
+		require.Equal(t, "\tx := add(1, 2)", b.lines.row(5), "the text holds no hint")
 		require.True(t, slices.ContainsFunc(b.inlays, func(in inlay) bool { return in.text == "a: " && in.at == pos{5, 10} }), "%+v", b.inlays)
 	})
 	// The cursor on the 1 stands after "a: ": its screen column is the
@@ -160,7 +160,7 @@ func TestInlayHintsAgainstGopls(t *testing.T) {
 	h.until("the cursor on the 1", func(e *session) bool { return e.cur.cursor == pos{5, 10} })
 	h.e.call(func() {
 		b := h.e.cur
-		want := displayCol(b.lines[5], 10) + len(" int") + len("a: ") + h.e.gutterWidth(b) - b.left
+		want := displayCol(b.lines.row(5), 10) + len(" int") + len("a: ") + h.e.gutterWidth(b) - b.left
 		x, _, _ := h.scr.GetCursor()
 		require.Equal(t, want, x, "the cursor is drawn on the 1, after the hints before it")
 	})

@@ -31,7 +31,8 @@ func TestSemanticSpansTurnTokensIntoRowSpans(t *testing.T) {
 		{Line: 2, Col: 0, Len: 1, Type: 9},          // a type past the legend
 		{Line: 7, Col: 0, Len: 1, Type: 0},          // a row past the end
 	}
-	got := semanticSpans(toks, lines, faces)
+	rows := newRows(lines)
+	got := semanticSpans(toks, &rows, faces)
 	require.Equal(t, []hlSpan{{0, 6, 5}, {7, 12, 6}}, got.row(0))
 	require.Equal(t, []hlSpan{{2, 6, 7}, {7, 9, 7}}, got.row(1))
 	require.Empty(t, got.row(2))

@@ -279,8 +279,8 @@ func (e *session) luaFileLines(L *lua.LState) int {
 			}
 			out := e.L.CreateTable(0, len(rows))
 			for _, r := range rows {
-				if r < len(ft.lines) {
-					out.RawSetInt(r, lua.LString(ft.lines[r]))
+				if r < ft.lines.len() {
+					out.RawSetInt(r, lua.LString(ft.lines.row(r)))
 				}
 			}
 			e.callLua(onDone, "file_lines on_done", out)

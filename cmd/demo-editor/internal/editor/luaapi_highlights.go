@@ -20,7 +20,7 @@ func (e *session) addHighlights(L *lua.LState, fname string, b *buffer, n int) {
 	if !ok {
 		argErr(L, fname, n, "spans", "a list of spans")
 	}
-	lineLen := func(r int) int { return len(b.lines[r]) }
+	lineLen := func(r int) int { return len(b.lines.row(r)) }
 	for i := 1; i <= t.Len(); i++ {
 		st, ok := t.RawGetInt(i).(*lua.LTable)
 		if !ok {
@@ -38,7 +38,7 @@ func (e *session) addHighlights(L *lua.LState, fname string, b *buffer, n int) {
 		if !ok {
 			L.RaiseError("pmacs.editor.%s: span %d field 'group' expected a string", fname, i)
 		}
-		b.hl.add(pos{nums[0], nums[1]}, pos{nums[2], nums[3]}, e.faces.intern(string(group)), len(b.lines), lineLen)
+		b.hl.add(pos{nums[0], nums[1]}, pos{nums[2], nums[3]}, e.faces.intern(string(group)), b.lines.len(), lineLen)
 	}
 	b.markDirty(0)
 }

@@ -114,7 +114,7 @@ ed.set_cursor(buf, 3, 0)
 	fn := <-e.calls // the read's completion, as the loop would run it
 	fn()
 	require.False(t, b.loading)
-	require.Equal(t, []string{""}, b.lines, "a missing file opens empty")
+	require.Equal(t, []string{""}, b.lines.all(), "a missing file opens empty")
 	require.Equal(t, pos{0, 0}, b.cursor, "the pending cursor was clamped to the text")
 }
 

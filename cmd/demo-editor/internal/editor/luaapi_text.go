@@ -24,10 +24,10 @@ func rowRange(L *lua.LState, fname string, b *buffer, n int) (int, int) {
 	start := intArg(L, fname, n, "start")
 	end := optIntArg(L, fname, n+1, "end", -1)
 	if end < 0 {
-		end = len(b.lines)
+		end = b.lines.len()
 	}
-	if start < 0 || start > len(b.lines) || end < start || end > len(b.lines) {
-		L.RaiseError("pmacs.editor.%s: rows [%d, %d) are outside buffer %d (%d rows)", fname, start, end, b.id, len(b.lines))
+	if start < 0 || start > b.lines.len() || end < start || end > b.lines.len() {
+		L.RaiseError("pmacs.editor.%s: rows [%d, %d) are outside buffer %d (%d rows)", fname, start, end, b.id, b.lines.len())
 	}
 	return start, end
 }
@@ -41,7 +41,7 @@ func (e *session) luaGetLines(L *lua.LState) int {
 		}
 	}
 	out := L.CreateTable(end-start, 0)
-	for _, l := range b.lines[start:end] {
+	for _, l := range b.lines.rows(start, end) {
 		out.Append(lua.LString(l))
 	}
 	return push(L, out)
@@ -73,7 +73,7 @@ func (e *session) luaAppendLines(L *lua.LState) int {
 	lines := linesArg(L, "append_lines", 2)
 	if b.noUndo {
 		b.appendLines(lines)
-	} else if err := b.setLines(len(b.lines), len(b.lines), lines); err != nil {
+	} else if err := b.setLines(b.lines.len(), b.lines.len(), lines); err != nil {
 		L.RaiseError("pmacs.editor.append_lines: %v", err)
 	}
 	return 0
@@ -97,8 +97,8 @@ func (e *session) luaAppendMatches(L *lua.LState) int {
 		argErr(L, fname, 2, "matches", "a list of grep matches")
 	}
 	n := t.Len()
-	first := len(b.lines)
-	if len(b.lines) == 1 && b.lines[0] == "" {
+	first := b.lines.len()
+	if b.lines.len() == 1 && b.lines.row(0) == "" {
 		first = 0
 	}
 	// A frame of a streaming search appends hundreds of rows: they share

@@ -34,7 +34,7 @@ func (e *session) luaVisibleRows(L *lua.LState) int {
 // view if it would leave it.
 func (e *session) luaScroll(L *lua.LState) int {
 	b := e.bufArg(L, "scroll", 1)
-	top := min(max(intArg(L, "scroll", 2, "top"), 0), len(b.lines)-1)
+	top := min(max(intArg(L, "scroll", 2, "top"), 0), b.lines.len()-1)
 	b.top = top
 	h := e.windowHeight()
 	if b.cursor.Row < top || b.cursor.Row >= top+h {

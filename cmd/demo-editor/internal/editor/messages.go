@@ -22,11 +22,11 @@ func (e *session) setMessage(text string, isErr bool) {
 func (e *session) logMessage(text string) {
 	m := e.messages
 	m.appendLines(strings.Split(strings.TrimRight(text, "\n"), "\n"))
-	if over := len(m.lines) - maxMessages; over > 0 {
+	if over := m.lines.len() - maxMessages; over > 0 {
 		m.spliceLines(0, over, nil)
 	}
 	// Keep the newest message in view when *messages* is shown.
-	m.cursor = pos{len(m.lines) - 1, 0}
+	m.cursor = pos{m.lines.len() - 1, 0}
 }
 
 // message shows and logs an informational message. An error already on

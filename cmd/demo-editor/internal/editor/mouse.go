@@ -36,7 +36,7 @@ func (e *session) handleMouse(ev *tcell.EventMouse) {
 	if y < 0 || y >= e.windowHeight() {
 		return
 	}
-	row := min(b.top+y, len(b.lines)-1)
+	row := min(b.top+y, b.lines.len()-1)
 	p := b.clampPos(pos{row, b.textCol(row, max(x-e.gutterWidth(b), 0)+b.left)})
 	if !e.mouse.down || e.mouse.buf != b {
 		e.setMessage("", false)
@@ -60,14 +60,14 @@ func (e *session) handleMouse(ev *tcell.EventMouse) {
 func (e *session) scrollBy(b *buffer, n int) {
 	h := e.windowHeight()
 	margin := min(2, (h-1)/2)
-	b.top = min(max(b.top+n, 0), max(len(b.lines)-h, 0))
+	b.top = min(max(b.top+n, 0), max(b.lines.len()-h, 0))
 	row := b.cursor.Row
 	if row < b.top+margin && b.top > 0 {
 		row = b.top + margin
 	} else if row >= b.top+h-margin {
 		row = b.top + h - margin - 1
 	}
-	row = min(max(row, 0), len(b.lines)-1)
+	row = min(max(row, 0), b.lines.len()-1)
 	if row != b.cursor.Row {
 		e.moveVert(b, row-b.cursor.Row)
 	}

@@ -98,7 +98,7 @@ func TestOpeningAFileMakesItsMarkedAncestorTheProject(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitText("exited with code 0")
 	var out []string
-	h.e.call(func() { out = append(out, h.e.cur.lines...) })
+	h.e.call(func() { out = append(out, h.e.cur.lines.all()...) })
 	require.Equal(t, tools, out[1])
 
 	h.ctrl('d')

@@ -71,7 +71,7 @@ func TestFiftyMegabyteFileJournalsEditsAndRecoversExactly(t *testing.T) {
 	replayed := time.Since(start) - read - hashed
 	require.NotNil(t, o)
 	require.NoError(t, o.err)
-	got := string(joinText(o.rec.lines, o.rec.eol, o.rec.crlf, o.rec.ends))
+	got := string(joinText(&o.rec.lines, o.rec.eol, o.rec.crlf, o.rec.ends))
 	require.False(t, o.snapshot)
 	require.Equal(t, 500, o.edits)
 	require.True(t, o.matches)

@@ -80,10 +80,10 @@ func recovered(t testing.TB, e *session, path string) (string, *recoveryOffer) {
 	o := findJournal(e.jdir, path, ft, baseOf(ft))
 	require.NotNil(t, o, "no journal for %s", path)
 	require.NoError(t, o.err)
-	return string(joinText(o.rec.lines, o.rec.eol, o.rec.crlf, o.rec.ends)), o
+	return string(joinText(&o.rec.lines, o.rec.eol, o.rec.crlf, o.rec.ends)), o
 }
 
-func savedForm(b *buffer) string { return string(joinText(b.lines, b.eol, b.crlf, b.ends)) }
+func savedForm(b *buffer) string { return string(joinText(&b.lines, b.eol, b.crlf, b.ends)) }
 
 func journalExists(e *session, path string) bool {
 	_, err := os.Stat(filepath.Join(e.jdir, journal.Name(path)))
@@ -407,7 +407,7 @@ func TestReplayRefusesEditsOutsideTheText(t *testing.T) {
 	}
 	got, _, err := replay(ft, []journal.Edit{{Row: 0, Col: 1, EndRow: 1, EndCol: 1, Text: "X"}})
 	require.NoError(t, err)
-	require.Equal(t, "aXd\n", string(joinText(got.lines, got.eol, got.crlf, got.ends)))
+	require.Equal(t, "aXd\n", string(joinText(&got.lines, got.eol, got.crlf, got.ends)))
 }
 
 // A journal whose edits come back to the file's text asks nothing: it

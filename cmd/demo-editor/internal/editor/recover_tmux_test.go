@@ -65,7 +65,7 @@ func TestKillNineThenRecoverUnderTmux(t *testing.T) {
 				ft, _, err := readFileText(file, nil)
 				require.NoError(t, err)
 				o := findJournal(jdir, file, ft, baseOf(ft))
-				if o != nil && o.err == nil && string(joinText(o.rec.lines, o.rec.eol, o.rec.crlf, o.rec.ends)) == c.want {
+				if o != nil && o.err == nil && string(joinText(&o.rec.lines, o.rec.eol, o.rec.crlf, o.rec.ends)) == c.want {
 					break
 				}
 				if time.Now().After(deadline) {

@@ -127,7 +127,7 @@ func (e *session) draw() {
 	if e.prompt != nil {
 		cx, cy = e.promptCursorX(), e.height-1
 	} else if !b.cursorLine {
-		cx = displayCol(b.lines[b.cursor.Row], b.cursor.Col) + b.inlayWidth(b.cursor.Row, b.cursor.Col) - b.left + e.gutterWidth(b)
+		cx = displayCol(b.lines.row(b.cursor.Row), b.cursor.Col) + b.inlayWidth(b.cursor.Row, b.cursor.Col) - b.left + e.gutterWidth(b)
 		cy = b.cursor.Row - b.top + y0
 	}
 	if b.cursor != e.shownCur || changed {
@@ -160,7 +160,7 @@ func (e *session) drawRow(b *buffer, y int) {
 	x := 0
 	ss, se, sel := b.selection()
 	sel = sel && ss.Row <= row && row <= se.Row
-	if row < len(b.lines) {
+	if row < b.lines.len() {
 		if b.gv != nil {
 			e.formatGrepRow(b, row)
 		}
@@ -202,7 +202,7 @@ func (e *session) drawRow(b *buffer, y int) {
 			}
 			return true
 		}
-		line := b.lines[row]
+		line := b.lines.row(row)
 		eachCell(line, func(c cell, cx int) bool {
 			if len(inlays) > 0 && !drawInlays(c.col, cx) {
 				return false
@@ -389,6 +389,11 @@ func windowStatus(b *buffer, c pos) string {
 	}
 	if note := b.rowNote(); note != "" {
 		lang += "  " + note
+	}
+	if b.loading && b.tailFrom > 0 && c.Row >= b.tailFrom {
+		// A row of the file's end shown while the rest is read: its
+		// number is not known yet.
+		return fmt.Sprintf(" %s%s  ?:%d%s", b.name, flags, c.Col+1, lang)
 	}
 	return fmt.Sprintf(" %s%s  %d:%d%s", b.name, flags, c.Row+1, c.Col+1, lang)
 }

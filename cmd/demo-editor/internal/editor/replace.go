@@ -113,7 +113,7 @@ func (e *session) luaReplaceMatches(L *lua.LState) int {
 	var rows []int
 	switch v := t.RawGetString("rows").(type) {
 	case *lua.LNilType:
-		rows = make([]int, len(b.lines))
+		rows = make([]int, b.lines.len())
 		for i := range rows {
 			rows[i] = i
 		}
@@ -121,8 +121,8 @@ func (e *session) luaReplaceMatches(L *lua.LState) int {
 		for i := 1; i <= v.Len(); i++ {
 			n, ok := v.RawGetInt(i).(lua.LNumber)
 			row := int(n)
-			if !ok || float64(n) != float64(row) || row < 0 || row >= len(b.lines) {
-				L.RaiseError("pmacs.editor.%s: spec.rows item %d is not a row of %s (0 to %d)", fname, i, b.name, len(b.lines)-1)
+			if !ok || float64(n) != float64(row) || row < 0 || row >= b.lines.len() {
+				L.RaiseError("pmacs.editor.%s: spec.rows item %d is not a row of %s (0 to %d)", fname, i, b.name, b.lines.len()-1)
 			}
 			if i > 1 && row <= rows[len(rows)-1] {
 				L.RaiseError("pmacs.editor.%s: spec.rows must be in increasing order (item %d)", fname, i)
@@ -134,7 +134,7 @@ func (e *session) luaReplaceMatches(L *lua.LState) int {
 	}
 	out := L.NewTable()
 	for _, row := range rows {
-		line := b.lines[row]
+		line := b.lines.row(row)
 		r.line(line, func(s, end int, text string) {
 			m := L.CreateTable(0, 8)
 			m.RawSetString("line", lua.LNumber(row))

@@ -99,7 +99,7 @@ func (h *harness) grepThenReplace(query, replacement string, lines, matches, fil
 	h.typeText(query)
 	h.waitText(fmt.Sprintf(`grep %q: %d matches`, query, lines))
 	h.until("the grep done", func(e *session) bool {
-		return e.bufs[e.cur.id].gv != nil && strings.Contains(e.cur.lines[0], "done")
+		return e.bufs[e.cur.id].gv != nil && strings.Contains(e.cur.lines.row(0), "done")
 	})
 	h.alt('%')
 	h.waitScreen("the replacement prompt", bottomHas("with:"))

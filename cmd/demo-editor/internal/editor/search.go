@@ -134,22 +134,18 @@ func (h *searchHits) last() (textMatch, bool) {
 // the same one while the text is unchanged.
 func (b *buffer) snapshot() *textsearch.Snapshot {
 	if b.snap == nil {
-		b.snap = textsearch.NewSnapshot(b.lines)
+		b.snap = textsearch.NewSnapshotOf(b.lines.freeze())
 	}
 	return b.snap
 }
 
-// ownLines is called before anything writes into b.lines in place. A
-// snapshot a search still reads keeps the old array (the buffer takes a
-// copy); one nobody reads is retired, so no later search can read the
-// writes. Either way the matches found are of the old text and go.
+// ownLines is called before anything changes the rows. The snapshot is a
+// frozen copy (rowStore.freeze) that the change never reaches; it is
+// retired, so no later search reads a text that is no longer the
+// buffer's. The matches found are of the old text and go.
 func (b *buffer) ownLines() {
 	if b.snap != nil {
-		if b.snap.InUse() {
-			b.lines = slices.Clone(b.lines)
-		} else {
-			b.snap.Retire()
-		}
+		b.snap.Retire()
 		b.snap = nil
 	}
 	b.hits = nil

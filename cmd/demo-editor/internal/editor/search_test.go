@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -147,6 +148,9 @@ func TestInBufferSearchSupersedes(t *testing.T) {
 	path := writeTestFile(t, "big.txt", sb.String())
 	h := startEditor(t, Options{Path: path})
 	h.waitText("line 0 alpha")
+	// Loaded first: while it loads, the rows shown hold the file's end,
+	// and the search of them would find its match too.
+	h.until("loaded", func(e *session) bool { return !e.cur.loading })
 	h.alt('f')
 	h.typeText("alphab")
 	h.waitScreen("one match", bottomHas("[1/1 match, literal]"))
@@ -286,4 +290,24 @@ func TestSearchStepWhileStreamingWaitsForTheWholeCount(t *testing.T) {
 	h.key(tcell.KeyF3)
 	h.waitScreen("F3 after the search ended", bottomHas(fmt.Sprintf("match 180002/%d", n)))
 	require.Equal(t, pos{180_001, 11}, h.cursor())
+}
+
+// Issue 31 (60 MB file at 3.6x after searches): a search's snapshot of the
+// text, and an edit while a job still reads it, copy no row headers: the
+// edit copied the whole array of rows (16 bytes a row, 82 MB for the 60 MB
+// file) so the job kept reading the old one.
+func TestSearchSnapshotAndEditWhileInUseCopyNoRows(t *testing.T) {
+	const rows = 200_000
+	b := bufferOf(strings.Repeat("alpha beta\n", rows))
+	var m0, m1 goruntime.MemStats
+	goruntime.ReadMemStats(&m0)
+	snap := b.snapshot()
+	_, release, err := snap.Hold() // a job reading it
+	require.NoError(t, err)
+	b.setCursor(pos{rows / 2, 0})
+	require.NoError(t, b.insert("x"))
+	goruntime.ReadMemStats(&m1)
+	release()
+	require.Less(t, m1.TotalAlloc-m0.TotalAlloc, uint64(rows), "bytes allocated for the snapshot and the edit of %d rows", rows)
+	require.Equal(t, "xalpha beta", b.Line(rows/2))
 }

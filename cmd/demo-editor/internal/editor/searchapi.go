@@ -64,10 +64,10 @@ func (e *session) luaSearchAdd(L *lua.LState) int {
 		}
 		return int(v)
 	}
-	low, high := len(b.lines), -1
+	low, high := b.lines.len(), -1
 	for i := 1; i <= n; i += 3 {
 		row, start, end := num(i), num(i+1), num(i+2)
-		if row < 0 || row >= len(b.lines) || start < 0 || end < start || end > len(b.lines[row]) {
+		if row < 0 || row >= b.lines.len() || start < 0 || end < start || end > len(b.lines.row(row)) {
 			L.RaiseError("pmacs.editor.search_add: match %d (row %d, %d-%d) is outside the buffer", i/3+1, row, start, end)
 		}
 		b.hits.add(textMatch{int32(row), int32(start), int32(end)})

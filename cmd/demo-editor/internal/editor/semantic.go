@@ -52,12 +52,12 @@ func (f *semFaces) face(typ, mods uint32) face {
 // clipped to their row are left out. The spans share one backing array;
 // each row's slice is capped, so an edit that appends to one row's spans
 // copies them rather than writing over the next row's.
-func semanticSpans(tokens []lsp.SemanticToken, lines []string, faces *semFaces) hlRows {
+func semanticSpans(tokens []lsp.SemanticToken, lines *rowStore, faces *semFaces) hlRows {
 	if len(tokens) == 0 {
 		return hlRows{}
 	}
 	first := int(tokens[0].Line)
-	last := min(int(tokens[len(tokens)-1].Line), len(lines)-1)
+	last := min(int(tokens[len(tokens)-1].Line), lines.len()-1)
 	if first > last {
 		return hlRows{}
 	}
@@ -72,7 +72,7 @@ func semanticSpans(tokens []lsp.SemanticToken, lines []string, faces *semFaces) 
 		if row > last {
 			break
 		}
-		line := lines[row]
+		line := lines.row(row)
 		start := len(all)
 		for _, t := range tokens[i:j] {
 			f := faces.face(t.Type, t.Mods)
@@ -212,9 +212,9 @@ func (e *session) luaSetSemanticTokens(L *lua.LState) int {
 			return 0
 		}
 	}
-	// The rows are strings, never written in place: a copy of the slice is
-	// the text as it is now, safe to read from another goroutine.
-	lines := slices.Clone(b.lines)
+	// A frozen copy of the rows is the text as it is now, safe to read
+	// from another goroutine.
+	lines := b.lines.freeze()
 	e.goIO(func() func() {
 		spans := semanticSpans(tokens, lines, faces)
 		return func() {

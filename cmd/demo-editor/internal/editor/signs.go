@@ -96,7 +96,7 @@ func (e *session) numberWidth(b *buffer) int {
 	if !e.lineNumbers || b.noUndo {
 		return 0
 	}
-	n, digits := len(b.lines), 1
+	n, digits := b.lines.len(), 1
 	for n >= 10 {
 		n /= 10
 		digits++
@@ -111,7 +111,7 @@ func (e *session) drawGutter(b *buffer, y, row int, base tcell.Style) {
 	if nw := e.numberWidth(b); nw > 0 {
 		var digits [20]byte
 		num := digits[:0]
-		if row < len(b.lines) {
+		if row < b.lines.len() {
 			num = strconv.AppendInt(num, int64(row+1), 10)
 		}
 		st := e.faces.resolve("line_number")
@@ -161,13 +161,13 @@ func (e *session) drawPopup(b *buffer, y0, h int) {
 		width = max(width, displayCol(l, len(l)))
 	}
 	width = min(width+2, e.width)
-	row := min(p.at.Row, len(b.lines)-1)
+	row := min(p.at.Row, b.lines.len()-1)
 	y := row - b.top + 1
 	if y+n > h {
 		y = row - b.top - n // above the anchor
 	}
 	y = max(y, 0)
-	x := displayCol(b.lines[row], min(p.at.Col, len(b.lines[row]))) + b.inlayWidth(row, p.at.Col) - b.left + e.gutterWidth(b)
+	x := displayCol(b.lines.row(row), min(p.at.Col, len(b.lines.row(row)))) + b.inlayWidth(row, p.at.Col) - b.left + e.gutterWidth(b)
 	x = max(min(x, e.width-width), 0)
 	normal, sel := e.faces.resolve("popup"), e.faces.resolve("popup.selected")
 	for i := range n {

@@ -16,7 +16,7 @@ func fileBuffer(t *testing.T, e *session, lines ...string) *buffer {
 	b := newBuffer(e.nextBuf, "x.go")
 	e.nextBuf++
 	b.path = "/src/x.go"
-	b.load(fileText{lines: lines})
+	b.load(fileText{lines: newRows(lines)})
 	b.edits = editLog{} // as a language client that took the load's resync
 	e.addBuffer(b)
 	e.L.SetGlobal("B", lua.LNumber(b.id))

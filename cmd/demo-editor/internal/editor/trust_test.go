@@ -423,7 +423,7 @@ func TestUntrustedWorkspaceIsNotOnTheChildrensPath(t *testing.T) {
 		if b == nil || !strings.Contains(b.Text(), "exited with code") {
 			return false
 		}
-		lines = append([]string(nil), b.lines...)
+		lines = b.lines.all()
 		return true
 	})
 	require.Contains(t, lines, "PATH="+clean, "the compile's shell got the cleaned PATH")

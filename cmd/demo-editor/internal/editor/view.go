@@ -108,28 +108,28 @@ func (e *session) windowHeight() int {
 
 func (e *session) moveVert(b *buffer, dy int) {
 	if b.wantCol < 0 {
-		b.wantCol = displayCol(b.lines[b.cursor.Row], b.cursor.Col)
+		b.wantCol = displayCol(b.lines.row(b.cursor.Row), b.cursor.Col)
 	}
-	row := min(max(b.cursor.Row+dy, 0), len(b.lines)-1)
+	row := min(max(b.cursor.Row+dy, 0), b.lines.len()-1)
 	want := b.wantCol
-	b.setCursor(pos{row, byteColAt(b.lines[row], want)})
+	b.setCursor(pos{row, byteColAt(b.lines.row(row), want)})
 	b.wantCol = want
 }
 
 func (e *session) moveHoriz(b *buffer, dx int) {
 	c := b.cursor
-	line := b.lines[c.Row]
+	line := b.lines.row(c.Row)
 	switch {
 	case dx < 0 && c.Col > 0:
 		_, n := utf8.DecodeLastRuneInString(line[:c.Col])
 		c.Col -= n
 	case dx < 0 && c.Row > 0:
 		c.Row--
-		c.Col = len(b.lines[c.Row])
+		c.Col = len(b.lines.row(c.Row))
 	case dx > 0 && c.Col < len(line):
 		_, n := utf8.DecodeRuneInString(line[c.Col:])
 		c.Col += n
-	case dx > 0 && c.Row < len(b.lines)-1:
+	case dx > 0 && c.Row < b.lines.len()-1:
 		c = pos{c.Row + 1, 0}
 	}
 	b.setCursor(c)
@@ -140,7 +140,7 @@ func (e *session) moveHoriz(b *buffer, dx int) {
 func (e *session) movePage(b *buffer, dir int) {
 	h := e.windowHeight()
 	step := max(h-1, 1) * dir
-	b.top = min(max(b.top+step, 0), max(len(b.lines)-1, 0))
+	b.top = min(max(b.top+step, 0), max(b.lines.len()-1, 0))
 	e.moveVert(b, step)
 }
 
@@ -156,9 +156,9 @@ func (e *session) scrollToCursor(b *buffer) {
 	if row >= b.top+h-margin {
 		b.top = row - h + margin + 1
 	}
-	b.top = min(max(b.top, 0), max(len(b.lines)-1, 0))
+	b.top = min(max(b.top, 0), max(b.lines.len()-1, 0))
 	w := e.width - e.gutterWidth(b)
-	x := displayCol(b.lines[row], b.cursor.Col) + b.inlayWidth(row, b.cursor.Col)
+	x := displayCol(b.lines.row(row), b.cursor.Col) + b.inlayWidth(row, b.cursor.Col)
 	if x < b.left {
 		b.left = max(x-w/4, 0)
 	}

@@ -129,7 +129,7 @@ func (e *session) drawOther(focusedChanged bool) bool {
 	// Draw it with its own cursor and scroll, and no selection.
 	cursor, top, left, mark := b.cursor, b.top, b.left, b.mark
 	o.cursor = b.clampPos(o.cursor)
-	b.cursor, b.top, b.left, b.mark = o.cursor, min(o.top, max(len(b.lines)-1, 0)), o.left, nil
+	b.cursor, b.top, b.left, b.mark = o.cursor, min(o.top, max(b.lines.len()-1, 0)), o.left, nil
 	saved := e.rowOff
 	e.rowOff = y0
 	for y := range h {
@@ -151,11 +151,11 @@ func (e *session) drawOther(focusedChanged bool) bool {
 // list view (its selected row drawn highlighted) needs none.
 func (e *session) drawInactiveCursor(o *window, y0, h int) {
 	b := o.buf
-	if b.cursorLine || o.cursor.Row >= len(b.lines) {
+	if b.cursorLine || o.cursor.Row >= b.lines.len() {
 		return
 	}
-	top := min(o.top, max(len(b.lines)-1, 0))
-	x := displayCol(b.lines[o.cursor.Row], o.cursor.Col) + b.inlayWidth(o.cursor.Row, o.cursor.Col) - o.left + e.gutterWidth(b)
+	top := min(o.top, max(b.lines.len()-1, 0))
+	x := displayCol(b.lines.row(o.cursor.Row), o.cursor.Col) + b.inlayWidth(o.cursor.Row, o.cursor.Col) - o.left + e.gutterWidth(b)
 	y := o.cursor.Row - top
 	if x < 0 || x >= e.width || y < 0 || y >= h {
 		return
