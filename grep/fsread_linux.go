@@ -13,16 +13,22 @@ import (
 // firstRead is the size of a file's first read: most source files fit in it whole.
 const firstRead = 128 << 10
 
-// readFile reads a regular file whole into buf (grown as needed). A file that fits in the
+// readFile reads the regular file name in the directory dirPath whole into buf (grown as
+// needed). dirfd, when not -1, is that directory open: the file is opened relative to it,
+// which spares the kernel a lookup of every component of dirPath. A file that fits in the
 // first read costs open, read and close: no os.File and its poller registration, no fstat, no
 // fresh buffer. A short read of a regular file is its end; only a file that fills the first
 // read is fstat'ed for its size. It returns fileOversize for a file larger than maxBytes,
 // fileBinary for a NUL in its first binaryProbe bytes and fileUnreadable for one it cannot read.
-func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
+func readFile(dirfd int, dirPath, name string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
 	// O_NONBLOCK: should a fifo replace the file after the walk saw it, open and read must not
 	// block (it changes nothing for a regular file).
+	const flags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
 	fd, err := eintr.Value(func() (int, error) {
-		return unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+		if dirfd < 0 {
+			return unix.Open(dirPath+"/"+name, flags, 0)
+		}
+		return unix.Openat(dirfd, name, flags, 0)
 	})
 	if err != nil {
 		return nil, buf, fileUnreadable

@@ -8,10 +8,10 @@ import (
 	"os"
 )
 
-// readFile reads a regular file whole into buf (grown as needed), as the Linux version does,
-// with the same statuses.
-func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
-	f, err := os.Open(path)
+// readFile reads the regular file name in the directory dirPath whole into buf (grown as
+// needed), as the Linux version does, with the same statuses; it opens the file by path.
+func readFile(_ int, dirPath, name string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
+	f, err := os.Open(dirPath + "/" + name)
 	if err != nil {
 		return nil, buf, fileUnreadable
 	}

@@ -52,7 +52,7 @@ func (w *worker) stopped() bool {
 
 // searchFile reads one file into the worker's buffer and reports its matches.
 func (w *worker) searchFile(d *walk.Dir, name string) {
-	data, buf, status := readFile(d.Path()+"/"+name, w.buf, w.s.plan.spec.MaxFileBytes, w.stopped)
+	data, buf, status := readFile(d.Fd(), d.Path(), name, w.buf, w.s.plan.spec.MaxFileBytes, w.stopped)
 	w.buf = buf
 	switch status {
 	case fileStopped:
