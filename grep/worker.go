@@ -28,6 +28,9 @@ type worker struct {
 	texts     []byte      // their texts, back to back
 	heldSpans [][2]uint32 // their spans, back to back
 	stats     Stats
+	// The file being searched; rel, its relative path, is built at its first match.
+	dir       *walk.Dir
+	name, rel string
 }
 
 func newWorker(s *search) *worker {
@@ -75,13 +78,13 @@ func (w *worker) searchFile(d *walk.Dir, name string) {
 	if p := w.s.plan.spec.Progress; p != nil {
 		p.Add(1)
 	}
-	rel := d.Join(name)
 	if testHookFile != nil {
-		testHookFile(rel)
+		testHookFile(d.Join(name))
 	}
 	emittedBefore := w.stats.Matches
-	w.scan(data, rel)
-	w.flush(rel)
+	w.dir, w.name, w.rel = d, name, ""
+	w.scan(data)
+	w.flush()
 	if w.stats.Matches > emittedBefore {
 		w.stats.FilesMatched++
 	}
@@ -92,7 +95,7 @@ func (w *worker) searchFile(d *walk.Dir, name string) {
 
 // scan finds the matching lines of data. It splits lines only around candidate hits and
 // counts line numbers only when a line matches.
-func (w *worker) scan(data []byte, file string) {
+func (w *worker) scan(data []byte) {
 	m := w.m
 	var (
 		pos     int    // search position; always at a line start
@@ -149,7 +152,7 @@ func (w *worker) scan(data []byte, file string) {
 		lineNo += uint32(bytes.Count(data[counted:lineStart], []byte{'\n'}))
 		counted = lineStart
 		w.addMatch(lineNo, line)
-		if len(w.held) >= emitChunk && !w.flush(file) {
+		if len(w.held) >= emitChunk && !w.flush() {
 			return
 		}
 	}
@@ -190,13 +193,17 @@ func (w *worker) addMatch(lineNo uint32, line []byte) {
 	w.held = append(w.held, h)
 }
 
-// flush hands the held matches of file to emit, honouring MaxResults. It returns false once
-// the search must stop.
-func (w *worker) flush(file string) bool {
+// flush hands the held matches of the file to emit, honouring MaxResults. It returns false
+// once the search must stop.
+func (w *worker) flush() bool {
 	n := len(w.held)
 	if n == 0 {
 		return !w.s.stop.Load()
 	}
+	if w.rel == "" {
+		w.rel = w.dir.Join(w.name)
+	}
+	file := w.rel
 	defer func() {
 		w.held, w.texts, w.heldSpans = w.held[:0], w.texts[:0], w.heldSpans[:0]
 	}()

@@ -468,8 +468,14 @@ func (w *worker) readDir(d *Dir) {
 				continue
 			}
 		}
-		rel := d.Join(e.Name)
-		verdict := ign.match(rel, isDir)
+		// A file's relative path is built only for ignore files to match: the visit
+		// gets its name.
+		var rel string
+		verdict := ignoreNone
+		if isDir || ign != nil {
+			rel = d.Join(e.Name)
+			verdict = ign.match(rel, isDir)
+		}
 		if verdict == ignoreIgnored {
 			if isDir {
 				skipped.IgnoredDirs++
