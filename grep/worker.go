@@ -2,6 +2,7 @@ package grep
 
 import (
 	"bytes"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/pmacs-go/pmacs-go/walk"
@@ -10,6 +11,10 @@ import (
 // emitChunk caps the matches held for one emit call, so a file where every line matches
 // costs bounded memory.
 const emitChunk = 1024
+
+// maxKeptBuf bounds the buffer a worker keeps between files; one grown past it for a long
+// line is dropped.
+const maxKeptBuf = 1 << 20
 
 // scanWindow is how much of a buffer the prefilter scans between two polls of the stop flag.
 const scanWindow = 256 << 10
@@ -31,6 +36,8 @@ type worker struct {
 	// The file being searched; rel, its relative path, is built at its first match.
 	dir       *walk.Dir
 	name, rel string
+	lineNo    uint32 // the number of the line at counted in the chunk being scanned
+	counted   int
 }
 
 func newWorker(s *search) *worker {
@@ -53,58 +60,126 @@ func (w *worker) stopped() bool {
 	}
 }
 
-// searchFile reads one file into the worker's buffer and reports its matches.
+// searchFile reads one file, a chunk at a time, into the worker's buffer and reports its
+// matches.
 func (w *worker) searchFile(d *walk.Dir, name string) {
-	data, buf, status := readFile(d.Fd(), d.Path(), name, w.buf, w.s.plan.spec.MaxFileBytes, w.stopped)
-	w.buf = buf
-	switch status {
-	case fileStopped:
+	f, err := openFile(d.Fd(), d.Path(), name)
+	if err != nil {
+		w.skip(&w.s.skipped.UnreadableFiles)
 		return
-	case fileBinary:
-		w.stats.FilesSkipped++
-		w.s.skipped.BinaryFiles.Add(1)
-		return
-	case fileOversize:
-		w.stats.FilesSkipped++
-		w.s.skipped.OversizeFiles.Add(1)
-		return
-	case fileUnreadable:
-		w.stats.FilesSkipped++
-		w.s.skipped.UnreadableFiles.Add(1)
+	}
+	defer f.close()
+	w.dir, w.name, w.rel = d, name, ""
+	emittedBefore := w.stats.Matches
+	size, ok := w.readAndScan(f)
+	w.held, w.texts, w.heldSpans = w.held[:0], w.texts[:0], w.heldSpans[:0]
+	if cap(w.buf) > maxKeptBuf {
+		w.buf = nil // a rare huge line should not pin its buffer for the rest of the search
+	}
+	if !ok {
 		return
 	}
 	w.stats.FilesSearched++
-	w.stats.BytesSearched += int64(len(data))
+	w.stats.BytesSearched += size
+	if w.stats.Matches > emittedBefore {
+		w.stats.FilesMatched++
+	}
+}
+
+// skip counts a file the search leaves out, under its reason.
+func (w *worker) skip(reason *atomic.Int64) {
+	w.stats.FilesSkipped++
+	reason.Add(1)
+}
+
+// readAndScan searches the open file and returns its size and whether it was searched to
+// its end. A file that fits in the first read costs one read: a short read of a regular file
+// is its end, so only a file that fills the buffer is fstat'ed, for its size (larger than
+// MaxFileBytes: skipped) and its type (no longer a regular file: unreadable). Such a file is
+// searched a buffer of whole lines at a time; a line longer than the buffer grows it.
+func (w *worker) readAndScan(f file) (int64, bool) {
+	if cap(w.buf) < chunkSize {
+		w.buf = make([]byte, chunkSize)
+	}
+	buf := w.buf[:cap(w.buf)]
+	maxBytes := w.s.plan.spec.MaxFileBytes
+	want := int(min(int64(len(buf)), maxBytes+1)) // one byte past maxBytes tells an oversize file
+	n, err := f.read(buf[:want])
+	if err != nil {
+		w.skip(&w.s.skipped.UnreadableFiles)
+		return 0, false
+	}
+	size := int64(n)
+	if n == want {
+		var regular bool
+		if size, regular, err = f.stat(); err != nil || !regular {
+			w.skip(&w.s.skipped.UnreadableFiles)
+			return 0, false
+		}
+		if size > maxBytes {
+			w.skip(&w.s.skipped.OversizeFiles)
+			return 0, false
+		}
+		size = max(size, int64(n))
+	}
+	if bytes.IndexByte(buf[:min(n, binaryProbe)], 0) >= 0 {
+		w.skip(&w.s.skipped.BinaryFiles)
+		return 0, false
+	}
 	if p := w.s.plan.spec.Progress; p != nil {
 		p.Add(1)
 	}
 	if testHookFile != nil {
-		testHookFile(d.Join(name))
+		testHookFile(w.dir.Join(w.name))
 	}
-	emittedBefore := w.stats.Matches
-	w.dir, w.name, w.rel = d, name, ""
-	w.scan(data)
-	w.flush()
-	if w.stats.Matches > emittedBefore {
-		w.stats.FilesMatched++
-	}
-	if cap(w.buf) > 4<<20 {
-		w.buf = nil // a rare huge file should not pin its buffer for the rest of the search
+	w.lineNo = 1
+	filled, read := n, int64(n) // bytes in buf; bytes of the file read
+	for {
+		if read >= size {
+			w.scan(buf[:filled])
+			w.flush()
+			return read, true
+		}
+		if cut := bytes.LastIndexByte(buf[:filled], '\n') + 1; cut > 0 {
+			if !w.scan(buf[:cut]) {
+				return read, true
+			}
+			w.lineNo += uint32(bytes.Count(buf[w.counted:cut], []byte{'\n'}))
+			filled = copy(buf, buf[cut:filled])
+		} else if filled == len(buf) {
+			// One line fills the buffer: grow it to hold the line whole.
+			grown := make([]byte, 2*len(buf))
+			copy(grown, buf[:filled])
+			buf, w.buf = grown, grown
+		}
+		if w.stopped() {
+			return read, true
+		}
+		m, err := f.read(buf[filled:int(min(int64(len(buf)), int64(filled)+size-read))])
+		if err != nil {
+			// Matches already emitted stay; those held are dropped with the file.
+			w.skip(&w.s.skipped.UnreadableFiles)
+			return 0, false
+		}
+		if m == 0 {
+			size = read // the file shrank since fstat
+		}
+		filled += m
+		read += int64(m)
 	}
 }
 
-// scan finds the matching lines of data. It splits lines only around candidate hits and
-// counts line numbers only when a line matches.
-func (w *worker) scan(data []byte) {
+// scan finds the matching lines of data, whole lines of the file whose first is line
+// w.lineNo. It splits lines only around candidate hits and counts line numbers only when a
+// line matches: on return w.lineNo is the number of the line at w.counted. It returns false
+// once the search must stop.
+func (w *worker) scan(data []byte) bool {
 	m := w.m
-	var (
-		pos     int    // search position; always at a line start
-		counted int    // newlines before counted are in lineNo
-		lineNo  uint32 = 1
-	)
+	pos := 0 // search position; always at a line start
+	w.counted = 0
 	for pos < len(data) {
 		if w.stopped() {
-			return
+			return false
 		}
 		var lineStart, lineEnd, from, hit int
 		if m.hasPrefilter() {
@@ -112,7 +187,7 @@ func (w *worker) scan(data []byte) {
 			hit = m.find(data[pos:end])
 			if hit < 0 {
 				if end == len(data) {
-					return
+					return true
 				}
 				// Resume at the start of the window's last line: a hit may straddle the edge.
 				next := bytes.LastIndexByte(data[pos:end], '\n')
@@ -120,7 +195,7 @@ func (w *worker) scan(data []byte) {
 					// One line longer than the window: search the rest at once.
 					hit = m.find(data[pos:])
 					if hit < 0 {
-						return
+						return true
 					}
 				} else {
 					pos += next + 1
@@ -149,13 +224,14 @@ func (w *worker) scan(data []byte) {
 		if len(w.spans) == 0 || !utf8.Valid(line) {
 			continue
 		}
-		lineNo += uint32(bytes.Count(data[counted:lineStart], []byte{'\n'}))
-		counted = lineStart
-		w.addMatch(lineNo, line)
+		w.lineNo += uint32(bytes.Count(data[w.counted:lineStart], []byte{'\n'}))
+		w.counted = lineStart
+		w.addMatch(w.lineNo, line)
 		if len(w.held) >= emitChunk && !w.flush() {
-			return
+			return false
 		}
 	}
+	return true
 }
 
 // held is a matching line waiting for flush: its text and spans sit in the worker's reused
