@@ -1,6 +1,7 @@
 package grep_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -114,3 +115,30 @@ func TestSearchAgreesWithLineByLineReferenceAcrossReadBuffers(t *testing.T) {
 	}
 }
 
+// With ReuseBatch a callee that copies the matches it keeps gets the same matches as
+// without, and the search hands it the same slice again, so a search with many matches does
+// not allocate one per batch.
+func TestSearchReuseBatchGivesTheSameMatches(t *testing.T) {
+	tree := map[string]string{}
+	for i := range 30 {
+		tree[fmt.Sprintf("d%d/f%d.txt", i%3, i)] = strings.Repeat("a needle, another needle\nnone here\n", 700+i)
+	}
+	root := makeTree(t, tree)
+	want, _ := collect(t, grep.Spec{Root: root, Pattern: "needle"})
+	got, _ := collect(t, grep.Spec{Root: root, Pattern: "needle", ReuseBatch: true})
+	require.Equal(t, want, got)
+
+	var first *grep.Match
+	reused := false
+	_, err := grep.Search(context.Background(), grep.Spec{Root: root, Pattern: "needle", ReuseBatch: true, Fanout: 1},
+		func(ms []grep.Match) error {
+			if first == nil {
+				first = &ms[0]
+			} else if &ms[0] == first {
+				reused = true
+			}
+			return nil
+		})
+	require.NoError(t, err)
+	require.True(t, reused, "the batch slice was not reused")
+}

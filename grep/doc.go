@@ -14,7 +14,8 @@
 //   - emit may be called concurrently from several goroutines. Each call carries matches of one
 //     file only, in line order; a file with very many matching lines arrives in several
 //     consecutive calls from the same goroutine. The slice and its contents belong to the
-//     callee once emit is called.
+//     callee once emit is called; with Spec.ReuseBatch the slice itself is the search's again
+//     once emit returns (the texts and spans of its matches stay the callee's).
 //   - If emit returns an error, the search stops and Search returns that error.
 //   - Cancelling ctx stops every goroutine at its next check (between files, per read chunk,
 //     per scanned window, per directory read call) and Search returns an error matching

@@ -2,6 +2,7 @@ package grep
 
 import (
 	"bytes"
+	"slices"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -32,6 +33,7 @@ type worker struct {
 	held      []held      // matches of the current file not yet emitted
 	texts     []byte      // their texts, back to back
 	heldSpans [][2]uint32 // their spans, back to back
+	batch     []Match     // the last batch emitted, with Spec.ReuseBatch
 	stats     Stats
 	// The file being searched; rel, its relative path, is built at its first match.
 	dir       *walk.Dir
@@ -300,7 +302,13 @@ func (w *worker) flush() bool {
 	texts := string(w.texts[:last.textEnd])
 	spans := make([][2]uint32, last.spanEnd)
 	copy(spans, w.heldSpans)
-	batch := make([]Match, n)
+	var batch []Match
+	if w.s.plan.spec.ReuseBatch {
+		batch = slices.Grow(w.batch[:0], n)[:n]
+		w.batch = batch
+	} else {
+		batch = make([]Match, n)
+	}
 	for i, h := range w.held[:n] {
 		sp := spans[h.spanStart:h.spanEnd:h.spanEnd]
 		batch[i] = Match{

@@ -276,7 +276,7 @@ func runChild(root, which string, threads int) int {
 	c := cases[i]
 	w := bufio.NewWriterSize(os.Stdout, 64<<10)
 	var mu sync.Mutex
-	spec := grep.Spec{Root: root, Pattern: c.pattern, Regex: c.regex, IgnoreCase: c.fold, SkipDirs: []string{}, Fanout: threads}
+	spec := grep.Spec{Root: root, Pattern: c.pattern, Regex: c.regex, IgnoreCase: c.fold, SkipDirs: []string{}, Fanout: threads, ReuseBatch: true}
 	_, err = grep.Search(context.Background(), spec, func(ms []grep.Match) error {
 		mu.Lock()
 		defer mu.Unlock()
