@@ -14,8 +14,9 @@ import (
 const emitChunk = 1024
 
 // maxKeptBuf bounds the buffer a worker keeps between files; one grown past it for a long
-// line is dropped.
-const maxKeptBuf = 1 << 20
+// line is dropped. Below it a grown buffer is kept: the next file with long lines (a data
+// blob, minified text) does not allocate again.
+const maxKeptBuf = 4 << 20
 
 // scanWindow is how much of a buffer the prefilter scans between two polls of the stop flag.
 const scanWindow = 256 << 10
