@@ -18,8 +18,9 @@ type matcher struct {
 	re *regexp.Regexp
 	// anchored, when set, is re anchored at the start of its input: the prefilter literal
 	// begins every match, so matches are tried only at its occurrences, with one anchored
-	// (often one-pass) attempt each.
+	// attempt each: by simple when re has its shape, else by anchored.
 	anchored *regexp.Regexp
+	simple   *simpleRe
 }
 
 // compileMatcher builds the matcher for a non-empty pattern.
@@ -49,6 +50,7 @@ func compileMatcher(pattern string, isRegex, ignoreCase bool) (*matcher, error) 
 			best, ok = pre, true
 			// The anchored form cannot fail to compile when the pattern did.
 			m.anchored, _ = regexp.Compile(`^(?:` + pattern + `)`)
+			m.simple = compileSimple(tree)
 		}
 		if ok {
 			m.pre = newFinder(best.text, best.fold)
@@ -68,10 +70,15 @@ func (m *matcher) hasPrefilter() bool { return m.pre != nil }
 func (m *matcher) spans(line []byte, hit int, dst [][2]uint32) [][2]uint32 {
 	if m.anchored != nil {
 		for from := hit; from < len(line); {
-			loc := m.anchored.FindIndex(line[from:])
-			if loc != nil {
-				dst = append(dst, [2]uint32{uint32(from), uint32(from + loc[1])})
-				from += max(loc[1], 1)
+			end := -1
+			if m.simple != nil {
+				end = m.simple.matchAt(line[from:])
+			} else if loc := m.anchored.FindIndex(line[from:]); loc != nil {
+				end = loc[1]
+			}
+			if end >= 0 {
+				dst = append(dst, [2]uint32{uint32(from), uint32(from + end)})
+				from += max(end, 1)
 			} else {
 				from++
 			}
