@@ -65,8 +65,8 @@ func (m *matcher) find(h []byte) int { return m.pre.index(h) }
 func (m *matcher) hasPrefilter() bool { return m.pre != nil }
 
 // spans appends to dst every match in line (non-overlapping, leftmost first). hit is the
-// offset in line of the prefilter's first hit (0 without a prefilter): no match of a literal
-// pattern starts before it.
+// offset in line of the prefilter's first hit (0 without a prefilter): no match starts
+// before it, and for a literal pattern it is the first match.
 func (m *matcher) spans(line []byte, hit int, dst [][2]uint32) [][2]uint32 {
 	if m.anchored != nil {
 		for from := hit; from < len(line); {
@@ -105,8 +105,14 @@ func (m *matcher) spans(line []byte, hit int, dst [][2]uint32) [][2]uint32 {
 		}
 		return dst
 	}
+	// The prefilter's hit is the first occurrence: it was checked whole. One that runs past
+	// the line (into a stripped CR) leaves no room for a later one.
 	n := len(m.pre.needle)
-	for from := hit; from <= len(line)-n; {
+	if hit+n > len(line) {
+		return dst
+	}
+	dst = append(dst, [2]uint32{uint32(hit), uint32(hit + n)})
+	for from := hit + n; from <= len(line)-n; {
 		i := m.pre.index(line[from:])
 		if i < 0 {
 			break
