@@ -51,9 +51,10 @@ func referenceLines(name, content string, re *regexp.Regexp) []grep.Match {
 
 // Files larger than the read buffer are searched a buffer of whole lines at a time: matches
 // on lines that straddle a buffer's end, lines longer than the buffer (a match at their
-// start, middle or end), CRLF endings, a last line without a newline, and line numbers
-// counted across buffers all come out as a line-by-line reference says, for a literal, an
-// ignore-case literal and a regex.
+// start, middle or end, in a part dropped or kept), CRLF endings, a last line without a
+// newline, and line numbers counted across buffers all come out as a line-by-line reference
+// says, for literals, an ignore-case literal, a regex with a literal to prefilter on and one
+// without.
 func TestSearchAgreesWithLineByLineReferenceAcrossReadBuffers(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 31))
 	words := []string{"needle", "NeEdLe", "hay", "stack", " ", " ", "\r", "é", "\xff", "nee", "dle"}
@@ -97,6 +98,8 @@ func TestSearchAgreesWithLineByLineReferenceAcrossReadBuffers(t *testing.T) {
 		{grep.Spec{Pattern: "needle"}, "needle"},
 		{grep.Spec{Pattern: "needle", IgnoreCase: true}, "(?i)needle"},
 		{grep.Spec{Pattern: `ne+dle|hay\s+stack`, Regex: true}, `ne+dle|hay\s+stack`},
+		{grep.Spec{Pattern: `ne+dle`, Regex: true}, `ne+dle`},
+		{grep.Spec{Pattern: "xneedle"}, "xneedle"},
 	} {
 		re := regexp.MustCompile(c.re)
 		var want []grep.Match
@@ -141,4 +144,27 @@ func TestSearchReuseBatchGivesTheSameMatches(t *testing.T) {
 		})
 	require.NoError(t, err)
 	require.True(t, reused, "the batch slice was not reused")
+}
+
+// In a line longer than the read buffer, a hit that straddles the end of the first buffer
+// (where the line's head is dropped) and a hit in the dropped head are both found, with the
+// line's number and whole text (MaxMatchText allows it), exactly and with case folding.
+func TestSearchFindsHitsAcrossTheDroppedHeadOfALongLine(t *testing.T) {
+	const buf = 128 << 10
+	straddle := strings.Repeat("x", buf-3) + "needle" + strings.Repeat("x", 100<<10)
+	head := "needle" + strings.Repeat("y", 3*buf)
+	tree := map[string]string{"straddle.txt": straddle + "\n", "head.txt": "short line\n" + head + "\nneedle again\n"}
+	root := makeTree(t, tree)
+	for _, fold := range []bool{false, true} {
+		pattern := "needle"
+		if fold {
+			pattern = "NEEDLE"
+		}
+		ms, _ := collect(t, grep.Spec{Root: root, Pattern: pattern, IgnoreCase: fold, MaxMatchText: 1 << 20})
+		require.Len(t, ms, 3)
+		require.Equal(t, grep.Match{File: "head.txt", Line: 2, Text: head, MatchStart: 0, MatchEnd: 6, Spans: [][2]uint32{{0, 6}}}, ms[0])
+		require.Equal(t, uint32(3), ms[1].Line)
+		at := uint32(buf - 3)
+		require.Equal(t, grep.Match{File: "straddle.txt", Line: 1, Text: straddle, MatchStart: at, MatchEnd: at + 6, Spans: [][2]uint32{{at, at + 6}}}, ms[2])
+	}
 }

@@ -32,6 +32,10 @@ func (f file) read(p []byte) (int, error) {
 	return eintr.Value(func() (int, error) { return unix.Read(f.fd, p) })
 }
 
+func (f file) readAt(p []byte, off int64) (int, error) {
+	return eintr.Value(func() (int, error) { return unix.Pread(f.fd, p, off) })
+}
+
 // stat returns the file's size and whether it is a regular file.
 func (f file) stat() (int64, bool, error) {
 	var st unix.Stat_t

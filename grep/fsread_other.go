@@ -25,6 +25,14 @@ func (f file) read(p []byte) (int, error) {
 	return n, err
 }
 
+func (f file) readAt(p []byte, off int64) (int, error) {
+	n, err := f.f.ReadAt(p, off)
+	if err == io.EOF {
+		err = nil
+	}
+	return n, err
+}
+
 // stat returns the file's size and whether it is a regular file.
 func (f file) stat() (int64, bool, error) {
 	fi, err := f.f.Stat()

@@ -2,6 +2,7 @@ package grep
 
 import (
 	"bytes"
+	"io"
 	"slices"
 	"sync/atomic"
 	"unicode/utf8"
@@ -99,7 +100,8 @@ func (w *worker) skip(reason *atomic.Int64) {
 // its end. A file that fits in the first read costs one read: a short read of a regular file
 // is its end, so only a file that fills the buffer is fstat'ed, for its size (larger than
 // MaxFileBytes: skipped) and its type (no longer a regular file: unreadable). Such a file is
-// searched a buffer of whole lines at a time; a line longer than the buffer grows it.
+// searched a buffer of whole lines at a time; a line longer than the buffer is held whole
+// only when every line is a candidate (no prefilter), else read again if it holds a hit.
 func (w *worker) readAndScan(f file) (int64, bool) {
 	if cap(w.buf) < chunkSize {
 		w.buf = make([]byte, chunkSize)
@@ -137,23 +139,66 @@ func (w *worker) readAndScan(f file) (int64, bool) {
 	}
 	w.lineNo = 1
 	filled, read := n, int64(n) // bytes in buf; bytes of the file read
+	// A line that fills the buffer is not held whole when the pattern has a prefilter: its
+	// head is dropped (headOff is where the line began, -1 when none is partly dropped) and
+	// only enough of its tail stays for a hit straddling the drop. Should the line hold a
+	// hit (hitInHead: in a dropped part), it is read again whole once its end is found.
+	headOff, hitInHead := int64(-1), false
 	for {
-		if read >= size {
-			w.scan(buf[:filled])
+		final := read >= size
+		start := 0 // where the lines not yet searched begin in buf
+		if headOff >= 0 {
+			end := bytes.IndexByte(buf[:filled], '\n')
+			if end < 0 && final {
+				end = filled
+			}
+			if end >= 0 {
+				if hitInHead || w.m.find(buf[:end]) >= 0 {
+					lineEnd := read - int64(filled) + int64(end)
+					if ok, err := w.scanLongLine(f, headOff, lineEnd); err != nil {
+						w.skip(&w.s.skipped.UnreadableFiles)
+						return 0, false
+					} else if !ok {
+						return read, true
+					}
+				}
+				headOff, hitInHead = -1, false
+				w.lineNo++
+				start = min(end+1, filled)
+			}
+		}
+		if final {
+			w.scan(buf[start:filled])
 			w.flush()
 			return read, true
 		}
-		if cut := bytes.LastIndexByte(buf[:filled], '\n') + 1; cut > 0 {
-			if !w.scan(buf[:cut]) {
-				return read, true
+		if headOff < 0 {
+			if cut := bytes.LastIndexByte(buf[start:filled], '\n') + 1; cut > 0 {
+				cut += start
+				if !w.scan(buf[start:cut]) {
+					return read, true
+				}
+				w.lineNo += uint32(bytes.Count(buf[start+w.counted:cut], []byte{'\n'}))
+				start = cut
 			}
-			w.lineNo += uint32(bytes.Count(buf[w.counted:cut], []byte{'\n'}))
-			filled = copy(buf, buf[cut:filled])
-		} else if filled == len(buf) {
-			// One line fills the buffer: grow it to hold the line whole.
-			grown := make([]byte, 2*len(buf))
-			copy(grown, buf[:filled])
-			buf, w.buf = grown, grown
+			filled = copy(buf, buf[start:filled])
+		}
+		if filled == len(buf) {
+			// One line fills the buffer.
+			if w.m.pre == nil || len(w.m.pre.needle) > len(buf)/2 {
+				// Every line is a candidate (or a hit may not fit in what would be kept):
+				// hold the line whole.
+				grown := make([]byte, 2*len(buf))
+				copy(grown, buf[:filled])
+				buf, w.buf = grown, grown
+			} else {
+				if headOff < 0 {
+					headOff = read - int64(filled)
+				}
+				hitInHead = hitInHead || w.m.find(buf[:filled]) >= 0
+				keep := len(w.m.pre.needle) - 1
+				filled = copy(buf, buf[filled-keep:filled])
+			}
 		}
 		if w.stopped() {
 			return read, true
@@ -170,6 +215,24 @@ func (w *worker) readAndScan(f file) (int64, bool) {
 		filled += m
 		read += int64(m)
 	}
+}
+
+// scanLongLine reads the line at [from, to) of the file again, whole, and searches it as
+// line w.lineNo. It returns false once the search must stop, and the error of a read that
+// failed or came short.
+func (w *worker) scanLongLine(f file, from, to int64) (bool, error) {
+	line := make([]byte, to-from)
+	for n := 0; n < len(line); {
+		m, err := f.readAt(line[n:], from+int64(n))
+		if err != nil {
+			return false, err
+		}
+		if m == 0 {
+			return false, io.ErrUnexpectedEOF // the file shrank
+		}
+		n += m
+	}
+	return w.scan(line), nil
 }
 
 // scan finds the matching lines of data, whole lines of the file whose first is line
