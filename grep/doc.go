@@ -5,9 +5,11 @@
 //
 // Search runs on walk.Walk: Spec.Fanout goroutines share one LIFO queue of tasks. A task is
 // either a directory (read it, filter its entries, queue its subdirectories and its files in
-// small batches) or a batch of files, which grep searches (read each into the goroutine's
-// reused buffer, search the whole buffer, split lines only around hits). Walking and
-// searching therefore overlap and balance across the goroutines; no goroutine outlives Search.
+// small batches) or a batch of files, which grep searches (open each relative to its
+// directory, which the walk holds open for its batches; read it into the goroutine's reused
+// buffer, a buffer of whole lines at a time; search the whole buffer for a pair of the
+// needle's rarest bytes; split lines only around hits). Walking and searching therefore
+// overlap and balance across the goroutines; no goroutine outlives Search.
 //
 // # Concurrency contract
 //
