@@ -54,7 +54,9 @@ var cases = []benchCase{
 }
 
 func main() {
-	root := flag.String("root", defaultRoot(), "tree to search")
+	// The default is looked up only when needed: a child is always given -root, and running
+	// the go command in each child would add its start to every timing of ours.
+	root := flag.String("root", "", "tree to search (default $(go env GOROOT)/src)")
 	runs := flag.Int("runs", 7, "timed runs per tool and case (after one warm-up run)")
 	threads := flag.Int("threads", runtime.NumCPU(), "fanout for Search and -j for rg")
 	child := flag.String("child", "", "internal: run one case in this process and print its matches")
@@ -62,6 +64,9 @@ func main() {
 	scale := flag.Int("scale", 1, "search this many copies of the tree, made under a temporary directory")
 	flag.Parse()
 	*runs = max(*runs, 1)
+	if *root == "" && *child == "" {
+		*root = defaultRoot()
+	}
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "grepbench: go env GOROOT failed: give the tree to search with -root")
 		os.Exit(2)
