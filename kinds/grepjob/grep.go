@@ -67,6 +67,7 @@ func run(ctx context.Context, w *runtime.Task, spec grep.Spec) error {
 	var searched atomic.Int64
 	var skipped grep.Skipped
 	spec.Progress, spec.Skipped = &searched, &skipped
+	spec.ReuseBatch = true // emit copies the matches into its own envelope
 	stopProgress := reportProgress(w, &searched, &skipped)
 	// grep re-panics a fanout goroutine's panic here, on the worker,
 	// whose isolation fails the job: the reporter and the flush timer

@@ -3,7 +3,10 @@
 // runs each, and prints the medians, the ratio, the peak RSS of both, and how fast a cancelled
 // search returns.
 //
-//	go run ./grep/cmd/grepbench [-root DIR] [-runs N] [-threads N] [-tsv]
+//	go run ./grep/cmd/grepbench [-root DIR] [-runs N] [-threads N] [-scale N] [-tsv]
+//
+// With -scale N (N > 1) it first copies the tree N times under one temporary directory,
+// searches that (N times the files, directories and bytes) and removes it at the end.
 //
 // With -tsv it prints one tab-separated row per case (name, ours ms, rg ms, ours CPU ms, rg
 // CPU ms, our lines, rg's lines) and no cancel figures: the form cmd/pmacs-bench reads.
@@ -19,12 +22,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -48,12 +54,19 @@ var cases = []benchCase{
 }
 
 func main() {
-	root := flag.String("root", defaultRoot(), "tree to search")
+	// The default is looked up only when needed: a child is always given -root, and running
+	// the go command in each child would add its start to every timing of ours.
+	root := flag.String("root", "", "tree to search (default $(go env GOROOT)/src)")
 	runs := flag.Int("runs", 7, "timed runs per tool and case (after one warm-up run)")
 	threads := flag.Int("threads", runtime.NumCPU(), "fanout for Search and -j for rg")
 	child := flag.String("child", "", "internal: run one case in this process and print its matches")
 	tsv := flag.Bool("tsv", false, "print tab-separated rows for cmd/pmacs-bench instead of the table")
+	scale := flag.Int("scale", 1, "search this many copies of the tree, made under a temporary directory")
 	flag.Parse()
+	*runs = max(*runs, 1)
+	if *root == "" && *child == "" {
+		*root = defaultRoot()
+	}
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "grepbench: go env GOROOT failed: give the tree to search with -root")
 		os.Exit(2)
@@ -70,7 +83,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "grepbench:", err)
 		os.Exit(1)
 	}
+	if *scale > 1 {
+		copies, err := copies(*root, *scale)
+		if copies != "" {
+			defer os.RemoveAll(copies)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "grepbench:", err)
+			os.RemoveAll(copies)
+			os.Exit(1)
+		}
+		*root = copies
+	}
 	if !*tsv {
+		if *scale > 1 {
+			fmt.Printf("%d copies of the tree: ", *scale)
+		}
 		fmt.Printf("root %s, %d threads, %d runs each, medians of wall and CPU time (warm cache)\n\n", *root, *threads, *runs)
 		fmt.Printf("%-20s %10s %10s %7s %10s %10s %9s %12s %12s %9s\n", "case", "ours", "rg", "ratio",
 			"ours cpu", "rg cpu", "cpu ratio", "ours maxRSS", "rg maxRSS", "lines")
@@ -109,6 +137,89 @@ func main() {
 	}
 	med, worst := cancelLatency(*root, *threads)
 	fmt.Printf("\ncancel: Search returned (every fanout goroutine gone) %.3f ms median, %.3f ms worst after cancel, over 20 cancels mid-search\n", ms(med), ms(worst))
+}
+
+// copies copies the tree at root n times under a new temporary directory, which it returns
+// (also on an error, for the caller to remove). Regular files, directories and symlinks are
+// copied; whatever else the tree holds is left out, as both tools skip it. Files are copied
+// on every core, then synced so that writeback does not run during the timings.
+func copies(root string, n int) (string, error) {
+	dir, err := os.MkdirTemp("", "grepbench-")
+	if err != nil {
+		return "", err
+	}
+	type job struct{ from, to string }
+	var jobs []job
+	for i := range n {
+		dst := filepath.Join(dir, fmt.Sprintf("copy%d", i+1))
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			to := filepath.Join(dst, rel)
+			switch {
+			case d.IsDir():
+				return os.MkdirAll(to, 0o755)
+			case d.Type()&fs.ModeSymlink != 0:
+				target, err := os.Readlink(path)
+				if err != nil {
+					return err
+				}
+				return os.Symlink(target, to)
+			case d.Type().IsRegular():
+				jobs = append(jobs, job{path, to})
+			}
+			return nil
+		})
+		if err != nil {
+			return dir, fmt.Errorf("copying %s: %w", root, err)
+		}
+	}
+	var (
+		wg    sync.WaitGroup
+		next  atomic.Int64
+		first atomic.Pointer[error]
+	)
+	for range runtime.NumCPU() {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(jobs) && first.Load() == nil; i = int(next.Add(1) - 1) {
+				if err := copyFile(jobs[i].from, jobs[i].to); err != nil {
+					first.CompareAndSwap(nil, &err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := first.Load(); err != nil {
+		return dir, fmt.Errorf("copying %s: %w", root, *err)
+	}
+	syscall.Sync()
+	return dir, nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // defaultRoot is the Go distribution's src directory as the go command reports it, or "" if
@@ -170,7 +281,7 @@ func runChild(root, which string, threads int) int {
 	c := cases[i]
 	w := bufio.NewWriterSize(os.Stdout, 64<<10)
 	var mu sync.Mutex
-	spec := grep.Spec{Root: root, Pattern: c.pattern, Regex: c.regex, IgnoreCase: c.fold, SkipDirs: []string{}, Fanout: threads}
+	spec := grep.Spec{Root: root, Pattern: c.pattern, Regex: c.regex, IgnoreCase: c.fold, SkipDirs: []string{}, Fanout: threads, ReuseBatch: true}
 	_, err = grep.Search(context.Background(), spec, func(ms []grep.Match) error {
 		mu.Lock()
 		defer mu.Unlock()
