@@ -448,29 +448,35 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 				text := s.bytes(idx)
 				if pr != nil && k < len(pr.bounds) && s.masks[idx]&nonASCIIMask == 0 {
 					end := int(pr.ends[k])
+					b := pr.bounds[k]
 					ok := true
+					g := textGain(text, s.masks[idx], one)
+					long := len(text)*m > maxCells || b == unbounded
+					// cannot reports whether a bound of nb cannot enter the top-K.
+					cannot := func(nb int32) bool {
+						return seeded && (nb < seedWorst.score || nb == seedWorst.score && !(entry{score: nb, length: s.length(idx), index: int32(idx)}).better(seedWorst))
+					}
+					nb := b + g*int32(len(pr.extra))
+					fused := !long && len(pr.extra) == 1 && !cannot(nb) &&
+						(guessed && (nb > guess.score || nb == guess.score && (entry{score: nb, length: s.length(idx), index: int32(idx)}).better(guess)) || !guessed && nb >= pr.floor+minRise)
 					if end < 0 {
 						// Not located yet (see letterBound): the previous term first.
-						end = -1
-						for _, b := range pr.old {
-							if end = nextFold(text, b, end+1, one.cs); end < 0 {
+						for _, c := range pr.old {
+							if end = nextFold(text, c, end+1, one.cs); end < 0 {
 								break
 							}
 						}
 					}
 					work += len(text) - end
-					b := pr.bounds[k]
-					g := textGain(text, s.masks[idx], one)
-					long := len(text)*m > maxCells || b == unbounded
 					st := boundTight
 					switch {
 					case long:
 						b = unbounded
-					case seeded && !(entry{score: b + g*int32(len(pr.extra)), length: s.length(idx), index: int32(idx)}).better(seedWorst):
+					case cannot(nb):
 						// It cannot enter: only whether it matches, and where.
-						b += g * int32(len(pr.extra))
+						b = nb
 						st = boundOut
-					case len(pr.extra) == 1 && (guessed && (entry{score: b + g, length: s.length(idx), index: int32(idx)}).better(guess) || !guessed && b+g >= pr.floor+minRise):
+					case fused:
 						// A bound that may reach the new floor is tightened in the same
 						// pass that finds the new byte, while the text is in the cache;
 						// a later tightening costs a cache miss.
@@ -483,10 +489,10 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 						out++
 						continue
 					case len(pr.extra) == 1:
-						b += g
+						b = nb
 						st = boundLoose
 					default:
-						b += g * int32(len(pr.extra))
+						b = nb
 					}
 					for _, c := range pr.extra {
 						if end = nextFold(text, c, end+1, one.cs); end < 0 {
@@ -621,10 +627,12 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 
 // alignChunk is how many matches a goroutine claims at once when every match is aligned,
 // alignBatch how many of one bound's matches are tightened and aligned between two looks
-// at the top-K's worst entry, and alignLook how many pass between two looks at the context.
+// at the top-K's worst entry at first (then twice as many each time, up to maxBatch), and
+// alignLook how many pass between two looks at the context.
 const (
 	alignChunk = 4096
 	alignBatch = 256
+	maxBatch   = 8192
 	alignLook  = 32
 )
 
@@ -818,13 +826,15 @@ func alignBounded(ctx context.Context, s *Store, p *Pattern, matched, bounds, en
 			}
 			from = cut + 1
 			sorted = sortByLength(keys, sorted, &bins2)
-			for pos := 0; pos < len(sorted); {
+			// Batches grow: the first few settle the worst kept entry, and past them
+			// most of what is left must be aligned anyway.
+			for pos, size := 0, alignBatch; pos < len(sorted); size = min(2*size, maxBatch) {
 				// Within a length the order is not the index's (dropped matches come last),
 				// so the walk stops at a longer text than the worst kept.
 				if !beats(b, int32(sorted[pos]>>32), -1) {
 					break
 				}
-				batch := sorted[pos:min(len(sorted), pos+alignBatch)]
+				batch := sorted[pos:min(len(sorted), pos+size)]
 				pos += len(batch)
 				work := func(w, from, to int) {
 					sc := scratchPool.Get().(*scratch)
