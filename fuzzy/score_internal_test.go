@@ -51,15 +51,18 @@ func TestRollingScoreEqualsMatrix(t *testing.T) {
 	}
 }
 
-// TestNextOfEqualsByteLoop covers the word-at-a-time search a refinement scans texts with:
-// on random texts of letters of both cases, digits, punctuation (with '_' and '@', whose
-// 0x20 bit differs from their neighbours') and bytes >= 0x80, from every start, nextOf
+// TestNextOfEqualsByteLoop covers the word-at-a-time search texts are scanned with: on
+// random texts of letters of both cases, digits, punctuation (with '_' and '@', whose
+// 0x20 bit differs from their neighbours'), bytes >= 0x80 and the character codes of a
+// recoded non-ASCII text (a lower-case code and its upper case), from every start, nextOf
 // finds the same first byte equal to either of two wanted bytes as a plain folded loop,
 // case-sensitive or not.
 func TestNextOfEqualsByteLoop(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
-	const alphabet = "abcxyzABCXYZ019/_-.@`{\x7f\x80\xc3\xa9 "
-	const wanted = "abcxyz019/_-.@`{ "
+	lower := byte(codeTerm + classLower)
+	upper := byte(codeTerm + classUpper)
+	alphabet := "abcxyzABCXYZ019/_-.@`{\x7f\x80\xc3\xa9 " + string([]byte{lower, upper})
+	wanted := "abcxyz019/_-.@`{ " + string([]byte{lower})
 	plain := func(text []byte, from int, a, b byte, cs bool) int {
 		for i := from; i < len(text); i++ {
 			c := text[i]

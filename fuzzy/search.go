@@ -1097,6 +1097,11 @@ func nextOf(text []byte, from int, a, b byte, cs bool) int {
 	fa, fb := foldWord(a, cs), foldWord(b, cs)
 	pa, pb := uint64(a)*lo8, uint64(b)*lo8
 	i := from
+	// A recoded text's lower-case character codes fold from other codes than their
+	// 0x20 twins: those are looked for byte by byte.
+	if !cs && (upperCode(a) != 0 || upperCode(b) != 0) {
+		goto bytewise
+	}
 	for ; i+8 <= len(text); i += 8 {
 		w := binary.LittleEndian.Uint64(text[i:])
 		xa, xb := (w|fa)^pa, (w|fb)^pb
@@ -1104,6 +1109,7 @@ func nextOf(text []byte, from int, a, b byte, cs bool) int {
 			return i + bits.TrailingZeros64(z)/8
 		}
 	}
+bytewise:
 	fold := &lowerTable
 	if cs {
 		fold = &identityTable
