@@ -286,8 +286,8 @@ const (
 	boundTight
 	// boundScored is the exact score, and the match was pushed to a top-K.
 	boundScored
-	// boundOut is a bound too low to enter the top-K: the previous top matches, scored
-	// first, already hold limit entries it cannot beat.
+	// boundOut is a bound too low to enter the top-K: the seeds (the previous top
+	// matches and a sample, scored first) already hold limit entries it cannot beat.
 	boundOut
 )
 
@@ -456,7 +456,8 @@ func search(ctx context.Context, s *Store, p Pattern, sub []int32, added int, op
 					cannot := func(nb int32) bool {
 						return seeded && (nb < seedWorst.score || nb == seedWorst.score && !(entry{score: nb, length: s.length(idx), index: int32(idx)}).better(seedWorst))
 					}
-					nb := b + g*int32(len(pr.extra))
+					// The alignment may also restart among the new bytes (see boundGain).
+					nb := max(b+g*int32(len(pr.extra)), maxGain*int32(len(pr.extra)))
 					fused := !long && len(pr.extra) == 1 && !cannot(nb) &&
 						(guessed && (nb > guess.score || nb == guess.score && (entry{score: nb, length: s.length(idx), index: int32(idx)}).better(guess)) || !guessed && nb >= pr.floor+minRise)
 					if end < 0 {
