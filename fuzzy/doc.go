@@ -49,7 +49,11 @@
 // does not align every previous match either: it checks each past where its previous match
 // ended (a byte scan), bounds its score by its previous bound plus what the new characters
 // can add, and aligns only the matches whose bound can still reach the top-K, highest
-// bounds first (the bound of a high one is first tightened from the text). On a million
+// bounds first and, among equal bounds, shortest first (the tie-break), so that the many
+// paths that tie on a short query are settled by the few shortest. The previous top
+// matches, aligned first, set a floor: a match whose bound cannot beat it is only checked,
+// never bounded from its text (a high bound is tightened from the text, in the scan when
+// a small sample of aligned matches suggests it may reach the new top-K). On a million
 // paths most matches of a narrowing query are far below the top 200, so most are never
 // aligned. A first one-letter query is likewise answered from the presence masks, scoring
 // only the candidates whose bound (from where they can earn the largest bonus) can reach

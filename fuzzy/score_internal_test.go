@@ -50,3 +50,42 @@ func TestRollingScoreEqualsMatrix(t *testing.T) {
 		check([]byte(p), []byte("srcutil"), false)
 	}
 }
+
+// TestNextOfEqualsByteLoop covers the word-at-a-time search texts are scanned with: on
+// random texts of letters of both cases, digits, punctuation (with '_' and '@', whose
+// 0x20 bit differs from their neighbours'), bytes >= 0x80 and the character codes of a
+// recoded non-ASCII text (a lower-case code and its upper case), from every start, nextOf
+// finds the same first byte equal to either of two wanted bytes as a plain folded loop,
+// case-sensitive or not.
+func TestNextOfEqualsByteLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	lower := byte(codeTerm + classLower)
+	upper := byte(codeTerm + classUpper)
+	alphabet := "abcxyzABCXYZ019/_-.@`{\x7f\x80\xc3\xa9 " + string([]byte{lower, upper})
+	wanted := "abcxyz019/_-.@`{ " + string([]byte{lower})
+	plain := func(text []byte, from int, a, b byte, cs bool) int {
+		for i := from; i < len(text); i++ {
+			c := text[i]
+			if !cs {
+				c = lowerTable[c]
+			}
+			if c == a || c == b {
+				return i
+			}
+		}
+		return -1
+	}
+	for range 100000 {
+		text := make([]byte, r.IntN(40))
+		for i := range text {
+			text[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		a, b := wanted[r.IntN(len(wanted))], wanted[r.IntN(len(wanted))]
+		cs := r.IntN(2) == 0
+		if cs && r.IntN(2) == 0 && a >= 'a' && a <= 'z' {
+			a -= 32
+		}
+		from := r.IntN(len(text) + 1)
+		require.Equal(t, plain(text, from, a, b, cs), nextOf(text, from, a, b, cs), "%q from %d for %q %q (cs %v)", text, from, a, b, cs)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -293,5 +294,82 @@ func TestFirstRanksAPrefixThatRefinesToTheWhole(t *testing.T) {
 		require.Equal(t, full.Total, whole.Total, q)
 		require.Equal(t, full.Matches, whole.Matches, q)
 		prev = full
+	}
+}
+
+// TestRefineBoundsSurviveALongGap covers a narrowing keystroke whose new letter lies far
+// past the previous match: the alignment restarts there (the gap costs more than the
+// previous letters scored), so the match scores more than its previous score plus a
+// gapped letter, and the bound must allow for it. Both texts score the same and the
+// shorter, whose gap is longer, must come first, as in a full search.
+func TestRefineBoundsSurviveALongGap(t *testing.T) {
+	longGap := "a" + strings.Repeat("x", 60) + "b"
+	shortGap := "a" + strings.Repeat("x", 40) + "b" + strings.Repeat("y", 50)
+	store := fuzzy.NewStore([]string{shortGap, longGap})
+	ctx := context.Background()
+	opt := fuzzy.Options{Limit: 1}
+	prev, err := fuzzy.Search(ctx, store, fuzzy.ParsePattern("a"), opt)
+	require.NoError(t, err)
+	p := fuzzy.ParsePattern("ab")
+	full, err := fuzzy.Search(ctx, store, p, opt)
+	require.NoError(t, err)
+	require.Equal(t, 1, full.Matches[0].Index)
+	got, err := prev.Refine(ctx, p, opt)
+	require.NoError(t, err)
+	require.Equal(t, full.Matches, got.Matches)
+}
+
+// TestTypingEqualsPlainRanking covers the bounded, seeded refinement against the plainest
+// ranking there is (every match aligned, no limit, then cut): on random lists of real
+// paths (the Go tree under random prefixes, some upper-cased or accented, in random
+// order and sizes) and queries typed letter by letter (subsequences of random paths, with
+// a wrong letter now and then), every keystroke's Refine returns the same total and the
+// same first matches, with their scores, for small and large limits and one or two
+// threads.
+func TestTypingEqualsPlainRanking(t *testing.T) {
+	goroot, err := pathgen.GoRootFiles()
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(31, 16))
+	prefixes := []string{"", "copy1/", "a/b/", "Vendor/", "src/", "é/", "x/y/z/w/"}
+	ctx := context.Background()
+	for round := range 3 {
+		n := 2000 + r.IntN(12000)
+		items := make([]string, n)
+		for i := range items {
+			items[i] = prefixes[r.IntN(len(prefixes))] + goroot[r.IntN(len(goroot))]
+			if r.IntN(50) == 0 {
+				items[i] = strings.ToUpper(items[i])
+			}
+		}
+		store := fuzzy.NewStore(items)
+		for range 6 {
+			src := strings.ToLower(items[r.IntN(n)])
+			var q []byte
+			for i := 0; i < len(src) && len(q) < 3+r.IntN(8); i += 1 + r.IntN(4) {
+				if c := src[i]; c < 0x80 && c != ' ' {
+					q = append(q, c)
+				}
+			}
+			if len(q) > 1 && r.IntN(4) == 0 {
+				q[r.IntN(len(q))] = "etaoinsrq"[r.IntN(9)]
+			}
+			limit := []int{1, 7, 50, 200}[r.IntN(4)]
+			opt := fuzzy.Options{Limit: limit, Threads: 1 + r.IntN(2), NoPositions: true}
+			var prev *fuzzy.Result
+			for k := 1; k <= len(q); k++ {
+				p := fuzzy.ParsePattern(string(q[:k]))
+				plain, err := fuzzy.Search(ctx, store, p, fuzzy.Options{NoPositions: true})
+				require.NoError(t, err)
+				got, err := fuzzy.Search(ctx, store, p, opt)
+				if prev != nil {
+					got, err = prev.Refine(ctx, p, opt)
+				}
+				require.NoError(t, err)
+				want := plain.Matches[:min(limit, len(plain.Matches))]
+				require.Equal(t, plain.Total, got.Total, "round %d, %q, limit %d", round, q[:k], limit)
+				require.Equal(t, want, got.Matches, "round %d, %q, limit %d", round, q[:k], limit)
+				prev = got
+			}
+		}
 	}
 }
