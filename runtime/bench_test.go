@@ -207,9 +207,9 @@ func BenchmarkSupersedeCancelLatency(b *testing.B) {
 
 func slicesOfSettled(rt *Runtime) []JobID {
 	var ids []JobID
-	for id, j := range rt.pending {
+	for j := range rt.pending.all() {
 		if j.state != Running {
-			ids = append(ids, id)
+			ids = append(ids, j.id)
 		}
 	}
 	return ids

@@ -37,7 +37,7 @@ func (rt *Runtime) RegisterExternal(kind Kind, key string) (JobID, context.Conte
 // second time, is a no-op (the first completion wins, whichever of the
 // CompleteExternal* functions made it).
 func (rt *Runtime) CompleteExternalOK(id JobID, value any) error {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state != Running || j.extQueued {
 		return nil
 	}
@@ -86,7 +86,7 @@ func (rt *Runtime) OwnExternal(value any) (ExternalValue, error) {
 // CompleteExternalOK it never blocks, and completing a job that is not
 // pending, or a second time, is a no-op. Main goroutine only.
 func (rt *Runtime) CompleteExternalOwned(id JobID, v ExternalValue) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state != Running || j.extQueued {
 		return
 	}
@@ -104,7 +104,7 @@ func (rt *Runtime) CompleteExternalOwned(id JobID, v ExternalValue) {
 // as "RequestCancelled" or "tool_error" reaches Lua), else empty. A nil err
 // fails the job with a message saying so.
 func (rt *Runtime) CompleteExternalFailed(id JobID, err error) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state != Running {
 		return
 	}

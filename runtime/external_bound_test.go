@@ -113,7 +113,7 @@ func TestExternalFirstCompletionWins(t *testing.T) {
 	require.Equal(t, []JobID{a, b}, rt.Tick().Settled)
 	oa, _ := rt.TakeResult(a)
 	require.Equal(t, Failed, oa.State)
-	require.Nil(t, rt.pending[a], "the late value is not pinned")
+	require.Nil(t, rt.pending.get(a), "the late value is not pinned")
 	ob, _ := rt.TakeResult(b)
 	require.Equal(t, Outcome{State: Complete, value: "first", external: true}, ob)
 	require.Empty(t, rt.Tick().Settled)

@@ -15,7 +15,7 @@ const MaxProgressLen = 200
 // garble the view. It reports whether the job was running; a late report for
 // a settled or unknown job is dropped. Main goroutine only.
 func (rt *Runtime) SetExternalProgress(id JobID, text string) bool {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state != Running {
 		return false
 	}

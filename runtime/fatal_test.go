@@ -34,7 +34,7 @@ func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
 	require.Empty(t, rt.Snapshot().Fatal)
 
 	g := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{})
-	credit := rt.pending[g].stream.credit
+	credit := rt.pending.get(g).stream.credit
 	pumpUntil(t, rt, func() bool { return credit.InFlight()+100 > credit.Limit() })
 
 	j := rt.newJob(testKind, "")

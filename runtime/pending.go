@@ -83,14 +83,14 @@ func (rt *Runtime) newJob(kind Kind, key string) *job {
 	j.t.ctx.owner = &j.t
 	if key != "" {
 		if prior, ok := rt.supersede[key]; ok {
-			if pj := rt.pending[prior]; pj != nil && pj.state == Running {
+			if pj := rt.pending.get(prior); pj != nil && pj.state == Running {
 				pj.superseded = true
 				pj.cancel(ErrSuperseded)
 			}
 		}
 		rt.supersede[key] = id
 	}
-	rt.pending[id] = j
+	rt.pending.put(j)
 	return j
 }
 

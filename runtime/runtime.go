@@ -85,7 +85,7 @@ type Runtime struct {
 	wbus *bus.Workers
 
 	nextID    JobID
-	pending   map[JobID]*job
+	pending   jobTable
 	supersede map[string]JobID
 	ready     []JobID // streams with something to deliver, in the order they became ready
 	spare     []JobID
@@ -136,7 +136,6 @@ func New(opts Options) (*Runtime, error) {
 		main:            main,
 		wbus:            wbus,
 		nextID:          1,
-		pending:         make(map[JobID]*job),
 		supersede:       make(map[string]JobID),
 		frameTarget:     DefaultFrameTarget,
 		defaultMaxBatch: DefaultMaxBatch,
@@ -172,7 +171,7 @@ func (rt *Runtime) Close() {
 	}
 	rt.closed = true
 	rt.closePollers()
-	for _, j := range rt.pending {
+	for j := range rt.pending.all() {
 		j.cancel(ErrClosed)
 	}
 	rt.eachState(func(s any) {
@@ -230,7 +229,7 @@ func (rt *Runtime) ActiveForKey(key string) (JobID, bool) {
 // closes; a superseded one drops them (see the package doc). Unknown and
 // settled ids are ignored.
 func (rt *Runtime) Cancel(id JobID) {
-	if j := rt.pending[id]; j != nil {
+	if j := rt.pending.get(id); j != nil {
 		j.cancel(nil)
 	}
 }
@@ -238,13 +237,13 @@ func (rt *Runtime) Cancel(id JobID) {
 // IsComplete reports whether a job has settled (in any terminal state) and
 // has not been taken yet.
 func (rt *Runtime) IsComplete(id JobID) bool {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	return j != nil && j.state != Running
 }
 
 // Lookup reports a job's kind and state while it is in the pending table.
 func (rt *Runtime) Lookup(id JobID) (Kind, State, bool) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil {
 		return 0, 0, false
 	}
@@ -257,11 +256,11 @@ func (rt *Runtime) Lookup(id JobID) (Kind, State, bool) {
 // (KindSpec.Discard: a parse tree nobody took), so a forgetful caller
 // cannot leak it.
 func (rt *Runtime) TakeResult(id JobID) (Outcome, bool) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state == Running {
 		return Outcome{}, false
 	}
-	delete(rt.pending, id)
+	rt.pending.del(id)
 	if j.stream != nil {
 		j.stream.discard()
 	}
@@ -417,7 +416,7 @@ func (rt *Runtime) refill() {
 }
 
 func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
-	j := rt.pending[r.Job]
+	j := rt.pending.get(r.Job)
 	if j == nil {
 		return // unknown or already taken: a late duplicate
 
@@ -492,7 +491,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 // its items, and either way waiting on would mean waiting forever. The job's
 // context is cancelled too, so a worker still producing for it stops.
 func (rt *Runtime) failUndecodable(id JobID, err error, now mono, out *TickOutcome) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state != Running {
 		return
 	}

@@ -89,7 +89,7 @@ type WorkersSnapshot struct {
 func (rt *Runtime) Snapshot() WorkersSnapshot {
 	now := monoNow()
 	var snap WorkersSnapshot
-	for _, j := range rt.pending {
+	for j := range rt.pending.all() {
 		if j.state != Running {
 			continue
 		}

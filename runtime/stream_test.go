@@ -17,7 +17,7 @@ func TestCancelRequestedStreamHoldsItems(t *testing.T) {
 	rt := newRT(t, 2)
 	id := rt.startInts(10, DispatchOptions{})
 	pumpUntil(t, rt, func() bool { return rt.IsComplete(id) })
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	// Completed before the cancel: Cancel is a no-op and the items come.
 	rt.Cancel(id)
 	require.False(t, j.cancelRequested)

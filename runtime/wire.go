@@ -434,7 +434,7 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	default:
 		return false
 	}
-	j := rt.pending[JobID(id)]
+	j := rt.pending.get(JobID(id))
 	if j == nil {
 		rt.scratch = reply{}
 		return true // unknown or already taken: a late duplicate
