@@ -68,6 +68,9 @@ type Executor struct {
 	sched  scheduler
 	actors map[ActorID]*actorState
 	order  []*actorState // registration order, for FatalActors
+	// last is the actor the latest submit named: an editor submits run
+	// after run for one actor, and a hit spares hashing its name.
+	last   *actorState
 	closed bool
 	joined chan struct{} // closed once every goroutine has ended; made by Shutdown
 
@@ -142,6 +145,9 @@ func (e *Executor) RemoveActor(id ActorID) {
 		return
 	}
 	delete(e.actors, id)
+	if e.last == a {
+		e.last = nil
+	}
 	for i, o := range e.order {
 		if o == a {
 			e.order = append(e.order[:i], e.order[i+1:]...)
@@ -288,19 +294,35 @@ func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name strin
 		refused.deliver(Result{Err: jobError(CodeShutdown, name, "was not run: the executor is closed")})
 		return
 	}
-	a, ok := e.actors[id]
-	if !ok {
-		e.mu.Unlock()
-		refused.deliver(Result{Err: jobError(CodeActorNotRegistered, name,
-			fmt.Sprintf("was not run: actor %q is not registered", id))})
-		return
+	a := e.last
+	if a == nil || a.id != id {
+		var ok bool
+		if a, ok = e.actors[id]; !ok {
+			e.mu.Unlock()
+			refused.deliver(Result{Err: jobError(CodeActorNotRegistered, name,
+				fmt.Sprintf("was not run: actor %q is not registered", id))})
+			return
+		}
+		e.last = a
 	}
 	if a.fatal {
 		e.mu.Unlock()
 		refused.deliver(Result{Err: fatalError(name, id)})
 		return
 	}
-	a.queue.push(task{ctx: ctx, job: job, name: name, lane: lane, done: done, h: h})
+	t := task{ctx: ctx, job: job, name: name, lane: lane, done: done, h: h}
+	if e.sched.cursor == nil && e.sched.idle > 0 && e.free > 0 && e.sched.admissibleLane(a, lane) {
+		// No actor has queued work and a worker waits: the job is the
+		// whole queue, and the round robin would admit it at once and
+		// leave every actor's credit as it was. Admitting it directly
+		// skips its trip through the queue and the ring.
+		e.sched.idle--
+		e.free--
+		e.runCh <- e.sched.admitTask(a, t)
+		e.mu.Unlock()
+		return
+	}
+	a.queue.push(t)
 	if !a.active {
 		e.sched.activate(a)
 	}

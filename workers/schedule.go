@@ -97,10 +97,16 @@ type scheduler struct {
 // admissible reports whether the head of a's queue may start now. Only the
 // head is ever considered: admission within an actor is strictly FIFO.
 func (s *scheduler) admissible(a *actorState) bool {
+	return s.admissibleLane(a, a.queue.front().lane)
+}
+
+// admissibleLane reports whether a job of lane may start now on a, were it
+// the head of a's queue.
+func (s *scheduler) admissibleLane(a *actorState, lane Lane) bool {
 	if a.inflight >= s.cfg.ActorCap {
 		return false
 	}
-	switch a.queue.front().lane {
+	switch lane {
 	case LaneRead:
 		return !a.writer && a.reads < s.cfg.ReadCap
 	case LaneSerial:
@@ -152,7 +158,16 @@ func (s *scheduler) next() (dispatched, bool) {
 }
 
 func (s *scheduler) admit(a *actorState) dispatched {
-	t := a.queue.pop()
+	d := s.admitTask(a, a.queue.pop())
+	if a.queue.n == 0 {
+		s.deactivate(a)
+	}
+	return d
+}
+
+// admitTask takes what t's start holds: the head of a's queue, just popped,
+// or a job submitted while no actor had work queued.
+func (s *scheduler) admitTask(a *actorState, t task) dispatched {
 	a.inflight++
 	a.live++
 	switch t.lane {
@@ -164,9 +179,6 @@ func (s *scheduler) admit(a *actorState) dispatched {
 		s.heavyFree--
 	case LaneMutating:
 		a.writer = true
-	}
-	if a.queue.n == 0 {
-		s.deactivate(a)
 	}
 	if s.onAdmit != nil {
 		s.onAdmit(a.id)
