@@ -75,6 +75,30 @@ func (w *Workers) SendEnvelope(env Envelope) error {
 	return w.q.push(env, false)
 }
 
+// Route is the worker end bound to one topic, checked once: a producer
+// that sends every envelope on a topic it knows (the runtime's replies)
+// spares each the registry lookup SendEnvelope makes. It is safe for
+// concurrent use, like Workers.
+type Route struct {
+	q     *queue
+	topic string
+}
+
+// Route returns w bound to topic; it fails with ErrUnknownTopic if topic is
+// not registered.
+func (w *Workers) Route(topic string) (Route, error) {
+	if _, err := w.reg.typeOf(topic); err != nil {
+		return Route{}, err
+	}
+	return Route{q: w.q, topic: topic}, nil
+}
+
+// Send queues payload, already encoded, under the route's topic, as
+// SendEnvelope does.
+func (r Route) Send(payload []byte) error {
+	return r.q.push(Envelope{Topic: r.topic, Payload: payload}, false)
+}
+
 // Close makes later worker sends fail with ErrClosed. Envelopes already
 // queued stay readable from the main end. Idempotent.
 func (w *Workers) Close() {

@@ -24,7 +24,7 @@ type Task struct {
 	ctx    jobCtx
 	id     JobID
 	kind   Kind
-	bus    *bus.Workers
+	bus    *replies
 	credit *bus.Credit // nil for request/reply jobs
 	// actor is set by the worker of a stream before the handler runs and
 	// read only by the handler's goroutines: it is how a producer parks
@@ -59,16 +59,25 @@ func (w *Task) send(r reply) {
 		if cap(p) != fixedReplyCap {
 			fixedBufs.Put(buf) // a long failure message outgrew it
 		}
-		_ = w.bus.SendEnvelope(bus.Envelope{Topic: replyTopic, Payload: p})
+		_ = w.bus.route.Send(p)
 		return
 	}
 	fixedBufs.Put(buf)
 	heap := r // only this branch moves a reply to the heap
-	if err := w.bus.Send(replyTopic, &heap); err != nil && !errors.Is(err, bus.ErrClosed) {
+	if err := w.bus.w.Send(replyTopic, &heap); err != nil && !errors.Is(err, bus.ErrClosed) {
 		w.send(reply{Kind: replyFailed, Code: CodeMalformedReply,
 			Msg: jobName(w.kind, w.id) + ": its reply could not be encoded: " + err.Error()})
 		w.ctx.cancel()
 	}
+}
+
+// replies is the bus end a runtime's jobs reply through, shared by all of
+// them.
+type replies struct {
+	w *bus.Workers
+	// route sends the fixed-shape replies every job ends with, without
+	// looking replyTopic up in the registry each time.
+	route bus.Route
 }
 
 // acquire takes n items of the stream's credit. A wait for credit is a wait

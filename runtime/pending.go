@@ -79,7 +79,7 @@ func (k ResourceKind) String() string {
 func (rt *Runtime) newJob(kind Kind, key string) *job {
 	id := rt.nextID
 	rt.nextID++
-	j := &job{id: id, kind: kind, key: key, t: Task{id: id, kind: kind, bus: rt.wbus}, dispatchedAt: monoNow()}
+	j := &job{id: id, kind: kind, key: key, t: Task{id: id, kind: kind, bus: &rt.replies}, dispatchedAt: monoNow()}
 	j.t.ctx.owner = &j.t
 	if key != "" {
 		if prior, ok := rt.supersede[key]; ok {

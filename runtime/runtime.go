@@ -83,6 +83,8 @@ type Runtime struct {
 	exec *workers.Executor
 	main *bus.Main
 	wbus *bus.Workers
+	// replies is what every job's Task replies through.
+	replies replies
 
 	nextID    JobID
 	pending   jobTable
@@ -127,6 +129,10 @@ func New(opts Options) (*Runtime, error) {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
 	main, wbus := bus.NewPair(reg)
+	route, err := wbus.Route(replyTopic)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
 	credit := opts.StreamCredit
 	if credit == 0 {
 		credit = DefaultStreamCredit
@@ -135,6 +141,7 @@ func New(opts Options) (*Runtime, error) {
 		exec:            workers.New(opts.Executor),
 		main:            main,
 		wbus:            wbus,
+		replies:         replies{w: wbus, route: route},
 		nextID:          1,
 		supersede:       make(map[string]JobID),
 		frameTarget:     DefaultFrameTarget,
