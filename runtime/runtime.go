@@ -362,9 +362,6 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 			done++
 			unclocked += len(env.Payload)
 			rt.applyEnvelope(env, now, &out)
-			if env.Topic == replyTopic {
-				recycleFixed(env.Payload)
-			}
 			*env = bus.Envelope{}
 		}
 		if drained {
@@ -377,17 +374,36 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 	return out
 }
 
-// applyEnvelope decodes one envelope of the bus and applies it.
+// applyEnvelope decodes one envelope of the bus and applies it, then
+// gives a fixed reply's payload back to fixedBufs.
 func (rt *Runtime) applyEnvelope(env *bus.Envelope, now mono, out *TickOutcome) {
-	if env.Topic == replyTopic && rt.dropSuperseded(env.Payload) {
+	if env.Topic == replyTopic {
+		if rt.applyFixed(env.Payload, now, out) {
+			return
+		}
+		rt.applyReply(env, now, out)
+		recycleFixed(env.Payload)
+		return
+	}
+	rt.decodeAndApply(env, now, out)
+}
+
+// applyReply applies a reply that is not of a fixed shape.
+func (rt *Runtime) applyReply(env *bus.Envelope, now mono, out *TickOutcome) {
+	if rt.dropSuperseded(env.Payload) {
 		return
 	}
 	// One scratch reply for the whole drain: decoding into a local
 	// would move it to the heap, one allocation per envelope.
 	rt.scratch = reply{}
-	if env.Topic == replyTopic && rt.applyKindReply(env.Payload, now, out) {
+	if rt.applyKindReply(env.Payload, now, out) {
 		return
 	}
+	rt.decodeAndApply(env, now, out)
+}
+
+// decodeAndApply decodes env with the registry's decoder and applies it.
+func (rt *Runtime) decodeAndApply(env *bus.Envelope, now mono, out *TickOutcome) {
 	rt.scratch = reply{}
 	if err := rt.dec.Decode(*env, &rt.scratch); err != nil {
 		rt.malformed++

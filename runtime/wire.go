@@ -402,6 +402,33 @@ func fixedReply(w *wire.Bytes, n int, id, rk uint64) (reply, bool) {
 	return reply{}, false
 }
 
+// applyFixed applies p if it is a fixed-shape reply (see fixedReply), the
+// way most jobs end, reading its header once; then, the reply keeping no
+// reference to p, it gives p back to fixedBufs when p came from there. It
+// reports false, touching nothing, for any other payload.
+func (rt *Runtime) applyFixed(p []byte, now mono, out *TickOutcome) bool {
+	w := wire.Bytes{P: p}
+	n, ok := w.ArrayLen()
+	if !ok || n < 2 || n > 3 {
+		return false
+	}
+	id, ok1 := w.Uint()
+	rk, ok2 := w.Uint()
+	if !ok1 || !ok2 {
+		return false
+	}
+	r, ok := fixedReply(&w, n, id, rk)
+	if !ok {
+		return false
+	}
+	rt.scratch = r
+	rt.apply(&rt.scratch, now, out)
+	if r.Kind != replyExternal && cap(p) == fixedReplyCap {
+		fixedBufs.Put((*[fixedReplyCap]byte)(p[:fixedReplyCap]))
+	}
+	return true
+}
+
 func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	w := wire.Bytes{P: p}
 	n, ok := w.ArrayLen()
