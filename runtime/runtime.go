@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -103,10 +104,13 @@ type Runtime struct {
 	drainPos int // drainBuf[drainPos:] is left for the next tick
 	// settledHint sizes a tick's Settled: the replies it expects to apply.
 	settledHint int
-	dec         *bus.Decoder
-	scratch     reply
-	malformed   uint64
-	closed      bool
+	// settledArena is the unused rest of the chunk the ticks carve their
+	// Settled lists from (see newSettled).
+	settledArena []JobID
+	dec          *bus.Decoder
+	scratch      reply
+	malformed    uint64
+	closed       bool
 	// states holds each kind's per-runtime state (StateOf), stateOrder
 	// the order they were made in, which Close keeps.
 	states     map[Kind]any
@@ -355,6 +359,7 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 				// until some unrelated event.
 				rt.main.Wake()
 				rt.scratch = reply{}
+				rt.keepSettled(&out)
 				return out
 			}
 			env := &rt.drainBuf[rt.drainPos]
@@ -371,7 +376,45 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 		drained = true
 	}
 	rt.scratch = reply{}
+	rt.keepSettled(&out)
 	return out
+}
+
+// settledChunk is how many ids one allocation of the Settled arena holds,
+// and settledOwn the most a tick expects to settle for it to take its list
+// from the arena rather than from an allocation of its own.
+const (
+	settledChunk = 512
+	settledOwn   = 64
+)
+
+// newSettled returns the empty list a tick that expects to settle n jobs
+// appends them to. A small one is carved from the arena, so that a tick
+// settling a job or two does not allocate; keepSettled then takes what the
+// tick used out of the arena for good.
+func (rt *Runtime) newSettled(n int) []JobID {
+	if n > settledOwn {
+		return make([]JobID, 0, n)
+	}
+	if len(rt.settledArena) < n {
+		rt.settledArena = make([]JobID, settledChunk)
+	}
+	return rt.settledArena[:0:n]
+}
+
+// keepSettled ends out.Settled where its ids end, so a caller's append
+// cannot write into the arena, and takes them out of the arena: a Settled
+// list is never written again once returned (a caller may keep it), and
+// what a chunk is not used for is the next tick's.
+func (rt *Runtime) keepSettled(out *TickOutcome) {
+	n := len(out.Settled)
+	if n == 0 {
+		return
+	}
+	out.Settled = out.Settled[:n:n]
+	if len(rt.settledArena) >= n && unsafe.SliceData(out.Settled) == unsafe.SliceData(rt.settledArena) {
+		rt.settledArena = rt.settledArena[n:]
+	}
 }
 
 // applyEnvelope decodes one envelope of the bus and applies it, then
@@ -529,7 +572,7 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	j.settledAt = now
 	if out.Settled == nil {
 		// Sized for the drain: a flood of replies then grows it once.
-		out.Settled = make([]JobID, 0, rt.settledHint)
+		out.Settled = rt.newSettled(rt.settledHint)
 	}
 	out.Settled = append(out.Settled, j.id)
 	if j.resource != nil && j.state == Complete {

@@ -77,3 +77,26 @@ func TestMalformedReplyIsDroppedNotPanicked(t *testing.T) {
 	id := rt.startValue(10, DispatchOptions{})
 	require.Equal(t, uint64(10), outcomeOf(t, rt, id).value)
 }
+
+// TestSettledListsStayTheirCallers covers the arena ticks carve their
+// Settled lists from: a list a caller keeps is not overwritten by later
+// ticks, and appending to it cannot write into a later tick's list, even
+// when its tick drained more replies than it settled.
+func TestSettledListsStayTheirCallers(t *testing.T) {
+	rt := newRT(t, 2)
+	a := rt.newJob(testKind, "")
+	// A late reply for a job already taken settles nothing, so this tick
+	// expects two settles and makes one.
+	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: a.id + 1000, Kind: replyUnit}))
+	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: a.id, Kind: replyUnit}))
+	first := rt.Tick().Settled
+	require.Equal(t, []JobID{a.id}, first)
+	grown := append(first, 999)
+
+	b := rt.newJob(testKind, "")
+	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: b.id, Kind: replyUnit}))
+	second := rt.Tick().Settled
+	require.Equal(t, []JobID{b.id}, second)
+	require.Equal(t, []JobID{a.id}, first, "a later tick left the kept list alone")
+	require.Equal(t, []JobID{a.id, 999}, grown, "the append went to a copy of its own")
+}
