@@ -102,8 +102,8 @@ func (rt *Runtime) prepare(j *job) bool {
 		j.t.credit = j.stream.credit
 	}
 	if rt.closed {
-		_ = rt.main.Send(replyTopic, &reply{Job: j.id, Kind: replyFailed,
-			Msg: jobName(j.kind, j.id) + ": runtime is closed", Code: workers.CodeShutdown})
+		_ = rt.main.Send(replyTopic, &reply{Job: j.t.id, Kind: replyFailed,
+			Msg: jobName(j.kind, j.t.id) + ": runtime is closed", Code: workers.CodeShutdown})
 		return false
 	}
 	return true
@@ -129,12 +129,12 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 // in a work would cost every dispatch a closure.
 func (rt *Runtime) submit(j *job, actor workers.ActorID, lane workers.Lane, fn work, run func(context.Context, *Task) (any, error)) JobID {
 	if !rt.prepare(j) {
-		return j.id
+		return j.t.id
 	}
 	j.fn, j.run = fn, run
 	// The job is its own handler: a dispatch allocates no closures.
 	rt.exec.Submit(&j.t.ctx, workers.Task{Actor: actor, Lane: lane, Name: j.kind.String(), Handler: j})
-	return j.id
+	return j.t.id
 }
 
 // RunJob runs the job's handler on a worker and replies with whatever it

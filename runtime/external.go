@@ -14,7 +14,7 @@ import (
 // (lsp.RequestKind, mcp.RequestKind), which the runtime does not know.
 func (rt *Runtime) RegisterExternal(kind Kind, key string) (JobID, context.Context) {
 	j := rt.newJob(kind, key)
-	return j.id, &j.t.ctx
+	return j.t.id, &j.t.ctx
 }
 
 // CompleteExternalOK settles an external job with a value at the next
@@ -93,7 +93,7 @@ func (rt *Runtime) CompleteExternalOwned(id JobID, v ExternalValue) {
 	// The value waits in the entry and only a payload-less reply takes the
 	// bus, so the completion still settles in bus-arrival order with the
 	// other replies without being decoded a second time.
-	j.extValue, j.extQueued = v.v, true
+	j.extra().value, j.extQueued = v.v, true
 	_ = rt.main.Send(replyTopic, &reply{Job: id, Kind: replyExternal})
 }
 

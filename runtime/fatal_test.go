@@ -39,7 +39,7 @@ func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
 
 	j := rt.newJob(testKind, "")
 	rt.start(j, rt.actorFor(root), workers.LaneMutating, func(context.Context, *Task) reply { panic("disk on fire") })
-	o := outcomeOf(t, rt, j.id)
+	o := outcomeOf(t, rt, j.t.id)
 	require.Equal(t, Failed, o.State)
 
 	fatal := rt.Snapshot().Fatal

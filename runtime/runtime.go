@@ -490,7 +490,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	switch r.Kind {
 	case replyItems:
 		if obs := j.kind.spec().Observe; obs != nil && j.stream != nil && j.state == Running && r.items != nil {
-			obs(rt, j.id, r.items, j.stream.progress)
+			obs(rt, j.t.id, r.items, j.stream.progress)
 		}
 		rt.pushItems(j, r)
 		return
@@ -501,7 +501,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 				j.stream.detail = r.detail
 			}
 			if obs := j.kind.spec().Observe; obs != nil && j.state == Running {
-				obs(rt, j.id, nil, r.N)
+				obs(rt, j.t.id, nil, r.N)
 			}
 		}
 		return
@@ -512,8 +512,8 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 		}
 		// The value leaves the entry whatever happens next, so a
 		// completion that lost the race to an earlier one pins nothing.
-		v := j.extValue
-		j.extQueued, j.extValue = false, nil
+		v := j.ext.value
+		j.extQueued, j.ext.value = false, nil
 		if j.state == Running {
 			j.state, j.value, j.external = Complete, v, true
 			rt.settled(j, now, out)
@@ -569,12 +569,11 @@ func (rt *Runtime) failUndecodable(id JobID, err error, now mono, out *TickOutco
 
 // settled does the bookkeeping of a job that just left Running.
 func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
-	j.settledAt = now
 	if out.Settled == nil {
 		// Sized for the drain: a flood of replies then grows it once.
 		out.Settled = rt.newSettled(rt.settledHint)
 	}
-	out.Settled = append(out.Settled, j.id)
+	out.Settled = append(out.Settled, j.t.id)
 	if j.resource != nil && j.state == Complete {
 		out.Resources = append(out.Resources, *j.resource)
 		op := *j.resource
@@ -584,7 +583,7 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 			}
 		})
 	}
-	if j.key != "" && rt.supersede[j.key] == j.id {
+	if j.key != "" && rt.supersede[j.key] == j.t.id {
 		delete(rt.supersede, j.key)
 	}
 	var failure error
@@ -592,12 +591,12 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 		failure = j.err
 	}
 	rt.ring.push(completedSlot{
-		id: j.id, kind: j.kind, key: j.key, state: j.state, err: failure,
+		id: j.t.id, kind: j.kind, key: j.key, state: j.state, err: failure,
 		result: summarize(j), dispatchedAt: j.dispatchedAt, settledAt: now,
 	})
 	if j.state != Complete {
 		if d := j.kind.spec().Discard; d != nil {
-			d(rt, j.id)
+			d(rt, j.t.id)
 		}
 	}
 	if j.stream != nil {

@@ -94,8 +94,8 @@ func (rt *Runtime) Snapshot() WorkersSnapshot {
 			continue
 		}
 		a := ActiveJob{
-			ID: j.id, Kind: j.kind, Age: now.sub(j.dispatchedAt), Key: j.key,
-			CancelRequested: j.t.ctx.Err() != nil, Stream: j.stream != nil, Progress: j.progress,
+			ID: j.t.id, Kind: j.kind, Age: now.sub(j.dispatchedAt), Key: j.key,
+			CancelRequested: j.t.ctx.Err() != nil, Stream: j.stream != nil, Progress: j.progressLine(),
 		}
 		if s := j.stream; s != nil {
 			a.Queued, a.QueuedWeight, a.InFlight = s.len(), s.units(), s.credit.InFlight()

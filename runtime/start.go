@@ -89,15 +89,15 @@ func (rt *Runtime) Start(job Job, o DispatchOptions) JobID {
 		if rt.prepare(j) {
 			job.Attach(t)
 		}
-		return j.id
+		return j.t.id
 	case job.Run == nil:
-		err := errors.New(jobName(j.kind, j.id) + ": the job has nothing to run")
+		err := errors.New(jobName(j.kind, j.t.id) + ": the job has nothing to run")
 		return rt.start(j, actor, job.Lane, func(context.Context, *Task) reply {
 			return reply{Kind: replyFailed, Msg: err.Error(), err: err}
 		})
 	case job.Detached:
 		if !rt.prepare(j) {
-			return j.id
+			return j.t.id
 		}
 		run := job.Run
 		rt.detached.Add(1)
@@ -111,7 +111,7 @@ func (rt *Runtime) Start(job Job, o DispatchOptions) JobID {
 			}
 			t.send(r)
 		}()
-		return j.id
+		return j.t.id
 	}
 	return rt.submit(j, actor, job.Lane, nil, job.Run)
 }

@@ -131,7 +131,7 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 func (rt *Runtime) markReady(j *job) {
 	if !j.stream.queued {
 		j.stream.queued = true
-		rt.ready = append(rt.ready, j.id)
+		rt.ready = append(rt.ready, j.t.id)
 	}
 }
 

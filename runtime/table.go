@@ -23,7 +23,7 @@ type jobTable struct {
 }
 
 func (t *jobTable) get(id JobID) *job {
-	if j := t.slots[id&(tableSlots-1)]; j != nil && j.id == id {
+	if j := t.slots[id&(tableSlots-1)]; j != nil && j.t.id == id {
 		return j
 	}
 	if len(t.more) == 0 {
@@ -35,7 +35,7 @@ func (t *jobTable) get(id JobID) *job {
 // put adds j, whose id is not in the table.
 func (t *jobTable) put(j *job) {
 	t.n++
-	s := &t.slots[j.id&(tableSlots-1)]
+	s := &t.slots[j.t.id&(tableSlots-1)]
 	if *s == nil {
 		*s = j
 		return
@@ -43,12 +43,12 @@ func (t *jobTable) put(j *job) {
 	if t.more == nil {
 		t.more = make(map[JobID]*job)
 	}
-	t.more[j.id] = j
+	t.more[j.t.id] = j
 }
 
 func (t *jobTable) del(id JobID) {
 	s := &t.slots[id&(tableSlots-1)]
-	if j := *s; j != nil && j.id == id {
+	if j := *s; j != nil && j.t.id == id {
 		*s = nil
 		t.n--
 		return

@@ -498,16 +498,16 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	})
 	if err != nil {
 		rt.malformed++
-		rt.failUndecodable(j.id, err, now, out)
+		rt.failUndecodable(j.t.id, err, now, out)
 		return true
 	}
-	rt.scratch = reply{Job: j.id, Kind: replyKind(rk)}
+	rt.scratch = reply{Job: j.t.id, Kind: replyKind(rk)}
 	switch replyKind(rk) {
 	case replyItems:
 		it, _ := v.(Items)
 		if it == nil || uint64(it.Weight()) != weight {
 			rt.malformed++
-			rt.failUndecodable(j.id, fmt.Errorf("a batch of weight %d decoded to %T", weight, v), now, out)
+			rt.failUndecodable(j.t.id, fmt.Errorf("a batch of weight %d decoded to %T", weight, v), now, out)
 			return true
 		}
 		rt.scratch.items = it
