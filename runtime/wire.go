@@ -421,8 +421,8 @@ func (rt *Runtime) applyFixed(p []byte, now mono, out *TickOutcome) bool {
 	if !ok {
 		return false
 	}
-	rt.scratch = r
-	rt.apply(&rt.scratch, now, out)
+	// apply keeps nothing of r itself, so r stays on the stack.
+	rt.apply(&r, now, out)
 	if r.Kind != replyExternal && cap(p) == fixedReplyCap {
 		fixedBufs.Put((*[fixedReplyCap]byte)(p[:fixedReplyCap]))
 	}
