@@ -74,19 +74,18 @@ type Executor struct {
 	closed bool
 	joined chan struct{} // closed once every goroutine has ended; made by Shutdown
 
-	// runCh hands admitted jobs to idle workers. Its capacity is PoolSize and
-	// a job is only sent while a worker goroutine is free (waiting on runCh
-	// with nothing sent to it yet), so a send never blocks, which lets it
-	// happen under mu. A worker only becomes free while there are at most
-	// PoolSize worker goroutines, so at most PoolSize are ever waiting.
-	runCh   chan dispatched
+	// idle holds the worker goroutines waiting for a job with nothing
+	// handed to them, the one that went idle last on top: a job goes to
+	// the worker whose stack and caches are warmest, written into its cur
+	// under mu, and a token on its wake channel (capacity one) starts it.
+	// A worker only goes idle while there are at most PoolSize worker
+	// goroutines, so at most PoolSize are ever waiting. Guarded by mu.
+	idle    []*worker
 	workers sync.WaitGroup
 	// goroutines counts the worker goroutines, PoolSize plus the
-	// substitutes started while jobs were parked; free counts those waiting
-	// on runCh with nothing sent to them. Both are guarded by mu. Without
-	// parked jobs free equals sched.idle.
+	// substitutes started while jobs were parked. Guarded by mu. Without
+	// parked jobs len(idle) equals sched.idle.
 	goroutines int
-	free       int
 
 	flightMu sync.Mutex
 	flights  map[flightKey]*flight
@@ -99,7 +98,7 @@ func New(cfg Config) *Executor {
 	e := &Executor{
 		cfg:     cfg,
 		actors:  make(map[ActorID]*actorState),
-		runCh:   make(chan dispatched, cfg.PoolSize),
+		idle:    make([]*worker, 0, cfg.PoolSize),
 		flights: make(map[flightKey]*flight),
 	}
 	e.sched = scheduler{
@@ -108,10 +107,12 @@ func New(cfg Config) *Executor {
 		idle:       cfg.PoolSize,
 		heavyFree:  cfg.HeavyPermits,
 	}
-	e.goroutines, e.free = cfg.PoolSize, cfg.PoolSize
+	e.goroutines = cfg.PoolSize
 	e.workers.Add(cfg.PoolSize)
 	for range cfg.PoolSize {
-		go e.work(dispatched{}, false)
+		w := e.newWorker()
+		e.idle = append(e.idle, w)
+		go e.work(w, false)
 	}
 	return e
 }
@@ -311,14 +312,13 @@ func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name strin
 		return
 	}
 	t := task{ctx: ctx, job: job, name: name, lane: lane, done: done, h: h}
-	if e.sched.cursor == nil && e.sched.idle > 0 && e.free > 0 && e.sched.admissibleLane(a, lane) {
+	if e.sched.cursor == nil && e.sched.idle > 0 && len(e.idle) > 0 && e.sched.admissibleLane(a, lane) {
 		// No actor has queued work and a worker waits: the job is the
 		// whole queue, and the round robin would admit it at once and
 		// leave every actor's credit as it was. Admitting it directly
 		// skips its trip through the queue and the ring.
 		e.sched.idle--
-		e.free--
-		e.runCh <- e.sched.admitTask(a, t)
+		e.handOff(e.sched.admitTask(a, t))
 		e.mu.Unlock()
 		return
 	}
@@ -339,8 +339,7 @@ func fatalError(name string, id ActorID) *Error {
 
 // dispatchLocked hands admissible jobs to free worker slots. A finishing
 // worker passes keep=true to take the first one itself, which saves it a
-// trip through runCh. A slot with no free goroutine to run it (its job is
-// parked) gets a substitute goroutine.
+// wake-up.
 func (e *Executor) dispatchLocked(keep bool) (mine dispatched, have bool) {
 	for e.sched.idle > 0 {
 		d, ok := e.sched.next()
@@ -352,16 +351,30 @@ func (e *Executor) dispatchLocked(keep bool) (mine dispatched, have bool) {
 			mine, have = d, true
 			continue
 		}
-		if e.free > 0 {
-			e.free--
-			e.runCh <- d
-			continue
-		}
-		e.goroutines++
-		e.workers.Add(1)
-		go e.work(d, true)
+		e.handOff(d)
 	}
 	return mine, have
+}
+
+// handOff starts d, an admitted job, on the idle worker that went idle
+// last. A slot with no idle goroutine to run it (its job is parked) gets a
+// substitute goroutine. Called under mu.
+func (e *Executor) handOff(d dispatched) {
+	if n := len(e.idle); n > 0 {
+		w := e.idle[n-1]
+		e.idle[n-1] = nil
+		e.idle = e.idle[:n-1]
+		// The worker reads cur once it has the token: the send orders
+		// this write before that read.
+		w.cur = d
+		w.wake <- struct{}{}
+		return
+	}
+	e.goroutines++
+	e.workers.Add(1)
+	w := e.newWorker()
+	w.cur = d
+	go e.work(w, true)
 }
 
 // DefaultCloseWait is how long Close waits for running jobs before it
@@ -406,8 +419,14 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 			e.sched.deactivate(a)
 			dropped = append(dropped, a.queue.drain()...)
 		}
-		// No send can follow: every send happens under mu after a closed check.
-		close(e.runCh)
+		// The idle workers end; a running one ends once its job has, as
+		// nextLocked finds the executor closed. No job can be handed to
+		// an idle worker any more: the queues are empty and every submit
+		// checks closed under mu.
+		for _, w := range e.idle {
+			close(w.wake)
+		}
+		e.idle = nil
 		e.joined = make(chan struct{})
 		go e.join()
 	}

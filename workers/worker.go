@@ -10,8 +10,12 @@ import (
 // and is reused for every job the goroutine runs, so parking costs a job
 // nothing unless it parks.
 type worker struct {
-	e   *Executor
-	cur dispatched // the job being run; written only by the worker goroutine
+	e *Executor
+	// cur is the job being run. The worker goroutine writes it, except
+	// that handOff writes it for a worker that is idle and starts it with
+	// a token on wake.
+	cur  dispatched
+	wake chan struct{}
 
 	// mu orders the park transitions of cur's job, whose goroutines may
 	// park and unpark concurrently, and the end of a job that has parked.
@@ -32,14 +36,18 @@ const (
 // seq returns the current job's sequence number, for the job's Actor.
 func (w *worker) seq() uint64 { return w.state.Load() >> parkBits }
 
-// work is one worker goroutine. It runs first (if have), then takes jobs
-// from runCh, and in between keeps taking the next admissible job directly
-// from the scheduler while there is one, so a busy pool does not pay a
-// channel hop per job. A worker above the pool size (a substitute started
-// while jobs were parked) retires instead of waiting on runCh.
-func (e *Executor) work(first dispatched, have bool) {
+func (e *Executor) newWorker() *worker {
+	return &worker{e: e, wake: make(chan struct{}, 1)}
+}
+
+// work is one worker goroutine. It runs w.cur first (if have), then the
+// jobs handed to it while it is idle, and in between keeps taking the next
+// admissible job directly from the scheduler while there is one, so a busy
+// pool does not pay a wake-up per job. A worker above the pool size (a
+// substitute started while jobs were parked) retires instead of going idle,
+// and every worker ends once the executor is closed.
+func (e *Executor) work(w *worker, have bool) {
 	defer e.workers.Done()
-	w := &worker{e: e, cur: first}
 	for {
 		for have {
 			var retire bool
@@ -48,16 +56,15 @@ func (e *Executor) work(first dispatched, have bool) {
 				return
 			}
 		}
-		d, ok := <-e.runCh
-		if !ok {
+		if _, ok := <-w.wake; !ok {
 			return
 		}
-		w.cur, have = d, true
+		have = true
 	}
 }
 
 // runAndFinish runs w.cur, settles it and loads the worker's next job, if
-// any. Without one the worker either waits on runCh or, above the pool
+// any. Without one the worker either goes idle or, above the pool
 // size, retires.
 func (e *Executor) runAndFinish(w *worker) (have, retire bool) {
 	d := &w.cur
@@ -93,19 +100,22 @@ func (e *Executor) afterJob(w *worker) (have, retire bool) {
 }
 
 // nextLocked loads w's next job, keeping the first admissible one for w
-// itself, and unlocks mu. Without a job w goes back to runCh, or retires
-// when the pool has grown past its size while jobs were parked.
+// itself, and unlocks mu. Without a job w goes idle, or retires when the
+// pool has grown past its size while jobs were parked or the executor is
+// closed.
 func (e *Executor) nextLocked(w *worker) (have, retire bool) {
 	next, ok := e.dispatchLocked(true)
 	switch {
 	case ok:
 		w.cur = next
+	case e.closed:
+		retire = true
 	case e.goroutines > e.cfg.PoolSize:
 		e.goroutines--
 		retire = true
 	default:
-		e.free++
 		w.cur = dispatched{}
+		e.idle = append(e.idle, w)
 	}
 	e.mu.Unlock()
 	return ok, retire
@@ -199,12 +209,15 @@ func (e *Executor) goexited(w *worker) {
 	if d.lane != LaneMutating {
 		e.sched.finish(d)
 	}
-	if e.goroutines > e.cfg.PoolSize {
+	switch {
+	case e.closed:
+	case e.goroutines > e.cfg.PoolSize:
 		e.goroutines--
-	} else {
-		e.free++
+	default:
+		nw := e.newWorker()
+		e.idle = append(e.idle, nw)
 		e.workers.Add(1)
-		go e.work(dispatched{}, false)
+		go e.work(nw, false)
 	}
 	e.dispatchLocked(false)
 	e.mu.Unlock()
