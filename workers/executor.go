@@ -273,18 +273,20 @@ func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name strin
 	if h != nil {
 		done = nil
 	}
-	refused := task{done: done, h: h}
+	// Built where a refusal needs it, not up front: the struct is large
+	// and the common path copies enough.
+	refused := func() task { return task{done: done, h: h} }
 	if !lane.valid() {
-		refused.deliver(Result{Err: jobError(CodeInvalidArgument, name,
+		refused().deliver(Result{Err: jobError(CodeInvalidArgument, name,
 			fmt.Sprintf("was not run: unknown lane %v", lane))})
 		return
 	}
 	if job == nil && h == nil {
-		refused.deliver(Result{Err: jobError(CodeInvalidArgument, name, "was not run: the job is nil")})
+		refused().deliver(Result{Err: jobError(CodeInvalidArgument, name, "was not run: the job is nil")})
 		return
 	}
 	if ctx == nil {
-		refused.deliver(Result{Err: jobError(CodeInvalidArgument, name,
+		refused().deliver(Result{Err: jobError(CodeInvalidArgument, name,
 			"was not run: the context is nil (pass context.Background())")})
 		return
 	}
@@ -292,7 +294,7 @@ func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name strin
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
-		refused.deliver(Result{Err: jobError(CodeShutdown, name, "was not run: the executor is closed")})
+		refused().deliver(Result{Err: jobError(CodeShutdown, name, "was not run: the executor is closed")})
 		return
 	}
 	a := e.last
@@ -300,7 +302,7 @@ func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name strin
 		var ok bool
 		if a, ok = e.actors[id]; !ok {
 			e.mu.Unlock()
-			refused.deliver(Result{Err: jobError(CodeActorNotRegistered, name,
+			refused().deliver(Result{Err: jobError(CodeActorNotRegistered, name,
 				fmt.Sprintf("was not run: actor %q is not registered", id))})
 			return
 		}
@@ -308,21 +310,24 @@ func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name strin
 	}
 	if a.fatal {
 		e.mu.Unlock()
-		refused.deliver(Result{Err: fatalError(name, id)})
+		refused().deliver(Result{Err: fatalError(name, id)})
 		return
 	}
-	t := task{ctx: ctx, job: job, name: name, lane: lane, done: done, h: h}
 	if e.sched.cursor == nil && e.sched.idle > 0 && len(e.idle) > 0 && e.sched.admissibleLane(a, lane) {
 		// No actor has queued work and a worker waits: the job is the
 		// whole queue, and the round robin would admit it at once and
 		// leave every actor's credit as it was. Admitting it directly
-		// skips its trip through the queue and the ring.
+		// skips its trip through the queue and the ring, and it is
+		// written straight into the worker.
 		e.sched.idle--
-		e.handOff(e.sched.admitTask(a, t))
+		e.sched.admitted(a, lane)
+		w := e.popIdle()
+		w.cur = dispatched{task: task{ctx: ctx, job: job, name: name, lane: lane, done: done, h: h}, actor: a}
+		w.wake <- struct{}{}
 		e.mu.Unlock()
 		return
 	}
-	a.queue.push(t)
+	a.queue.push(task{ctx: ctx, job: job, name: name, lane: lane, done: done, h: h})
 	if !a.active {
 		e.sched.activate(a)
 	}
@@ -360,10 +365,8 @@ func (e *Executor) dispatchLocked(keep bool) (mine dispatched, have bool) {
 // last. A slot with no idle goroutine to run it (its job is parked) gets a
 // substitute goroutine. Called under mu.
 func (e *Executor) handOff(d dispatched) {
-	if n := len(e.idle); n > 0 {
-		w := e.idle[n-1]
-		e.idle[n-1] = nil
-		e.idle = e.idle[:n-1]
+	if len(e.idle) > 0 {
+		w := e.popIdle()
 		// The worker reads cur once it has the token: the send orders
 		// this write before that read.
 		w.cur = d
@@ -375,6 +378,16 @@ func (e *Executor) handOff(d dispatched) {
 	w := e.newWorker()
 	w.cur = d
 	go e.work(w, true)
+}
+
+// popIdle takes the worker that went idle last off the idle stack, which
+// must not be empty. Called under mu.
+func (e *Executor) popIdle() *worker {
+	n := len(e.idle) - 1
+	w := e.idle[n]
+	e.idle[n] = nil
+	e.idle = e.idle[:n]
+	return w
 }
 
 // DefaultCloseWait is how long Close waits for running jobs before it

@@ -158,19 +158,21 @@ func (s *scheduler) next() (dispatched, bool) {
 }
 
 func (s *scheduler) admit(a *actorState) dispatched {
-	d := s.admitTask(a, a.queue.pop())
+	t := a.queue.pop()
+	s.admitted(a, t.lane)
 	if a.queue.n == 0 {
 		s.deactivate(a)
 	}
-	return d
+	return dispatched{task: t, actor: a}
 }
 
-// admitTask takes what t's start holds: the head of a's queue, just popped,
-// or a job submitted while no actor had work queued.
-func (s *scheduler) admitTask(a *actorState, t task) dispatched {
+// admitted takes what the start of a job of lane on a holds: the head of
+// a's queue, just popped, or a job submitted while no actor had work
+// queued.
+func (s *scheduler) admitted(a *actorState, lane Lane) {
 	a.inflight++
 	a.live++
-	switch t.lane {
+	switch lane {
 	case LaneRead:
 		a.reads++
 	case LaneSerial:
@@ -183,7 +185,6 @@ func (s *scheduler) admitTask(a *actorState, t task) dispatched {
 	if s.onAdmit != nil {
 		s.onAdmit(a.id)
 	}
-	return dispatched{task: t, actor: a}
 }
 
 // finish releases what admit took. The actor may have been removed since;
