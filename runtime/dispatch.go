@@ -42,14 +42,14 @@ type Task struct {
 // send puts r on the bus as this job's reply. The small fixed-shape replies
 // every job ends with are appended by hand straight into their payload
 // (one allocation, no encoder from a pool, no reflection); the rest go
-// through the registry's encoder. r is passed by value so that the common
-// path leaves it on the stack.
+// through the registry's encoder. send keeps nothing of r itself, so a
+// caller's reply stays on its stack.
 //
 // Once the runtime is closed, and the bus with it, a send fails and there
 // is nobody left to tell. A reply that cannot be encoded fails the job
 // instead (with a fixed-shape reply, which always encodes) and cancels it:
 // dropping it would leave the job Running forever.
-func (w *Task) send(r reply) {
+func (w *Task) send(r *reply) {
 	r.Job, r.kind = w.id, w.kind
 	if r.Kind == replyFailed {
 		w.keepFailure(r.err)
@@ -63,9 +63,9 @@ func (w *Task) send(r reply) {
 		return
 	}
 	fixedBufs.Put(buf)
-	heap := r // only this branch moves a reply to the heap
+	heap := *r // only this branch moves a reply to the heap
 	if err := w.bus.w.Send(replyTopic, &heap); err != nil && !errors.Is(err, bus.ErrClosed) {
-		w.send(reply{Kind: replyFailed, Code: CodeMalformedReply,
+		w.send(&reply{Kind: replyFailed, Code: CodeMalformedReply,
 			Msg: jobName(w.kind, w.id) + ": its reply could not be encoded: " + err.Error()})
 		w.ctx.cancel()
 	}
@@ -155,7 +155,7 @@ func (j *job) RunJob(ctx context.Context, a workers.Actor) (any, error) {
 	if pr, ok := w.panicReply(); ok {
 		r = pr
 	}
-	w.send(r)
+	w.send(&r)
 	return nil, nil
 }
 
@@ -168,7 +168,7 @@ func (j *job) JobDone(res workers.Result) {
 	}
 	w := &j.t
 	if errors.Is(res.Err, context.Canceled) {
-		w.send(reply{Kind: replyCancelled})
+		w.send(&reply{Kind: replyCancelled})
 		return
 	}
 	r := reply{Kind: replyFailed, Msg: jobName(j.kind, w.id) + ": " + res.Err.Error(), err: res.Err}
@@ -176,7 +176,7 @@ func (j *job) JobDone(res workers.Result) {
 	if errors.As(res.Err, &we) {
 		r.Code = we.Code
 	}
-	w.send(r)
+	w.send(&r)
 }
 
 // newStream makes j a stream with its own credit and batch cap.

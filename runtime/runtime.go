@@ -358,7 +358,6 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 				// what is left here: without a new one it would sleep
 				// until some unrelated event.
 				rt.main.Wake()
-				rt.scratch = reply{}
 				rt.keepSettled(&out)
 				return out
 			}
@@ -375,7 +374,6 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 		rt.refill()
 		drained = true
 	}
-	rt.scratch = reply{}
 	rt.keepSettled(&out)
 	return out
 }
@@ -448,14 +446,20 @@ func (rt *Runtime) applyReply(env *bus.Envelope, now mono, out *TickOutcome) {
 // decodeAndApply decodes env with the registry's decoder and applies it.
 func (rt *Runtime) decodeAndApply(env *bus.Envelope, now mono, out *TickOutcome) {
 	rt.scratch = reply{}
-	if err := rt.dec.Decode(*env, &rt.scratch); err != nil {
+	err := rt.dec.Decode(*env, &rt.scratch)
+	if err == nil {
+		rt.apply(&rt.scratch, now, out)
+	}
+	// Whatever the decode filled in is dropped once applied: the scratch
+	// reply pins nothing between ticks, and the fixed replies, which never
+	// touch it, need not clear it.
+	rt.scratch = reply{}
+	if err != nil {
 		rt.malformed++
 		if id, ok := peekJobID(env.Payload); ok {
 			rt.failUndecodable(id, err, now, out)
 		}
-		return
 	}
-	rt.apply(&rt.scratch, now, out)
 }
 
 // tickCheckBytes is how many payload bytes a bounded tick decodes between

@@ -109,7 +109,7 @@ func (rt *Runtime) Start(job Job, o DispatchOptions) JobID {
 			if pr, ok := t.panicReply(); ok {
 				r = pr
 			}
-			t.send(r)
+			t.send(&r)
 		}()
 		return j.t.id
 	}
@@ -157,7 +157,7 @@ func (w *Task) Send(ctx context.Context, items Items) error {
 
 // SendAcquired sends a batch whose credit the caller took with Acquire.
 func (w *Task) SendAcquired(items Items) {
-	w.send(reply{Kind: replyItems, N: uint64(items.Weight()), items: items})
+	w.send(&reply{Kind: replyItems, N: uint64(items.Weight()), items: items})
 }
 
 // Acquire takes n units of the stream's credit, waiting parked (when the
@@ -176,7 +176,7 @@ func (w *Task) Acquire(ctx context.Context, n int) error {
 // Progress reports a stream's progress: a count (grep: files searched) and,
 // for a kind with a Detail codec, what goes with it; detail may be nil.
 func (w *Task) Progress(n uint64, detail any) {
-	w.send(reply{Kind: replyProgress, N: n, detail: detail})
+	w.send(&reply{Kind: replyProgress, N: n, detail: detail})
 }
 
 // Park runs wait with the job parked: it gives up its worker and actor slot
@@ -204,7 +204,10 @@ func (w *Task) FailPanic(where string, p any) { w.failPanic(where, p) }
 
 // Finish settles an attached job (Job.Attach) from any goroutine, as Run's
 // return values would. Only the first settle counts.
-func (w *Task) Finish(v any, err error) { w.send(w.result(&w.ctx, v, err)) }
+func (w *Task) Finish(v any, err error) {
+	r := w.result(&w.ctx, v, err)
+	w.send(&r)
+}
 
 // result is the terminal reply for what a job's work returned.
 func (w *Task) result(ctx context.Context, v any, err error) reply {

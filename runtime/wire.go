@@ -443,8 +443,7 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	if r, ok := fixedReply(&w, n, id, rk); ok {
 		// Most jobs end with one of these: read in place, they skip the
 		// general decoder.
-		rt.scratch = r
-		rt.apply(&rt.scratch, now, out)
+		rt.apply(&r, now, out)
 		return true
 	}
 	var weight uint64
