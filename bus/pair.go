@@ -128,13 +128,19 @@ func (m *Main) Ready() <-chan struct{} { return m.q.ready }
 // Drain returns every queued envelope in arrival order and resets the ready
 // signal. buf is recycled as the queue's next backing array: pass back the
 // slice the previous Drain returned (or nil) and stop using it, so a loop
-// that drains every frame allocates nothing in the steady state.
+// that drains every frame allocates nothing in the steady state. Drain
+// clears buf's envelopes so the queue does not pin their payloads; a
+// caller that has already cleared them all passes buf[:0].
 func (m *Main) Drain(buf []Envelope) []Envelope {
 	// Clear a stale token first: a token sent after this point is for an
-	// envelope that this drain may not see, so it must survive.
-	select {
-	case <-m.q.ready:
-	default:
+	// envelope that this drain may not see, so it must survive. Usually
+	// the loop took the token before it drained, and a look at the
+	// channel's length spares the receive.
+	if len(m.q.ready) > 0 {
+		select {
+		case <-m.q.ready:
+		default:
+		}
 	}
 	clear(buf)
 	m.q.mu.Lock()

@@ -481,7 +481,9 @@ func clockDue(done int, unclocked *int) bool {
 // refill replaces the applied drain buffer with what waits on the bus,
 // recycling its backing array.
 func (rt *Runtime) refill() {
-	rt.drainBuf = rt.main.Drain(rt.drainBuf)
+	// Every envelope of drainBuf was cleared as it was applied: the bus
+	// need not clear them again.
+	rt.drainBuf = rt.main.Drain(rt.drainBuf[:0])
 	rt.drainPos = 0
 }
 
