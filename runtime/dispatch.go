@@ -150,7 +150,7 @@ func (j *job) RunJob(ctx context.Context, a workers.Actor) (any, error) {
 		r = j.fn(ctx, w)
 	} else {
 		v, err := j.run(ctx, w)
-		r = w.result(ctx, v, err)
+		w.resultTo(&r, ctx, v, err)
 	}
 	if pr, ok := w.panicReply(); ok {
 		r = pr

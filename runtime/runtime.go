@@ -592,14 +592,17 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 	if j.key != "" && rt.supersede[j.key] == j.t.id {
 		delete(rt.supersede, j.key)
 	}
-	var failure error
+	// Field by field into the ring's slot: a slot built aside and copied
+	// in was most of a lone job's settle (its copies stall on the stores
+	// just made).
+	c := rt.ring.next()
+	c.id, c.kind, c.state, c.key = j.t.id, j.kind, j.state, j.key
+	c.err = nil
 	if j.state == Failed {
-		failure = j.err
+		c.err = j.err
 	}
-	rt.ring.push(completedSlot{
-		id: j.t.id, kind: j.kind, key: j.key, state: j.state, err: failure,
-		result: summarize(j), dispatchedAt: j.dispatchedAt, settledAt: now,
-	})
+	summarizeInto(&c.result, j)
+	c.dispatchedAt, c.settledAt = j.dispatchedAt, now
 	if j.state != Complete {
 		if d := j.kind.spec().Discard; d != nil {
 			d(rt, j.t.id)

@@ -13,8 +13,8 @@ import (
 type completedSlot struct {
 	id           JobID
 	kind         Kind
-	key          string
 	state        State
+	key          string
 	err          error
 	result       resultSummary
 	dispatchedAt mono
@@ -28,10 +28,12 @@ type completionRing struct {
 	n     int
 }
 
-func (r *completionRing) push(s completedSlot) {
+// next makes the oldest slot the newest and returns it for the caller to
+// fill in; it still holds the completion it held before.
+func (r *completionRing) next() *completedSlot {
 	r.head = (r.head + 1) % CompletedRingCap
-	r.slots[r.head] = s
 	r.n = min(r.n+1, CompletedRingCap)
+	return &r.slots[r.head]
 }
 
 // newestFirst calls f for each slot from the newest to the oldest.

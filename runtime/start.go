@@ -211,25 +211,41 @@ func (w *Task) Finish(v any, err error) {
 
 // result is the terminal reply for what a job's work returned.
 func (w *Task) result(ctx context.Context, v any, err error) reply {
+	var r reply
+	w.resultTo(&r, ctx, v, err)
+	return r
+}
+
+// resultTo sets the zero reply *r to result(ctx, v, err). The replies of
+// jobs that succeed are stored field by field into the caller's reply: a
+// reply returned and then copied stalled on its own stores.
+func (w *Task) resultTo(r *reply, ctx context.Context, v any, err error) {
 	if err != nil {
-		if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-			return reply{Kind: replyCancelled}
-		}
-		r := reply{Kind: replyFailed, Msg: err.Error(), err: err}
-		var je *JobError
-		if errors.As(err, &je) {
-			r.Code = je.Code
-			if err == error(je) {
-				r.err = je.Err
-			}
-		}
-		return r
+		*r = w.failedResult(ctx, err)
+		return
 	}
 	switch v := v.(type) {
 	case nil:
-		return reply{Kind: replyUnit}
+		r.Kind = replyUnit
 	case uint64:
-		return reply{Kind: replySum, N: v}
+		r.Kind, r.N = replySum, v
+	default:
+		r.Kind, r.Value = replyResult, v
 	}
-	return reply{Kind: replyResult, Value: v}
+}
+
+// failedResult is result for a non-nil err.
+func (w *Task) failedResult(ctx context.Context, err error) reply {
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return reply{Kind: replyCancelled}
+	}
+	r := reply{Kind: replyFailed, Msg: err.Error(), err: err}
+	var je *JobError
+	if errors.As(err, &je) {
+		r.Code = je.Code
+		if err == error(je) {
+			r.err = je.Err
+		}
+	}
+	return r
 }
