@@ -358,8 +358,7 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 				// what is left here: without a new one it would sleep
 				// until some unrelated event.
 				rt.main.Wake()
-				rt.keepSettled(&out)
-				return out
+				return TickOutcome{Settled: rt.keepSettled(out.Settled), Resources: out.Resources}
 			}
 			env := &rt.drainBuf[rt.drainPos]
 			rt.drainPos++
@@ -374,8 +373,9 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 		rt.refill()
 		drained = true
 	}
-	rt.keepSettled(&out)
-	return out
+	// Built here rather than clipped in out: copying out just after its
+	// list was rewritten stalled on those stores.
+	return TickOutcome{Settled: rt.keepSettled(out.Settled), Resources: out.Resources}
 }
 
 // settledChunk is how many ids one allocation of the Settled arena holds,
@@ -400,19 +400,19 @@ func (rt *Runtime) newSettled(n int) []JobID {
 	return rt.settledArena[:0:n]
 }
 
-// keepSettled ends out.Settled where its ids end, so a caller's append
-// cannot write into the arena, and takes them out of the arena: a Settled
-// list is never written again once returned (a caller may keep it), and
-// what a chunk is not used for is the next tick's.
-func (rt *Runtime) keepSettled(out *TickOutcome) {
-	n := len(out.Settled)
+// keepSettled returns a tick's Settled list ended where its ids end, so a
+// caller's append cannot write into the arena, and takes them out of the
+// arena: a Settled list is never written again once returned (a caller may
+// keep it), and what a chunk is not used for is the next tick's.
+func (rt *Runtime) keepSettled(settled []JobID) []JobID {
+	n := len(settled)
 	if n == 0 {
-		return
+		return settled
 	}
-	out.Settled = out.Settled[:n:n]
-	if len(rt.settledArena) >= n && unsafe.SliceData(out.Settled) == unsafe.SliceData(rt.settledArena) {
+	if len(rt.settledArena) >= n && unsafe.SliceData(settled) == unsafe.SliceData(rt.settledArena) {
 		rt.settledArena = rt.settledArena[n:]
 	}
+	return settled[:n:n]
 }
 
 // applyEnvelope decodes one envelope of the bus and applies it, then
