@@ -133,7 +133,7 @@ func (rt *Runtime) submit(j *job, actor workers.ActorID, lane workers.Lane, fn w
 	}
 	j.fn, j.run = fn, run
 	// The job is its own handler: a dispatch allocates no closures.
-	rt.exec.Submit(&j.t.ctx, workers.Task{Actor: actor, Lane: lane, Name: j.kind.String(), Handler: j})
+	rt.exec.SubmitHandler(&j.t.ctx, actor, lane, j.kind.String(), j)
 	return j.t.id
 }
 

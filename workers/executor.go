@@ -269,6 +269,14 @@ func (e *Executor) Submit(ctx context.Context, t Task) {
 	e.submit(ctx, t.Actor, t.Lane, t.Name, t.Run, t.Done, t.Handler)
 }
 
+// SubmitHandler is Submit of Task{Actor: id, Lane: lane, Name: name,
+// Handler: h}, a job without a Key given as a Handler, with the same
+// rules. It spares a caller that submits for every dispatch building and
+// copying a Task.
+func (e *Executor) SubmitHandler(ctx context.Context, id ActorID, lane Lane, name string, h Handler) {
+	e.submit(ctx, id, lane, name, nil, nil, h)
+}
+
 func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name string, job Job, done func(Result), h Handler) {
 	if h != nil {
 		done = nil
