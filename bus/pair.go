@@ -19,7 +19,16 @@ func (q *queue) push(env Envelope, force bool) error {
 		q.mu.Unlock()
 		return ErrClosed
 	}
-	q.items = append(q.items, env)
+	// Field by field into the slot: appending env copied it from where
+	// the argument had just been spilled, a stall on every send.
+	n := len(q.items)
+	if n < cap(q.items) {
+		q.items = q.items[:n+1]
+	} else {
+		q.items = append(q.items, Envelope{})
+	}
+	slot := &q.items[n]
+	slot.Topic, slot.Payload = env.Topic, env.Payload
 	wake := !q.signaled
 	q.signaled = true
 	q.mu.Unlock()

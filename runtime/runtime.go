@@ -278,7 +278,9 @@ func (rt *Runtime) TakeResult(id JobID) (Outcome, bool) {
 	if d := j.kind.spec().Discard; d != nil {
 		d(rt, id)
 	}
-	return j.outcome(), true
+	// j.outcome() spelled out: its value built aside and copied to the
+	// result stalled on its own stores.
+	return Outcome{State: j.state, Err: j.err, value: j.value, external: j.external}, true
 }
 
 // Tick applies every reply waiting: first those a bounded tick left over

@@ -385,21 +385,26 @@ func peekJobID(p []byte) (JobID, bool) {
 // array length, job and kind w has read, and reports whether it was one:
 // anything else, or anything the general decoder would read differently
 // (trailing bytes, another integer form), is left to it.
-func fixedReply(w *wire.Bytes, n int, id, rk uint64) (reply, bool) {
+//
+// It sets the fields of *r, a zero reply, one by one (a reply returned and
+// copied stalled on its own stores); on false it leaves *r alone.
+func fixedReply(r *reply, w *wire.Bytes, n int, id, rk uint64) bool {
 	k := replyKind(rk)
 	switch {
 	case n == 2 && (k == replyUnit || k == replyCancelled || k == replyClosed || k == replyExternal):
 		if w.Left() == 0 {
-			return reply{Job: JobID(id), Kind: k}, true
+			r.Job, r.Kind = JobID(id), k
+			return true
 		}
 	case n == 3 && (k == replySum || k == replyProgress):
 		at := w.I
 		if v, ok := w.Uint(); ok && w.Left() == 0 {
-			return reply{Job: JobID(id), Kind: k, N: v}, true
+			r.Job, r.Kind, r.N = JobID(id), k, v
+			return true
 		}
 		w.I = at
 	}
-	return reply{}, false
+	return false
 }
 
 // applyFixed applies p if it is a fixed-shape reply (see fixedReply), the
@@ -417,8 +422,8 @@ func (rt *Runtime) applyFixed(p []byte, now mono, out *TickOutcome) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	r, ok := fixedReply(&w, n, id, rk)
-	if !ok {
+	var r reply
+	if !fixedReply(&r, &w, n, id, rk) {
 		return false
 	}
 	// apply keeps nothing of r itself, so r stays on the stack.
@@ -440,7 +445,7 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	if r, ok := fixedReply(&w, n, id, rk); ok {
+	if r := (reply{}); fixedReply(&r, &w, n, id, rk) {
 		// Most jobs end with one of these: read in place, they skip the
 		// general decoder.
 		rt.apply(&r, now, out)
