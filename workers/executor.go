@@ -330,7 +330,11 @@ func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name strin
 		e.sched.idle--
 		e.sched.admitted(a, lane)
 		w := e.popIdle()
-		w.cur = dispatched{task: task{ctx: ctx, job: job, name: name, lane: lane, done: done, h: h}, actor: a}
+		// Field by field (cur is zero while its worker is idle): a
+		// dispatched value built aside and copied in stalled on its own
+		// stores.
+		d := &w.cur
+		d.ctx, d.job, d.name, d.lane, d.done, d.h, d.actor = ctx, job, name, lane, done, h, a
 		w.wake <- struct{}{}
 		e.mu.Unlock()
 		return
