@@ -104,7 +104,11 @@ func (e *Executor) afterJob(w *worker) (have, retire bool) {
 // pool has grown past its size while jobs were parked or the executor is
 // closed.
 func (e *Executor) nextLocked(w *worker) (have, retire bool) {
-	next, ok := e.dispatchLocked(true)
+	var next dispatched
+	var ok bool
+	if e.sched.cursor != nil { // some actor has work queued
+		next, ok = e.dispatchLocked(true)
+	}
 	switch {
 	case ok:
 		w.cur = next
