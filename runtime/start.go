@@ -118,7 +118,7 @@ func (rt *Runtime) Start(job Job, o DispatchOptions) JobID {
 
 // knowActor registers an actor a kind names on first use.
 func (rt *Runtime) knowActor(id workers.ActorID) {
-	if id == DefaultActor || slices.Contains(rt.kindActors, id) {
+	if id == DefaultActor || id == BuiltinActor || slices.Contains(rt.kindActors, id) {
 		return
 	}
 	rt.exec.RegisterActor(id)
