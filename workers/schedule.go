@@ -79,8 +79,9 @@ type scheduler struct {
 	cfg        Config
 	deficitCap int
 	// idle is the worker slots free: PoolSize less the jobs running and not
-	// parked, less the jobs handed to idle workers not yet started. A job that unparks takes
-	// its slot back at once, so idle may dip below zero for a moment.
+	// parked, less the jobs handed to idle workers not yet started. A job
+	// that unparks takes its slot back at once, so idle may dip below zero
+	// for a moment.
 	idle      int
 	heavyFree int // process-wide heavy permits not in use
 
