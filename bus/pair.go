@@ -19,7 +19,16 @@ func (q *queue) push(env Envelope, force bool) error {
 		q.mu.Unlock()
 		return ErrClosed
 	}
-	q.items = append(q.items, env)
+	// Field by field into the slot: appending env copied it from where
+	// the argument had just been spilled, a stall on every send.
+	n := len(q.items)
+	if n < cap(q.items) {
+		q.items = q.items[:n+1]
+	} else {
+		q.items = append(q.items, Envelope{})
+	}
+	slot := &q.items[n]
+	slot.Topic, slot.Payload = env.Topic, env.Payload
 	wake := !q.signaled
 	q.signaled = true
 	q.mu.Unlock()
@@ -75,6 +84,30 @@ func (w *Workers) SendEnvelope(env Envelope) error {
 	return w.q.push(env, false)
 }
 
+// Route is the worker end bound to one topic, checked once: a producer
+// that sends every envelope on a topic it knows (the runtime's replies)
+// spares each the registry lookup SendEnvelope makes. It is safe for
+// concurrent use, like Workers.
+type Route struct {
+	q     *queue
+	topic string
+}
+
+// Route returns w bound to topic; it fails with ErrUnknownTopic if topic is
+// not registered.
+func (w *Workers) Route(topic string) (Route, error) {
+	if _, err := w.reg.typeOf(topic); err != nil {
+		return Route{}, err
+	}
+	return Route{q: w.q, topic: topic}, nil
+}
+
+// Send queues payload, already encoded, under the route's topic, as
+// SendEnvelope does.
+func (r Route) Send(payload []byte) error {
+	return r.q.push(Envelope{Topic: r.topic, Payload: payload}, false)
+}
+
 // Close makes later worker sends fail with ErrClosed. Envelopes already
 // queued stay readable from the main end. Idempotent.
 func (w *Workers) Close() {
@@ -104,13 +137,19 @@ func (m *Main) Ready() <-chan struct{} { return m.q.ready }
 // Drain returns every queued envelope in arrival order and resets the ready
 // signal. buf is recycled as the queue's next backing array: pass back the
 // slice the previous Drain returned (or nil) and stop using it, so a loop
-// that drains every frame allocates nothing in the steady state.
+// that drains every frame allocates nothing in the steady state. Drain
+// clears buf's envelopes so the queue does not pin their payloads; a
+// caller that has already cleared them all passes buf[:0].
 func (m *Main) Drain(buf []Envelope) []Envelope {
 	// Clear a stale token first: a token sent after this point is for an
-	// envelope that this drain may not see, so it must survive.
-	select {
-	case <-m.q.ready:
-	default:
+	// envelope that this drain may not see, so it must survive. Usually
+	// the loop took the token before it drained, and a look at the
+	// channel's length spares the receive.
+	if len(m.q.ready) > 0 {
+		select {
+		case <-m.q.ready:
+		default:
+		}
 	}
 	clear(buf)
 	m.q.mu.Lock()

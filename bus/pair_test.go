@@ -111,6 +111,30 @@ func TestSendEnvelopeChecksTopicOnly(t *testing.T) {
 	require.ErrorIs(t, main.Decode(env, &p), ErrMalformed)
 }
 
+// A Route is refused for an unregistered topic; its sends land under its
+// topic, in order with the other sends, and fail once the worker end is
+// closed.
+func TestRouteSendsUnderItsCheckedTopic(t *testing.T) {
+	main, workers := NewPair(newTestRegistry(t))
+	_, err := workers.Route("x")
+	require.ErrorIs(t, err, ErrUnknownTopic)
+	r, err := workers.Route("ping")
+	require.NoError(t, err)
+	p, err := main.Registry().Encode("ping", ping{ID: 7})
+	require.NoError(t, err)
+	require.NoError(t, workers.Send("ping", ping{ID: 6}))
+	require.NoError(t, r.Send(p.Payload))
+	<-main.Ready()
+	got := main.Drain(nil)
+	require.Len(t, got, 2)
+	require.Equal(t, "ping", got[1].Topic)
+	var v ping
+	require.NoError(t, main.Decode(got[1], &v))
+	require.Equal(t, uint64(7), v.ID)
+	workers.Close()
+	require.ErrorIs(t, r.Send(p.Payload), ErrClosed)
+}
+
 // A producer over its credit waits until the consumer releases, and a
 // waiting producer sees cancellation at once (issue 2, bus: flow control).
 func TestCreditBlocksAndCancels(t *testing.T) {

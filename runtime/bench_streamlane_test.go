@@ -30,7 +30,7 @@ func BenchmarkRenameWhileGrepParked(b *testing.B) {
 			root, err := rt.RegisterRoot(dir)
 			require.NoError(b, err)
 			g := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{})
-			credit := rt.pending[g].stream.credit
+			credit := rt.pending.get(g).stream.credit
 			pumpFor(b, rt, 30*time.Second, func() bool { return credit.InFlight()+c.lines > credit.Limit() })
 
 			names := [2]string{filepath.Join(root, "a"), filepath.Join(root, "b")}

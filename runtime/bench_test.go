@@ -107,7 +107,7 @@ func BenchmarkStreamItemMainCost(b *testing.B) {
 	for i := range items {
 		items[i] = uint64(i)
 	}
-	env, err := rt.main.Registry().Encode(replyTopic, intsReply(j.id, items...))
+	env, err := rt.main.Registry().Encode(replyTopic, intsReply(j.t.id, items...))
 	require.NoError(b, err)
 	const envelopesPerRound = 64
 	perRound := envelopesPerRound * envelopeInts
@@ -207,9 +207,9 @@ func BenchmarkSupersedeCancelLatency(b *testing.B) {
 
 func slicesOfSettled(rt *Runtime) []JobID {
 	var ids []JobID
-	for id, j := range rt.pending {
+	for j := range rt.pending.all() {
 		if j.state != Running {
-			ids = append(ids, id)
+			ids = append(ids, j.t.id)
 		}
 	}
 	return ids

@@ -35,7 +35,7 @@ func TestCloseReturnsWhileAHandlerIsStuckInASyscall(t *testing.T) {
 			return reply{Kind: replyFailed, Msg: err.Error()}
 		}
 		defer f.Close()
-		w.send(reply{Kind: replyProgress, N: 1}) // a late item-like reply too
+		w.send(&reply{Kind: replyProgress, N: 1}) // a late item-like reply too
 		return reply{Kind: replySum, N: 1}
 	})
 	<-started

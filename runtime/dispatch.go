@@ -24,7 +24,7 @@ type Task struct {
 	ctx    jobCtx
 	id     JobID
 	kind   Kind
-	bus    *bus.Workers
+	bus    *replies
 	credit *bus.Credit // nil for request/reply jobs
 	// actor is set by the worker of a stream before the handler runs and
 	// read only by the handler's goroutines: it is how a producer parks
@@ -42,14 +42,14 @@ type Task struct {
 // send puts r on the bus as this job's reply. The small fixed-shape replies
 // every job ends with are appended by hand straight into their payload
 // (one allocation, no encoder from a pool, no reflection); the rest go
-// through the registry's encoder. r is passed by value so that the common
-// path leaves it on the stack.
+// through the registry's encoder. send keeps nothing of r itself, so a
+// caller's reply stays on its stack.
 //
 // Once the runtime is closed, and the bus with it, a send fails and there
 // is nobody left to tell. A reply that cannot be encoded fails the job
 // instead (with a fixed-shape reply, which always encodes) and cancels it:
 // dropping it would leave the job Running forever.
-func (w *Task) send(r reply) {
+func (w *Task) send(r *reply) {
 	r.Job, r.kind = w.id, w.kind
 	if r.Kind == replyFailed {
 		w.keepFailure(r.err)
@@ -59,16 +59,25 @@ func (w *Task) send(r reply) {
 		if cap(p) != fixedReplyCap {
 			fixedBufs.Put(buf) // a long failure message outgrew it
 		}
-		_ = w.bus.SendEnvelope(bus.Envelope{Topic: replyTopic, Payload: p})
+		_ = w.bus.route.Send(p)
 		return
 	}
 	fixedBufs.Put(buf)
-	heap := r // only this branch moves a reply to the heap
-	if err := w.bus.Send(replyTopic, &heap); err != nil && !errors.Is(err, bus.ErrClosed) {
-		w.send(reply{Kind: replyFailed, Code: CodeMalformedReply,
+	heap := *r // only this branch moves a reply to the heap
+	if err := w.bus.w.Send(replyTopic, &heap); err != nil && !errors.Is(err, bus.ErrClosed) {
+		w.send(&reply{Kind: replyFailed, Code: CodeMalformedReply,
 			Msg: jobName(w.kind, w.id) + ": its reply could not be encoded: " + err.Error()})
 		w.ctx.cancel()
 	}
+}
+
+// replies is the bus end a runtime's jobs reply through, shared by all of
+// them.
+type replies struct {
+	w *bus.Workers
+	// route sends the fixed-shape replies every job ends with, without
+	// looking replyTopic up in the registry each time.
+	route bus.Route
 }
 
 // acquire takes n items of the stream's credit. A wait for credit is a wait
@@ -93,8 +102,8 @@ func (rt *Runtime) prepare(j *job) bool {
 		j.t.credit = j.stream.credit
 	}
 	if rt.closed {
-		_ = rt.main.Send(replyTopic, &reply{Job: j.id, Kind: replyFailed,
-			Msg: jobName(j.kind, j.id) + ": runtime is closed", Code: workers.CodeShutdown})
+		_ = rt.main.Send(replyTopic, &reply{Job: j.t.id, Kind: replyFailed,
+			Msg: jobName(j.kind, j.t.id) + ": runtime is closed", Code: workers.CodeShutdown})
 		return false
 	}
 	return true
@@ -120,12 +129,12 @@ func (rt *Runtime) start(j *job, actor workers.ActorID, lane workers.Lane, fn wo
 // in a work would cost every dispatch a closure.
 func (rt *Runtime) submit(j *job, actor workers.ActorID, lane workers.Lane, fn work, run func(context.Context, *Task) (any, error)) JobID {
 	if !rt.prepare(j) {
-		return j.id
+		return j.t.id
 	}
 	j.fn, j.run = fn, run
 	// The job is its own handler: a dispatch allocates no closures.
-	rt.exec.Submit(&j.t.ctx, workers.Task{Actor: actor, Lane: lane, Name: j.kind.String(), Handler: j})
-	return j.id
+	rt.exec.SubmitHandler(&j.t.ctx, actor, lane, j.kind.String(), j)
+	return j.t.id
 }
 
 // RunJob runs the job's handler on a worker and replies with whatever it
@@ -141,12 +150,12 @@ func (j *job) RunJob(ctx context.Context, a workers.Actor) (any, error) {
 		r = j.fn(ctx, w)
 	} else {
 		v, err := j.run(ctx, w)
-		r = w.result(ctx, v, err)
+		w.resultTo(&r, ctx, v, err)
 	}
 	if pr, ok := w.panicReply(); ok {
 		r = pr
 	}
-	w.send(r)
+	w.send(&r)
 	return nil, nil
 }
 
@@ -159,7 +168,7 @@ func (j *job) JobDone(res workers.Result) {
 	}
 	w := &j.t
 	if errors.Is(res.Err, context.Canceled) {
-		w.send(reply{Kind: replyCancelled})
+		w.send(&reply{Kind: replyCancelled})
 		return
 	}
 	r := reply{Kind: replyFailed, Msg: jobName(j.kind, w.id) + ": " + res.Err.Error(), err: res.Err}
@@ -167,7 +176,7 @@ func (j *job) JobDone(res workers.Result) {
 	if errors.As(res.Err, &we) {
 		r.Code = we.Code
 	}
-	w.send(r)
+	w.send(&r)
 }
 
 // newStream makes j a stream with its own credit and batch cap.

@@ -29,7 +29,7 @@ func (rt *Runtime) StreamCredit() int { return rt.streamCredit }
 // IsCancelled reports whether a job settled Cancelled (not merely whether
 // cancel was requested).
 func (rt *Runtime) IsCancelled(id JobID) bool {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	return j != nil && j.state == Cancelled
 }
 
@@ -42,7 +42,7 @@ func (rt *Runtime) SendReplyPayload(payload []byte) error {
 // StreamHolds is what running stream id holds: the items buffered
 // undelivered and the credit in flight; false if id is no running stream.
 func (rt *Runtime) StreamHolds(id JobID) (buffered, inFlight int, ok bool) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.stream == nil {
 		return 0, 0, false
 	}
@@ -51,7 +51,7 @@ func (rt *Runtime) StreamHolds(id JobID) (buffered, inFlight int, ok bool) {
 
 // CreditOf is running stream id's credit, nil if id is no running stream.
 func (rt *Runtime) CreditOf(id JobID) *bus.Credit {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.stream == nil {
 		return nil
 	}

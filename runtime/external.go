@@ -14,7 +14,7 @@ import (
 // (lsp.RequestKind, mcp.RequestKind), which the runtime does not know.
 func (rt *Runtime) RegisterExternal(kind Kind, key string) (JobID, context.Context) {
 	j := rt.newJob(kind, key)
-	return j.id, &j.t.ctx
+	return j.t.id, &j.t.ctx
 }
 
 // CompleteExternalOK settles an external job with a value at the next
@@ -37,7 +37,7 @@ func (rt *Runtime) RegisterExternal(kind Kind, key string) (JobID, context.Conte
 // second time, is a no-op (the first completion wins, whichever of the
 // CompleteExternal* functions made it).
 func (rt *Runtime) CompleteExternalOK(id JobID, value any) error {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state != Running || j.extQueued {
 		return nil
 	}
@@ -86,14 +86,14 @@ func (rt *Runtime) OwnExternal(value any) (ExternalValue, error) {
 // CompleteExternalOK it never blocks, and completing a job that is not
 // pending, or a second time, is a no-op. Main goroutine only.
 func (rt *Runtime) CompleteExternalOwned(id JobID, v ExternalValue) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state != Running || j.extQueued {
 		return
 	}
 	// The value waits in the entry and only a payload-less reply takes the
 	// bus, so the completion still settles in bus-arrival order with the
 	// other replies without being decoded a second time.
-	j.extValue, j.extQueued = v.v, true
+	j.extra().value, j.extQueued = v.v, true
 	_ = rt.main.Send(replyTopic, &reply{Job: id, Kind: replyExternal})
 }
 
@@ -104,7 +104,7 @@ func (rt *Runtime) CompleteExternalOwned(id JobID, v ExternalValue) {
 // as "RequestCancelled" or "tool_error" reaches Lua), else empty. A nil err
 // fails the job with a message saying so.
 func (rt *Runtime) CompleteExternalFailed(id JobID, err error) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state != Running {
 		return
 	}

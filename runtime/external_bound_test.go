@@ -113,7 +113,7 @@ func TestExternalFirstCompletionWins(t *testing.T) {
 	require.Equal(t, []JobID{a, b}, rt.Tick().Settled)
 	oa, _ := rt.TakeResult(a)
 	require.Equal(t, Failed, oa.State)
-	require.Nil(t, rt.pending[a], "the late value is not pinned")
+	require.Nil(t, rt.pending.get(a), "the late value is not pinned")
 	ob, _ := rt.TakeResult(b)
 	require.Equal(t, Outcome{State: Complete, value: "first", external: true}, ob)
 	require.Empty(t, rt.Tick().Settled)
@@ -160,11 +160,11 @@ func TestUndecodableStreamItemsFailTheStream(t *testing.T) {
 	rt := newRT(t, 2)
 	j := rt.newJob(testIntsKind, "")
 	rt.newStream(j, 0)
-	require.NoError(t, rt.wbus.Send(replyTopic, intsReply(j.id, 1, 2)))
-	bad := append(append([]byte{0x94}, appendUint(nil, uint64(j.id))...), byte(replyItems), 0x02, 0x92, 0x03, 0xa1, 'x')
+	require.NoError(t, rt.wbus.Send(replyTopic, intsReply(j.t.id, 1, 2)))
+	bad := append(append([]byte{0x94}, appendUint(nil, uint64(j.t.id))...), byte(replyItems), 0x02, 0x92, 0x03, 0xa1, 'x')
 	require.NoError(t, rt.wbus.SendEnvelope(busEnvelope(bad)))
-	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: j.id, Kind: replyClosed}))
-	require.Equal(t, []JobID{j.id}, rt.Tick().Settled)
+	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: j.t.id, Kind: replyClosed}))
+	require.Equal(t, []JobID{j.t.id}, rt.Tick().Settled)
 	require.Error(t, j.t.ctx.Err(), "the producer is told to stop")
 	batches := rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
@@ -200,10 +200,10 @@ func TestUnencodableWorkerReplyFailsTheJob(t *testing.T) {
 	rt.start(j, BuiltinActor, workers.LaneRead, func(context.Context, *Task) reply {
 		return reply{Kind: replyValue, Value: make(chan int)}
 	})
-	o := outcomeOf(t, rt, j.id)
+	o := outcomeOf(t, rt, j.t.id)
 	require.Equal(t, Failed, o.State)
 	require.Equal(t, CodeMalformedReply, jobErr(t, o.Err).Code)
-	require.Contains(t, jobErr(t, o.Err).Message, jobName(kindReply, j.id)+": its reply could not be encoded")
+	require.Contains(t, jobErr(t, o.Err).Message, jobName(kindReply, j.t.id)+": its reply could not be encoded")
 }
 
 // BenchmarkExternalSemanticTokens70k measures the main goroutine's cost of

@@ -15,11 +15,11 @@ const MaxProgressLen = 200
 // garble the view. It reports whether the job was running; a late report for
 // a settled or unknown job is dropped. Main goroutine only.
 func (rt *Runtime) SetExternalProgress(id JobID, text string) bool {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state != Running {
 		return false
 	}
-	j.progress = clipProgress(text)
+	j.extra().progress = clipProgress(text)
 	return true
 }
 
@@ -35,4 +35,12 @@ func clipProgress(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// progressLine is the job's progress line, "" when none was set.
+func (j *job) progressLine() string {
+	if j.ext == nil {
+		return ""
+	}
+	return j.ext.progress
 }

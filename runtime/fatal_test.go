@@ -34,12 +34,12 @@ func TestFatalRootShowsInSnapshotAndResetsOnceIdle(t *testing.T) {
 	require.Empty(t, rt.Snapshot().Fatal)
 
 	g := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{})
-	credit := rt.pending[g].stream.credit
+	credit := rt.pending.get(g).stream.credit
 	pumpUntil(t, rt, func() bool { return credit.InFlight()+100 > credit.Limit() })
 
 	j := rt.newJob(testKind, "")
 	rt.start(j, rt.actorFor(root), workers.LaneMutating, func(context.Context, *Task) reply { panic("disk on fire") })
-	o := outcomeOf(t, rt, j.id)
+	o := outcomeOf(t, rt, j.t.id)
 	require.Equal(t, Failed, o.State)
 
 	fatal := rt.Snapshot().Fatal

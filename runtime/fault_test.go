@@ -40,13 +40,13 @@ func TestMalformedRepliesFromAWorkerNeverStopTheLoop(t *testing.T) {
 	var settles int
 	tickUntil(t, rt, 2*time.Second, func(out TickOutcome) bool {
 		for _, id := range out.Settled {
-			require.Equal(t, j.id, id)
+			require.Equal(t, j.t.id, id)
 			settles++
 		}
-		return rt.IsComplete(j.id)
+		return rt.IsComplete(j.t.id)
 	})
 	require.Equal(t, 1, settles)
-	o, ok := rt.TakeResult(j.id)
+	o, ok := rt.TakeResult(j.t.id)
 	require.True(t, ok)
 	require.Equal(t, Outcome{State: Complete, value: uint64(7)}, o)
 	// The items count too: a request/reply kind has no codec to read them.

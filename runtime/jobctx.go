@@ -28,8 +28,10 @@ type jobCtx struct {
 	cancelled atomic.Bool
 	mu        sync.Mutex
 	done      chan struct{} // made on first Done, or closedChan after cancel
-	afters    []*afterFunc
-	owner     *Task // the job a panicking callback fails; nil outside a job
+	// afters are the registered AfterFunc callbacks, newest first: a list
+	// rather than a slice keeps every job's entry a size class smaller.
+	afters *afterFunc
+	owner  *Task // the job a panicking callback fails; nil outside a job
 	// because answers Value (and so context.Cause) once cancelled with a
 	// reason; set before cancelled, under mu, never changed after.
 	because atomic.Pointer[context.Context]
@@ -37,7 +39,8 @@ type jobCtx struct {
 
 type afterFunc struct {
 	f       func()
-	removed bool // guarded by jobCtx.mu
+	next    *afterFunc // guarded by jobCtx.mu until the context is cancelled
+	removed bool       // guarded by jobCtx.mu
 }
 
 var closedChan = func() chan struct{} {
@@ -86,8 +89,8 @@ func (c *jobCtx) AfterFunc(f func()) (stop func() bool) {
 		go c.runAfter(f)
 		return func() bool { return false }
 	}
-	a := &afterFunc{f: f}
-	c.afters = append(c.afters, a)
+	a := &afterFunc{f: f, next: c.afters}
+	c.afters = a
 	return func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -95,9 +98,9 @@ func (c *jobCtx) AfterFunc(f func()) (stop func() bool) {
 			return false
 		}
 		a.removed = true
-		for i, x := range c.afters {
-			if x == a {
-				c.afters = append(c.afters[:i], c.afters[i+1:]...)
+		for p := &c.afters; *p != nil; p = &(*p).next {
+			if *p == a {
+				*p = a.next
 				break
 			}
 		}
@@ -129,11 +132,12 @@ func (c *jobCtx) cancelCause(cause error) {
 	}
 	afters := c.afters
 	c.afters = nil
-	for _, a := range afters {
+	for a := afters; a != nil; a = a.next {
 		a.removed = true
 	}
 	c.mu.Unlock()
-	for _, a := range afters {
+	// Every callback is marked removed, so no stop unlinks one any more.
+	for a := afters; a != nil; a = a.next {
 		go c.runAfter(a.f)
 	}
 }

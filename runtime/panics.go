@@ -26,7 +26,7 @@ func (w *Task) failPanic(where string, p any) {
 	if !w.panicked.CompareAndSwap(nil, &msg) {
 		return
 	}
-	w.send(reply{Kind: replyFailed, Msg: msg, Code: workers.CodeInternal})
+	w.send(&reply{Kind: replyFailed, Msg: msg, Code: workers.CodeInternal})
 	w.ctx.cancel()
 }
 

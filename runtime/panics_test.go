@@ -90,8 +90,8 @@ func TestPanicInAContextCallbackFailsTheJob(t *testing.T) {
 			return reply{Kind: replyCancelled}
 		})
 		waitOrPanic(started)
-		rt.Cancel(j.id)
-		requirePanicFailure(t, outcomeOf(t, rt, j.id), testKind, "callback registered on its context", value)
+		rt.Cancel(j.t.id)
+		requirePanicFailure(t, outcomeOf(t, rt, j.t.id), testKind, "callback registered on its context", value)
 		close(release)
 	}
 
@@ -114,7 +114,7 @@ func TestWorkerReplyAfterAHelperPanicIsTheFailure(t *testing.T) {
 		}()
 		return reply{Kind: replySum, N: 1}
 	})
-	o := outcomeOf(t, rt, j.id)
+	o := outcomeOf(t, rt, j.t.id)
 	requirePanicFailure(t, o, testKind, "a helper", "helper down")
-	require.True(t, strings.HasPrefix(jobErr(t, o.Err).Message, jobName(testKind, j.id)+": panicked in a helper"), jobErr(t, o.Err).Message)
+	require.True(t, strings.HasPrefix(jobErr(t, o.Err).Message, jobName(testKind, j.t.id)+": panicked in a helper"), jobErr(t, o.Err).Message)
 }

@@ -6,9 +6,8 @@ import "context"
 // worker touches only what never changes after submit (its handler, kind
 // and Task) through the job being its own workers.Handler.
 type job struct {
-	id  JobID
 	key string // supersede key, "" for none
-	t   Task   // what the worker sees of this job (shares the allocation)
+	t   Task   // what the worker sees of this job (shares the allocation); t.id is the job's id
 	// The one-byte fields sit together so the entry stays in its
 	// allocation size class.
 	kind            Kind
@@ -17,19 +16,33 @@ type job struct {
 	superseded      bool // cancelled by a dispatch under its key: its items are dropped
 	external        bool // value is an external job's (CompleteExternalOwned)
 	// extQueued says an external job's replyExternal is on the bus, its
-	// decoded value waiting in extValue until the Tick that applies it.
+	// decoded value waiting in ext.value until the Tick that applies it.
 	extQueued    bool
 	value        any
 	err          error // a *JobError when Failed, the cancel cause when Cancelled
 	dispatchedAt mono
-	settledAt    mono
 	stream       *streamBuf  // nil for request/reply jobs
 	resource     *ResourceOp // the fs mutation this job performs, if any
-	extValue     any
-	progress     string // set by SetExternalProgress, shown in the *workers* view
+	ext          *extState   // nil until an external job needs it
 	// The handler, one of the two (see submit); read by the worker.
 	fn  work
 	run func(context.Context, *Task) (any, error)
+}
+
+// extState is what only external jobs keep, out of the entry every job
+// allocates: the entry is on every dispatch's path, and its size class is
+// a good part of what a dispatch costs.
+type extState struct {
+	value    any    // a completion's value, queued (see job.extQueued)
+	progress string // set by SetExternalProgress, shown in the *workers* view
+}
+
+// extra returns j's external state, made on first use.
+func (j *job) extra() *extState {
+	if j.ext == nil {
+		j.ext = new(extState)
+	}
+	return j.ext
 }
 
 func (j *job) outcome() Outcome {
@@ -79,18 +92,18 @@ func (k ResourceKind) String() string {
 func (rt *Runtime) newJob(kind Kind, key string) *job {
 	id := rt.nextID
 	rt.nextID++
-	j := &job{id: id, kind: kind, key: key, t: Task{id: id, kind: kind, bus: rt.wbus}, dispatchedAt: monoNow()}
+	j := &job{kind: kind, key: key, t: Task{id: id, kind: kind, bus: &rt.replies}, dispatchedAt: monoNow()}
 	j.t.ctx.owner = &j.t
 	if key != "" {
 		if prior, ok := rt.supersede[key]; ok {
-			if pj := rt.pending[prior]; pj != nil && pj.state == Running {
+			if pj := rt.pending.get(prior); pj != nil && pj.state == Running {
 				pj.superseded = true
 				pj.cancel(ErrSuperseded)
 			}
 		}
 		rt.supersede[key] = id
 	}
-	rt.pending[id] = j
+	rt.pending.put(j)
 	return j
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -83,9 +84,11 @@ type Runtime struct {
 	exec *workers.Executor
 	main *bus.Main
 	wbus *bus.Workers
+	// replies is what every job's Task replies through.
+	replies replies
 
 	nextID    JobID
-	pending   map[JobID]*job
+	pending   jobTable
 	supersede map[string]JobID
 	ready     []JobID // streams with something to deliver, in the order they became ready
 	spare     []JobID
@@ -101,10 +104,13 @@ type Runtime struct {
 	drainPos int // drainBuf[drainPos:] is left for the next tick
 	// settledHint sizes a tick's Settled: the replies it expects to apply.
 	settledHint int
-	dec         *bus.Decoder
-	scratch     reply
-	malformed   uint64
-	closed      bool
+	// settledArena is the unused rest of the chunk the ticks carve their
+	// Settled lists from (see newSettled).
+	settledArena []JobID
+	dec          *bus.Decoder
+	scratch      reply
+	malformed    uint64
+	closed       bool
 	// states holds each kind's per-runtime state (StateOf), stateOrder
 	// the order they were made in, which Close keeps.
 	states     map[Kind]any
@@ -127,6 +133,10 @@ func New(opts Options) (*Runtime, error) {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
 	main, wbus := bus.NewPair(reg)
+	route, err := wbus.Route(replyTopic)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
 	credit := opts.StreamCredit
 	if credit == 0 {
 		credit = DefaultStreamCredit
@@ -135,8 +145,8 @@ func New(opts Options) (*Runtime, error) {
 		exec:            workers.New(opts.Executor),
 		main:            main,
 		wbus:            wbus,
+		replies:         replies{w: wbus, route: route},
 		nextID:          1,
-		pending:         make(map[JobID]*job),
 		supersede:       make(map[string]JobID),
 		frameTarget:     DefaultFrameTarget,
 		defaultMaxBatch: DefaultMaxBatch,
@@ -172,7 +182,7 @@ func (rt *Runtime) Close() {
 	}
 	rt.closed = true
 	rt.closePollers()
-	for _, j := range rt.pending {
+	for j := range rt.pending.all() {
 		j.cancel(ErrClosed)
 	}
 	rt.eachState(func(s any) {
@@ -230,7 +240,7 @@ func (rt *Runtime) ActiveForKey(key string) (JobID, bool) {
 // closes; a superseded one drops them (see the package doc). Unknown and
 // settled ids are ignored.
 func (rt *Runtime) Cancel(id JobID) {
-	if j := rt.pending[id]; j != nil {
+	if j := rt.pending.get(id); j != nil {
 		j.cancel(nil)
 	}
 }
@@ -238,13 +248,13 @@ func (rt *Runtime) Cancel(id JobID) {
 // IsComplete reports whether a job has settled (in any terminal state) and
 // has not been taken yet.
 func (rt *Runtime) IsComplete(id JobID) bool {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	return j != nil && j.state != Running
 }
 
 // Lookup reports a job's kind and state while it is in the pending table.
 func (rt *Runtime) Lookup(id JobID) (Kind, State, bool) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil {
 		return 0, 0, false
 	}
@@ -257,18 +267,20 @@ func (rt *Runtime) Lookup(id JobID) (Kind, State, bool) {
 // (KindSpec.Discard: a parse tree nobody took), so a forgetful caller
 // cannot leak it.
 func (rt *Runtime) TakeResult(id JobID) (Outcome, bool) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state == Running {
 		return Outcome{}, false
 	}
-	delete(rt.pending, id)
+	rt.pending.del(id)
 	if j.stream != nil {
 		j.stream.discard()
 	}
 	if d := j.kind.spec().Discard; d != nil {
 		d(rt, id)
 	}
-	return j.outcome(), true
+	// j.outcome() spelled out: its value built aside and copied to the
+	// result stalled on its own stores.
+	return Outcome{State: j.state, Err: j.err, value: j.value, external: j.external}, true
 }
 
 // Tick applies every reply waiting: first those a bounded tick left over
@@ -348,17 +360,13 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 				// what is left here: without a new one it would sleep
 				// until some unrelated event.
 				rt.main.Wake()
-				rt.scratch = reply{}
-				return out
+				return TickOutcome{Settled: rt.keepSettled(out.Settled), Resources: out.Resources}
 			}
 			env := &rt.drainBuf[rt.drainPos]
 			rt.drainPos++
 			done++
 			unclocked += len(env.Payload)
 			rt.applyEnvelope(env, now, &out)
-			if env.Topic == replyTopic {
-				recycleFixed(env.Payload)
-			}
 			*env = bus.Envelope{}
 		}
 		if drained {
@@ -367,30 +375,93 @@ func (rt *Runtime) tick(dl mono, limit int) TickOutcome {
 		rt.refill()
 		drained = true
 	}
-	rt.scratch = reply{}
-	return out
+	// Built here rather than clipped in out: copying out just after its
+	// list was rewritten stalled on those stores.
+	return TickOutcome{Settled: rt.keepSettled(out.Settled), Resources: out.Resources}
 }
 
-// applyEnvelope decodes one envelope of the bus and applies it.
+// settledChunk is how many ids one allocation of the Settled arena holds,
+// and settledOwn the most a tick expects to settle for it to take its list
+// from the arena rather than from an allocation of its own.
+const (
+	settledChunk = 512
+	settledOwn   = 64
+)
+
+// newSettled returns the empty list a tick that expects to settle n jobs
+// appends them to. A small one is carved from the arena, so that a tick
+// settling a job or two does not allocate; keepSettled then takes what the
+// tick used out of the arena for good.
+func (rt *Runtime) newSettled(n int) []JobID {
+	if n > settledOwn {
+		return make([]JobID, 0, n)
+	}
+	if len(rt.settledArena) < n {
+		rt.settledArena = make([]JobID, settledChunk)
+	}
+	return rt.settledArena[:0:n]
+}
+
+// keepSettled returns a tick's Settled list ended where its ids end, so a
+// caller's append cannot write into the arena, and takes them out of the
+// arena: a Settled list is never written again once returned (a caller may
+// keep it), and what a chunk is not used for is the next tick's.
+func (rt *Runtime) keepSettled(settled []JobID) []JobID {
+	n := len(settled)
+	if n == 0 {
+		return settled
+	}
+	if len(rt.settledArena) >= n && unsafe.SliceData(settled) == unsafe.SliceData(rt.settledArena) {
+		rt.settledArena = rt.settledArena[n:]
+	}
+	return settled[:n:n]
+}
+
+// applyEnvelope decodes one envelope of the bus and applies it, then
+// gives a fixed reply's payload back to fixedBufs.
 func (rt *Runtime) applyEnvelope(env *bus.Envelope, now mono, out *TickOutcome) {
-	if env.Topic == replyTopic && rt.dropSuperseded(env.Payload) {
+	if env.Topic == replyTopic {
+		if rt.applyFixed(env.Payload, now, out) {
+			return
+		}
+		rt.applyReply(env, now, out)
+		recycleFixed(env.Payload)
+		return
+	}
+	rt.decodeAndApply(env, now, out)
+}
+
+// applyReply applies a reply that is not of a fixed shape.
+func (rt *Runtime) applyReply(env *bus.Envelope, now mono, out *TickOutcome) {
+	if rt.dropSuperseded(env.Payload) {
 		return
 	}
 	// One scratch reply for the whole drain: decoding into a local
 	// would move it to the heap, one allocation per envelope.
 	rt.scratch = reply{}
-	if env.Topic == replyTopic && rt.applyKindReply(env.Payload, now, out) {
+	if rt.applyKindReply(env.Payload, now, out) {
 		return
 	}
+	rt.decodeAndApply(env, now, out)
+}
+
+// decodeAndApply decodes env with the registry's decoder and applies it.
+func (rt *Runtime) decodeAndApply(env *bus.Envelope, now mono, out *TickOutcome) {
 	rt.scratch = reply{}
-	if err := rt.dec.Decode(*env, &rt.scratch); err != nil {
+	err := rt.dec.Decode(*env, &rt.scratch)
+	if err == nil {
+		rt.apply(&rt.scratch, now, out)
+	}
+	// Whatever the decode filled in is dropped once applied: the scratch
+	// reply pins nothing between ticks, and the fixed replies, which never
+	// touch it, need not clear it.
+	rt.scratch = reply{}
+	if err != nil {
 		rt.malformed++
 		if id, ok := peekJobID(env.Payload); ok {
 			rt.failUndecodable(id, err, now, out)
 		}
-		return
 	}
-	rt.apply(&rt.scratch, now, out)
 }
 
 // tickCheckBytes is how many payload bytes a bounded tick decodes between
@@ -412,12 +483,14 @@ func clockDue(done int, unclocked *int) bool {
 // refill replaces the applied drain buffer with what waits on the bus,
 // recycling its backing array.
 func (rt *Runtime) refill() {
-	rt.drainBuf = rt.main.Drain(rt.drainBuf)
+	// Every envelope of drainBuf was cleared as it was applied: the bus
+	// need not clear them again.
+	rt.drainBuf = rt.main.Drain(rt.drainBuf[:0])
 	rt.drainPos = 0
 }
 
 func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
-	j := rt.pending[r.Job]
+	j := rt.pending.get(r.Job)
 	if j == nil {
 		return // unknown or already taken: a late duplicate
 
@@ -425,7 +498,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 	switch r.Kind {
 	case replyItems:
 		if obs := j.kind.spec().Observe; obs != nil && j.stream != nil && j.state == Running && r.items != nil {
-			obs(rt, j.id, r.items, j.stream.progress)
+			obs(rt, j.t.id, r.items, j.stream.progress)
 		}
 		rt.pushItems(j, r)
 		return
@@ -436,7 +509,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 				j.stream.detail = r.detail
 			}
 			if obs := j.kind.spec().Observe; obs != nil && j.state == Running {
-				obs(rt, j.id, nil, r.N)
+				obs(rt, j.t.id, nil, r.N)
 			}
 		}
 		return
@@ -447,8 +520,8 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 		}
 		// The value leaves the entry whatever happens next, so a
 		// completion that lost the race to an earlier one pins nothing.
-		v := j.extValue
-		j.extQueued, j.extValue = false, nil
+		v := j.ext.value
+		j.extQueued, j.ext.value = false, nil
 		if j.state == Running {
 			j.state, j.value, j.external = Complete, v, true
 			rt.settled(j, now, out)
@@ -492,7 +565,7 @@ func (rt *Runtime) apply(r *reply, now mono, out *TickOutcome) {
 // its items, and either way waiting on would mean waiting forever. The job's
 // context is cancelled too, so a worker still producing for it stops.
 func (rt *Runtime) failUndecodable(id JobID, err error, now mono, out *TickOutcome) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.state != Running {
 		return
 	}
@@ -504,12 +577,11 @@ func (rt *Runtime) failUndecodable(id JobID, err error, now mono, out *TickOutco
 
 // settled does the bookkeeping of a job that just left Running.
 func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
-	j.settledAt = now
 	if out.Settled == nil {
 		// Sized for the drain: a flood of replies then grows it once.
-		out.Settled = make([]JobID, 0, rt.settledHint)
+		out.Settled = rt.newSettled(rt.settledHint)
 	}
-	out.Settled = append(out.Settled, j.id)
+	out.Settled = append(out.Settled, j.t.id)
 	if j.resource != nil && j.state == Complete {
 		out.Resources = append(out.Resources, *j.resource)
 		op := *j.resource
@@ -519,20 +591,23 @@ func (rt *Runtime) settled(j *job, now mono, out *TickOutcome) {
 			}
 		})
 	}
-	if j.key != "" && rt.supersede[j.key] == j.id {
+	if j.key != "" && rt.supersede[j.key] == j.t.id {
 		delete(rt.supersede, j.key)
 	}
-	var failure error
+	// Field by field into the ring's slot: a slot built aside and copied
+	// in was most of a lone job's settle (its copies stall on the stores
+	// just made).
+	c := rt.ring.next()
+	c.id, c.kind, c.state, c.key = j.t.id, j.kind, j.state, j.key
+	c.err = nil
 	if j.state == Failed {
-		failure = j.err
+		c.err = j.err
 	}
-	rt.ring.push(completedSlot{
-		id: j.id, kind: j.kind, key: j.key, state: j.state, err: failure,
-		result: summarize(j), dispatchedAt: j.dispatchedAt, settledAt: now,
-	})
+	summarizeInto(&c.result, j)
+	c.dispatchedAt, c.settledAt = j.dispatchedAt, now
 	if j.state != Complete {
 		if d := j.kind.spec().Discard; d != nil {
-			d(rt, j.id)
+			d(rt, j.t.id)
 		}
 	}
 	if j.stream != nil {

@@ -13,8 +13,8 @@ import (
 type completedSlot struct {
 	id           JobID
 	kind         Kind
-	key          string
 	state        State
+	key          string
 	err          error
 	result       resultSummary
 	dispatchedAt mono
@@ -28,10 +28,12 @@ type completionRing struct {
 	n     int
 }
 
-func (r *completionRing) push(s completedSlot) {
+// next makes the oldest slot the newest and returns it for the caller to
+// fill in; it still holds the completion it held before.
+func (r *completionRing) next() *completedSlot {
 	r.head = (r.head + 1) % CompletedRingCap
-	r.slots[r.head] = s
 	r.n = min(r.n+1, CompletedRingCap)
+	return &r.slots[r.head]
 }
 
 // newestFirst calls f for each slot from the newest to the oldest.
@@ -89,13 +91,13 @@ type WorkersSnapshot struct {
 func (rt *Runtime) Snapshot() WorkersSnapshot {
 	now := monoNow()
 	var snap WorkersSnapshot
-	for _, j := range rt.pending {
+	for j := range rt.pending.all() {
 		if j.state != Running {
 			continue
 		}
 		a := ActiveJob{
-			ID: j.id, Kind: j.kind, Age: now.sub(j.dispatchedAt), Key: j.key,
-			CancelRequested: j.t.ctx.Err() != nil, Stream: j.stream != nil, Progress: j.progress,
+			ID: j.t.id, Kind: j.kind, Age: now.sub(j.dispatchedAt), Key: j.key,
+			CancelRequested: j.t.ctx.Err() != nil, Stream: j.stream != nil, Progress: j.progressLine(),
 		}
 		if s := j.stream; s != nil {
 			a.Queued, a.QueuedWeight, a.InFlight = s.len(), s.units(), s.credit.InFlight()

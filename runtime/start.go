@@ -89,15 +89,15 @@ func (rt *Runtime) Start(job Job, o DispatchOptions) JobID {
 		if rt.prepare(j) {
 			job.Attach(t)
 		}
-		return j.id
+		return j.t.id
 	case job.Run == nil:
-		err := errors.New(jobName(j.kind, j.id) + ": the job has nothing to run")
+		err := errors.New(jobName(j.kind, j.t.id) + ": the job has nothing to run")
 		return rt.start(j, actor, job.Lane, func(context.Context, *Task) reply {
 			return reply{Kind: replyFailed, Msg: err.Error(), err: err}
 		})
 	case job.Detached:
 		if !rt.prepare(j) {
-			return j.id
+			return j.t.id
 		}
 		run := job.Run
 		rt.detached.Add(1)
@@ -109,16 +109,16 @@ func (rt *Runtime) Start(job Job, o DispatchOptions) JobID {
 			if pr, ok := t.panicReply(); ok {
 				r = pr
 			}
-			t.send(r)
+			t.send(&r)
 		}()
-		return j.id
+		return j.t.id
 	}
 	return rt.submit(j, actor, job.Lane, nil, job.Run)
 }
 
 // knowActor registers an actor a kind names on first use.
 func (rt *Runtime) knowActor(id workers.ActorID) {
-	if id == DefaultActor || slices.Contains(rt.kindActors, id) {
+	if id == DefaultActor || id == BuiltinActor || slices.Contains(rt.kindActors, id) {
 		return
 	}
 	rt.exec.RegisterActor(id)
@@ -157,7 +157,7 @@ func (w *Task) Send(ctx context.Context, items Items) error {
 
 // SendAcquired sends a batch whose credit the caller took with Acquire.
 func (w *Task) SendAcquired(items Items) {
-	w.send(reply{Kind: replyItems, N: uint64(items.Weight()), items: items})
+	w.send(&reply{Kind: replyItems, N: uint64(items.Weight()), items: items})
 }
 
 // Acquire takes n units of the stream's credit, waiting parked (when the
@@ -176,7 +176,7 @@ func (w *Task) Acquire(ctx context.Context, n int) error {
 // Progress reports a stream's progress: a count (grep: files searched) and,
 // for a kind with a Detail codec, what goes with it; detail may be nil.
 func (w *Task) Progress(n uint64, detail any) {
-	w.send(reply{Kind: replyProgress, N: n, detail: detail})
+	w.send(&reply{Kind: replyProgress, N: n, detail: detail})
 }
 
 // Park runs wait with the job parked: it gives up its worker and actor slot
@@ -204,29 +204,48 @@ func (w *Task) FailPanic(where string, p any) { w.failPanic(where, p) }
 
 // Finish settles an attached job (Job.Attach) from any goroutine, as Run's
 // return values would. Only the first settle counts.
-func (w *Task) Finish(v any, err error) { w.send(w.result(&w.ctx, v, err)) }
+func (w *Task) Finish(v any, err error) {
+	r := w.result(&w.ctx, v, err)
+	w.send(&r)
+}
 
 // result is the terminal reply for what a job's work returned.
 func (w *Task) result(ctx context.Context, v any, err error) reply {
+	var r reply
+	w.resultTo(&r, ctx, v, err)
+	return r
+}
+
+// resultTo sets the zero reply *r to result(ctx, v, err). The replies of
+// jobs that succeed are stored field by field into the caller's reply: a
+// reply returned and then copied stalled on its own stores.
+func (w *Task) resultTo(r *reply, ctx context.Context, v any, err error) {
 	if err != nil {
-		if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-			return reply{Kind: replyCancelled}
-		}
-		r := reply{Kind: replyFailed, Msg: err.Error(), err: err}
-		var je *JobError
-		if errors.As(err, &je) {
-			r.Code = je.Code
-			if err == error(je) {
-				r.err = je.Err
-			}
-		}
-		return r
+		*r = w.failedResult(ctx, err)
+		return
 	}
 	switch v := v.(type) {
 	case nil:
-		return reply{Kind: replyUnit}
+		r.Kind = replyUnit
 	case uint64:
-		return reply{Kind: replySum, N: v}
+		r.Kind, r.N = replySum, v
+	default:
+		r.Kind, r.Value = replyResult, v
 	}
-	return reply{Kind: replyResult, Value: v}
+}
+
+// failedResult is result for a non-nil err.
+func (w *Task) failedResult(ctx context.Context, err error) reply {
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return reply{Kind: replyCancelled}
+	}
+	r := reply{Kind: replyFailed, Msg: err.Error(), err: err}
+	var je *JobError
+	if errors.As(err, &je) {
+		r.Code = je.Code
+		if err == error(je) {
+			r.err = je.Err
+		}
+	}
+	return r
 }

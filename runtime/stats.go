@@ -24,7 +24,7 @@ type Stats struct {
 // Snapshot; call it once a frame at most.
 func (rt *Runtime) Stats() Stats {
 	s := Stats{
-		Pending:          len(rt.pending),
+		Pending:          rt.pending.len(),
 		SupersedeKeys:    len(rt.supersede),
 		MalformedReplies: rt.malformed,
 	}
@@ -33,7 +33,7 @@ func (rt *Runtime) Stats() Stats {
 			s.Held += h.Held()
 		}
 	})
-	for _, j := range rt.pending {
+	for j := range rt.pending.all() {
 		if j.stream != nil {
 			s.Streams++
 		}

@@ -131,7 +131,7 @@ func (rt *Runtime) pushItems(j *job, r *reply) {
 func (rt *Runtime) markReady(j *job) {
 	if !j.stream.queued {
 		j.stream.queued = true
-		rt.ready = append(rt.ready, j.id)
+		rt.ready = append(rt.ready, j.t.id)
 	}
 }
 
@@ -151,7 +151,7 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 	out := make([]StreamBatch, 0, len(rt.ready))
 	next := rt.spare[:0]
 	for _, id := range rt.ready {
-		j := rt.pending[id]
+		j := rt.pending.get(id)
 		if j == nil || j.stream == nil {
 			continue
 		}
@@ -180,7 +180,7 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 		case j.state != Running && s.len() == 0:
 			b.Closed, b.Outcome = true, j.outcome()
 			b.Superseded = j.state == Cancelled && j.superseded
-			delete(rt.pending, id)
+			rt.pending.del(id)
 		case s.len() > 0:
 			s.queued = true
 			next = append(next, id)
@@ -201,7 +201,7 @@ func (rt *Runtime) TakeStreamBatches() []StreamBatch {
 // on its own side. A superseded stream closes even while held: it has no
 // items left to keep. Unknown ids and request/reply jobs are ignored.
 func (rt *Runtime) HoldStream(id JobID, hold bool) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.stream == nil || j.stream.held == hold {
 		return
 	}
@@ -217,7 +217,7 @@ func (rt *Runtime) HoldStream(id JobID, hold bool) {
 // without handing out the rest a batch per frame. Unknown ids and
 // request/reply jobs are ignored.
 func (rt *Runtime) DropStream(id JobID) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.stream == nil {
 		return
 	}
@@ -236,7 +236,7 @@ func (rt *Runtime) DropStream(id JobID) {
 // StreamProgress returns a running stream's last reported progress (grep:
 // files searched so far); false for unknown ids and request/reply jobs.
 func (rt *Runtime) StreamProgress(id JobID) (uint64, bool) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.stream == nil {
 		return 0, false
 	}
@@ -247,7 +247,7 @@ func (rt *Runtime) StreamProgress(id JobID) (uint64, bool) {
 // (KindSpec.Detail; grep: what the search has left out so far), nil before
 // the first; false for unknown ids and request/reply jobs.
 func (rt *Runtime) StreamDetail(id JobID) (any, bool) {
-	j := rt.pending[id]
+	j := rt.pending.get(id)
 	if j == nil || j.stream == nil {
 		return nil, false
 	}
@@ -272,7 +272,7 @@ func (rt *Runtime) dropSuperseded(p []byte) bool {
 	if !ok1 || !ok2 || !ok3 || kind != uint64(replyItems) || weight > uint64(w.Left()) {
 		return false
 	}
-	j := rt.pending[JobID(id)]
+	j := rt.pending.get(JobID(id))
 	if j == nil || j.stream == nil || !j.superseded || j.state != Running {
 		return false
 	}

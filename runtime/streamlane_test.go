@@ -41,7 +41,7 @@ func TestRenameSettlesWhileGrepAboveCreditIsUndrained(t *testing.T) {
 	require.Greater(t, files*lines, rt.StreamCredit())
 
 	g := rt.DispatchGrep(grep.Spec{Root: root, Pattern: "needle"}, DispatchOptions{})
-	credit := rt.pending[g].stream.credit
+	credit := rt.pending.get(g).stream.credit
 	// A file's matches are acquired together, so the producer parks once
 	// the next file's would pass the credit.
 	pumpUntil(t, rt, func() bool { return credit.InFlight()+lines > credit.Limit() })

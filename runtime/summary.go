@@ -31,6 +31,26 @@ const (
 // maxSmallString is the longest string the ring keeps as itself.
 const maxSmallString = 60
 
+// summarizeInto sets *s to summarize(j). The common summaries (none, a
+// small value) are stored field by field: a summary returned and then
+// copied into the ring's slot stalled on its own stores.
+func summarizeInto(s *resultSummary, j *job) {
+	if j.state == Complete && j.stream == nil && j.kind.spec().Summary == nil {
+		switch j.value.(type) {
+		case nil:
+			s.shape, s.small, s.n, s.m = shapeNone, nil, 0, 0
+			return
+		case bool, int, int64, uint64, float64:
+			s.shape, s.small, s.n, s.m = shapeSmall, j.value, 0, 0
+			return
+		}
+	} else if j.state != Complete {
+		s.shape, s.small, s.n, s.m = shapeNone, nil, 0, 0
+		return
+	}
+	*s = summarize(j)
+}
+
 // summarize describes a settled job's value for the ring.
 func summarize(j *job) resultSummary {
 	if j.state != Complete {

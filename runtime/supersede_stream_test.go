@@ -36,7 +36,7 @@ func TestSupersededStreamBatchIsDroppedUndecoded(t *testing.T) {
 	// [job, items, weight 2, [two matches...]] with the matches cut to
 	// garbage.
 	payload := []byte{0x94}
-	payload = append(payload, byte(old.id), byte(replyItems), 0x02, 0x92)
+	payload = append(payload, byte(old.t.id), byte(replyItems), 0x02, 0x92)
 	payload = append(payload, make([]byte, 14)...)
 	require.NoError(t, rt.wbus.SendEnvelope(bus.Envelope{Topic: replyTopic, Payload: payload}))
 	rt.Tick()
@@ -44,7 +44,7 @@ func TestSupersededStreamBatchIsDroppedUndecoded(t *testing.T) {
 	require.Zero(t, old.stream.credit.InFlight(), "the dropped items' credit is back before the worker stops")
 	require.Equal(t, Running, old.state)
 
-	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: old.id, Kind: replyCancelled}))
+	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: old.t.id, Kind: replyCancelled}))
 	rt.Tick()
 	batches := rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
@@ -61,8 +61,8 @@ func TestSupersededStreamBatchIsDroppedUndecoded(t *testing.T) {
 func TestSupersededStreamThatCompletesAnywayDoesNotLandLate(t *testing.T) {
 	rt := newRT(t, 2)
 	old := supersededStream(t, rt, "search", 1)
-	require.NoError(t, rt.wbus.Send(replyTopic, matchesReply(old.id, sampleMatch)))
-	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: old.id, Kind: replyClosed}))
+	require.NoError(t, rt.wbus.Send(replyTopic, matchesReply(old.t.id, sampleMatch)))
+	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: old.t.id, Kind: replyClosed}))
 	rt.Tick()
 	batches := rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
@@ -78,9 +78,9 @@ func TestSupersededStreamThatCompletesAnywayDoesNotLandLate(t *testing.T) {
 	cancelled := rt.newJob(KindGrep, "")
 	rt.newStream(cancelled, 0)
 	require.NoError(t, cancelled.stream.credit.Acquire(context.Background(), 1))
-	rt.Cancel(cancelled.id)
-	require.NoError(t, rt.wbus.Send(replyTopic, matchesReply(cancelled.id, sampleMatch)))
-	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: cancelled.id, Kind: replyClosed}))
+	rt.Cancel(cancelled.t.id)
+	require.NoError(t, rt.wbus.Send(replyTopic, matchesReply(cancelled.t.id, sampleMatch)))
+	require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: cancelled.t.id, Kind: replyClosed}))
 	rt.Tick()
 	batches = rt.TakeStreamBatches()
 	require.Len(t, batches, 1)
@@ -105,7 +105,7 @@ func BenchmarkTickSupersededGrepBatches(b *testing.B) {
 		b.StopTimer()
 		old := rt.newJob(KindGrep, "search")
 		rt.newStream(old, 0)
-		env, err := rt.main.Registry().Encode(replyTopic, matchesReply(old.id, ms...))
+		env, err := rt.main.Registry().Encode(replyTopic, matchesReply(old.t.id, ms...))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -97,7 +97,7 @@ func TestTickWithinResourcesInOrder(t *testing.T) {
 		op := ResourceOp{Op: ResourceRemove, From: "/tmp/gone-" + string(rune('a'+i))}
 		j.resource = &op
 		want = append(want, op)
-		require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: j.id, Kind: replyUnit}))
+		require.NoError(t, rt.wbus.Send(replyTopic, &reply{Job: j.t.id, Kind: replyUnit}))
 	}
 	var got []ResourceOp
 	for rt.Pending() {

@@ -385,21 +385,53 @@ func peekJobID(p []byte) (JobID, bool) {
 // array length, job and kind w has read, and reports whether it was one:
 // anything else, or anything the general decoder would read differently
 // (trailing bytes, another integer form), is left to it.
-func fixedReply(w *wire.Bytes, n int, id, rk uint64) (reply, bool) {
+//
+// It sets the fields of *r, a zero reply, one by one (a reply returned and
+// copied stalled on its own stores); on false it leaves *r alone.
+func fixedReply(r *reply, w *wire.Bytes, n int, id, rk uint64) bool {
 	k := replyKind(rk)
 	switch {
 	case n == 2 && (k == replyUnit || k == replyCancelled || k == replyClosed || k == replyExternal):
 		if w.Left() == 0 {
-			return reply{Job: JobID(id), Kind: k}, true
+			r.Job, r.Kind = JobID(id), k
+			return true
 		}
 	case n == 3 && (k == replySum || k == replyProgress):
 		at := w.I
 		if v, ok := w.Uint(); ok && w.Left() == 0 {
-			return reply{Job: JobID(id), Kind: k, N: v}, true
+			r.Job, r.Kind, r.N = JobID(id), k, v
+			return true
 		}
 		w.I = at
 	}
-	return reply{}, false
+	return false
+}
+
+// applyFixed applies p if it is a fixed-shape reply (see fixedReply), the
+// way most jobs end, reading its header once; then, the reply keeping no
+// reference to p, it gives p back to fixedBufs when p came from there. It
+// reports false, touching nothing, for any other payload.
+func (rt *Runtime) applyFixed(p []byte, now mono, out *TickOutcome) bool {
+	w := wire.Bytes{P: p}
+	n, ok := w.ArrayLen()
+	if !ok || n < 2 || n > 3 {
+		return false
+	}
+	id, ok1 := w.Uint()
+	rk, ok2 := w.Uint()
+	if !ok1 || !ok2 {
+		return false
+	}
+	var r reply
+	if !fixedReply(&r, &w, n, id, rk) {
+		return false
+	}
+	// apply keeps nothing of r itself, so r stays on the stack.
+	rt.apply(&r, now, out)
+	if r.Kind != replyExternal && cap(p) == fixedReplyCap {
+		fixedBufs.Put((*[fixedReplyCap]byte)(p[:fixedReplyCap]))
+	}
+	return true
 }
 
 func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
@@ -413,11 +445,10 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	if r, ok := fixedReply(&w, n, id, rk); ok {
+	if r := (reply{}); fixedReply(&r, &w, n, id, rk) {
 		// Most jobs end with one of these: read in place, they skip the
 		// general decoder.
-		rt.scratch = r
-		rt.apply(&rt.scratch, now, out)
+		rt.apply(&r, now, out)
 		return true
 	}
 	var weight uint64
@@ -434,7 +465,7 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	default:
 		return false
 	}
-	j := rt.pending[JobID(id)]
+	j := rt.pending.get(JobID(id))
 	if j == nil {
 		rt.scratch = reply{}
 		return true // unknown or already taken: a late duplicate
@@ -471,16 +502,16 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	})
 	if err != nil {
 		rt.malformed++
-		rt.failUndecodable(j.id, err, now, out)
+		rt.failUndecodable(j.t.id, err, now, out)
 		return true
 	}
-	rt.scratch = reply{Job: j.id, Kind: replyKind(rk)}
+	rt.scratch = reply{Job: j.t.id, Kind: replyKind(rk)}
 	switch replyKind(rk) {
 	case replyItems:
 		it, _ := v.(Items)
 		if it == nil || uint64(it.Weight()) != weight {
 			rt.malformed++
-			rt.failUndecodable(j.id, fmt.Errorf("a batch of weight %d decoded to %T", weight, v), now, out)
+			rt.failUndecodable(j.t.id, fmt.Errorf("a batch of weight %d decoded to %T", weight, v), now, out)
 			return true
 		}
 		rt.scratch.items = it

@@ -105,7 +105,9 @@ func TestFixedReplyReadsWhatTheDecoderReads(t *testing.T) {
 		id, ok2 := w.Uint()
 		rk, ok3 := w.Uint()
 		require.True(t, ok1 && ok2 && ok3)
-		return fixedReply(&w, n, id, rk)
+		var r reply
+		ok := fixedReply(&r, &w, n, id, rk)
+		return r, ok
 	}
 	for _, n := range []uint64{0, 1, 127, 128, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32, 1<<64 - 1} {
 		for _, k := range []replyKind{replyUnit, replyCancelled, replyClosed, replySum, replyProgress, replyExternal} {

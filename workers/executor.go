@@ -68,22 +68,24 @@ type Executor struct {
 	sched  scheduler
 	actors map[ActorID]*actorState
 	order  []*actorState // registration order, for FatalActors
+	// last is the actor the latest submit named: an editor submits run
+	// after run for one actor, and a hit spares hashing its name.
+	last   *actorState
 	closed bool
 	joined chan struct{} // closed once every goroutine has ended; made by Shutdown
 
-	// runCh hands admitted jobs to idle workers. Its capacity is PoolSize and
-	// a job is only sent while a worker goroutine is free (waiting on runCh
-	// with nothing sent to it yet), so a send never blocks, which lets it
-	// happen under mu. A worker only becomes free while there are at most
-	// PoolSize worker goroutines, so at most PoolSize are ever waiting.
-	runCh   chan dispatched
+	// idle holds the worker goroutines waiting for a job with nothing
+	// handed to them, the one that went idle last on top: a job goes to
+	// the worker whose stack and caches are warmest, written into its cur
+	// under mu, and a token on its wake channel (capacity one) starts it.
+	// A worker only goes idle while there are at most PoolSize worker
+	// goroutines, so at most PoolSize are ever waiting. Guarded by mu.
+	idle    []*worker
 	workers sync.WaitGroup
 	// goroutines counts the worker goroutines, PoolSize plus the
-	// substitutes started while jobs were parked; free counts those waiting
-	// on runCh with nothing sent to them. Both are guarded by mu. Without
-	// parked jobs free equals sched.idle.
+	// substitutes started while jobs were parked. Guarded by mu. Without
+	// parked jobs len(idle) equals sched.idle.
 	goroutines int
-	free       int
 
 	flightMu sync.Mutex
 	flights  map[flightKey]*flight
@@ -96,7 +98,7 @@ func New(cfg Config) *Executor {
 	e := &Executor{
 		cfg:     cfg,
 		actors:  make(map[ActorID]*actorState),
-		runCh:   make(chan dispatched, cfg.PoolSize),
+		idle:    make([]*worker, 0, cfg.PoolSize),
 		flights: make(map[flightKey]*flight),
 	}
 	e.sched = scheduler{
@@ -105,10 +107,12 @@ func New(cfg Config) *Executor {
 		idle:       cfg.PoolSize,
 		heavyFree:  cfg.HeavyPermits,
 	}
-	e.goroutines, e.free = cfg.PoolSize, cfg.PoolSize
+	e.goroutines = cfg.PoolSize
 	e.workers.Add(cfg.PoolSize)
 	for range cfg.PoolSize {
-		go e.work(dispatched{}, false)
+		w := e.newWorker()
+		e.idle = append(e.idle, w)
+		go e.work(w, false)
 	}
 	return e
 }
@@ -142,6 +146,9 @@ func (e *Executor) RemoveActor(id ActorID) {
 		return
 	}
 	delete(e.actors, id)
+	if e.last == a {
+		e.last = nil
+	}
 	for i, o := range e.order {
 		if o == a {
 			e.order = append(e.order[:i], e.order[i+1:]...)
@@ -262,22 +269,32 @@ func (e *Executor) Submit(ctx context.Context, t Task) {
 	e.submit(ctx, t.Actor, t.Lane, t.Name, t.Run, t.Done, t.Handler)
 }
 
+// SubmitHandler is Submit of Task{Actor: id, Lane: lane, Name: name,
+// Handler: h}, a job without a Key given as a Handler, with the same
+// rules. It spares a caller that submits for every dispatch building and
+// copying a Task.
+func (e *Executor) SubmitHandler(ctx context.Context, id ActorID, lane Lane, name string, h Handler) {
+	e.submit(ctx, id, lane, name, nil, nil, h)
+}
+
 func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name string, job Job, done func(Result), h Handler) {
 	if h != nil {
 		done = nil
 	}
-	refused := task{done: done, h: h}
+	// Built where a refusal needs it, not up front: the struct is large
+	// and the common path copies enough.
+	refused := func() task { return task{done: done, h: h} }
 	if !lane.valid() {
-		refused.deliver(Result{Err: jobError(CodeInvalidArgument, name,
+		refused().deliver(Result{Err: jobError(CodeInvalidArgument, name,
 			fmt.Sprintf("was not run: unknown lane %v", lane))})
 		return
 	}
 	if job == nil && h == nil {
-		refused.deliver(Result{Err: jobError(CodeInvalidArgument, name, "was not run: the job is nil")})
+		refused().deliver(Result{Err: jobError(CodeInvalidArgument, name, "was not run: the job is nil")})
 		return
 	}
 	if ctx == nil {
-		refused.deliver(Result{Err: jobError(CodeInvalidArgument, name,
+		refused().deliver(Result{Err: jobError(CodeInvalidArgument, name,
 			"was not run: the context is nil (pass context.Background())")})
 		return
 	}
@@ -285,19 +302,41 @@ func (e *Executor) submit(ctx context.Context, id ActorID, lane Lane, name strin
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
-		refused.deliver(Result{Err: jobError(CodeShutdown, name, "was not run: the executor is closed")})
+		refused().deliver(Result{Err: jobError(CodeShutdown, name, "was not run: the executor is closed")})
 		return
 	}
-	a, ok := e.actors[id]
-	if !ok {
-		e.mu.Unlock()
-		refused.deliver(Result{Err: jobError(CodeActorNotRegistered, name,
-			fmt.Sprintf("was not run: actor %q is not registered", id))})
-		return
+	a := e.last
+	if a == nil || a.id != id {
+		var ok bool
+		if a, ok = e.actors[id]; !ok {
+			e.mu.Unlock()
+			refused().deliver(Result{Err: jobError(CodeActorNotRegistered, name,
+				fmt.Sprintf("was not run: actor %q is not registered", id))})
+			return
+		}
+		e.last = a
 	}
 	if a.fatal {
 		e.mu.Unlock()
-		refused.deliver(Result{Err: fatalError(name, id)})
+		refused().deliver(Result{Err: fatalError(name, id)})
+		return
+	}
+	if e.sched.cursor == nil && e.sched.idle > 0 && len(e.idle) > 0 && e.sched.admissibleLane(a, lane) {
+		// No actor has queued work and a worker waits: the job is the
+		// whole queue, and the round robin would admit it at once and
+		// leave every actor's credit as it was. Admitting it directly
+		// skips its trip through the queue and the ring, and it is
+		// written straight into the worker.
+		e.sched.idle--
+		e.sched.admitted(a, lane)
+		w := e.popIdle()
+		// Field by field (cur is zero while its worker is idle): a
+		// dispatched value built aside and copied in stalled on its own
+		// stores.
+		d := &w.cur
+		d.ctx, d.job, d.name, d.lane, d.done, d.h, d.actor = ctx, job, name, lane, done, h, a
+		w.wake <- struct{}{}
+		e.mu.Unlock()
 		return
 	}
 	a.queue.push(task{ctx: ctx, job: job, name: name, lane: lane, done: done, h: h})
@@ -317,8 +356,7 @@ func fatalError(name string, id ActorID) *Error {
 
 // dispatchLocked hands admissible jobs to free worker slots. A finishing
 // worker passes keep=true to take the first one itself, which saves it a
-// trip through runCh. A slot with no free goroutine to run it (its job is
-// parked) gets a substitute goroutine.
+// wake-up.
 func (e *Executor) dispatchLocked(keep bool) (mine dispatched, have bool) {
 	for e.sched.idle > 0 {
 		d, ok := e.sched.next()
@@ -330,16 +368,38 @@ func (e *Executor) dispatchLocked(keep bool) (mine dispatched, have bool) {
 			mine, have = d, true
 			continue
 		}
-		if e.free > 0 {
-			e.free--
-			e.runCh <- d
-			continue
-		}
-		e.goroutines++
-		e.workers.Add(1)
-		go e.work(d, true)
+		e.handOff(d)
 	}
 	return mine, have
+}
+
+// handOff starts d, an admitted job, on the idle worker that went idle
+// last. A slot with no idle goroutine to run it (its job is parked) gets a
+// substitute goroutine. Called under mu.
+func (e *Executor) handOff(d dispatched) {
+	if len(e.idle) > 0 {
+		w := e.popIdle()
+		// The worker reads cur once it has the token: the send orders
+		// this write before that read.
+		w.cur = d
+		w.wake <- struct{}{}
+		return
+	}
+	e.goroutines++
+	e.workers.Add(1)
+	w := e.newWorker()
+	w.cur = d
+	go e.work(w, true)
+}
+
+// popIdle takes the worker that went idle last off the idle stack, which
+// must not be empty. Called under mu.
+func (e *Executor) popIdle() *worker {
+	n := len(e.idle) - 1
+	w := e.idle[n]
+	e.idle[n] = nil
+	e.idle = e.idle[:n]
+	return w
 }
 
 // DefaultCloseWait is how long Close waits for running jobs before it
@@ -384,8 +444,14 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 			e.sched.deactivate(a)
 			dropped = append(dropped, a.queue.drain()...)
 		}
-		// No send can follow: every send happens under mu after a closed check.
-		close(e.runCh)
+		// The idle workers end; a running one ends once its job has, as
+		// nextLocked finds the executor closed. No job can be handed to
+		// an idle worker any more: the queues are empty and every submit
+		// checks closed under mu.
+		for _, w := range e.idle {
+			close(w.wake)
+		}
+		e.idle = nil
 		e.joined = make(chan struct{})
 		go e.join()
 	}

@@ -85,3 +85,26 @@ func TestHandlerJobsSettleLikeFunctionJobs(t *testing.T) {
 	submitH("b", LaneRead, "", h)
 	requireCode(t, h.result(t).Err, ErrActorFatal, "h")
 }
+
+// SubmitHandler runs a Handler as Submit does a Task holding it: in each
+// lane, with its value, and refusals (unknown actor, unknown lane, nil
+// context) reach its JobDone.
+func TestSubmitHandlerRunsAndRefusesLikeSubmit(t *testing.T) {
+	e := newExecutor(t, Config{PoolSize: 2}, "a")
+	for _, lane := range []Lane{LaneRead, LaneSerial, LaneMutating, LaneStream, LaneHeavy} {
+		h := newCountingHandler(value(lane))
+		e.SubmitHandler(context.Background(), "a", lane, "h", h)
+		r := h.result(t)
+		require.NoError(t, r.Err)
+		require.Equal(t, lane, r.Value)
+		require.Equal(t, int32(1), h.runs.Load())
+	}
+	h := newCountingHandler(value(0))
+	e.SubmitHandler(context.Background(), "nobody", LaneRead, "h", h)
+	requireCode(t, h.result(t).Err, ErrActorNotRegistered, "h")
+	e.SubmitHandler(context.Background(), "a", Lane(99), "h", h)
+	requireCode(t, h.result(t).Err, ErrInvalidArgument, "h")
+	e.SubmitHandler(nil, "a", LaneRead, "h", h) //nolint:staticcheck // a nil context is what is refused
+	requireCode(t, h.result(t).Err, ErrInvalidArgument, "h")
+	require.Zero(t, h.runs.Load(), "nothing refused ran")
+}

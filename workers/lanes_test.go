@@ -247,3 +247,26 @@ func TestConcurrentSubmittersAllSettleOnce(t *testing.T) {
 		require.Equal(t, 1, c, "job %d", n)
 	}
 }
+
+// TestWorkerIdleLastRunsTheNextJob covers the idle stack: a job submitted
+// to a quiet pool runs on the worker that went idle last, whose stack and
+// caches are warm, rather than on the one idle longest.
+func TestWorkerIdleLastRunsTheNextJob(t *testing.T) {
+	e := newExecutor(t, Config{PoolSize: 4}, "a")
+	ranOn := func() *worker {
+		r := recv(t, submit(e, "a", LaneRead, "which", func(_ context.Context, a Actor) (any, error) {
+			return a.run, nil
+		}))
+		require.NoError(t, r.Err)
+		waitFor(t, "the pool idle again", func() bool {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			return e.sched.idle == e.cfg.PoolSize
+		})
+		return r.Value.(*worker)
+	}
+	first := ranOn()
+	for range 5 {
+		require.Same(t, first, ranOn())
+	}
+}

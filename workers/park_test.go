@@ -30,7 +30,7 @@ func requireSettledBooks(t *testing.T, e *Executor, ids ...ActorID) {
 	waitFor(t, "the pool to settle back to its size", func() bool {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		return e.sched.idle == e.cfg.PoolSize && e.goroutines == e.cfg.PoolSize && e.free == e.cfg.PoolSize
+		return e.sched.idle == e.cfg.PoolSize && e.goroutines == e.cfg.PoolSize && len(e.idle) == e.cfg.PoolSize
 	})
 	e.mu.Lock()
 	defer e.mu.Unlock()

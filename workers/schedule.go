@@ -79,8 +79,9 @@ type scheduler struct {
 	cfg        Config
 	deficitCap int
 	// idle is the worker slots free: PoolSize less the jobs running and not
-	// parked, less the jobs handed over in runCh. A job that unparks takes
-	// its slot back at once, so idle may dip below zero for a moment.
+	// parked, less the jobs handed to idle workers not yet started. A job
+	// that unparks takes its slot back at once, so idle may dip below zero
+	// for a moment.
 	idle      int
 	heavyFree int // process-wide heavy permits not in use
 
@@ -97,10 +98,16 @@ type scheduler struct {
 // admissible reports whether the head of a's queue may start now. Only the
 // head is ever considered: admission within an actor is strictly FIFO.
 func (s *scheduler) admissible(a *actorState) bool {
+	return s.admissibleLane(a, a.queue.front().lane)
+}
+
+// admissibleLane reports whether a job of lane may start now on a, were it
+// the head of a's queue.
+func (s *scheduler) admissibleLane(a *actorState, lane Lane) bool {
 	if a.inflight >= s.cfg.ActorCap {
 		return false
 	}
-	switch a.queue.front().lane {
+	switch lane {
 	case LaneRead:
 		return !a.writer && a.reads < s.cfg.ReadCap
 	case LaneSerial:
@@ -153,9 +160,20 @@ func (s *scheduler) next() (dispatched, bool) {
 
 func (s *scheduler) admit(a *actorState) dispatched {
 	t := a.queue.pop()
+	s.admitted(a, t.lane)
+	if a.queue.n == 0 {
+		s.deactivate(a)
+	}
+	return dispatched{task: t, actor: a}
+}
+
+// admitted takes what the start of a job of lane on a holds: the head of
+// a's queue, just popped, or a job submitted while no actor had work
+// queued.
+func (s *scheduler) admitted(a *actorState, lane Lane) {
 	a.inflight++
 	a.live++
-	switch t.lane {
+	switch lane {
 	case LaneRead:
 		a.reads++
 	case LaneSerial:
@@ -165,13 +183,9 @@ func (s *scheduler) admit(a *actorState) dispatched {
 	case LaneMutating:
 		a.writer = true
 	}
-	if a.queue.n == 0 {
-		s.deactivate(a)
-	}
 	if s.onAdmit != nil {
 		s.onAdmit(a.id)
 	}
-	return dispatched{task: t, actor: a}
 }
 
 // finish releases what admit took. The actor may have been removed since;

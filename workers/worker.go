@@ -10,8 +10,12 @@ import (
 // and is reused for every job the goroutine runs, so parking costs a job
 // nothing unless it parks.
 type worker struct {
-	e   *Executor
-	cur dispatched // the job being run; written only by the worker goroutine
+	e *Executor
+	// cur is the job being run. The worker goroutine writes it, except
+	// that handOff writes it for a worker that is idle and starts it with
+	// a token on wake.
+	cur  dispatched
+	wake chan struct{}
 
 	// mu orders the park transitions of cur's job, whose goroutines may
 	// park and unpark concurrently, and the end of a job that has parked.
@@ -32,14 +36,18 @@ const (
 // seq returns the current job's sequence number, for the job's Actor.
 func (w *worker) seq() uint64 { return w.state.Load() >> parkBits }
 
-// work is one worker goroutine. It runs first (if have), then takes jobs
-// from runCh, and in between keeps taking the next admissible job directly
-// from the scheduler while there is one, so a busy pool does not pay a
-// channel hop per job. A worker above the pool size (a substitute started
-// while jobs were parked) retires instead of waiting on runCh.
-func (e *Executor) work(first dispatched, have bool) {
+func (e *Executor) newWorker() *worker {
+	return &worker{e: e, wake: make(chan struct{}, 1)}
+}
+
+// work is one worker goroutine. It runs w.cur first (if have), then the
+// jobs handed to it while it is idle, and in between keeps taking the next
+// admissible job directly from the scheduler while there is one, so a busy
+// pool does not pay a wake-up per job. A worker above the pool size (a
+// substitute started while jobs were parked) retires instead of going idle,
+// and every worker ends once the executor is closed.
+func (e *Executor) work(w *worker, have bool) {
 	defer e.workers.Done()
-	w := &worker{e: e, cur: first}
 	for {
 		for have {
 			var retire bool
@@ -48,16 +56,15 @@ func (e *Executor) work(first dispatched, have bool) {
 				return
 			}
 		}
-		d, ok := <-e.runCh
-		if !ok {
+		if _, ok := <-w.wake; !ok {
 			return
 		}
-		w.cur, have = d, true
+		have = true
 	}
 }
 
 // runAndFinish runs w.cur, settles it and loads the worker's next job, if
-// any. Without one the worker either waits on runCh or, above the pool
+// any. Without one the worker either goes idle or, above the pool
 // size, retires.
 func (e *Executor) runAndFinish(w *worker) (have, retire bool) {
 	d := &w.cur
@@ -93,19 +100,26 @@ func (e *Executor) afterJob(w *worker) (have, retire bool) {
 }
 
 // nextLocked loads w's next job, keeping the first admissible one for w
-// itself, and unlocks mu. Without a job w goes back to runCh, or retires
-// when the pool has grown past its size while jobs were parked.
+// itself, and unlocks mu. Without a job w goes idle, or retires when the
+// pool has grown past its size while jobs were parked or the executor is
+// closed.
 func (e *Executor) nextLocked(w *worker) (have, retire bool) {
-	next, ok := e.dispatchLocked(true)
+	var next dispatched
+	var ok bool
+	if e.sched.cursor != nil { // some actor has work queued
+		next, ok = e.dispatchLocked(true)
+	}
 	switch {
 	case ok:
 		w.cur = next
+	case e.closed:
+		retire = true
 	case e.goroutines > e.cfg.PoolSize:
 		e.goroutines--
 		retire = true
 	default:
-		e.free++
 		w.cur = dispatched{}
+		e.idle = append(e.idle, w)
 	}
 	e.mu.Unlock()
 	return ok, retire
@@ -156,31 +170,55 @@ func (e *Executor) call(w *worker) (res Result, panicked bool) {
 
 // gated is aft's run_lane_job: the lane decides which side of the actor's
 // epoch gate the job runs on. endJob runs deferred in every lane so that a
-// panic or Goexit also closes the job's parking sections.
+// panic or Goexit also closes the job's parking sections. Each lane has a
+// function of its own so that its defers are open-coded: all of them in
+// one function are too many for that, and the generic defer records cost
+// a no-op job a noticeable share of its run.
 func (e *Executor) gated(w *worker) (any, error) {
-	d := &w.cur
-	a := d.actor
-	who := Actor{ID: a.id, run: w, seq: w.seq()}
-	switch d.lane {
+	who := Actor{ID: w.cur.actor.id, run: w, seq: w.seq()}
+	switch w.cur.lane {
 	case LaneRead, LaneSerial:
-		a.gate.RLock()
-		defer w.endJob(true)
-		return d.run(who)
+		return w.runShared(who)
 	case LaneMutating:
-		a.gate.Lock()
-		defer a.gate.Unlock()
-		defer w.endJob(false)
-		return d.run(who)
+		return w.runExclusive(who)
 	case LaneStream:
-		defer w.endJob(false)
-		return d.run(who)
-	default: // LaneHeavy: build outside the gate, then the install point
-		defer w.endJob(false)
-		v, err := d.run(who)
-		a.gate.Lock()
-		a.gate.Unlock() //nolint:staticcheck // an empty critical section is the install barrier
-		return v, err
+		return w.runUngated(who)
+	default:
+		return w.runHeavy(who)
 	}
+}
+
+// runShared runs a read or serial job under the actor's read gate.
+func (w *worker) runShared(who Actor) (any, error) {
+	w.cur.actor.gate.RLock()
+	defer w.endJob(true)
+	return w.cur.run(who)
+}
+
+// runExclusive runs a mutating job under the actor's write gate.
+func (w *worker) runExclusive(who Actor) (any, error) {
+	gate := &w.cur.actor.gate
+	gate.Lock()
+	defer gate.Unlock()
+	defer w.endJob(false)
+	return w.cur.run(who)
+}
+
+// runUngated runs a stream's producer, which holds no gate.
+func (w *worker) runUngated(who Actor) (any, error) {
+	defer w.endJob(false)
+	return w.cur.run(who)
+}
+
+// runHeavy builds outside the gate, then passes the install point: an
+// empty write section that waits for the reads in flight.
+func (w *worker) runHeavy(who Actor) (any, error) {
+	defer w.endJob(false)
+	v, err := w.cur.run(who)
+	gate := &w.cur.actor.gate
+	gate.Lock()
+	gate.Unlock() //nolint:staticcheck // an empty critical section is the install barrier
+	return v, err
 }
 
 // goexited settles a job whose goroutine is ending in runtime.Goexit and
@@ -199,12 +237,15 @@ func (e *Executor) goexited(w *worker) {
 	if d.lane != LaneMutating {
 		e.sched.finish(d)
 	}
-	if e.goroutines > e.cfg.PoolSize {
+	switch {
+	case e.closed:
+	case e.goroutines > e.cfg.PoolSize:
 		e.goroutines--
-	} else {
-		e.free++
+	default:
+		nw := e.newWorker()
+		e.idle = append(e.idle, nw)
 		e.workers.Add(1)
-		go e.work(dispatched{}, false)
+		go e.work(nw, false)
 	}
 	e.dispatchLocked(false)
 	e.mu.Unlock()
