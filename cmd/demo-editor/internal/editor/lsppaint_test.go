@@ -52,9 +52,11 @@ func checkSemanticAfterEdit(t *testing.T, h *harness, typed string, newRowWord s
 	h.key(tcell.KeyEnter)
 	h.typeText(typed)
 	lastRow := 0
+	// The whole edit, not its first word: a layer painted for a revision
+	// typed halfway is not the one a request after the last key gets.
 	h.until("the edit typed", func(e *session) bool {
 		lastRow = e.cur.lines.len() - 1
-		return strings.Contains(e.cur.lines.row(lastRow), newRowWord)
+		return strings.Contains(e.cur.lines.row(lastRow), typed)
 	})
 	h.untilLong("semantic colours for the edited text, on its new row", func(e *session) bool {
 		b := e.cur
