@@ -103,8 +103,11 @@ type Binding struct {
 	failed          []*Task // tasks whose error nobody has collected yet
 
 	// run is the frame's resume queue; next holds tasks that yielded by
-	// themselves and resume next frame.
+	// themselves and resume next frame. A frame that stops early leaves run
+	// resliced past what it resumed; runBase is the start of run's array,
+	// where an emptied queue begins again (see Frame).
 	run, next []resumption
+	runBase   []resumption
 	inFrame   bool
 
 	trampoline *lua.LFunction
@@ -382,7 +385,7 @@ func (b *Binding) Close() {
 	b.alive = taskList{}
 	b.timers = nil
 	b.pool = threadPool{}
-	b.run, b.next, b.failed = nil, nil, nil
+	b.run, b.runBase, b.next, b.failed = nil, nil, nil, nil
 	b.live = 0
 	b.ls.Close()
 	b.imu.Lock()

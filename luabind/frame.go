@@ -115,16 +115,31 @@ func (b *Binding) Frame() FrameStats {
 	if !b.closed {
 		// What is left stays where it is: moving thousands of deferred
 		// resumptions to the front cost a budgeted frame 20 us past its
-		// end. The run slots were cleared as they ran, and an append that
-		// outgrows the shortened slice copies only what is left.
+		// end. The run slots were cleared as they ran. Once the queue is
+		// empty it starts again at the front of its array: left resliced,
+		// the array's room shrank with every partial frame and the next
+		// burst's appends copied it afresh (70 bytes a settle).
+		if arrayEnd(b.run) != arrayEnd(b.runBase) {
+			b.runBase = b.run[:0] // an append moved the queue to a new array
+		}
 		if i == len(b.run) {
-			b.run = b.run[:0]
+			b.run = b.runBase[:0]
 		} else {
 			b.run = b.run[i:]
 		}
 	}
 	fs.Duration = time.Since(start)
 	return fs
+}
+
+// arrayEnd is the last element of s's array, nil for none: a slice
+// resliced from the front keeps its array's end, so two slices with the
+// same end share their array.
+func arrayEnd(s []resumption) *resumption {
+	if cap(s) == 0 {
+		return nil
+	}
+	return &s[:cap(s)][cap(s)-1]
 }
 
 // tickChunk is how many replies a budgeted frame applies and settles between

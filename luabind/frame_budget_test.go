@@ -95,3 +95,43 @@ func TestFrameBudgetSpentResumesOne(t *testing.T) {
 		require.Equal(t, lua.LNumber(i), out.RawGetInt(i), "resumed in settle order")
 	}
 }
+
+// A budgeted frame that stops early leaves its queue where it is, and once
+// the queue is empty it starts again at the front of its array: a burst of
+// resumptions over many frames ends with the queue's whole room, so the
+// next burst appends without copying. (Left resliced, the room shrank by
+// what each partial frame resumed, and every burst grew a new array.)
+func TestResumeQueueKeepsItsRoomAcrossBursts(t *testing.T) {
+	const tasks = 300
+	h := newHarness(t, false)
+	fn, err := h.b.LoadString(`local h = ...; h:await()`, "burst.lua")
+	require.NoError(t, err)
+	burst := func() {
+		ids := make([]runtime.JobID, tasks)
+		for i := range ids {
+			id, _ := h.rt.RegisterExternal(lsp.RequestKind, "")
+			handle, err := h.b.Adopt(id)
+			require.NoError(t, err)
+			h.b.Spawn(fn, handle)
+			ids[i] = id
+		}
+		h.b.budget = 0
+		h.b.Frame() // every task runs to its await
+		for _, id := range ids {
+			require.NoError(t, h.rt.CompleteExternalOK(id, 1))
+		}
+		h.b.budget = time.Nanosecond // one resumption a frame
+		frames := 0
+		for h.b.Busy() {
+			require.Less(t, frames, 10*tasks, "frames make no progress")
+			h.b.Frame()
+			frames++
+		}
+		require.Greater(t, frames, tasks/2, "the burst ran in a few frames: nothing was deferred")
+	}
+	burst()
+	room := cap(h.b.run)
+	require.GreaterOrEqual(t, room, tasks)
+	burst()
+	require.Equal(t, room, cap(h.b.run), "the emptied queue starts again at the front of its array")
+}
