@@ -55,6 +55,17 @@ func framesSection(cfg config) ([]row, error) {
 		}
 		rows = append(rows, row{section: "frames", metric: m.label, unit: "ms", ours: a, anchor: b, anchorN: "GOGC=off", kind: atMost, goal: m.goal})
 	}
+	// The same frames without the idle-time collection (internal/idlegc):
+	// what it is for.
+	noIdle, err := runBench(cfg, nil, "./luabind", "^BenchmarkFrame10kSettles$/^budget=4ms,no-idle-gc$", bt)
+	if err != nil {
+		return rows, err
+	}
+	if v, err := metric(noIdle, "BenchmarkFrame10kSettles/budget=4ms,no-idle-gc", "ms/p99-frame"); err == nil {
+		rows = append(rows, row{section: "frames", metric: "10k settles, frame p99 without idle collection", unit: "ms", ours: v})
+	} else {
+		return rows, err
+	}
 	for _, m := range []struct{ unit, label string }{{"allocs/op", "allocations per settle"}, {"B/op", "bytes per settle"}} {
 		a, err := metric(on, name, m.unit)
 		if err != nil {
