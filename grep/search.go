@@ -56,7 +56,7 @@ func Search(ctx context.Context, spec Spec, emit func([]Match) error) (Stats, er
 	for i := range workers {
 		workers[i] = newWorker(s)
 	}
-	opts := walk.Options{Hidden: spec.Hidden, NoIgnore: spec.NoIgnore, SkipDirs: p.skipDirs, Fanout: p.fanout, Skipped: &s.skipped.Skipped}
+	opts := walk.Options{Hidden: spec.Hidden, NoIgnore: spec.NoIgnore, SkipDirs: p.skipDirs, Fanout: p.fanout, Skipped: &s.skipped.Skipped, Background: spec.Background}
 	// The walk owns the goroutines: it reads directories and hands out batches of files, and
 	// repeats a panic (or Goexit) of a visit, that is of the search or of emit, on this
 	// goroutine once every fanout goroutine has returned.

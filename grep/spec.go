@@ -38,6 +38,9 @@ type Spec struct {
 	// for a callee that copies the matches it keeps (their texts and spans stay the
 	// callee's): a search with many matches then allocates a third less.
 	ReuseBatch bool
+	// Background searches on threads of lower CPU priority (walk.Options.Background), so a
+	// search running beside an editor's loop does not take the core the loop needs.
+	Background bool
 	// Progress, if set, is incremented as each file's content is searched,
 	// so another goroutine can show how far a running search has got.
 	Progress *atomic.Int64

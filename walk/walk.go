@@ -33,6 +33,11 @@ type Options struct {
 	NoIgnore bool     // do not honour .ignore, .gitignore and .git/info/exclude (ripgrep's --no-ignore)
 	SkipDirs []string // directory names never entered, at any depth; nil skips none
 	Fanout   int      // goroutines reading directories and visiting files; 0 (or negative) = runtime.NumCPU()
+	// Background runs the walk's goroutines (and so the visits) on threads of their own at a
+	// lower CPU priority, where the system has one per thread (Linux: nice +10): an editor's
+	// loop on the same cores then wins a core when it needs one, instead of waiting behind a
+	// search for the kernel's next turn. Each such thread ends with its goroutine.
+	Background bool
 	// Skipped, if set, counts what the walk leaves out as it goes, so another goroutine can
 	// say what a running or finished walk did not list.
 	Skipped *Skipped
@@ -186,6 +191,9 @@ func Walk(ctx context.Context, root string, opts Options, visit VisitFunc) error
 	var wg sync.WaitGroup
 	for i := range fanout {
 		wg.Go(func() {
+			if opts.Background {
+				background()
+			}
 			returned := false
 			defer func() { s.guard(recover(), returned) }()
 			w := &worker{s: s, id: i, buf: make([]byte, direntBuf)}

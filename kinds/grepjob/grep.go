@@ -68,6 +68,9 @@ func run(ctx context.Context, w *runtime.Task, spec grep.Spec) error {
 	var skipped grep.Skipped
 	spec.Progress, spec.Skipped = &searched, &skipped
 	spec.ReuseBatch = true // emit copies the matches into its own envelope
+	// A search job runs beside the loop that asked for it: the loop keeps
+	// first claim on the cores.
+	spec.Background = true
 	stopProgress := reportProgress(w, &searched, &skipped)
 	// grep re-panics a fanout goroutine's panic here, on the worker,
 	// whose isolation fails the job: the reporter and the flush timer
