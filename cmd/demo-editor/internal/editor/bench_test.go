@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -129,18 +130,7 @@ func TestKeystrokeLatencyTable(t *testing.T) {
 	// measure presses keys (until the stream ends, if whileStreaming) and
 	// returns their latencies and the frames' wall and CPU times.
 	measure := func(h *harness, press func(i int) time.Duration, whileStreaming bool) (lat, fr, fc []time.Duration) {
-		var frames, cpu []time.Duration
-		var begin time.Duration
-		h.e.call(func() {
-			h.e.stats.all = &frames
-			h.e.frameProbe = func(start bool) {
-				if start {
-					begin = threadCPU()
-				} else {
-					cpu = append(cpu, threadCPU()-begin)
-				}
-			}
-		})
+		stop := recordFrames(h)
 		lat = make([]time.Duration, 0, keys)
 		for i := range keys {
 			if whileStreaming && !streaming(h) {
@@ -149,10 +139,7 @@ func TestKeystrokeLatencyTable(t *testing.T) {
 			lat = append(lat, press(i))
 			time.Sleep(pace)
 		}
-		h.e.call(func() {
-			fr, fc = append(fr, frames...), append(fc, cpu...)
-			h.e.stats.all, h.e.frameProbe = nil, nil
-		})
+		fr, fc = stop()
 		return lat, fr, fc
 	}
 	addRow := func(name string, lat, fr, fc []time.Duration) {
@@ -259,6 +246,31 @@ func TestKeystrokeLatencyTable(t *testing.T) {
 			ms(r.cpuP50), ms(r.cpuP99), ms(r.cpuMax))
 	}
 	t.Log(sb.String())
+}
+
+// recordFrames records each frame's wall time and its CPU time on the loop's
+// thread (a harness from startEditorLocked) until the returned func, which
+// stops recording and returns both.
+func recordFrames(h *harness) (stop func() (wall, cpu []time.Duration)) {
+	var frames, cpus []time.Duration
+	var begin time.Duration
+	h.e.call(func() {
+		h.e.stats.all = &frames
+		h.e.frameProbe = func(start bool) {
+			if start {
+				begin = threadCPU()
+			} else {
+				cpus = append(cpus, threadCPU()-begin)
+			}
+		}
+	})
+	return func() (wall, cpu []time.Duration) {
+		h.e.call(func() {
+			wall, cpu = slices.Clone(frames), slices.Clone(cpus)
+			h.e.stats.all, h.e.frameProbe = nil, nil
+		})
+		return wall, cpu
+	}
 }
 
 type calibration struct{ wallP50, wallP99, cpuP50, cpuP99 time.Duration }

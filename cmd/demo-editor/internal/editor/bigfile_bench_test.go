@@ -116,25 +116,9 @@ func openBigFile(t *testing.T, path string) bigFileFigures {
 		}
 	}
 	e.afterShow = check
-	h := &harness{t: t, scr: scr, e: e, done: make(chan error, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		e.start()
-		err := e.loop(ctx)
-		e.close()
-		h.done <- err
-	}()
-	defer func() {
-		cancel()
-		if err := <-h.done; !errors.Is(err, context.Canceled) {
-			require.NoError(t, err)
-		}
-	}()
-	select {
-	case f.firstPaint = <-painted:
-	case <-time.After(time.Minute):
-		t.Fatal("the file was never shown")
-	}
+	h, firstPaint, stop := runUntilPainted(t, e, scr, painted)
+	defer stop()
+	f.firstPaint = firstPaint
 	h.untilWithin(time.Minute, "the file loaded", func(e *session) bool { return !e.cur.loading })
 	f.loaded = time.Since(start)
 	m := newLatencyMeter(h)
@@ -177,6 +161,34 @@ func openBigFile(t *testing.T, path string) bigFileFigures {
 	}
 	f.searched = procStatus(t, "VmHWM") - rss0
 	return f
+}
+
+// runUntilPainted runs e's loop as startEditor does, and waits (a minute at
+// most) for painted's first value, which e.afterShow sends: the time to the
+// first paint. stop ends the loop and checks how it ended; the caller
+// defers it, so an editor measured in a loop is gone before the next opens.
+func runUntilPainted(t *testing.T, e *session, scr tcell.SimulationScreen, painted <-chan time.Duration) (h *harness, firstPaint time.Duration, stop func()) {
+	h = &harness{t: t, scr: scr, e: e, done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		e.start()
+		err := e.loop(ctx)
+		e.close()
+		h.done <- err
+	}()
+	stop = func() {
+		cancel()
+		if err := <-h.done; !errors.Is(err, context.Canceled) {
+			require.NoError(t, err)
+		}
+	}
+	select {
+	case firstPaint = <-painted:
+	case <-time.After(time.Minute):
+		stop()
+		t.Fatal("the file was never shown")
+	}
+	return h, firstPaint, stop
 }
 
 // Benchmark (env-gated: PMACS_EDITOR_BENCH=1): the 60 MB Go file figures

@@ -95,18 +95,7 @@ func TestBenchCheckoutStormFrames(t *testing.T) {
 			_, ready := watchesRunning(e)
 			return ready == 1
 		})
-		var frames, cpu []time.Duration
-		var begin time.Duration
-		h.e.call(func() {
-			h.e.stats.all = &frames
-			h.e.frameProbe = func(start bool) {
-				if start {
-					begin = threadCPU()
-				} else {
-					cpu = append(cpu, threadCPU()-begin)
-				}
-			}
-		})
+		stop := recordFrames(h)
 		start := time.Now()
 		r.Git("checkout", "-q", "two")
 		checkout := time.Since(start)
@@ -119,11 +108,7 @@ func TestBenchCheckoutStormFrames(t *testing.T) {
 		}
 		h.until("the watch quiet", func(e *session) bool { return !e.frameWanted() })
 		reloaded := time.Since(start)
-		var got, gotCPU []time.Duration
-		h.e.call(func() {
-			got, gotCPU = slices.Clone(frames), slices.Clone(cpu)
-			h.e.stats.all, h.e.frameProbe = nil, nil
-		})
+		got, gotCPU := stop()
 		row := fmt.Sprintf("batch %5d: %4d frames, p50 %6v p99 %6v max %6v (CPU p99 %6v max %6v); checkout %v, buffers reloaded and quiet after %v",
 			size, len(got), percentile(slices.Clone(got), 0.5).Round(10*time.Microsecond),
 			percentile(slices.Clone(got), 0.99).Round(10*time.Microsecond), slicesMax(got).Round(10*time.Microsecond),

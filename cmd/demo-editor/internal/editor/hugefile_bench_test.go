@@ -3,8 +3,6 @@ package editor
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -90,25 +88,9 @@ func openHugeFile(t *testing.T, path string) hugeFileFigures {
 			painted <- time.Since(start)
 		}
 	}
-	h := &harness{t: t, scr: scr, e: e, done: make(chan error, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		e.start()
-		err := e.loop(ctx)
-		e.close()
-		h.done <- err
-	}()
-	defer func() {
-		cancel()
-		if err := <-h.done; !errors.Is(err, context.Canceled) {
-			require.NoError(t, err)
-		}
-	}()
-	select {
-	case f.firstPaint = <-painted:
-	case <-time.After(time.Minute):
-		t.Fatal("the file was never shown")
-	}
+	h, firstPaint, stop := runUntilPainted(t, e, scr, painted)
+	defer stop()
+	f.firstPaint = firstPaint
 	m := newLatencyMeter(h)
 	end := func() time.Duration {
 		p := &probe{seen: func(s tcell.SimulationScreen) bool { return anyContains(screenRows(s), hugeLastRow) },
