@@ -14,9 +14,8 @@ var grepFramesLine = regexp.MustCompile(`(?m)^\s*(.+?)\s+\|\s+(\S+)\s+(\S+)\s+(\
 
 // frameScenario is a scenario's frame figures, in ms.
 type frameScenario struct {
-	frames           int
-	wallP99, wallMax float64
-	cpuP99, keyMax   float64
+	frames                   int
+	wallP99, wallMax, cpuP99 float64
 }
 
 // parseGrepFrames reads TestKeystrokeLatencyTable's table into its
@@ -28,11 +27,8 @@ func parseGrepFrames(out []byte) (map[string]frameScenario, error) {
 		if name == "scenario" {
 			continue
 		}
-		var v [10]float64
-		for i, s := range []string{m[2], m[3], m[4], "", m[6], m[7], m[8], m[9], m[10], m[11]} {
-			if s == "" {
-				continue
-			}
+		var v [3]float64 // frame wall p99, wall max, CPU p99
+		for i, s := range []string{m[7], m[8], m[10]} {
 			d, err := time.ParseDuration(s)
 			if err != nil {
 				return nil, fmt.Errorf("keystroke table: %q in row %q: %w", s, name, err)
@@ -43,7 +39,7 @@ func parseGrepFrames(out []byte) (map[string]frameScenario, error) {
 		if _, err := fmt.Sscan(m[5], &frames); err != nil {
 			return nil, fmt.Errorf("keystroke table: frames %q in row %q: %w", m[5], name, err)
 		}
-		res[name] = frameScenario{frames: frames, wallP99: v[5], wallMax: v[6], cpuP99: v[8], keyMax: v[2]}
+		res[name] = frameScenario{frames: frames, wallP99: v[0], wallMax: v[1], cpuP99: v[2]}
 	}
 	if len(res) == 0 {
 		return nil, fmt.Errorf("keystroke table: no rows")

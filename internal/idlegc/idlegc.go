@@ -34,7 +34,7 @@ type Collector struct {
 // at least a quarter of the way from the last cycle's live heap to the next
 // cycle's goal (and by minGrowth), no collection it started is still
 // running, and the collector is on. It reports whether it started one. It
-// costs a read of three runtime metrics, without stopping the world.
+// costs a read of four runtime metrics, without stopping the world.
 func (c *Collector) Idle() bool {
 	if c.running.Load() {
 		return false
