@@ -445,12 +445,7 @@ func (rt *Runtime) applyKindReply(p []byte, now mono, out *TickOutcome) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	if r := (reply{}); fixedReply(&r, &w, n, id, rk) {
-		// Most jobs end with one of these: read in place, they skip the
-		// general decoder.
-		rt.apply(&r, now, out)
-		return true
-	}
+	// A fixed-shape reply never gets here: applyFixed took it.
 	var weight uint64
 	switch {
 	case rk == uint64(replyItems) && n == 4:
