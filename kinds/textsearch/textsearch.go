@@ -70,9 +70,13 @@ type Lines interface {
 // SliceLines is a Lines of a slice of strings.
 type SliceLines []string
 
-func (s SliceLines) Len() int         { return len(s) }
+// Len is the number of rows.
+func (s SliceLines) Len() int { return len(s) }
+
+// Row is row i, 0 <= i < Len().
 func (s SliceLines) Row(i int) string { return s[i] }
 
+// Rows walks rows from..to-1 in order, the range cut to the rows there are.
 func (s SliceLines) Rows(from, to int) iter.Seq2[int, string] {
 	return func(yield func(int, string) bool) {
 		for i := max(from, 0); i < min(to, len(s)); i++ {
@@ -83,12 +87,12 @@ func (s SliceLines) Rows(from, to int) iter.Seq2[int, string] {
 	}
 }
 
-// Snapshot is a text handed to a worker without copying it: its lines,
-// which are Go strings and so immutable. What the owner promises is not to
-// write into the slice's elements while InUse reports true; an editor
-// replaces the slice (copy on write) before its first edit instead. The
-// snapshot is cut to its length, so appending to the owner's slice never
-// reaches it.
+// Snapshot is a text handed to a worker without copying it: its Lines,
+// which the worker reads while the owner goes on. What the owner promises
+// is not to change them while InUse reports true; an editor hands over a
+// frozen copy of its row store, or (NewSnapshot) a slice it replaces (copy
+// on write) before its next edit instead of writing into it. A slice is
+// cut to its length, so appending to the owner's slice never reaches it.
 type Snapshot struct {
 	lines   Lines
 	readers atomic.Int32
