@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -205,6 +206,17 @@ func (e *session) loaded(b *buffer, ft fileText, err error) {
 		e.raise(event{name: "loaded", buf: b.id})
 		return
 	}
+	if o := e.win.other; o != nil && o.buf == b && b.tailFrom > 0 {
+		// The other window on the preview's end rows stays as far from
+		// the end of the whole text, as load keeps the focused one.
+		old, n := b.lines.len(), max(ft.lines.len(), 1)
+		if o.cursor.Row >= b.tailFrom {
+			o.cursor.Row = max(n-(old-o.cursor.Row), 0)
+		}
+		if o.top >= b.tailFrom {
+			o.top = max(n-(old-o.top), 0)
+		}
+	}
 	b.load(ft)
 	b.disk = ft.stamp
 	b.notifiedRev = b.rev
@@ -269,11 +281,14 @@ func (e *session) save(b *buffer, onDone *lua.LFunction, makeDirs, force bool) {
 	}
 	b.undo.seal()
 	stepAt := b.undo.current()
-	data := joinText(&b.lines, b.eol, b.crlf, b.ends)
+	// The text is joined on the helper goroutine, from a frozen copy of
+	// the rows: joining a large file took the main loop a second or more.
+	lines, eol, crlf, ends := b.lines.freeze(), b.eol, b.crlf, slices.Clone(b.ends)
 	path, stamp := b.path, b.disk
 	b.saving = true
 	journalled := b.jn != nil
 	e.goIO(func() func() {
+		data := joinText(lines, eol, crlf, ends)
 		var none diskStamp
 		if !force {
 			if err := refuseClobber(path, stamp); err != nil {

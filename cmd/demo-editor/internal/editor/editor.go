@@ -542,7 +542,7 @@ func (e *session) loop(ctx context.Context) error {
 			}
 		}
 		timer.Reset(e.nextWake(time.Now()))
-		if !e.frameWanted() {
+		if !e.frameWanted() && len(events) == 0 && len(e.calls) == 0 {
 			e.idleGC.Idle()
 		}
 	}

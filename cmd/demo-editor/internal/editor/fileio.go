@@ -76,7 +76,7 @@ func readFileText(path string, head func(rows rowStore, tail []string)) (ft file
 		return ft, true, fmt.Errorf("open %s: is a directory", path)
 	}
 	if st.Size() > maxFileBytes {
-		return ft, true, fmt.Errorf("open %s: %w (%d MiB, over %d MiB)", path, errTooLarge, st.Size()>>20, maxFileBytes>>20)
+		return ft, true, fmt.Errorf("open %s: %w (%d bytes, over %d MiB)", path, errTooLarge, st.Size(), maxFileBytes>>20)
 	}
 	readAt := time.Now()
 	var glimpse func(string)

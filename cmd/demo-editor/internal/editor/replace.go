@@ -110,13 +110,9 @@ func (e *session) luaReplaceMatches(L *lua.LState) int {
 	if b.loading {
 		return pushErr(L, fmt.Errorf("%s is still loading", b.name))
 	}
-	var rows []int
+	var rows []int // nil: every row
 	switch v := t.RawGetString("rows").(type) {
 	case *lua.LNilType:
-		rows = make([]int, b.lines.len())
-		for i := range rows {
-			rows[i] = i
-		}
 	case *lua.LTable:
 		for i := 1; i <= v.Len(); i++ {
 			n, ok := v.RawGetInt(i).(lua.LNumber)
@@ -133,8 +129,7 @@ func (e *session) luaReplaceMatches(L *lua.LState) int {
 		L.RaiseError("pmacs.editor.%s: spec.rows expected a list of rows, got %s", fname, v.Type().String())
 	}
 	out := L.NewTable()
-	for _, row := range rows {
-		line := b.lines.row(row)
+	each := func(row int, line string) {
 		r.line(line, func(s, end int, text string) {
 			m := L.CreateTable(0, 8)
 			m.RawSetString("line", lua.LNumber(row))
@@ -147,6 +142,16 @@ func (e *session) luaReplaceMatches(L *lua.LState) int {
 			m.RawSetString("old", lua.LString(line[s:end]))
 			out.Append(m)
 		})
+	}
+	if rows == nil {
+		// Walked in order: the store finds each row from the last, where
+		// asking for rows one by one searches for every one afresh.
+		for row, line := range b.lines.rows(0, b.lines.len()) {
+			each(row, line)
+		}
+	}
+	for _, row := range rows {
+		each(row, b.lines.row(row))
 	}
 	L.Push(out)
 	return 1

@@ -59,8 +59,12 @@ type rawText struct {
 	n    int
 }
 
-// maxRawBytes bounds a text rawText indexes: its offsets are 32 bits.
+// maxRawBytes bounds a text rawText indexes: its offsets are 32 bits. A
+// file the editor opens is within it (the array below fails to compile
+// otherwise).
 const maxRawBytes = 1<<32 - 1
+
+var _ [maxRawBytes - maxFileBytes]struct{}
 
 func (r *rawText) row(k int) string {
 	off := int(r.cp[k>>rawShift])

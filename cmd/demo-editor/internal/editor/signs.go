@@ -111,7 +111,10 @@ func (e *session) drawGutter(b *buffer, y, row int, base tcell.Style) {
 	if nw := e.numberWidth(b); nw > 0 {
 		var digits [20]byte
 		num := digits[:0]
-		if row < b.lines.len() {
+		// The rows of the file's end shown while the rest is read (and
+		// the row between) have no number yet, as the status line says.
+		preview := b.loading && b.tailFrom > 0 && row >= b.tailFrom-1
+		if row < b.lines.len() && !preview {
 			num = strconv.AppendInt(num, int64(row+1), 10)
 		}
 		st := e.faces.resolve("line_number")
