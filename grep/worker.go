@@ -159,7 +159,7 @@ func (w *worker) readAndScan(f file) (int64, bool) {
 						w.skip(&w.s.skipped.UnreadableFiles)
 						return 0, false
 					} else if !ok {
-						return read, true
+						return 0, false // stopped: the file is not counted as searched
 					}
 				}
 				headOff, hitInHead = -1, false
@@ -176,7 +176,7 @@ func (w *worker) readAndScan(f file) (int64, bool) {
 			if cut := bytes.LastIndexByte(buf[start:filled], '\n') + 1; cut > 0 {
 				cut += start
 				if !w.scan(buf[start:cut]) {
-					return read, true
+					return 0, false
 				}
 				w.lineNo += uint32(bytes.Count(buf[start+w.counted:cut], []byte{'\n'}))
 				start = cut
@@ -201,7 +201,7 @@ func (w *worker) readAndScan(f file) (int64, bool) {
 			}
 		}
 		if w.stopped() {
-			return read, true
+			return 0, false
 		}
 		m, err := f.read(buf[filled:int(min(int64(len(buf)), int64(filled)+size-read))])
 		if err != nil {

@@ -2,7 +2,8 @@ package walk
 
 import (
 	"runtime"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // backgroundNice is what a background walk's threads add to their nice value.
@@ -15,9 +16,9 @@ const backgroundNice = 10
 // lowered thread outlives the walk.
 func background() {
 	runtime.LockOSThread()
-	if prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0); err == nil {
+	if prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0); err == nil {
 		// The raw syscall returns 20 - nice.
 		nice := 20 - prio
-		_ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, min(nice+backgroundNice, 19))
+		_ = unix.Setpriority(unix.PRIO_PROCESS, 0, min(nice+backgroundNice, 19))
 	}
 }

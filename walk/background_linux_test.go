@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/pmacs-go/pmacs-go/internal/testenv"
 )
@@ -16,7 +16,7 @@ import (
 // niceOfThisThread is the calling thread's nice value (the raw getpriority is 20 - nice).
 func niceOfThisThread(t *testing.T) int {
 	t.Helper()
-	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
 	require.NoError(t, err)
 	return 20 - prio
 }
